@@ -1,0 +1,40 @@
+# The two commands of the README, and the pieces they are made of.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/room
+TEST_REDIS_URL    ?= redis://127.0.0.1:6379/1
+
+.PHONY: run test lint bench clean
+
+# The room on its embedded default: SQLite, in-memory channels, a Celery worker and beat inside
+# the web process. No outside services.
+run: $(VENV)/.installed
+	DEBUG=true $(PY) manage.py migrate --noinput
+	DEBUG=true $(PY) manage.py seed_demo
+	DEBUG=true $(PY) manage.py runroom 127.0.0.1:8000
+
+# The whole suite against PostgreSQL and Redis on 127.0.0.1 (started if down), with a real
+# Celery worker and Debian's Chromium for the browser tests.
+test: $(VENV)/.installed
+	.ci/services
+	.ci/chromium
+	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) -m pytest $(PYTEST_ARGS)
+
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+bench: $(VENV)/.installed
+	.ci/services
+	$(PY) -m bench.engine
+	$(PY) -m bench.ledger
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $@
+
+clean:
+	rm -rf $(VENV) room.sqlite3 staticfiles .pytest_cache .ruff_cache .hypothesis

@@ -1,0 +1,17 @@
+"""Top-level URL map: pages, the REST API with its OpenAPI schema, admin, health."""
+
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+
+from config.health import healthz
+
+urlpatterns = [
+    path("", include("lobby.urls")),
+    path("admin/", admin.site.urls),
+    path("healthz", healthz, name="healthz"),
+    path("api/accounts/", include("lobby.api_urls")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
+]

@@ -1,0 +1,15 @@
+from django.contrib import admin
+
+from lobby.models import Profile, WorkerHeartbeat
+
+
+@admin.register(Profile)
+class ProfileAdmin(admin.ModelAdmin):
+    list_display = ("display_name", "user", "created_at")
+    search_fields = ("display_name", "user__username", "user__email")
+
+
+@admin.register(WorkerHeartbeat)
+class WorkerHeartbeatAdmin(admin.ModelAdmin):
+    list_display = ("hostname", "beat_at")
+    readonly_fields = ("hostname", "beat_at")

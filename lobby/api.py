@@ -1,0 +1,80 @@
+"""REST endpoints for accounts: the player's own profile and API tokens for bots."""
+
+from django.contrib.auth import authenticate
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.authtoken.models import Token
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from lobby.models import Profile, display_name_validator
+from lobby.services import DisplayNameTaken, profile_ensure, profile_set_display_name
+
+
+class ProfileSerializer(serializers.Serializer):
+    username = serializers.CharField(read_only=True)
+    email = serializers.EmailField(read_only=True)
+    display_name = serializers.CharField(max_length=20, validators=[display_name_validator])
+
+
+class CredentialsSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    password = serializers.CharField(style={"input_type": "password"}, trim_whitespace=False)
+
+
+class TokenSerializer(serializers.Serializer):
+    token = serializers.CharField()
+
+
+def _profile_payload(profile: Profile) -> dict:
+    return {
+        "username": profile.user.get_username(),
+        "email": profile.user.email,
+        "display_name": profile.display_name,
+    }
+
+
+class MeView(APIView):
+    """The signed-in player's account."""
+
+    @extend_schema(responses=ProfileSerializer)
+    def get(self, request: Request) -> Response:
+        return Response(_profile_payload(profile_ensure(user=request.user)))
+
+    @extend_schema(request=ProfileSerializer, responses=ProfileSerializer)
+    def patch(self, request: Request) -> Response:
+        serializer = ProfileSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        try:
+            profile = profile_set_display_name(
+                user=request.user, display_name=serializer.validated_data["display_name"]
+            )
+        except DisplayNameTaken as exc:
+            return Response({"display_name": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(_profile_payload(profile))
+
+
+class TokenView(APIView):
+    """Exchange a username and password for an API token (for bots); lockout rules apply."""
+
+    permission_classes = [AllowAny]
+    authentication_classes: list = []
+
+    @extend_schema(request=CredentialsSerializer, responses={200: TokenSerializer})
+    def post(self, request: Request) -> Response:
+        credentials = CredentialsSerializer(data=request.data)
+        credentials.is_valid(raise_exception=True)
+        user = authenticate(
+            request=request._request,
+            username=credentials.validated_data["username"],
+            password=credentials.validated_data["password"],
+        )
+        if user is None:
+            return Response(
+                {"detail": "Wrong username or password, or the account is locked."},
+                status=status.HTTP_400_BAD_REQUEST,
+            )
+        token, _ = Token.objects.get_or_create(user=user)
+        return Response({"token": token.key})

@@ -1,0 +1,54 @@
+"""The lobby socket: signed-in players get live lobby updates (tables, seats, waiting lists).
+
+Anonymous sockets are refused at the handshake. Frames are JSON objects with a "type"; anything
+else gets an error frame and changes nothing.
+"""
+
+import json
+
+from channels.generic.websocket import AsyncWebsocketConsumer
+
+LOBBY_GROUP = "lobby"
+CLOSE_UNAUTHENTICATED = 4401
+MAX_FRAME_BYTES = 4096
+
+
+class LobbyConsumer(AsyncWebsocketConsumer):
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.close(code=CLOSE_UNAUTHENTICATED)
+            return
+        await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
+        await self.accept()
+        await self.send_frame({"type": "welcome", "username": user.get_username()})
+
+    async def disconnect(self, code: int) -> None:
+        await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if text_data is None or len(text_data) > MAX_FRAME_BYTES:
+            await self.send_error("bad_frame", "Send one JSON text frame of at most 4 KiB.")
+            return
+        try:
+            frame = json.loads(text_data)
+        except ValueError:
+            await self.send_error("bad_frame", "That frame is not valid JSON.")
+            return
+        if not isinstance(frame, dict) or not isinstance(frame.get("type"), str):
+            await self.send_error("bad_frame", 'A frame is a JSON object with a string "type".')
+            return
+        if frame["type"] == "ping":
+            await self.send_frame({"type": "pong", "echo": frame.get("echo")})
+            return
+        await self.send_error("unknown_type", f"The lobby does not know {frame['type']!r} frames.")
+
+    async def lobby_update(self, event: dict) -> None:
+        """Relay a lobby change broadcast by a service after its transaction commits."""
+        await self.send_frame({"type": "lobby.update", "update": event["update"]})
+
+    async def send_frame(self, frame: dict) -> None:
+        await self.send(text_data=json.dumps(frame, separators=(",", ":")))
+
+    async def send_error(self, code: str, message: str) -> None:
+        await self.send_frame({"type": "error", "code": code, "message": message})

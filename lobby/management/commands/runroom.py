@@ -1,0 +1,60 @@
+"""Serve the whole room from one process: the ASGI server, a Celery worker and Celery beat.
+
+This is the embedded default (no outside services): the in-memory Celery broker only works
+inside one process, so the worker and beat run here as threads beside the web server. In
+production each of these is its own process (docs/operations.md).
+"""
+
+import logging
+import threading
+
+from celery.beat import EmbeddedService
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError
+
+from config.celery import app as celery_app
+
+log = logging.getLogger(__name__)
+
+
+def start_embedded_worker() -> threading.Thread:
+    """A solo-pool worker in a daemon thread: timers and sweeps run as they do in production."""
+    worker = celery_app.WorkController(
+        hostname="embedded@room",
+        pool_cls="solo",
+        concurrency=1,
+        loglevel="INFO",
+        queues=[settings.CELERY_TASK_DEFAULT_QUEUE],
+        without_heartbeat=True,
+        without_mingle=True,
+        without_gossip=True,
+    )
+    thread = threading.Thread(target=worker.start, name="celery-worker", daemon=True)
+    thread.start()
+    return thread
+
+
+def start_embedded_beat() -> EmbeddedService:
+    """Beat in a thread with an in-memory schedule (nothing to persist for an embedded room)."""
+    beat = EmbeddedService(celery_app, thread=True, scheduler_cls="celery.beat:Scheduler")
+    beat.start()
+    return beat
+
+
+class Command(BaseCommand):
+    help = "Serve the room with an embedded Celery worker and beat (no outside services)."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("addrport", nargs="?", default="127.0.0.1:8000")
+
+    def handle(self, *args, addrport: str, **options) -> None:
+        if not settings.CELERY_BROKER_URL.startswith("memory://"):
+            raise CommandError(
+                "runroom is the embedded mode; with REDIS_URL set, run the ASGI server, "
+                "a Celery worker and Celery beat as separate processes (docs/operations.md)."
+            )
+        start_embedded_worker()
+        start_embedded_beat()
+        self.stdout.write(self.style.SUCCESS(f"The room is open at http://{addrport}/"))
+        call_command("runserver", addrport, use_reloader=False)

@@ -1,0 +1,34 @@
+"""Player profiles and the room's own liveness records."""
+
+from django.conf import settings
+from django.core.validators import RegexValidator
+from django.db import models
+
+display_name_validator = RegexValidator(
+    r"^[A-Za-z0-9][A-Za-z0-9 _.-]{1,18}[A-Za-z0-9]$",
+    "3 to 20 letters, digits, spaces, dots, dashes or underscores, "
+    "starting and ending with a letter or digit.",
+)
+
+
+class Profile(models.Model):
+    """What other players see of a player at the tables."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="profile"
+    )
+    display_name = models.CharField(max_length=20, unique=True, validators=[display_name_validator])
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.display_name
+
+
+class WorkerHeartbeat(models.Model):
+    """One row per Celery worker host, touched by a periodic task; /healthz reports its age."""
+
+    hostname = models.CharField(max_length=255, unique=True)
+    beat_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.hostname} at {self.beat_at:%Y-%m-%d %H:%M:%S}"

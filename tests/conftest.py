@@ -1,0 +1,89 @@
+"""Fixtures shared by every app's tests: players, logged-in clients, a real Celery worker."""
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from tests.factories import make_player
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def player(db):
+    return make_player("alice")
+
+
+@pytest.fixture
+def other_player(db):
+    return make_player("bob")
+
+
+@pytest.fixture
+def player_client(client, player):
+    client.force_login(player, backend="django.contrib.auth.backends.ModelBackend")
+    return client
+
+
+def _database_url_of_test_db() -> str:
+    db = connection.settings_dict
+    if db["ENGINE"] != "django.db.backends.postgresql":
+        pytest.skip("a real Celery worker needs the PostgreSQL test database")
+    host, port = db.get("HOST") or "127.0.0.1", db.get("PORT") or 5432
+    return f"postgres://{db['USER']}@{host}:{port}/{db['NAME']}"
+
+
+@pytest.fixture(scope="session")
+def celery_worker_process(django_db_setup, django_db_blocker, tmp_path_factory):
+    """A real `celery worker` process on the Redis broker, using the test database.
+
+    Tests that use it must commit their data (`transactional_db`) so the worker sees it.
+    """
+    if settings.CELERY_BROKER_URL.startswith("memory://"):
+        pytest.skip("a real Celery worker needs REDIS_URL (the Redis broker)")
+    with django_db_blocker.unblock():
+        database_url = _database_url_of_test_db()
+    log_path = tmp_path_factory.mktemp("celery") / "worker.log"
+    env = {**os.environ, "DATABASE_URL": database_url, "DB_CONN_MAX_AGE": "0"}
+    command = [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "config",
+        "worker",
+        "--pool",
+        "solo",
+        "--concurrency",
+        "1",
+        "--loglevel",
+        "INFO",
+        "--queues",
+        settings.CELERY_TASK_DEFAULT_QUEUE,
+        "--hostname",
+        f"test-{os.getpid()}@%h",
+        "--without-mingle",
+        "--without-gossip",
+    ]
+    with open(log_path, "w") as log:
+        process = subprocess.Popen(command, cwd=REPO_ROOT, env=env, stdout=log, stderr=log)
+    deadline = time.monotonic() + 60
+    while "ready." not in log_path.read_text():
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            pytest.fail(f"the Celery worker did not start:\n{log_path.read_text()[-3000:]}")
+        time.sleep(0.2)
+    process.log_path = log_path
+    yield process
+    process.terminate()
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

@@ -1,0 +1,16 @@
+"""Test-run defaults, loaded as a pytest plugin before Django reads its settings."""
+
+import os
+
+os.environ.setdefault("SECRET_KEY", "test-only-secret-key-" + "x" * 40)
+os.environ.setdefault("DEBUG", "false")
+# Tests speak plain HTTP to the test client; production keeps these on.
+os.environ.setdefault("SECURE_SSL_REDIRECT", "false")
+os.environ.setdefault("SECURE_COOKIES", "false")
+# Each test run gets its own Celery queue, so a worker of another run never takes our tasks.
+os.environ.setdefault("CELERY_QUEUE", f"room-test-{os.getpid()}")
+# Lockout tests count failures from one address; keep the limit explicit.
+os.environ.setdefault("AXES_FAILURE_LIMIT", "5")
+# Connections opened in worker threads (Channels' database_sync_to_async) close after use, so
+# nothing holds the test database open when pytest drops it.
+os.environ.setdefault("DB_CONN_MAX_AGE", "0")

@@ -1,0 +1,99 @@
+"""The lobby socket over the real channel layer (Redis when REDIS_URL is set)."""
+
+import json
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
+from channels.testing import WebsocketCommunicator
+from django.conf import settings
+from django.test import Client
+
+from config.asgi import application
+from lobby.consumers import LOBBY_GROUP
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@sync_to_async
+def session_headers(user) -> list[tuple[bytes, bytes]]:
+    client = Client()
+    client.force_login(user, backend="django.contrib.auth.backends.ModelBackend")
+    cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
+    return [
+        (b"cookie", f"{settings.SESSION_COOKIE_NAME}={cookie}".encode()),
+        (b"origin", b"http://127.0.0.1"),
+    ]
+
+
+async def test_the_channel_layer_under_test_is_redis_in_ci():
+    layer = get_channel_layer()
+    if settings.EMBEDDED:
+        pytest.skip("embedded mode uses the in-memory layer")
+    assert type(layer).__module__.startswith("channels_redis")
+
+
+async def test_authenticated_round_trip_through_the_layer(player):
+    communicator = WebsocketCommunicator(
+        application, "/ws/lobby/", headers=await session_headers(player)
+    )
+    connected, _ = await communicator.connect()
+    assert connected
+    assert await communicator.receive_json_from() == {"type": "welcome", "username": "alice"}
+
+    await communicator.send_json_to({"type": "ping", "echo": 7})
+    assert await communicator.receive_json_from() == {"type": "pong", "echo": 7}
+
+    # A broadcast from elsewhere (a service, another worker) reaches the socket via the layer.
+    await get_channel_layer().group_send(
+        LOBBY_GROUP, {"type": "lobby.update", "update": {"table": 3, "seated": 4}}
+    )
+    assert await communicator.receive_json_from(timeout=5) == {
+        "type": "lobby.update",
+        "update": {"table": 3, "seated": 4},
+    }
+    await communicator.disconnect()
+
+
+async def test_anonymous_socket_is_refused():
+    communicator = WebsocketCommunicator(
+        application, "/ws/lobby/", headers=[(b"origin", b"http://127.0.0.1")]
+    )
+    connected, _ = await communicator.connect()
+    assert not connected
+    await communicator.disconnect()
+
+
+async def test_foreign_origin_is_refused(player):
+    headers = [h for h in await session_headers(player) if h[0] != b"origin"]
+    headers.append((b"origin", b"http://evil.example"))
+    communicator = WebsocketCommunicator(application, "/ws/lobby/", headers=headers)
+    connected, _ = await communicator.connect()
+    assert not connected
+    await communicator.disconnect()
+
+
+@pytest.mark.parametrize(
+    ("frame", "code"),
+    [
+        ("not json", "bad_frame"),
+        (json.dumps([1, 2]), "bad_frame"),
+        (json.dumps({"type": 5}), "bad_frame"),
+        (json.dumps({"type": "ping", "pad": "x" * 5000}), "bad_frame"),
+        (json.dumps({"type": "steal_chips"}), "unknown_type"),
+    ],
+)
+async def test_bad_frames_get_an_error_and_keep_the_socket(player, frame, code):
+    communicator = WebsocketCommunicator(
+        application, "/ws/lobby/", headers=await session_headers(player)
+    )
+    await communicator.connect()
+    await communicator.receive_json_from()
+    await communicator.send_to(text_data=frame)
+    error = await communicator.receive_json_from()
+    assert error["type"] == "error"
+    assert error["code"] == code
+    assert error["message"]
+    await communicator.send_json_to({"type": "ping"})
+    assert (await communicator.receive_json_from())["type"] == "pong"
+    await communicator.disconnect()
