@@ -1,0 +1,89 @@
+"""What each recipient may see of a hand: a player's seat view, the spectators' public view,
+and events redacted per recipient. All plain JSON-able dicts.
+
+Hidden information stays hidden: a player sees their own hole cards and nobody else's until
+they are shown at showdown; nobody ever sees the deck, burn cards or mucked hands.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from poker.engine.hand import STREETS, Hand
+
+__all__ = ["events_for", "public_view", "redact_event", "view_for"]
+
+
+def _shown_cards(hand: Hand) -> dict[int, list[str]]:
+    if hand.result is None:
+        return {}
+    return {entry["seat"]: entry["cards"] for entry in hand.result["showdown"] if entry["shown"]}
+
+
+def view_for(hand: Hand, seat: int | None) -> dict[str, Any]:
+    """The table as `seat` sees it (None: a spectator); legal actions only for the one to act."""
+    shown = _shown_cards(hand)
+    seats = []
+    for i, number in enumerate(hand.seats):
+        if number == seat:
+            cards: list[str] | None = list(hand.hole_cards[i])
+        else:
+            cards = shown.get(number)
+        seats.append(
+            {
+                "seat": number,
+                "stack": hand.stacks[i],
+                "bet": hand.bets[i],
+                "committed": hand.committed[i],
+                "folded": hand.folded[i],
+                "all_in": not hand.folded[i] and hand.stacks[i] == 0 and hand.result is None,
+                "cards": cards,
+            }
+        )
+    legal = hand.legal_actions()
+    return {
+        "you": seat,
+        "game": hand.game,
+        "structure": hand.structure,
+        "stakes": {
+            "small_blind": hand.small_blind,
+            "big_blind": hand.big_blind,
+            "small_bet": hand.small_bet,
+            "big_bet": hand.big_bet,
+        },
+        "button": hand.button,
+        "street": STREETS[hand.street],
+        "board": list(hand.board),
+        "pot": hand.pot,
+        "current_bet": hand.current_bet if hand.result is None else 0,
+        "seats": seats,
+        "to_act": hand.to_act,
+        "legal_actions": legal.to_dict() if legal is not None and legal.seat == seat else None,
+        "result": hand.result,
+    }
+
+
+def public_view(hand: Hand) -> dict[str, Any]:
+    """What spectators see: no hole cards until they are shown at showdown."""
+    return view_for(hand, None)
+
+
+def redact_event(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
+    """The event as `seat` (None: a spectator) may receive it; the original is not changed."""
+    kind = event["type"]
+    if kind == "hole_cards_dealt":
+        return {
+            "type": kind,
+            "hole_cards": [
+                [number, list(cards) if number == seat else None]
+                for number, cards in event["hole_cards"]
+            ],
+        }
+    if kind == "street_dealt":
+        return {key: value for key, value in event.items() if key != "burn"}
+    return dict(event)
+
+
+def events_for(hand: Hand, seat: int | None, start: int = 0) -> list[dict[str, Any]]:
+    """The hand's events from `start` on, redacted for `seat`."""
+    return [redact_event(event, seat) for event in hand.events[start:]]

@@ -1,0 +1,168 @@
+"""Builders shared by the engine tests: decks with chosen cards, scripted hands, random tables.
+
+Scripted hands seat players 1..N with the button on seat N, so seat order is the engine's
+order: seat 1 is left of the button (small blind), seat 2 the big blind, and so on.
+Heads-up the button is seat 2 (small blind) and seat 1 the big blind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from random import Random
+from typing import Any
+
+from poker.engine.cards import FULL_DECK
+from poker.engine.hand import Hand, LegalActions
+from poker.engine.simulate import random_decision, random_table
+
+
+def _cards(cards: str | Sequence[str]) -> list[str]:
+    if isinstance(cards, str):
+        text = cards.replace(" ", "")
+        return [text[k : k + 2] for k in range(0, len(text), 2)]
+    return list(cards)
+
+
+def build_deck(
+    hole: Sequence[str | Sequence[str]] = (), board: str | Sequence[str] = "", players: int = 0
+) -> list[str]:
+    """A full deck dealing `hole[i]` to the i-th player (one card at a time) and `board`.
+
+    Players beyond `hole` (up to `players`), board cards not named, the burns and the rest of
+    the deck come from the unused cards in a fixed order.
+    """
+    holes = [_cards(cards) for cards in hole]
+    board_cards = _cards(board)
+    named = [card for cards in holes for card in cards] + board_cards
+    assert len(set(named)) == len(named), "a card is named twice"
+    spare = iter([card for card in FULL_DECK if card not in set(named)])
+    n = max(players, len(holes))
+    holes += [[] for _ in range(n - len(holes))]
+    for cards in holes:
+        cards.extend(next(spare) for _ in range(4 - len(cards)))
+    board_cards += [next(spare) for _ in range(5 - len(board_cards))]
+    flop, turn, river = board_cards[:3], board_cards[3], board_cards[4]
+    deck = [holes[k % n][k // n] for k in range(4 * n)]
+    deck += [next(spare), *flop, next(spare), turn, next(spare), river]
+    deck.extend(spare)
+    assert len(deck) == 52 and len(set(deck)) == 52
+    return deck
+
+
+def new_hand(
+    stacks: Sequence[int] = (1000, 1000, 1000),
+    *,
+    game: str = "omaha",
+    structure: str = "pot-limit",
+    small_blind: int | None = None,
+    big_blind: int | None = None,
+    small_bet: int | None = None,
+    big_bet: int | None = None,
+    hole: Sequence[str | Sequence[str]] = (),
+    board: str | Sequence[str] = "",
+    small_blind_seat: int | str | None = "default",
+    big_blind_seat: int | None = None,
+    extra_big_blind_seats: Sequence[int] = (),
+    rake: Any = None,
+) -> Hand:
+    """A scripted hand: seats 1..N with these stacks, button on seat N; pot limit 5/10."""
+    n = len(stacks)
+    if small_blind_seat == "default":
+        small_blind_seat = n if n == 2 else 1
+    if big_blind_seat is None:
+        big_blind_seat = 1 if n == 2 else 2
+    if structure == "limit":  # blinds from the stakes unless given; $0.10/$0.20 by default
+        small_bet = small_bet if small_bet is not None else 10
+        big_bet = big_bet if big_bet is not None else 2 * small_bet
+    else:
+        small_blind = 5 if small_blind is None else small_blind
+        big_blind = 10 if big_blind is None else big_blind
+    return Hand.start(
+        game=game,
+        structure=structure,
+        seats={seat: stack for seat, stack in enumerate(stacks, start=1)},
+        button=n,
+        small_blind_seat=small_blind_seat,  # type: ignore[arg-type]
+        big_blind_seat=big_blind_seat,
+        extra_big_blind_seats=extra_big_blind_seats,
+        deck=build_deck(hole, board, players=n),
+        small_blind=small_blind,
+        big_blind=big_blind,
+        small_bet=small_bet,
+        big_bet=big_bet,
+        rake=rake,
+    )
+
+
+def play(hand: Hand, *moves: str) -> Hand:
+    """Apply moves written "SEAT ACTION [TO]", e.g. "3 raise 30", "1 call", "2 all_in"."""
+    for move in moves:
+        words = move.split()
+        seat, action = int(words[0]), words[1]
+        amount = int(words[2]) if len(words) > 2 else None
+        hand.act(seat, action, amount)
+    return hand
+
+
+def final_stacks(hand: Hand) -> dict[int, int]:
+    assert hand.result is not None
+    return {seat["seat"]: seat["final_stack"] for seat in hand.result["seats"]}
+
+
+def awards(hand: Hand) -> list[dict[str, Any]]:
+    """Each pot as {amount, eligible, rake, high: {seat: share}, low: {seat: share}}."""
+    assert hand.result is not None
+    return [
+        {
+            "amount": pot["amount"],
+            "eligible": pot["eligible"],
+            "rake": pot["rake"],
+            "high": {share["seat"]: share["amount"] for share in pot["high"]},
+            "low": {share["seat"]: share["amount"] for share in pot["low"]},
+        }
+        for pot in hand.result["pots"]
+    ]
+
+
+def pokerkit_comparable_raise(
+    hand: Hand, legal: LegalActions, short_all_ins: int
+) -> tuple[int, int]:
+    """The raise range (min, max) to offer a random policy so that pokerkit would play the
+    same hand: no all-in raise short of a full bet in fixed limit, at most two in a pot-limit
+    betting round (test_vs_pokerkit.py says why). (0, 0) when no raise is to be made."""
+    if legal.raise_kind is None:
+        return 0, 0
+    limit = hand.structure == "limit"
+    full_raise_to = hand.current_bet + (hand.bet_unit if limit else hand.min_raise)
+    if legal.min_to < full_raise_to and (limit or short_all_ins >= 2):
+        return 0, 0
+    return legal.min_to, legal.max_to
+
+
+def play_comparably(rng: Random, hand: Hand) -> Hand:
+    """Play to the end with the simulator's random policy, kept within what pokerkit agrees on."""
+    short_all_ins = 0
+    while not hand.is_over:
+        if hand.events[-1]["type"] != "action":
+            short_all_ins = 0  # a new betting round
+        legal = hand.legal_actions()
+        low, high = pokerkit_comparable_raise(hand, legal, short_all_ins)
+        kind, amount = random_decision(rng, legal.call, low, high)
+        if kind == "fold":
+            hand.act(legal.seat, "fold")
+        elif kind == "check_call":
+            hand.act(legal.seat, "call" if legal.call else "check")
+        else:
+            short_all_ins += amount < hand.current_bet + (
+                hand.bet_unit if hand.structure == "limit" else hand.min_raise
+            )
+            hand.act(legal.seat, legal.raise_kind, amount)
+    return hand
+
+
+def comparable_table(rng: Random, game: str, structure: str, players: int) -> dict[str, Any]:
+    """`Hand.start` arguments pokerkit can play too: stacks of at least a big blind."""
+    table = random_table(rng, game=game, structure=structure, seats=players, button=players)
+    big_blind = table.get("big_blind") or table["small_bet"]
+    table["seats"] = {seat: max(stack, big_blind) for seat, stack in table["seats"].items()}
+    return table

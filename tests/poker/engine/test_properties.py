@@ -1,0 +1,158 @@
+"""Property-based tests over random tables and random legal play (hypothesis).
+
+Tables: 2-10 players in fixed limit, 2-6 in pot limit, stacks from one chip up, blinds with and
+without a small blind, extra big blinds, dead buttons, rake on or off, any deck order.
+Play: at every turn one of the offered actions, with bet sizes at the minimum, the maximum or
+between. Properties: chips are conserved at every step, no stack goes negative, every offered
+action is accepted, every pot is paid out in full, the events replay to the same hand, the state
+survives JSON, and no view or redacted event shows a hidden card.
+"""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from poker.engine.cards import FULL_DECK
+from poker.engine.hand import Hand
+from poker.engine.rake import default_rake_schedule
+from poker.engine.views import events_for, public_view, view_for
+
+
+@st.composite
+def tables(draw) -> dict:
+    structure = draw(st.sampled_from(["limit", "pot-limit"]))
+    game = draw(st.sampled_from(["omaha", "omaha8"]))
+    count = draw(st.integers(2, 10 if structure == "limit" else 6))
+    numbers = sorted(
+        draw(st.lists(st.integers(1, 10), min_size=count, max_size=count, unique=True))
+    )
+    stacks = {
+        number: draw(st.one_of(st.integers(1, 40), st.integers(1, 40_000))) for number in numbers
+    }
+    # Heads-up the button is dealt in; otherwise it may be an empty seat (a dead button).
+    button = draw(st.sampled_from(numbers)) if count == 2 else draw(st.integers(1, 10))
+    first = next((k for k, number in enumerate(numbers) if number > button), 0)
+    order = numbers[first:] + numbers[:first]
+    big_blind = draw(st.sampled_from([2, 10, 100, 200, 1500]))
+    if count == 2:
+        big_blind_seat, small_blind_seat, extras = order[0], order[1], []
+        if draw(st.booleans()) and draw(st.booleans()):
+            small_blind_seat = None
+    else:
+        small_blind_seat = order[0] if draw(st.booleans()) or count < 4 else None
+        big_blind_seat = order[1]
+        extras = draw(st.lists(st.sampled_from(order[2:]), unique=True, max_size=3))
+    table = {
+        "game": game,
+        "structure": structure,
+        "seats": stacks,
+        "button": button,
+        "small_blind_seat": small_blind_seat,
+        "big_blind_seat": big_blind_seat,
+        "extra_big_blind_seats": extras,
+        "deck": draw(st.permutations(FULL_DECK)),
+        "rake": default_rake_schedule(structure) if draw(st.booleans()) else None,
+    }
+    small_blind = draw(st.integers(1, big_blind)) if small_blind_seat is not None else 0
+    if structure == "limit":
+        table.update(small_bet=big_blind, big_bet=2 * big_blind)
+        if draw(st.booleans()) or small_blind_seat is None:
+            table["small_blind"] = small_blind
+    else:
+        table.update(small_blind=small_blind, big_blind=big_blind)
+    return table
+
+
+def offered_actions(hand: Hand) -> list[tuple[str, int | None]]:
+    """Every action the hand offers now, bets at the minimum, the maximum and between."""
+    legal = hand.legal_actions()
+    offered: list[tuple[str, int | None]] = []
+    if legal.can_fold:
+        offered.append(("fold", None))
+    if legal.can_check:
+        offered.append(("check", None))
+    if legal.call:
+        offered.append(("call", None))
+    if legal.raise_kind:
+        for amount in {legal.min_to, legal.max_to, (legal.min_to + legal.max_to) // 2}:
+            offered.append((legal.raise_kind, amount))
+    if legal.all_in:
+        offered.append(("all_in", None))
+    return offered
+
+
+def hidden_cards_for(hand: Hand, seat: int | None) -> set[str]:
+    """Cards `seat` must not see: the undealt deck, burns, others' unshown hole cards."""
+    shown = set()
+    if hand.result is not None:
+        shown = {e["seat"] for e in hand.result["showdown"] if e["shown"]}
+    hidden = set(hand.deck[hand.next_card :]) | set(hand.burns)
+    for number, cards in zip(hand.seats, hand.hole_cards, strict=True):
+        if number != seat and number not in shown:
+            hidden |= set(cards)
+    return hidden
+
+
+def assert_views_hide_cards(hand: Hand) -> None:
+    for seat in [None, *hand.seats]:
+        view = view_for(hand, seat) if seat is not None else public_view(hand)
+        text = json.dumps(view) + json.dumps(events_for(hand, seat))
+        for card in hidden_cards_for(hand, seat):
+            assert f'"{card}"' not in text, (seat, card)
+
+
+def assert_chips_conserved_in_play(hand: Hand) -> None:
+    """Until the pots are paid, every chip is behind or in the middle."""
+    assert all(stack >= 0 for stack in hand.stacks)
+    if not hand.is_over:
+        assert sum(hand.stacks) + sum(hand.committed) == sum(hand.starting_stacks)
+
+
+def assert_result_is_sound(hand: Hand) -> None:
+    result = hand.result
+    final = [seat["final_stack"] for seat in result["seats"]]
+    assert all(stack >= 0 for stack in final)
+    assert sum(final) + result["rake"] == sum(hand.starting_stacks)
+    assert sum(seat["net"] for seat in result["seats"]) + result["rake"] == 0
+    assert sum(pot["amount"] for pot in result["pots"]) == sum(hand.committed)
+    assert sum(pot["rake"] for pot in result["pots"]) == result["rake"]
+    if not result["flop_dealt"]:
+        assert result["rake"] == 0
+    folded = {seat for seat, out in zip(hand.seats, hand.folded, strict=True) if out}
+    for pot in result["pots"]:
+        shares = pot["high"] + pot["low"]
+        assert sum(share["amount"] for share in shares) + pot["rake"] == pot["amount"]
+        assert {share["seat"] for share in shares} <= set(pot["eligible"])
+        assert not set(pot["eligible"]) & folded
+
+
+@settings(
+    max_examples=600,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(table=tables(), data=st.data())
+def test_random_legal_play_keeps_every_invariant(table, data):
+    hand = Hand.start(**table)
+    assert_chips_conserved_in_play(hand)
+    while not hand.is_over:
+        offered = offered_actions(hand)
+        assert offered, "the player to act must have something to do"
+        seat = hand.to_act
+        state = hand.to_dict()
+        for action, amount in offered:  # every offered action is accepted
+            Hand.from_dict(state).act(seat, action, amount)
+        action, amount = data.draw(st.sampled_from(offered))
+        hand.act(seat, action, amount)
+        assert_chips_conserved_in_play(hand)
+        if data.draw(st.integers(0, 4)) == 0:
+            assert_views_hide_cards(hand)
+            assert Hand.from_json(hand.to_json()) == hand
+    assert_result_is_sound(hand)
+    event(f"{len(hand.result['pots'])} pots, showdown: {bool(hand.result['showdown'])}")
+    assert_views_hide_cards(hand)
+    assert Hand.from_json(hand.to_json()) == hand
+    assert Hand.replay(json.loads(json.dumps(hand.setup)), hand.events) == hand

@@ -1,0 +1,279 @@
+"""Differential tests: our engine and pokerkit play the same hands to the same stacks.
+
+2,000 random hands each of pot-limit Omaha (pokerkit's `PotLimitOmahaHoldem`) and fixed-limit
+Omaha hi/lo 8 or better, rake off: the same stacks, the same deck (pokerkit deals from our deck
+order and burns itself), the same actions chosen by the random policy from our legal actions,
+played in lockstep. At every decision both engines must agree on who acts and what a call costs,
+and every raise we make must be legal for pokerkit with the same minimum and maximum.
+
+pokerkit's `FixedLimitOmahaHoldemHighLowSplitEightOrBetter` bets pot limit (it inherits
+`PotLimitPokerMixin`), so the fixed-limit reference is built from its mixins below.
+
+Where our rules deliberately differ from pokerkit's (RULES.md, docs/rules.md), the hands are
+kept off the difference and our rule is tested on its own elsewhere:
+- Stacks start at one big blind or more: a short big blind leaves the bet to call at the full
+  blind for us (docs/rules.md), at the short amount for pokerkit
+  (test_hand_blinds_and_order.py::test_big_blind_short_goes_all_in...).
+- Fixed limit: no all-in raise for less than a full bet. Our half-bet Decision (RULES.md 3) lets
+  an all-in of half a bet reopen the betting and count to the cap, and one under half count
+  for nothing; pokerkit reopens only on a full bet and counts every all-in raise to its cap
+  (test_hand_limit.py::test_all_in_raise_*). pokerkit's cap preflop is four raises over the
+  big blind, ours three (RULES.md: the big blind is the bet); our policy never goes past ours.
+- Pot limit: at most two all-in raises short of a full raise per betting round. After a run of
+  short all-ins has reopened the betting, we treat the last as a full raise (RULES.md 3: "the
+  last of them reopens it"), so a later short all-in does not close it again for those who
+  had not acted since; pokerkit keeps them closed. With two at most that cannot arise.
+- pokerkit lets players raise where we do not (a check followed by an all-in bet under the big
+  blind, a short all-in raise over the big blind preflop, a run of short all-ins broken by a
+  call): we are the stricter side there, and the policy only uses our legal actions.
+- pokerkit asks a player for a check that cannot change anything (everyone else all-in); we
+  do not ask, so the driver makes that check on pokerkit's side.
+- Splitting chips: pokerkit gives all odd chips of a split to the first winner (we give them
+  one at a time, RULES.md 7), cuts pots at folded and mucked players' levels too (which moves
+  odd chips), and in hi/lo gives a side pot's low half to all its eligible players when none of
+  them has a low but another player does (we give it to the high hand, RULES.md 7). So stacks
+  are compared exactly, and where a hand has a split pot we also check that pokerkit's stacks
+  are what pokerkit's split conventions give from our pots, hands and showdown.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import deque
+from random import Random
+
+import pytest
+from pokerkit import (
+    Automation,
+    Card,
+    FixedLimitPokerMixin,
+    Holdem,
+    Mode,
+    OmahaEightOrBetterLowHand,
+    OmahaHoldemHand,
+    OmahaHoldemMixin,
+    PotLimitOmahaHoldem,
+)
+
+from poker.engine.cards import FULL_DECK
+from poker.engine.evaluate import omaha_high, omaha_low8
+from poker.engine.hand import Hand
+from poker.engine.simulate import random_decision
+from tests.poker.engine.conftest import pokerkit_comparable_raise
+
+pytestmark = pytest.mark.slow
+
+HANDS = 2000
+BIG_BLIND = 100
+AUTOMATIONS = (
+    Automation.ANTE_POSTING,
+    Automation.BET_COLLECTION,
+    Automation.BLIND_OR_STRADDLE_POSTING,
+    Automation.CARD_BURNING,
+    Automation.RUNOUT_COUNT_SELECTION,
+    Automation.HOLE_CARDS_SHOWING_OR_MUCKING,
+    Automation.HAND_KILLING,
+    Automation.CHIPS_PUSHING,
+    Automation.CHIPS_PULLING,
+)
+PK_CARD = {card: next(iter(Card.parse(card))) for card in FULL_DECK}
+
+
+class FixedLimitOmahaHiLo(FixedLimitPokerMixin, OmahaHoldemMixin, Holdem):
+    """pokerkit's fixed-limit Omaha hi/lo, really fixed limit."""
+
+    hand_types = (OmahaHoldemHand, OmahaEightOrBetterLowHand)
+
+
+def new_pair(rng: Random, structure: str):
+    """The same random table in both engines: 2-6 players, stacks of 1 to 200 big blinds."""
+    n = rng.randint(2, 6)
+    stacks = [
+        rng.randint(BIG_BLIND, 3 * BIG_BLIND)
+        if rng.random() < 0.3
+        else rng.randint(20 * BIG_BLIND, 200 * BIG_BLIND)
+        for _ in range(n)
+    ]
+    deck = rng.sample(FULL_DECK, 52)
+    table = {
+        "seats": {seat: stack for seat, stack in enumerate(stacks, start=1)},
+        "button": n,
+        "small_blind_seat": n if n == 2 else 1,
+        "big_blind_seat": 1 if n == 2 else 2,
+        "deck": deck,
+    }
+    if structure == "pot-limit":
+        ours = Hand.start(
+            game="omaha", structure="pot-limit", small_blind=50, big_blind=BIG_BLIND, **table
+        )
+        theirs = PotLimitOmahaHoldem.create_state(
+            AUTOMATIONS, True, 0, (50, BIG_BLIND), BIG_BLIND, stacks, n, mode=Mode.CASH_GAME
+        )
+    else:
+        ours = Hand.start(
+            game="omaha8", structure="limit", small_bet=BIG_BLIND, big_bet=2 * BIG_BLIND, **table
+        )
+        game = FixedLimitOmahaHiLo(
+            AUTOMATIONS, True, 0, (50, BIG_BLIND), BIG_BLIND, 2 * BIG_BLIND, mode=Mode.CASH_GAME
+        )
+        theirs = game(stacks, n)
+    theirs.deck_cards = deque(PK_CARD[card] for card in deck)
+    return ours, theirs
+
+
+def play_in_lockstep(rng: Random, ours: Hand, theirs) -> None:
+    limit = ours.structure == "limit"
+    short_all_ins = 0
+    while theirs.status:
+        if theirs.can_deal_hole():
+            theirs.deal_hole()
+            continue
+        if theirs.can_deal_board():
+            theirs.deal_board()
+            continue
+        if ours.actor is None:  # a check that cannot change anything: we do not ask for it
+            assert theirs.checking_or_calling_amount == 0
+            assert not theirs.can_complete_bet_or_raise_to()
+            theirs.check_or_call()
+            continue
+        assert theirs.actor_index == ours.actor
+        if ours.events[-1]["type"] != "action":  # a betting round begins: same cards dealt?
+            short_all_ins = 0
+            assert [repr(cards[0]) for cards in theirs.board_cards] == ours.board
+            for i, cards in enumerate(ours.hole_cards):
+                if not ours.folded[i]:
+                    assert list(map(repr, theirs.hole_cards[i])) == cards
+        legal = ours.legal_actions()
+        assert legal.call == theirs.checking_or_calling_amount
+        full_raise_to = ours.current_bet + (ours.bet_unit if limit else ours.min_raise)
+        low, high = pokerkit_comparable_raise(ours, legal, short_all_ins)
+        kind, amount = random_decision(rng, legal.call, low, high)
+        if kind == "fold":
+            ours.act(legal.seat, "fold")
+            theirs.fold()
+        elif kind == "check_call":
+            ours.act(legal.seat, "call" if legal.call else "check")
+            theirs.check_or_call()
+        else:
+            assert theirs.can_complete_bet_or_raise_to(amount)
+            assert (
+                theirs.min_completion_betting_or_raising_to_amount,
+                theirs.max_completion_betting_or_raising_to_amount,
+            ) == (legal.min_to, legal.max_to)
+            short_all_ins += amount < full_raise_to
+            ours.act(legal.seat, legal.raise_kind, amount)
+            theirs.complete_bet_or_raise_to(amount)
+    assert ours.is_over
+
+
+def split(amount: int, winners: list[int]) -> dict[int, int]:
+    """pokerkit's split: equal shares, every odd chip to the first winner."""
+    share, odd = divmod(amount, len(winners))
+    return {i: share + (odd if k == 0 else 0) for k, i in enumerate(winners)}
+
+
+def pokerkit_pots(hand: Hand, players: list[int]) -> list[tuple[int, tuple[int, ...]]]:
+    """pokerkit's pots: cut at every contribution level, eligible = `players` at that level,
+    neighbouring pots with the same eligible players merged."""
+    pots: list[tuple[int, tuple[int, ...]]] = []
+    below = 0
+    for level in sorted(set(hand.committed)):
+        amount = sum(min(chips, level) - min(chips, below) for chips in hand.committed)
+        eligible = tuple(i for i in players if hand.committed[i] >= level)
+        while pots and pots[-1][1] == eligible:
+            amount += pots.pop()[0]
+        if amount:
+            pots.append((amount, eligible))
+        below = level
+    return pots
+
+
+def stacks_by_pokerkit_conventions(hand: Hand) -> list[int]:
+    """Our hand's pots paid out the way pokerkit pays (module docstring), rake off.
+
+    pokerkit kills every shown hand that cannot win any part of a pot, then cuts the pots
+    among the remaining players, halves each pot between high and low if anyone left has a low,
+    and gives each half to the best hands among the pot's players (all of them when none has
+    a low), odd chips to the first.
+    """
+    n = len(hand.seats)
+    stacks = [hand.starting_stacks[i] - hand.committed[i] for i in range(n)]
+    shown = {entry["seat"] for entry in hand.result["showdown"] if entry["shown"]}
+    showing = [i for i in range(n) if hand.seats[i] in shown]
+    if not showing:  # won without a showdown: one pot, one player
+        stacks[hand.folded.index(False)] += sum(hand.committed)
+        return stacks
+    values = [{i: omaha_high(hand.hole_cards[i], hand.board) for i in showing}]
+    if hand.game == "omaha8":
+        values.append({i: omaha_low8(hand.hole_cards[i], hand.board) for i in showing})
+
+    def can_win(i: int) -> bool:
+        for by_player in values:
+            for _, eligible in pokerkit_pots(hand, showing):
+                contenders = [by_player[j] for j in eligible if by_player[j] is not None]
+                if i in eligible and by_player[i] is not None and by_player[i] >= max(contenders):
+                    return True
+        return False
+
+    alive = [i for i in showing if can_win(i)]
+    kinds = [by_player for by_player in values if any(by_player[i] is not None for i in alive)]
+    for amount, eligible in pokerkit_pots(hand, alive):
+        part, odd = divmod(amount, len(kinds))
+        for k, by_player in enumerate(kinds):
+            contenders = [by_player[i] for i in eligible if by_player[i] is not None]
+            best = max(contenders) if contenders else None
+            winners = [i for i in eligible if by_player[i] == best]
+            for i, share in split(part + (odd if k == 0 else 0), winners).items():
+                stacks[i] += share
+    return stacks
+
+
+def has_split_pot(hand: Hand) -> bool:
+    """Whether chips of some pot went to more than one player, or hi/lo had a lone high."""
+    for pot in hand.result["pots"]:
+        winners = {share["seat"] for share in pot["high"] + pot["low"]}
+        if len(winners) > 1 or (hand.game == "omaha8" and len(pot["eligible"]) > 1):
+            return True
+    return False
+
+
+def run(structure: str, seed: int) -> int:
+    rng = Random(seed)
+    differing = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pokerkit warns about cash-game oddities
+        for _ in range(HANDS):
+            ours, theirs = new_pair(rng, structure)
+            play_in_lockstep(rng, ours, theirs)
+            final = [seat["final_stack"] for seat in ours.result["seats"]]
+            if final != list(theirs.stacks):
+                differing += 1
+                assert has_split_pot(ours), (ours.setup, ours.events)
+                assert list(theirs.stacks) == stacks_by_pokerkit_conventions(ours)
+            assert sum(final) == sum(ours.starting_stacks)
+    return differing
+
+
+def test_pot_limit_omaha_matches_pokerkit():
+    differing = run("pot-limit", seed=2026)
+    assert differing < HANDS // 100  # only odd chips of split pots
+
+
+def test_fixed_limit_omaha_hi_lo_matches_pokerkit():
+    differing = run("limit", seed=2027)
+    assert differing < HANDS // 50  # odd chips and pokerkit's low half of side pots
+
+
+def test_pokerkit_conventions_helper_agrees_when_nothing_splits():
+    """The helper above is itself checked: on hands without splits it gives our stacks."""
+    rng = Random(7)
+    checked = 0
+    while checked < 50:
+        ours, theirs = new_pair(rng, "pot-limit")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            play_in_lockstep(rng, ours, theirs)
+        if not has_split_pot(ours):
+            final = [seat["final_stack"] for seat in ours.result["seats"]]
+            assert stacks_by_pokerkit_conventions(ours) == final == list(theirs.stacks)
+            checked += 1
