@@ -1,0 +1,159 @@
+"""Tables and their rake schedules.
+
+A table is configuration: the game, the stakes, the buy-in range, the timers and the start rule
+(RULES.md sections 4-6 and 8). Seats, hands and their events live beside it; money lives in the
+cashier's ledger, never here.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+
+from poker.engine.hand import MAX_PLAYERS, limit_small_blind
+from poker.engine.rake import RakeSchedule as EngineRakeSchedule
+
+
+def validate_rake_schedule(value: dict) -> None:
+    """A schedule staff save must be one the engine can read."""
+    try:
+        EngineRakeSchedule(value)
+    except (TypeError, ValueError, KeyError, AttributeError) as error:
+        raise ValidationError(f"not a valid rake schedule: {error}") from error
+
+
+class RakeSchedule(models.Model):
+    """Rake as data (RULES.md section 8), editable by staff; tables refer to one."""
+
+    name = models.CharField(max_length=100, unique=True)
+    schedule = models.JSONField(validators=[validate_rake_schedule])
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Table(models.Model):
+    class Game(models.TextChoices):
+        OMAHA = "omaha", "Omaha High"
+        OMAHA8 = "omaha8", "Omaha Hi/Lo 8 or Better"
+
+    class Structure(models.TextChoices):
+        LIMIT = "limit", "Fixed limit"
+        POT_LIMIT = "pot-limit", "Pot limit"
+
+    name = models.CharField(max_length=60, unique=True)
+    game = models.CharField(max_length=10, choices=Game.choices)
+    structure = models.CharField(max_length=10, choices=Structure.choices)
+    # Stakes in cents. Pot limit: small_blind/big_blind. Fixed limit: small_bet/big_bet, the big
+    # blind is the small bet and the small blind is half of it rounded down to a whole dollar
+    # unless `small_blind` is set (RULES.md section 3).
+    small_blind = models.PositiveIntegerField(null=True, blank=True)
+    big_blind = models.PositiveIntegerField(null=True, blank=True)
+    small_bet = models.PositiveIntegerField(null=True, blank=True)
+    big_bet = models.PositiveIntegerField(null=True, blank=True)
+    max_seats = models.PositiveSmallIntegerField(
+        default=6, validators=[MinValueValidator(2), MaxValueValidator(10)]
+    )
+    min_buy_in_big_blinds = models.PositiveSmallIntegerField(default=50)
+    max_buy_in_big_blinds = models.PositiveSmallIntegerField(default=100)
+    rake_schedule = models.ForeignKey(
+        RakeSchedule, null=True, blank=True, on_delete=models.PROTECT, related_name="tables"
+    )
+    # Timers (RULES.md section 6), seconds; table settings so tests can run them short.
+    action_seconds = models.PositiveIntegerField(default=30)
+    countdown_seconds = models.PositiveIntegerField(default=20)
+    disconnect_grace_seconds = models.PositiveIntegerField(default=20)
+    sit_out_limit_seconds = models.PositiveIntegerField(default=600)
+    next_hand_delay_seconds = models.FloatField(default=3.0)
+    # Start rule (RULES.md section 4): players needed to start; with `three_to_start`, three to
+    # start and two may go on if the last hand had three or more.
+    min_players_to_start = models.PositiveSmallIntegerField(
+        default=2, validators=[MinValueValidator(2), MaxValueValidator(10)]
+    )
+    three_to_start = models.BooleanField(default=False)
+    is_open = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "structure", "big_blind", "small_bet", "name"]
+        constraints = [
+            models.CheckConstraint(
+                name="table_stakes_match_structure",
+                condition=(
+                    models.Q(
+                        structure="pot-limit",
+                        small_blind__gt=0,
+                        big_blind__gt=0,
+                        small_blind__lte=models.F("big_blind"),
+                    )
+                    | models.Q(
+                        structure="limit",
+                        small_bet__gt=0,
+                        big_bet=models.F("small_bet") * 2,
+                    )
+                ),
+            ),
+            models.CheckConstraint(
+                name="table_buy_in_range_ordered",
+                condition=models.Q(min_buy_in_big_blinds__lte=models.F("max_buy_in_big_blinds")),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return (
+            f"{self.name} ({self.stakes_label} {self.get_structure_display()} "
+            f"{self.get_game_display()})"
+        )
+
+    def clean(self) -> None:
+        if self.max_seats > MAX_PLAYERS.get(self.structure, 10):
+            raise ValidationError(
+                {"max_seats": f"at most {MAX_PLAYERS[self.structure]} seats for {self.structure}"}
+            )
+
+    # -- stakes, as the engine and the cashier need them
+
+    @property
+    def big_blind_amount(self) -> int:
+        """The big blind in cents: the buy-in unit and the ratholing unit."""
+        if self.structure == self.Structure.LIMIT:
+            return self.small_bet
+        return self.big_blind
+
+    @property
+    def small_blind_amount(self) -> int:
+        if self.structure == self.Structure.LIMIT:
+            return self.small_blind or limit_small_blind(self.small_bet)
+        return self.small_blind
+
+    @property
+    def min_buy_in(self) -> int:
+        return self.min_buy_in_big_blinds * self.big_blind_amount
+
+    @property
+    def max_buy_in(self) -> int:
+        return self.max_buy_in_big_blinds * self.big_blind_amount
+
+    @property
+    def stakes_label(self) -> str:
+        if self.structure == self.Structure.LIMIT:
+            return f"${_dollars(self.small_bet)}/${_dollars(self.big_bet)}"
+        return f"${_dollars(self.small_blind)}/${_dollars(self.big_blind)}"
+
+    def engine_stakes(self) -> dict[str, int]:
+        """Keyword arguments for `Hand.start` describing the stakes."""
+        if self.structure == self.Structure.LIMIT:
+            return {
+                "small_bet": self.small_bet,
+                "big_bet": self.big_bet,
+                "small_blind": self.small_blind_amount,
+            }
+        return {"small_blind": self.small_blind, "big_blind": self.big_blind}
+
+    def engine_rake(self) -> dict | None:
+        return self.rake_schedule.schedule if self.rake_schedule_id else None
+
+
+def _dollars(cents: int) -> str:
+    return f"{cents // 100}" if cents % 100 == 0 else f"{cents / 100:.2f}"
