@@ -10,7 +10,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from tests.factories import make_player
+from tests.factories import make_player, make_table
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -23,6 +23,12 @@ def player(db):
 @pytest.fixture
 def other_player(db):
     return make_player("bob")
+
+
+@pytest.fixture
+def table(db):
+    """A pot-limit Omaha $0.50/$1 table (buy-in $50 to $100)."""
+    return make_table()
 
 
 @pytest.fixture

@@ -1,0 +1,201 @@
+"""The double-entry ledger: accounts, entries and their postings, in integer cents.
+
+An entry is one money movement; its postings are the legs and sum to zero (PostgreSQL checks it
+at commit with a deferred constraint trigger, see migration 0002). A posting's amount is signed:
+positive adds to the account's balance, negative takes from it. Each account keeps its balance
+stored (updated in the same transaction as its postings, under a row lock) so that reading a
+wallet is one row and the database can refuse a player-owned balance below zero. Entries and
+postings are immutable once written: corrections are new entries.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+
+class Account(models.Model):
+    class Kind(models.TextChoices):
+        WALLET = "wallet", "Player wallet"
+        TABLE_STACK = "table_stack", "Table stack"
+        TABLE_RAKE = "table_rake", "Table rake (house)"
+        HOUSE_BANKROLL = "house_bankroll", "House bankroll (banked game)"
+        BANKED_BETS_IN_PLAY = "banked_bets_in_play", "Banked game bets in play"
+        CHARITY = "charity", "Charity"
+        OUTSIDE_WORLD = "outside_world", "Outside world (deposits and withdrawals)"
+
+    PLAYER_KINDS = (Kind.WALLET, Kind.TABLE_STACK)
+    SINGLETON_KINDS = (
+        Kind.HOUSE_BANKROLL,
+        Kind.BANKED_BETS_IN_PLAY,
+        Kind.CHARITY,
+        Kind.OUTSIDE_WORLD,
+    )
+
+    kind = models.CharField(max_length=24, choices=Kind.choices)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="cashier_accounts",
+    )
+    table = models.ForeignKey(
+        "poker.Table",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="cashier_accounts",
+    )
+    # The sum of this account's postings, kept in step with them under a row lock.
+    balance = models.BigIntegerField(default=0)
+    # A table stack playing in a hand: the hand's id until it is settled or released.
+    in_hand_id = models.BigIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(
+                name="cashier_player_balance_not_negative",
+                condition=Q(balance__gte=0) | ~Q(kind__in=["wallet", "table_stack"]),
+            ),
+            models.CheckConstraint(
+                name="cashier_account_shape",
+                condition=(
+                    Q(kind="wallet", owner__isnull=False, table__isnull=True)
+                    | Q(kind="table_stack", owner__isnull=False, table__isnull=False)
+                    | Q(kind="table_rake", owner__isnull=True, table__isnull=False)
+                    | Q(
+                        kind__in=[
+                            "house_bankroll",
+                            "banked_bets_in_play",
+                            "charity",
+                            "outside_world",
+                        ],
+                        owner__isnull=True,
+                        table__isnull=True,
+                    )
+                ),
+            ),
+            models.CheckConstraint(
+                name="cashier_only_stacks_in_hands",
+                condition=Q(in_hand_id__isnull=True) | Q(kind="table_stack"),
+            ),
+            models.UniqueConstraint(
+                fields=["owner"], condition=Q(kind="wallet"), name="cashier_one_wallet_per_player"
+            ),
+            models.UniqueConstraint(
+                fields=["owner", "table"],
+                condition=Q(kind="table_stack"),
+                name="cashier_one_stack_per_player_table",
+            ),
+            models.UniqueConstraint(
+                fields=["table"], condition=Q(kind="table_rake"), name="cashier_one_rake_per_table"
+            ),
+            models.UniqueConstraint(
+                fields=["kind"],
+                condition=Q(
+                    kind__in=["house_bankroll", "banked_bets_in_play", "charity", "outside_world"]
+                ),
+                name="cashier_one_house_account_per_kind",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        parts = [self.get_kind_display()]
+        if self.owner_id:
+            parts.append(str(self.owner))
+        if self.table_id:
+            parts.append(f"table {self.table_id}")
+        return " / ".join(parts)
+
+
+class Entry(models.Model):
+    """One money movement: why, for whom, caused by whom; its postings say how much moved."""
+
+    class Reason(models.TextChoices):
+        DEPOSIT = "deposit", "Deposit"
+        WITHDRAWAL = "withdrawal", "Withdrawal"
+        BUY_IN = "buy_in", "Buy-in"
+        TOP_UP = "top_up", "Top-up"
+        CASH_OUT = "cash_out", "Cash-out"
+        HAND_SETTLEMENT = "hand_settlement", "Hand settlement"
+        RAKE = "rake", "Rake"
+        BANKED_BET = "banked_bet", "Banked game bet"
+        BANKED_PAYOUT = "banked_payout", "Banked game payout"
+        VOID = "void", "Void"
+
+    reason = models.CharField(max_length=20, choices=Reason.choices)
+    # The player whose money this is (None for hand settlements and house movements).
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="cashier_entries",
+    )
+    table = models.ForeignKey(
+        "poker.Table",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="cashier_entries",
+    )
+    # poker's Hand primary key; unique so that a hand settles at most once.
+    hand_id = models.BigIntegerField(null=True, blank=True, unique=True)
+    # The client's key for this request (unique per player) and a digest of what was asked, so
+    # that a retry moves money once and the same key for a different request is refused. NULL
+    # (not "") when absent, so that the partial unique constraint ignores keyless entries.
+    idempotency_key = models.CharField(max_length=100, null=True, blank=True)  # noqa: DJ001
+    request_fingerprint = models.CharField(max_length=64, blank=True, default="")
+    # Who or what caused it: the player, a staff member, or None for the room itself.
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="cashier_entries_created",
+    )
+    memo = models.CharField(max_length=200, blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        ordering = ["id"]
+        verbose_name_plural = "entries"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["player", "idempotency_key"],
+                condition=Q(idempotency_key__isnull=False),
+                name="cashier_idempotency_key_once_per_player",
+            ),
+            models.CheckConstraint(
+                name="cashier_settlement_has_hand",
+                condition=~Q(reason="hand_settlement") | Q(hand_id__isnull=False),
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["player", "table", "reason", "created_at"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.get_reason_display()} {self.created_at:%Y-%m-%d %H:%M:%S}"
+
+
+class Posting(models.Model):
+    """One leg of an entry: a signed amount in cents on one account."""
+
+    entry = models.ForeignKey(Entry, on_delete=models.PROTECT, related_name="postings")
+    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="postings")
+    amount = models.BigIntegerField()
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(name="cashier_posting_not_zero", condition=~Q(amount=0)),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.amount:+d} on {self.account}"

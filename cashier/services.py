@@ -1,0 +1,512 @@
+"""Money movements: each service posts one balanced entry in one transaction, or refuses.
+
+Every service locks the accounts it changes (`select_for_update`, always in ascending id order so
+that two services touching the same accounts never deadlock), checks the rules, writes the entry
+and its postings and moves the stored balances in the same transaction. A refusal raises
+`CashierError` before anything is written. Services are safe inside an outer `atomic` block.
+
+Sign convention: a posting's positive amount adds to its account. Money from outside comes out
+of the `outside_world` account (which goes negative by what players brought in), so the sum of
+all balances is always zero.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from datetime import datetime
+
+from django.contrib.auth import get_user_model
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from cashier.models import Account, Entry, Posting
+from cashier.ratholing import buy_in_range_for
+from poker.models import Table
+
+# A sane ceiling for one movement: one billion dollars in cents.
+MAX_AMOUNT = 10**11
+MAX_KEY_LENGTH = 100
+
+Kind = Account.Kind
+Reason = Entry.Reason
+
+
+class CashierError(Exception):
+    """A refused money movement: `code` for programs, `message` for people. Nothing moved."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def dollars(cents: int) -> str:
+    """$1,234.50 for 123450; for messages."""
+    sign = "-" if cents < 0 else ""
+    whole, part = divmod(abs(cents), 100)
+    return f"{sign}${whole:,}.{part:02d}"
+
+
+# -- validation
+
+
+def _check_amount(amount, *, what: str = "amount") -> int:
+    # bool is an int in Python; a True must not buy in for one cent.
+    if isinstance(amount, bool) or not isinstance(amount, int):
+        raise CashierError(
+            "invalid_amount", f"The {what} must be a whole number of cents, not {amount!r}."
+        )
+    if amount <= 0:
+        raise CashierError("invalid_amount", f"The {what} must be more than zero.")
+    if amount > MAX_AMOUNT:
+        raise CashierError(
+            "invalid_amount", f"The {what} may be at most {dollars(MAX_AMOUNT)} at once."
+        )
+    return amount
+
+
+def _check_key(idempotency_key) -> str:
+    if not isinstance(idempotency_key, str) or not idempotency_key.strip():
+        raise CashierError(
+            "missing_idempotency_key",
+            "Every deposit, withdrawal, buy-in and top-up needs an idempotency key.",
+        )
+    if len(idempotency_key) > MAX_KEY_LENGTH:
+        raise CashierError(
+            "invalid_idempotency_key",
+            f"The idempotency key may be at most {MAX_KEY_LENGTH} characters long.",
+        )
+    return idempotency_key
+
+
+def _check_player(player):
+    if not isinstance(player, get_user_model()) or player.pk is None:
+        raise CashierError("unknown_player", "No such player.")
+    return player
+
+
+def _check_table(table):
+    if not isinstance(table, Table) or table.pk is None:
+        raise CashierError("unknown_table", "No such table.")
+    return table
+
+
+def _check_hand_id(hand_id) -> int:
+    if isinstance(hand_id, bool) or not isinstance(hand_id, int) or hand_id <= 0:
+        raise CashierError("invalid_hand", f"Not a hand id: {hand_id!r}.")
+    return hand_id
+
+
+def _fingerprint(**request) -> str:
+    return hashlib.sha256(json.dumps(request, sort_keys=True).encode()).hexdigest()
+
+
+# -- accounts
+
+
+def _account(kind: str, *, owner=None, table=None) -> Account:
+    """The account of that kind for that owner/table, created on first use (race-safe)."""
+    account, _ = Account.objects.get_or_create(kind=kind, owner=owner, table=table)
+    return account
+
+
+def _lock(accounts: Iterable[Account]) -> dict[int, Account]:
+    """Lock the rows in id order (no deadlocks) and return fresh copies by id."""
+    ids = sorted({account.pk for account in accounts})
+    locked = Account.objects.select_for_update().filter(pk__in=ids).order_by("pk")
+    return {account.pk: account for account in locked}
+
+
+def _post(
+    *,
+    reason: str,
+    legs: list[tuple[Account, int]],
+    player=None,
+    table=None,
+    hand_id: int | None = None,
+    idempotency_key: str | None = None,
+    fingerprint: str = "",
+    created_by=None,
+    memo: str = "",
+    now: datetime | None = None,
+) -> Entry:
+    """Write one entry with its legs and move the (already locked) accounts' balances."""
+    legs = [(account, amount) for account, amount in legs if amount != 0]
+    if sum(amount for _, amount in legs) != 0:
+        raise CashierError("unbalanced", "An entry's postings must sum to zero.")
+    for account, amount in legs:
+        if account.kind in Account.PLAYER_KINDS and account.balance + amount < 0:
+            raise CashierError(
+                "insufficient_funds",
+                f"Not enough money: {dollars(account.balance)} available, "
+                f"{dollars(-amount)} needed.",
+            )
+    entry = Entry.objects.create(
+        reason=reason,
+        player=player,
+        table=table,
+        hand_id=hand_id,
+        idempotency_key=idempotency_key,
+        request_fingerprint=fingerprint,
+        created_by=created_by,
+        memo=memo,
+        created_at=now or timezone.now(),
+    )
+    Posting.objects.bulk_create(
+        [Posting(entry=entry, account=account, amount=amount) for account, amount in legs]
+    )
+    for account, amount in legs:
+        account.balance += amount
+        Account.objects.filter(pk=account.pk).update(balance=account.balance)
+    return entry
+
+
+def _replay(*, player, idempotency_key: str, fingerprint: str) -> Entry | None:
+    """The entry an earlier identical request made, or None; a different request is refused."""
+    earlier = Entry.objects.filter(player=player, idempotency_key=idempotency_key).first()
+    if earlier is None:
+        return None
+    if earlier.request_fingerprint != fingerprint:
+        raise CashierError(
+            "idempotency_conflict",
+            "This idempotency key was already used for a different request.",
+        )
+    return earlier
+
+
+def _keyed(*, player, idempotency_key: str, fingerprint: str, accounts: list[Account], move):
+    """Run `move(locked)` once per key: lock first, so a concurrent twin waits and then replays."""
+    with transaction.atomic():
+        locked = _lock(accounts)
+        earlier = _replay(player=player, idempotency_key=idempotency_key, fingerprint=fingerprint)
+        if earlier is not None:
+            return earlier
+        try:
+            with transaction.atomic():
+                return move(locked)
+        except IntegrityError:
+            # A twin with the same key committed between our check and our insert.
+            earlier = _replay(
+                player=player, idempotency_key=idempotency_key, fingerprint=fingerprint
+            )
+            if earlier is None:
+                raise
+            return earlier
+
+
+# -- wallet
+
+
+def wallet_deposit(*, player, amount: int, idempotency_key: str) -> Entry:
+    """Play money in from the (pretend) payment provider to the player's wallet."""
+    player, amount, key = _check_player(player), _check_amount(amount), _check_key(idempotency_key)
+    wallet = _account(Kind.WALLET, owner=player)
+    world = _account(Kind.OUTSIDE_WORLD)
+    fingerprint = _fingerprint(op="deposit", player=player.pk, amount=amount)
+
+    def move(locked):
+        return _post(
+            reason=Reason.DEPOSIT,
+            legs=[(locked[world.pk], -amount), (locked[wallet.pk], amount)],
+            player=player,
+            idempotency_key=key,
+            fingerprint=fingerprint,
+            created_by=player,
+        )
+
+    return _keyed(
+        player=player,
+        idempotency_key=key,
+        fingerprint=fingerprint,
+        accounts=[wallet, world],
+        move=move,
+    )
+
+
+def wallet_withdraw(*, player, amount: int, idempotency_key: str) -> Entry:
+    """Wallet money out to the (pretend) payment provider; never more than the wallet holds."""
+    player, amount, key = _check_player(player), _check_amount(amount), _check_key(idempotency_key)
+    wallet = _account(Kind.WALLET, owner=player)
+    world = _account(Kind.OUTSIDE_WORLD)
+    fingerprint = _fingerprint(op="withdraw", player=player.pk, amount=amount)
+
+    def move(locked):
+        if locked[wallet.pk].balance < amount:
+            raise CashierError(
+                "insufficient_funds",
+                f"You cannot withdraw {dollars(amount)}: your wallet holds "
+                f"{dollars(locked[wallet.pk].balance)}.",
+            )
+        return _post(
+            reason=Reason.WITHDRAWAL,
+            legs=[(locked[wallet.pk], -amount), (locked[world.pk], amount)],
+            player=player,
+            idempotency_key=key,
+            fingerprint=fingerprint,
+            created_by=player,
+        )
+
+    return _keyed(
+        player=player,
+        idempotency_key=key,
+        fingerprint=fingerprint,
+        accounts=[wallet, world],
+        move=move,
+    )
+
+
+# -- table stakes
+
+
+def _range_message(low: int, high: int) -> str:
+    if low == high:
+        return f"exactly {dollars(low)}"
+    return f"between {dollars(low)} and {dollars(high)}"
+
+
+def table_buy_in(*, player, table, amount: int, idempotency_key: str, now=None) -> Entry:
+    """Wallet -> a fresh table stack, within the buy-in range (ratholing rules, RULES.md 5)."""
+    player, table = _check_player(player), _check_table(table)
+    amount, key = _check_amount(amount, what="buy-in"), _check_key(idempotency_key)
+    now = now or timezone.now()
+    wallet = _account(Kind.WALLET, owner=player)
+    stack = _account(Kind.TABLE_STACK, owner=player, table=table)
+    fingerprint = _fingerprint(op="buy_in", player=player.pk, table=table.pk, amount=amount)
+
+    def move(locked):
+        if locked[stack.pk].balance > 0:
+            raise CashierError(
+                "already_seated",
+                f"You already have {dollars(locked[stack.pk].balance)} at this table; "
+                "top up instead.",
+            )
+        low, high = buy_in_range_for(player=player, table=table, now=now)
+        if not low <= amount <= high:
+            raise CashierError(
+                "buy_in_out_of_range",
+                f"Your buy-in at this table must be {_range_message(low, high)}; "
+                f"you asked for {dollars(amount)}.",
+            )
+        if locked[wallet.pk].balance < amount:
+            raise CashierError(
+                "insufficient_funds",
+                f"Your wallet holds {dollars(locked[wallet.pk].balance)}, "
+                f"not enough for a {dollars(amount)} buy-in.",
+            )
+        return _post(
+            reason=Reason.BUY_IN,
+            legs=[(locked[wallet.pk], -amount), (locked[stack.pk], amount)],
+            player=player,
+            table=table,
+            idempotency_key=key,
+            fingerprint=fingerprint,
+            created_by=player,
+            now=now,
+        )
+
+    return _keyed(
+        player=player,
+        idempotency_key=key,
+        fingerprint=fingerprint,
+        accounts=[wallet, stack],
+        move=move,
+    )
+
+
+def table_top_up(*, player, table, amount: int, idempotency_key: str, now=None) -> Entry:
+    """Wallet -> the player's stack between hands, up to the top of their buy-in range."""
+    player, table = _check_player(player), _check_table(table)
+    amount, key = _check_amount(amount, what="top-up"), _check_key(idempotency_key)
+    now = now or timezone.now()
+    wallet = _account(Kind.WALLET, owner=player)
+    stack = _account(Kind.TABLE_STACK, owner=player, table=table)
+    fingerprint = _fingerprint(op="top_up", player=player.pk, table=table.pk, amount=amount)
+
+    def move(locked):
+        current = locked[stack.pk]
+        if current.balance == 0:
+            raise CashierError("not_seated", "You have no chips at this table; buy in first.")
+        if current.in_hand_id is not None:
+            raise CashierError("in_hand", "You cannot top up during a hand; wait for it to end.")
+        _, high = buy_in_range_for(player=player, table=table, now=now)
+        if current.balance + amount > high:
+            room = max(high - current.balance, 0)
+            raise CashierError(
+                "top_up_over_max",
+                f"Your stack may be at most {dollars(high)} at this table; you have "
+                f"{dollars(current.balance)}, so you can add at most {dollars(room)}.",
+            )
+        if locked[wallet.pk].balance < amount:
+            raise CashierError(
+                "insufficient_funds",
+                f"Your wallet holds {dollars(locked[wallet.pk].balance)}, "
+                f"not enough to add {dollars(amount)}.",
+            )
+        return _post(
+            reason=Reason.TOP_UP,
+            legs=[(locked[wallet.pk], -amount), (current, amount)],
+            player=player,
+            table=table,
+            idempotency_key=key,
+            fingerprint=fingerprint,
+            created_by=player,
+            now=now,
+        )
+
+    return _keyed(
+        player=player,
+        idempotency_key=key,
+        fingerprint=fingerprint,
+        accounts=[wallet, stack],
+        move=move,
+    )
+
+
+@transaction.atomic
+def table_cash_out(*, player, table, now=None) -> Entry | None:
+    """The whole table stack back to the wallet (None when empty); refused during a hand.
+
+    The cash-out entry is what ratholing later reads: who left which table with how much, when.
+    """
+    player, table = _check_player(player), _check_table(table)
+    stack = Account.objects.filter(kind=Kind.TABLE_STACK, owner=player, table=table).first()
+    if stack is None:
+        return None
+    wallet = _account(Kind.WALLET, owner=player)
+    locked = _lock([wallet, stack])
+    current = locked[stack.pk]
+    if current.in_hand_id is not None:
+        raise CashierError("in_hand", "You cannot cash out during a hand; wait for it to end.")
+    if current.balance == 0:
+        return None
+    return _post(
+        reason=Reason.CASH_OUT,
+        legs=[(current, -current.balance), (locked[wallet.pk], current.balance)],
+        player=player,
+        table=table,
+        created_by=player,
+        now=now,
+    )
+
+
+# -- hands
+
+
+def _player_ids(players) -> list[int]:
+    ids = []
+    for player in players:
+        if isinstance(player, get_user_model()):
+            ids.append(player.pk)
+        elif isinstance(player, int) and not isinstance(player, bool):
+            ids.append(player)
+        else:
+            raise CashierError("unknown_player", f"Not a player: {player!r}.")
+    return ids
+
+
+def _stacks(
+    *, table, player_ids: list[int], also_lock: Iterable[Account] = ()
+) -> tuple[dict[int, Account], dict[int, Account]]:
+    """The players' stack accounts at the table, locked (with `also_lock`); each must exist."""
+    found = {
+        account.owner_id: account
+        for account in Account.objects.filter(
+            kind=Kind.TABLE_STACK, table=table, owner_id__in=player_ids
+        )
+    }
+    missing = sorted(set(player_ids) - set(found))
+    if missing:
+        raise CashierError(
+            "unknown_account",
+            f"No table stack at table {table.pk} for player id(s) {missing}.",
+        )
+    locked = _lock([*found.values(), *also_lock])
+    return {owner_id: locked[account.pk] for owner_id, account in found.items()}, locked
+
+
+@transaction.atomic
+def hand_stacks_commit(*, table, hand_id: int, players: list) -> None:
+    """Mark these stacks as playing hand `hand_id`: no top-up or cash-out until it ends."""
+    table, hand_id = _check_table(table), _check_hand_id(hand_id)
+    if Entry.objects.filter(hand_id=hand_id).exists():
+        raise CashierError("already_settled", f"Hand {hand_id} is already settled.")
+    stacks, _ = _stacks(table=table, player_ids=_player_ids(players))
+    busy = [s for s in stacks.values() if s.in_hand_id not in (None, hand_id)]
+    if busy:
+        raise CashierError(
+            "in_hand",
+            f"Player id(s) {sorted(s.owner_id for s in busy)} are still in hand "
+            f"{busy[0].in_hand_id}.",
+        )
+    Account.objects.filter(pk__in=[s.pk for s in stacks.values()]).update(in_hand_id=hand_id)
+
+
+@transaction.atomic
+def hand_settle(*, table, hand_id: int, net_by_player: dict[int, int], rake: int) -> Entry:
+    """Post a finished hand as one entry: each stack +/- its net result, the rake to the house.
+
+    Unique per hand (a second call raises `already_settled`). Players with a zero net get no
+    posting; a hand where every net and the rake are zero still writes an entry without
+    postings, which records that it settled. Clears the hand's in-hand marks.
+    """
+    table, hand_id = _check_table(table), _check_hand_id(hand_id)
+    if not isinstance(net_by_player, dict) or not net_by_player:
+        raise CashierError("invalid_settlement", "A settlement needs each player's net result.")
+    for user_id, net in net_by_player.items():
+        if isinstance(user_id, bool) or not isinstance(user_id, int):
+            raise CashierError("unknown_player", f"Not a player id: {user_id!r}.")
+        if isinstance(net, bool) or not isinstance(net, int) or abs(net) > MAX_AMOUNT:
+            raise CashierError(
+                "invalid_amount", f"Player {user_id}'s net result must be whole cents: {net!r}."
+            )
+    if isinstance(rake, bool) or not isinstance(rake, int) or not 0 <= rake <= MAX_AMOUNT:
+        raise CashierError("invalid_amount", f"The rake must be whole cents, 0 or more: {rake!r}.")
+    if sum(net_by_player.values()) + rake != 0:
+        raise CashierError(
+            "unbalanced",
+            f"Hand {hand_id}: the net results ({sum(net_by_player.values())}) and the rake "
+            f"({rake}) must sum to zero.",
+        )
+    if Entry.objects.filter(hand_id=hand_id).exists():
+        raise CashierError("already_settled", f"Hand {hand_id} is already settled.")
+    rake_account = _account(Kind.TABLE_RAKE, table=table)
+    stacks, locked = _stacks(table=table, player_ids=list(net_by_player), also_lock=[rake_account])
+    busy = [s for s in stacks.values() if s.in_hand_id not in (None, hand_id)]
+    if busy:
+        raise CashierError(
+            "in_hand",
+            f"Player id(s) {sorted(s.owner_id for s in busy)} are in another hand.",
+        )
+    legs = [(stacks[uid], net) for uid, net in sorted(net_by_player.items())]
+    legs.append((locked[rake_account.pk], rake))
+    try:
+        with transaction.atomic():
+            entry = _post(
+                reason=Reason.HAND_SETTLEMENT,
+                legs=legs,
+                table=table,
+                hand_id=hand_id,
+                memo=f"hand {hand_id}",
+            )
+    except IntegrityError as error:
+        if Entry.objects.filter(hand_id=hand_id).exists():
+            raise CashierError("already_settled", f"Hand {hand_id} is already settled.") from error
+        raise
+    Account.objects.filter(kind=Kind.TABLE_STACK, table=table, in_hand_id=hand_id).update(
+        in_hand_id=None
+    )
+    return entry
+
+
+@transaction.atomic
+def hand_release(*, table, hand_id: int) -> None:
+    """A cancelled hand: clear its in-hand marks and post nothing (no bet ever left a stack)."""
+    table, hand_id = _check_table(table), _check_hand_id(hand_id)
+    marked = Account.objects.filter(kind=Kind.TABLE_STACK, table=table, in_hand_id=hand_id)
+    _lock(marked)
+    Account.objects.filter(pk__in=[a.pk for a in marked]).update(in_hand_id=None)
