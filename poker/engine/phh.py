@@ -20,8 +20,9 @@ or, when the players are all-in before the river, as soon as the betting ends.
 
 Fields of ours, which PHH readers ignore (a leading underscore marks a user-defined field):
 `_button`, `_small_blind_seat`, `_big_blind_seat`, `_extra_big_blind_seats` (so our replay
-does not have to guess the blinds) and `_rake` (the rake taken; pokerkit replays ignore rake,
-so a raked hand replays in pokerkit to stacks that differ by exactly the rake).
+does not have to guess the blinds) and `_rake` (the rake taken, which our replay takes again,
+main pot first; pokerkit replays ignore it, so a raked hand replays in pokerkit to stacks that
+differ by exactly the rake).
 
 This module must not import pokerkit (a test-only dependency); it reads with `tomllib`.
 """
@@ -38,7 +39,16 @@ from typing import Any
 from poker.engine.cards import FULL_DECK
 from poker.engine.hand import Hand
 
-__all__ = ["VARIANTS", "PhhError", "dumps", "hand_from_phh", "loads", "main", "replay"]
+__all__ = [
+    "VARIANTS",
+    "PhhError",
+    "dumps",
+    "hand_from_phh",
+    "loads",
+    "main",
+    "recorded_rake_schedule",
+    "replay",
+]
 
 # PHH variant code -> (game, structure), and back.
 VARIANTS = {
@@ -281,7 +291,22 @@ def hand_from_phh(data: dict[str, Any]) -> tuple[dict[str, Any], list[list[str]]
     if structure == "limit":
         setup["small_bet"] = data.get("small_bet")
         setup["big_bet"] = data.get("big_bet")
+    rake = data.get("_rake", 0)
+    if type(rake) is not int or rake < 0:
+        raise PhhError("'_rake' must be a whole number of cents")
+    if rake:
+        setup["rake"] = recorded_rake_schedule(rake)
     return setup, moves
+
+
+def recorded_rake_schedule(rake: int) -> dict[str, Any]:
+    """A schedule that takes exactly `rake` from any pot, for replaying a raked hand.
+
+    The file records the rake taken, not the table's schedule (staff data, which may have
+    changed since); taking that amount again, main pot first, rebuilds the same awards.
+    """
+    band = {"players_from": 2, "players_to": 10, "steps": [[1, rake]]}
+    return {"name": "recorded rake", "tiers": [{"big_blind_from": 0, "bands": [band]}]}
 
 
 def replay(text: str) -> Hand:

@@ -196,3 +196,54 @@ def test_runtime_module_does_not_import_pokerkit():
 def test_a_raked_hand_keeps_its_rake_schedule_out_of_the_file():
     hand = play(new_hand((1000,) * 3, rake=default_rake_schedule("pot-limit")), "3 fold", "1 fold")
     assert "tiers" not in dumps(hand)
+
+
+@pytest.mark.parametrize(("game", "structure"), [(g, s) for g, s, _ in GAMES])
+def test_raked_hands_replay_through_our_engine_to_the_same_stacks(game, structure, tmp_path):
+    """The file keeps the rake taken (`_rake`), and our replay takes it again, main pot
+    first; the command line then agrees with the file's finishing stacks."""
+    rng = Random(21)
+    raked = 0
+    for number in range(40):
+        table = random_table(rng, game=game, structure=structure, seats=6, rake=True)
+        hand = play_randomly(rng, Hand.start(**table))
+        text = dumps(hand, hand_number=number)
+        replayed = replay(text)
+        assert finishing(replayed) == finishing(hand)
+        assert replayed.result["rake"] == hand.result["rake"]
+        assert [pot["rake"] for pot in replayed.result["pots"]] == [
+            pot["rake"] for pot in hand.result["pots"]
+        ]
+        raked += hand.result["rake"] > 0
+    assert raked >= 10
+    path = tmp_path / "raked.phh"
+    path.write_text(text)
+    command = [sys.executable, "-m", "poker.engine.phh", "replay", str(path)]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+
+
+def test_pokerkit_replays_a_raked_hand_to_stacks_short_by_exactly_the_rake():
+    """pokerkit reads no rake from a file: our winner has the rake less than pokerkit's."""
+    rng = Random(22)
+    checked = 0
+    while checked < 5:
+        table = comparable_table(rng, "omaha", "pot-limit", players=3)
+        table["rake"] = default_rake_schedule("pot-limit")
+        hand = play_comparably(rng, Hand.start(**table))
+        winners = {s["seat"] for pot in hand.result["pots"] for s in pot["high"] + pot["low"]}
+        if not hand.result["rake"] or len(winners) != 1:
+            continue
+        theirs = pokerkit_finishing_stacks(dumps(hand))
+        ours = finishing(hand)
+        difference = [their - our for their, our in zip(theirs, ours, strict=True)]
+        assert sorted(difference) == [0, 0, hand.result["rake"]]
+        checked += 1
+
+
+@pytest.mark.parametrize("rake", ["-5", "1.5", '"3"'])
+def test_a_malformed_recorded_rake_is_refused(rake):
+    hand = play(new_hand((1000,) * 3), "3 fold", "1 fold")
+    text = dumps(hand).replace("_rake = 0", f"_rake = {rake}")
+    with pytest.raises(PhhError, match="_rake"):
+        replay(text)
