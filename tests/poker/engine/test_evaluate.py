@@ -43,7 +43,8 @@ def test_worked_example_one_ten_in_hole_with_two_pair_board_makes_trips_not_full
     assert hand.name == "three of a kind, tens"
 
 
-def test_seven_six_low_beats_eight_six_low():
+def test_worked_example_seven_six_low_beats_eight_six_four_two_ace_low():
+    """RULES.md 2 (001): lows compare from the top card down; 7-6-5-4-2 beats 8-6-4-2-A."""
     board = "4c 6d 2h Kd Qs"
     seven_low = low("7c 5s Jh Jd", board)
     eight_low = low("8s Ah Tc Td", board)

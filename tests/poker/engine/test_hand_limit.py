@@ -4,7 +4,7 @@ the half-bet Decision for short all-ins."""
 import pytest
 
 from poker.engine.hand import IllegalAction, limit_small_blind
-from tests.poker.engine.conftest import new_hand, play
+from tests.poker.engine.conftest import final_stacks, new_hand, play
 
 
 def limit_hand(stacks=(100_000,) * 4, **options):
@@ -133,3 +133,44 @@ def test_all_in_call_for_less_is_allowed():
     assert legal.raise_kind is None  # covered: no chips beyond the call
     play(hand, "3 call")
     assert hand.stacks[2] == 0
+
+
+def test_consecutive_short_all_ins_adding_up_to_half_a_bet_reopen_and_count_to_the_cap():
+    """docs/rules.md: in fixed limit a run of short all-ins completes at half a bet."""
+    hand = limit_hand((100_000, 1000 + 1200, 1000 + 1500, 100_000, 100_000))
+    play(hand, "3 call", "4 call", "5 call", "1 call", "2 check")
+    play(hand, "1 bet 1000", "2 all_in")  # +200: nothing yet
+    assert hand.legal_actions().seat == 3
+    play(hand, "3 all_in")  # +300: 200 + 300 is half a bet
+    play(hand, "4 call", "5 call")
+    legal = hand.legal_actions()
+    assert legal.seat == 1 and legal.call == 500
+    assert legal.raise_kind == "raise" and legal.min_to == legal.max_to == 2500
+    play(hand, "1 raise 2500", "4 raise 3500")  # bet, the run, 2500, 3500: the cap
+    assert hand.legal_actions().seat == 5 and hand.legal_actions().raise_kind is None
+
+
+def test_heads_up_limit_button_posts_small_blind_acts_first_preflop_last_after():
+    hand = limit_hand((10_000, 10_000), small_bet=500, big_bet=1000)
+    posted = {
+        e["seat"]: (e["blind"], e["amount"]) for e in hand.events if e["type"] == "blind_posted"
+    }
+    assert posted == {2: ("small", 200), 1: ("big", 500)}
+    assert hand.to_act == 2
+    play(hand, "2 call", "1 check")
+    assert hand.street_name == "flop" and hand.to_act == 1
+    play(hand, "1 bet 500")
+    assert hand.to_act == 2
+
+
+def test_uncalled_limit_bet_on_the_river_goes_back():
+    hand = limit_hand((100_000,) * 3)
+    play(hand, "3 call", "1 call", "2 check")
+    for _ in range(2):  # flop and turn
+        play(hand, "1 check", "2 check", "3 check")
+    assert hand.street_name == "river"
+    play(hand, "1 bet 2000", "2 fold", "3 fold")
+    returned = [e for e in hand.events if e["type"] == "uncalled_bet_returned"]
+    assert returned == [{"type": "uncalled_bet_returned", "seat": 1, "amount": 2000}]
+    assert hand.result["pots"][0]["amount"] == 3000
+    assert final_stacks(hand) == {1: 102_000, 2: 99_000, 3: 99_000}

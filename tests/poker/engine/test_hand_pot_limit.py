@@ -174,3 +174,19 @@ def test_short_all_in_raise_preflop_does_not_reopen_for_a_limper():
     play(hand, "3 call", "4 all_in", "1 call", "2 call")
     legal = hand.legal_actions()
     assert legal.seat == 3 and legal.call == 9 and legal.raise_kind is None
+
+
+def test_a_call_between_two_short_all_ins_keeps_them_from_adding_up():
+    """RULES.md 3: only short all-ins "with no call in between" add up to a reopening raise.
+    C all-in +8, D calls, E all-in +7: 8 + 7 >= 10, but the call broke the run."""
+    hand = new_hand((1000, 1000, 28, 1000, 35))
+    to_flop(hand, "3 call", "4 call", "5 call", "1 call", "2 check")
+    play(hand, "1 bet 10", "2 call", "3 all_in", "4 call", "5 all_in")
+    assert hand.current_bet == 25
+    legal = hand.legal_actions()
+    assert legal.seat == 1 and legal.call == 15 and legal.raise_kind is None
+    unbroken = new_hand((1000, 1000, 28, 35, 1000))
+    to_flop(unbroken, "3 call", "4 call", "5 call", "1 call", "2 check")
+    play(unbroken, "1 bet 10", "2 call", "3 all_in", "4 all_in", "5 call")
+    assert unbroken.legal_actions().seat == 1
+    assert unbroken.legal_actions().raise_kind == "raise"  # the same all-ins, no call between

@@ -262,3 +262,22 @@ def test_net_results_and_rake_balance():
     check_down(hand)
     nets = [seat["net"] for seat in hand.result["seats"]]
     assert sum(nets) + hand.result["rake"] == 0
+
+
+def test_a_player_all_in_before_the_river_shows_even_when_beaten():
+    """RULES.md 7: all-in players show; the river bettor shows first; a beaten caller mucks."""
+    hand = new_hand((1000, 1000, 40), hole=[TRIP_JACKS, TRIP_NINES, QUEENS], board=SIDE_POT_BOARD)
+    play(hand, "3 call", "1 call", "2 check")
+    play(hand, "1 bet 30", "2 call", "3 all_in")  # seat 3 calls all-in on the flop
+    play(hand, "1 check", "2 check", "1 bet 100", "2 call")
+    shown = showdown_by_seat(hand)
+    assert [entry["seat"] for entry in hand.result["showdown"]] == [1, 2, 3]
+    assert shown[1]["shown"] and shown[1]["must_show"]
+    assert not shown[2]["shown"]  # beaten in every pot it is in: mucked
+    assert (
+        shown[3]["shown"]
+        and shown[3]["must_show"]
+        and shown[3]["cards"] == ["Qc", "Qd", "8d", "6c"]
+    )
+    main, side = awards(hand)
+    assert main["high"] == {1: main["amount"]} and side["high"] == {1: side["amount"]}
