@@ -447,7 +447,9 @@ def hand_stacks_commit(*, table, hand_id: int, players: list) -> None:
 
 
 @transaction.atomic
-def hand_settle(*, table, hand_id: int, net_by_player: dict[int, int], rake: int) -> Entry:
+def hand_settle(
+    *, table, hand_id: int, net_by_player: dict[int, int], rake: int, now=None
+) -> Entry:
     """Post a finished hand as one entry: each stack +/- its net result, the rake to the house.
 
     Unique per hand (a second call raises `already_settled`). Players with a zero net get no
@@ -492,6 +494,7 @@ def hand_settle(*, table, hand_id: int, net_by_player: dict[int, int], rake: int
                 table=table,
                 hand_id=hand_id,
                 memo=f"hand {hand_id}",
+                now=now,
             )
     except IntegrityError as error:
         if Entry.objects.filter(hand_id=hand_id).exists():

@@ -8,9 +8,12 @@ from config.health import healthz
 
 urlpatterns = [
     path("", include("lobby.urls")),
+    path("", include("poker.urls")),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     path("api/accounts/", include("lobby.api_urls")),
+    path("cashier/", include("cashier.urls")),
+    path("api/cashier/", include("cashier.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),

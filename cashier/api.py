@@ -1,0 +1,328 @@
+"""REST API: a player's own wallet, deposits, withdrawals and history; auditors' exports.
+
+Amounts are integer cents. Refusals come back as 400 with `{"code", "message"}`; nothing moved.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from datetime import UTC, date, datetime, time, timedelta
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.generics import ListAPIView
+from rest_framework.permissions import BasePermission
+from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from cashier import audit
+from cashier.models import Account
+from cashier.selectors import player_postings, wallet_balance
+from cashier.services import CashierError, wallet_deposit, wallet_withdraw
+
+# -- shapes
+
+
+class ErrorSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    message = serializers.CharField()
+
+
+class StackSerializer(serializers.Serializer):
+    table_id = serializers.IntegerField()
+    table = serializers.CharField()
+    balance = serializers.IntegerField(help_text="cents")
+    in_hand = serializers.BooleanField()
+
+
+class WalletSerializer(serializers.Serializer):
+    balance = serializers.IntegerField(help_text="wallet balance in cents")
+    stacks = StackSerializer(many=True)
+
+
+class MoveRequestSerializer(serializers.Serializer):
+    amount = serializers.IntegerField(help_text="cents, a whole number above zero")
+    idempotency_key = serializers.CharField(
+        max_length=100,
+        help_text="unique per request; resending it moves the money once (or send the "
+        "Idempotency-Key header)",
+    )
+
+
+class MoveResultSerializer(serializers.Serializer):
+    entry_id = serializers.IntegerField()
+    reason = serializers.CharField()
+    amount = serializers.IntegerField()
+    balance = serializers.IntegerField(help_text="wallet balance in cents afterwards")
+
+
+class TransactionSerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="posting id")
+    entry_id = serializers.IntegerField()
+    created_at = serializers.DateTimeField(source="entry.created_at")
+    reason = serializers.CharField(source="entry.reason")
+    account = serializers.CharField(source="account.kind")
+    table = serializers.CharField(source="account.table.name", default=None)
+    hand_id = serializers.IntegerField(source="entry.hand_id", allow_null=True)
+    amount = serializers.IntegerField(help_text="cents: + into the account, - out of it")
+
+
+def _error(error: CashierError, http_status=status.HTTP_400_BAD_REQUEST) -> Response:
+    return Response({"code": error.code, "message": error.message}, status=http_status)
+
+
+def _cents(value):
+    """JSON integers as they are; form-encoded digit strings as ints; anything else as given,
+    so the service refuses it with its own clear message."""
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    return value
+
+
+# -- the player's own money
+
+
+class WalletView(APIView):
+    """The signed-in player's wallet and table stacks."""
+
+    @extend_schema(responses=WalletSerializer)
+    def get(self, request: Request) -> Response:
+        stacks = Account.objects.filter(
+            kind=Account.Kind.TABLE_STACK, owner=request.user, balance__gt=0
+        ).select_related("table")
+        return Response(
+            {
+                "balance": wallet_balance(player=request.user),
+                "stacks": [
+                    {
+                        "table_id": s.table_id,
+                        "table": s.table.name,
+                        "balance": s.balance,
+                        "in_hand": s.in_hand_id is not None,
+                    }
+                    for s in stacks
+                ],
+            }
+        )
+
+
+class _MoveView(APIView):
+    service = None
+    reason = ""
+
+    def post(self, request: Request) -> Response:
+        key = request.data.get("idempotency_key") or request.headers.get("Idempotency-Key")
+        try:
+            entry = type(self).service(
+                player=request.user, amount=_cents(request.data.get("amount")), idempotency_key=key
+            )
+        except CashierError as error:
+            return _error(error)
+        amount = abs(entry.postings.filter(account__kind=Account.Kind.WALLET).get().amount)
+        return Response(
+            {
+                "entry_id": entry.pk,
+                "reason": entry.reason,
+                "amount": amount,
+                "balance": wallet_balance(player=request.user),
+            },
+            status=status.HTTP_201_CREATED,
+        )
+
+
+class DepositView(_MoveView):
+    """Deposit play money into the wallet (a pretend payment provider)."""
+
+    service = staticmethod(wallet_deposit)
+
+    @extend_schema(
+        request=MoveRequestSerializer,
+        responses={201: MoveResultSerializer, 400: ErrorSerializer},
+    )
+    def post(self, request: Request) -> Response:
+        return super().post(request)
+
+
+class WithdrawView(_MoveView):
+    """Withdraw from the wallet; never more than it holds."""
+
+    service = staticmethod(wallet_withdraw)
+
+    @extend_schema(
+        request=MoveRequestSerializer,
+        responses={201: MoveResultSerializer, 400: ErrorSerializer},
+    )
+    def post(self, request: Request) -> Response:
+        return super().post(request)
+
+
+class TransactionsView(ListAPIView):
+    """The signed-in player's own history (wallet and table stacks), newest first."""
+
+    serializer_class = TransactionSerializer
+
+    def get_queryset(self):
+        return player_postings(player=self.request.user)
+
+
+# -- auditors
+
+
+class IsAuditor(BasePermission):
+    message = "Only members of the auditors group may export the ledger."
+
+    def has_permission(self, request, view) -> bool:
+        return audit.is_auditor(request.user)
+
+
+class CSVRenderer(BaseRenderer):
+    media_type = "text/csv"
+    format = "csv"
+    charset = "utf-8"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None) -> bytes:
+        if isinstance(data, dict):  # an error body
+            data = [data]
+        out = io.StringIO()
+        columns: list[str] = []
+        for row in data:
+            columns.extend(k for k in row if k not in columns)
+        writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(data)
+        return out.getvalue().encode()
+
+
+def _parse_date(request: Request, name: str) -> date | None:
+    raw = request.query_params.get(name)
+    if not raw:
+        return None
+    try:
+        return date.fromisoformat(raw)
+    except ValueError as error:
+        raise _BadFilter(f"'{name}' must be a date like 2026-01-31, not {raw!r}.") from error
+
+
+def _parse_int(request: Request, name: str) -> int | None:
+    raw = request.query_params.get(name)
+    if not raw:
+        return None
+    if not raw.isdigit():
+        raise _BadFilter(f"'{name}' must be an id (a whole number), not {raw!r}.")
+    return int(raw)
+
+
+class _BadFilter(Exception):
+    pass
+
+
+RANGE_PARAMETERS = [
+    OpenApiParameter("from", OpenApiTypes.DATE, description="first UTC day, inclusive"),
+    OpenApiParameter("to", OpenApiTypes.DATE, description="last UTC day, inclusive"),
+    OpenApiParameter("format", str, enum=["json", "csv"], description="json (default) or csv"),
+]
+
+EXPORT_ROWS = inline_serializer(
+    "AuditRows", fields={"rows": serializers.ListField(child=serializers.DictField())}
+)
+
+
+class _ExportView(APIView):
+    permission_classes = [IsAuditor]
+    renderer_classes = [JSONRenderer, CSVRenderer]
+    export_name = "export"
+
+    def permission_denied(self, request, message=None, code=None):
+        # Anonymous users get 403 too (not 401): the exports are never public.
+        raise PermissionDenied(detail=message or IsAuditor.message)
+
+    def rows(self, request: Request, as_csv: bool) -> list[dict]:
+        raise NotImplementedError
+
+    def get(self, request: Request) -> Response:
+        as_csv = request.accepted_renderer.format == "csv"
+        try:
+            rows = self.rows(request, as_csv)
+        except _BadFilter as error:
+            return Response(
+                {"code": "invalid_filter", "message": str(error)},
+                status=status.HTTP_400_BAD_REQUEST,
+            )
+        response = Response(rows)
+        if as_csv:
+            response["Content-Disposition"] = f'attachment; filename="{self.export_name}.csv"'
+        return response
+
+
+class JournalExportView(_ExportView):
+    """The journal: entries with their postings (JSON nested; CSV one row per posting)."""
+
+    export_name = "journal"
+
+    @extend_schema(
+        parameters=[
+            *RANGE_PARAMETERS,
+            OpenApiParameter("account", int, description="only entries touching this account"),
+        ],
+        responses=EXPORT_ROWS,
+    )
+    def get(self, request: Request) -> Response:
+        return super().get(request)
+
+    def rows(self, request, as_csv):
+        rows = audit.journal(
+            date_from=_parse_date(request, "from"),
+            date_to=_parse_date(request, "to"),
+            account_id=_parse_int(request, "account"),
+        )
+        return audit.journal_flat(rows) if as_csv else rows
+
+
+class BalancesExportView(_ExportView):
+    """Every account's balance at the end of a UTC day (or now), from the postings."""
+
+    export_name = "balances"
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("at", OpenApiTypes.DATE, description="end of this UTC day"),
+            OpenApiParameter("account", int, description="only this account"),
+            OpenApiParameter("format", str, enum=["json", "csv"]),
+        ],
+        responses=EXPORT_ROWS,
+    )
+    def get(self, request: Request) -> Response:
+        return super().get(request)
+
+    def rows(self, request, as_csv):
+        day = _parse_date(request, "at")
+        at = (
+            datetime.combine(day + timedelta(days=1), time.min, tzinfo=UTC)
+            if day
+            else datetime.now(UTC)
+        )
+        return audit.balances_at(at=at, account_id=_parse_int(request, "account"))
+
+
+class RakeReportView(_ExportView):
+    """Rake per UTC day, table and game."""
+
+    export_name = "rake"
+
+    @extend_schema(
+        parameters=[*RANGE_PARAMETERS, OpenApiParameter("table", int)], responses=EXPORT_ROWS
+    )
+    def get(self, request: Request) -> Response:
+        return super().get(request)
+
+    def rows(self, request, as_csv):
+        return audit.daily_rake(
+            date_from=_parse_date(request, "from"),
+            date_to=_parse_date(request, "to"),
+            table_id=_parse_int(request, "table"),
+        )

@@ -1,0 +1,15 @@
+from django.urls import path
+
+from cashier import api
+
+app_name = "cashier-api"
+
+urlpatterns = [
+    path("wallet/", api.WalletView.as_view(), name="wallet"),
+    path("deposit/", api.DepositView.as_view(), name="deposit"),
+    path("withdraw/", api.WithdrawView.as_view(), name="withdraw"),
+    path("transactions/", api.TransactionsView.as_view(), name="transactions"),
+    path("audit/journal/", api.JournalExportView.as_view(), name="audit-journal"),
+    path("audit/balances/", api.BalancesExportView.as_view(), name="audit-balances"),
+    path("audit/rake/", api.RakeReportView.as_view(), name="audit-rake"),
+]

@@ -1,0 +1,92 @@
+"""The cashier page: balance, deposit and withdraw forms, the player's own history."""
+
+import re
+
+import pytest
+from django.contrib.auth.models import Group
+
+from cashier.models import Entry
+from cashier.selectors import wallet_balance
+from cashier.services import wallet_deposit
+from tests.factories import make_funded_player, make_player
+
+pytestmark = pytest.mark.django_db
+
+
+def form_key(html: str, form_id: str) -> str:
+    form = html[html.index(f'id="{form_id}"') :]
+    return re.search(r'name="idempotency_key" value="([0-9a-f]+)"', form).group(1)
+
+
+def test_anonymous_users_are_sent_to_log_in(client):
+    response = client.get("/cashier/")
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+    assert client.post("/cashier/deposit/", {"amount": "5"}).status_code == 302
+    assert Entry.objects.count() == 0
+
+
+def test_page_shows_balance_and_fresh_keys(player_client, player):
+    wallet_deposit(player=player, amount=123_456, idempotency_key="d")
+    html = player_client.get("/cashier/").content.decode()
+    assert "$1,234.56" in html
+    assert 'href="/cashier/"' in html  # the nav link
+    assert form_key(html, "deposit-form") != form_key(html, "withdraw-form")
+    assert form_key(html, "deposit-form") != form_key(
+        player_client.get("/cashier/").content.decode(), "deposit-form"
+    )
+
+
+def test_deposit_and_withdraw_through_the_forms(player_client, player):
+    html = player_client.get("/cashier/").content.decode()
+    key = form_key(html, "deposit-form")
+    response = player_client.post(
+        "/cashier/deposit/", {"amount": "25.50", "idempotency_key": key}, follow=True
+    )
+    assert "Deposit of $25.50 done" in response.content.decode()
+    # Submitting the same rendered form again (a double-click) moves nothing more.
+    player_client.post("/cashier/deposit/", {"amount": "25.50", "idempotency_key": key})
+    assert wallet_balance(player=player) == 2_550
+    html = player_client.get("/cashier/").content.decode()
+    response = player_client.post(
+        "/cashier/withdraw/",
+        {"amount": "30", "idempotency_key": form_key(html, "withdraw-form")},
+        follow=True,
+    )
+    assert "Withdrawal refused" in response.content.decode()
+    assert wallet_balance(player=player) == 2_550
+
+
+@pytest.mark.parametrize("amount", ["0", "-3", "1.005", "abc", ""])
+def test_bad_amounts_on_the_page_move_nothing(player_client, amount):
+    response = player_client.post(
+        "/cashier/deposit/", {"amount": amount, "idempotency_key": "k"}, follow=True
+    )
+    assert "Deposit refused" in response.content.decode()
+    assert Entry.objects.count() == 0
+
+
+def test_history_is_own_and_paginated(player_client, player):
+    make_funded_player("bob", cents=777_777)
+    for i in range(25):
+        wallet_deposit(player=player, amount=100, idempotency_key=f"d{i}")
+    html = player_client.get("/cashier/").content.decode()
+    assert "Page 1 of 2" in html and "$7,777.77" not in html
+    assert html.count("<tr>") == 21  # header + 20 rows
+    assert "Page 2 of 2" in player_client.get("/cashier/?page=2").content.decode()
+
+
+def test_admin_shows_the_ledger_read_only(client, player):
+    wallet_deposit(player=player, amount=500, idempotency_key="d")
+    staff = make_player("staffer", is_staff=True, is_superuser=True)
+    client.force_login(staff, backend="django.contrib.auth.backends.ModelBackend")
+    entry = Entry.objects.get()
+    assert client.get("/admin/cashier/entry/").status_code == 200
+    page = client.get(f"/admin/cashier/entry/{entry.pk}/change/")
+    assert page.status_code == 200
+    assert 'name="_save"' not in page.content.decode()
+    assert client.get("/admin/cashier/entry/add/").status_code == 403
+    assert (
+        client.post(f"/admin/cashier/entry/{entry.pk}/delete/", {"post": "yes"}).status_code == 403
+    )
+    assert Entry.objects.count() == 1
+    assert Group.objects.filter(name="auditors").exists()
