@@ -11,8 +11,11 @@ from collections.abc import Sequence
 from random import Random
 from typing import Any
 
+from hypothesis import strategies as st
+
 from poker.engine.cards import FULL_DECK
 from poker.engine.hand import Hand, LegalActions
+from poker.engine.rake import default_rake_schedule
 from poker.engine.simulate import random_decision, random_table
 
 
@@ -165,4 +168,52 @@ def comparable_table(rng: Random, game: str, structure: str, players: int) -> di
     table = random_table(rng, game=game, structure=structure, seats=players, button=players)
     big_blind = table.get("big_blind") or table["small_bet"]
     table["seats"] = {seat: max(stack, big_blind) for seat, stack in table["seats"].items()}
+    return table
+
+
+@st.composite
+def tables(draw) -> dict:
+    """Hypothesis: `Hand.start` arguments for a random table of any of the four games:
+    2-10 players in fixed limit, 2-6 in pot limit, stacks from one chip up, blinds with and
+    without a small blind, extra big blinds, dead buttons, rake on or off, any deck order."""
+    structure = draw(st.sampled_from(["limit", "pot-limit"]))
+    game = draw(st.sampled_from(["omaha", "omaha8"]))
+    count = draw(st.integers(2, 10 if structure == "limit" else 6))
+    numbers = sorted(
+        draw(st.lists(st.integers(1, 10), min_size=count, max_size=count, unique=True))
+    )
+    stacks = {
+        number: draw(st.one_of(st.integers(1, 40), st.integers(1, 40_000))) for number in numbers
+    }
+    # Heads-up the button is dealt in; otherwise it may be an empty seat (a dead button).
+    button = draw(st.sampled_from(numbers)) if count == 2 else draw(st.integers(1, 10))
+    first = next((k for k, number in enumerate(numbers) if number > button), 0)
+    order = numbers[first:] + numbers[:first]
+    big_blind = draw(st.sampled_from([2, 10, 100, 200, 1500]))
+    if count == 2:
+        big_blind_seat, small_blind_seat, extras = order[0], order[1], []
+        if draw(st.booleans()) and draw(st.booleans()):
+            small_blind_seat = None
+    else:
+        small_blind_seat = order[0] if draw(st.booleans()) or count < 4 else None
+        big_blind_seat = order[1]
+        extras = draw(st.lists(st.sampled_from(order[2:]), unique=True, max_size=3))
+    table = {
+        "game": game,
+        "structure": structure,
+        "seats": stacks,
+        "button": button,
+        "small_blind_seat": small_blind_seat,
+        "big_blind_seat": big_blind_seat,
+        "extra_big_blind_seats": extras,
+        "deck": draw(st.permutations(FULL_DECK)),
+        "rake": default_rake_schedule(structure) if draw(st.booleans()) else None,
+    }
+    small_blind = draw(st.integers(1, big_blind)) if small_blind_seat is not None else 0
+    if structure == "limit":
+        table.update(small_bet=big_blind, big_bet=2 * big_blind)
+        if draw(st.booleans()) or small_blind_seat is None:
+            table["small_blind"] = small_blind
+    else:
+        table.update(small_blind=small_blind, big_blind=big_blind)
     return table

@@ -1,9 +1,12 @@
 """Bad input is refused with a machine code and a human reason, and changes nothing."""
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from poker.engine.hand import IllegalAction
-from tests.poker.engine.conftest import new_hand, play
+from poker.engine.cards import FULL_DECK
+from poker.engine.hand import Hand, IllegalAction, InvalidSetup
+from tests.poker.engine.conftest import new_hand, play, tables
 
 
 def refused(hand, seat, action, amount=None):
@@ -94,3 +97,92 @@ def test_timeout_default_is_check_when_possible_else_fold():
     assert hand.default_action() == "check"
     hand.act(hand.to_act, hand.default_action())
     assert hand.street_name == "flop"
+
+
+def bad_actions(hand: Hand) -> list[tuple[object, object, object]]:
+    """(seat, action, amount) the rules refuse right now, whatever the situation."""
+    seat = hand.to_act
+    if seat is None:  # the hand is over: everything is refused
+        return [(number, "fold", None) for number in hand.seats] + [(hand.seats[0], "check", None)]
+    legal = hand.legal_actions()
+    others = [number for number in range(1, 11) if number != seat]
+    bad: list[tuple[object, object, object]] = [
+        (others[0], "fold", None),
+        (others[-1], "call", None),
+        (str(seat), "check", None),
+        (seat, "shove", None),
+        (seat, None, None),
+        (seat, "check" if legal.call else "fold", None),
+        (seat, "call", 1) if legal.call else (seat, "call", None),
+        (seat, "check", 0),
+        (seat, "bet" if legal.raise_kind != "bet" else "raise", legal.min_to or 10),
+    ]
+    kind = legal.raise_kind or "raise"
+    if legal.raise_kind:
+        bad += [
+            (seat, kind, legal.min_to - 1),
+            (seat, kind, legal.max_to + 1),
+            (seat, kind, float(legal.min_to)),
+            (seat, kind, None),
+            (seat, kind, str(legal.min_to)),
+        ]
+    else:
+        bad.append((seat, kind, legal.call + hand.bets[hand.actor] + 1))
+    if not legal.all_in:
+        bad.append((seat, "all_in", None))
+    return bad
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(table=tables(), data=st.data())
+def test_bad_input_anywhere_in_any_game_is_refused_and_changes_nothing(table, data):
+    """At random points of random hands of all four games (and after they end), every kind of
+    bad action is refused with a code and a reason, and the state stays byte-for-byte the same
+    (`refused` compares `to_json()`)."""
+    hand = Hand.start(**table)
+    while True:
+        for seat, action, amount in bad_actions(hand):
+            refused(hand, seat, action, amount)
+        if hand.is_over:
+            break
+        legal = hand.legal_actions()
+        choices = [("check" if legal.can_check else "call", None)]
+        if legal.can_fold:
+            choices.append(("fold", None))
+        if legal.raise_kind:
+            choices.append((legal.raise_kind, legal.min_to))
+        action, amount = data.draw(st.sampled_from(choices))
+        hand.act(hand.to_act, action, amount)
+    assert refused(hand, hand.seats[0], "check").code == "hand_over"
+
+
+@pytest.mark.parametrize(
+    "cards",
+    [
+        ["As", "Kd", "Qh", "Jc", "Ts", "9d", "8h", "7c", "6s"],  # fine: the control
+        ["As", "Kd", "Qh", "Jc", "Ts", "9d", "8h", "7c", "1s"],
+        ["As", "Kd", "Qh", "Jc", "Ts", "9d", "8h", "7c", "as"],
+        ["As", "Kd", "Qh", "Jc", "Ts", "9d", "8h", "7c", "As"],
+        ["As", "Kd", "Qh", "Jc", "Ts", "9d", "8h", "7c", None],
+    ],
+)
+def test_a_deck_with_a_malformed_or_repeated_card_deals_no_hand(cards):
+    """Malformed cards never reach a hand: the deck is refused before anything is dealt."""
+    deck = [*cards, *(card for card in FULL_DECK if card not in cards)][:52]
+    setup = {
+        "game": "omaha8",
+        "structure": "limit",
+        "seats": {1: 1000, 2: 1000, 3: 1000},
+        "button": 3,
+        "small_blind_seat": 1,
+        "big_blind_seat": 2,
+        "deck": deck,
+        "small_bet": 10,
+        "big_bet": 20,
+    }
+    if cards[-1] == "6s":
+        assert Hand.start(**setup).to_act == 3
+        return
+    with pytest.raises(InvalidSetup) as error:
+        Hand.start(**setup)
+    assert error.value.code == "bad_deck" and error.value.reason
