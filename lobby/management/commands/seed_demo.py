@@ -13,6 +13,7 @@ from lobby.services import account_register
 DEMO_PASSWORD = "omaha-demo-2026"
 DEMO_PLAYERS = ["alice", "bob", "carol", "dave", "erin", "frank"]
 STAFF_USERNAME = "staff"
+DEMO_WALLET_CENTS = 100_000  # cashier: $1,000 per demo player
 
 
 class Command(BaseCommand):
@@ -37,3 +38,27 @@ class Command(BaseCommand):
             f"Demo players: {', '.join(DEMO_PLAYERS)}; staff: {STAFF_USERNAME}; "
             f"password for all: {DEMO_PASSWORD}"
         )
+        self.seed_wallets()
+
+    # --- cashier (H-cashier): funded demo wallets -------------------------------------------
+    def seed_wallets(self) -> None:
+        """$1,000 in each demo player's wallet, through the ledger; the fixed idempotency key
+        makes a rerun move nothing."""
+        from cashier.selectors import wallet_balance
+        from cashier.services import wallet_deposit
+
+        users = get_user_model().objects
+        for username in DEMO_PLAYERS:
+            player = users.get(username=username)
+            wallet_deposit(
+                player=player, amount=DEMO_WALLET_CENTS, idempotency_key=f"seed-demo-{username}"
+            )
+        self.stdout.write(
+            "Demo wallets: "
+            + ", ".join(
+                f"{u} ${wallet_balance(player=users.get(username=u)) / 100:,.2f}"
+                for u in DEMO_PLAYERS
+            )
+        )
+
+    # --- end cashier ------------------------------------------------------------------------
