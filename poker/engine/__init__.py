@@ -2,10 +2,15 @@
 
 Modules: `cards` and `evaluate` (card strings, Omaha high and 8-or-better low values),
 `hand` (the hand state machine), `pots` (side pots and splits), `rake` (rake schedules as
-data), `views` (what each recipient may see), `phh` (hand histories), `simulate` (random play).
+data), `views` (what each recipient may see), `phh` (hand histories), `simulate` (random play),
+`dealer` (around a hand: the Fisher-Yates shuffle from a CSPRNG passed in, the draw for the
+button, moving it, who posts the blinds, whether a hand can start).
 
 How a table service uses it (the deck comes from the table's CSPRNG shuffle)::
 
+    import secrets
+
+    from poker.engine.dealer import blind_seats, shuffle_deck
     from poker.engine.hand import Hand, IllegalAction
     from poker.engine.rake import default_rake_schedule
     from poker.engine.views import events_for, view_for
@@ -13,9 +18,9 @@ How a table service uses it (the deck comes from the table's CSPRNG shuffle)::
     hand = Hand.start(
         game="omaha8", structure="pot-limit", small_blind=50, big_blind=100,
         seats={1: 10_000, 3: 7_500, 4: 12_000},      # seat -> stack, dealt in
-        button=1, small_blind_seat=3, big_blind_seat=4,
+        button=1, small_blind_seat=3, big_blind_seat=4,   # blind_seats(1, [1, 3, 4])
         extra_big_blind_seats=[],                    # new players posting to play now
-        deck=shuffled_deck,                          # all 52 cards, e.g. "As", "Td"
+        deck=shuffle_deck(secrets.randbelow),        # all 52 cards, e.g. "As", "Td"
         rake=default_rake_schedule("pot-limit"),     # or the table's schedule data, or None
     )
     seen = len(hand.events)

@@ -88,7 +88,7 @@ def test_setup_round_trips_through_start():
 def test_the_state_machine_is_pure():
     """No Django, no clock, no randomness: only the simulator may hold a seeded generator."""
     engine = Path(hand_module.__file__).parent
-    for name in ("hand", "pots", "rake", "views", "phh"):
+    for name in ("hand", "pots", "rake", "views", "phh", "dealer"):
         source = (engine / f"{name}.py").read_text()
         for forbidden in ("django", "import random", "from random", "import time", "datetime"):
             assert forbidden not in source, (name, forbidden)
