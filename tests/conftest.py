@@ -1,9 +1,11 @@
 """Fixtures shared by every app's tests: players, logged-in clients, a real Celery worker."""
 
 import os
+import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -87,6 +89,60 @@ def celery_worker_process(django_db_setup, django_db_blocker, tmp_path_factory):
         time.sleep(0.2)
     process.log_path = log_path
     yield process
+    process.terminate()
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def asgi_server(django_db_setup, django_db_blocker, tmp_path_factory):
+    """The room served by a real `daphne` process (pages, static files, WebSockets) on a free
+    port, using the test database and the Redis channel layer. Yields its base URL.
+
+    Tests that use it must commit their data (`transactional_db`) so the server sees it; add
+    `celery_worker_process` when timers or the next hand matter.
+    """
+    if settings.EMBEDDED:
+        pytest.skip("a separate ASGI server needs REDIS_URL (the Redis channel layer)")
+    with django_db_blocker.unblock():
+        database_url = _database_url_of_test_db()
+    port = _free_port()
+    log_path = tmp_path_factory.mktemp("daphne") / "daphne.log"
+    env = {**os.environ, "DATABASE_URL": database_url, "DB_CONN_MAX_AGE": "0"}
+    command = [
+        sys.executable,
+        "-m",
+        "daphne",
+        "--bind",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "tests.live_asgi:application",
+    ]
+    with open(log_path, "w") as log:
+        process = subprocess.Popen(command, cwd=REPO_ROOT, env=env, stdout=log, stderr=log)
+    base_url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with urllib.request.urlopen(f"{base_url}/accounts/login/", timeout=2):
+                break
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                pytest.fail(f"daphne did not start:\n{log_path.read_text()[-3000:]}")
+            time.sleep(0.2)
+    process.log_path = log_path
+    yield base_url
     process.terminate()
     try:
         process.wait(timeout=15)

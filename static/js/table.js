@@ -834,7 +834,7 @@
   window.addEventListener("online", () => {
     if (!socket && !stopped) connect();
   });
-  // A hook for looking at the page with a saved state (no socket): ?preview in the address.
-  window.tablePage = { render: render, logEvent: logEvent, toast: toast };
+  // For browser tests and for drawing a saved state by hand: read the state, render one.
+  window.tablePage = { render: render, logEvent: logEvent, toast: toast, state: () => state };
   connect();
 })();
