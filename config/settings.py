@@ -112,6 +112,12 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULE: dict = {
     "worker-heartbeat": {"task": "lobby.record_worker_heartbeat", "schedule": 30.0},
+    # Live tables: act on overdue turns and start due hands from what the database says, so a
+    # lost timer task costs at most this long (poker/tasks.py).
+    "poker-sweep-tables": {
+        "task": "poker.sweep_tables",
+        "schedule": env.float("POKER_SWEEP_SECONDS", default=2.0),
+    },
 }
 
 AUTH_PASSWORD_VALIDATORS = [

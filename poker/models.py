@@ -7,6 +7,7 @@ cashier's ledger, never here.
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
@@ -74,6 +75,14 @@ class Table(models.Model):
     three_to_start = models.BooleanField(default=False)
     is_open = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Live state kept with the table (poker/services.py): where the button and the big blind
+    # were last hand, how many were dealt in (the three-to-start rule), and a counter that
+    # grows with every change so clients can order the frames they get.
+    button_seat = models.PositiveSmallIntegerField(null=True, blank=True, editable=False)
+    big_blind_seat = models.PositiveSmallIntegerField(null=True, blank=True, editable=False)
+    last_hand_players = models.PositiveSmallIntegerField(default=0, editable=False)
+    last_hand_ended_at = models.DateTimeField(null=True, blank=True, editable=False)
+    version = models.PositiveBigIntegerField(default=0, editable=False)
 
     class Meta:
         ordering = ["game", "structure", "big_blind", "small_bet", "name"]
@@ -157,3 +166,113 @@ class Table(models.Model):
 
 def _dollars(cents: int) -> str:
     return f"{cents // 100}" if cents % 100 == 0 else f"{cents / 100:.2f}"
+
+
+# -- live tables: seats, hands and what went wrong with them
+
+
+class Seat(models.Model):
+    """A player in a seat at a table. The row exists while the seat is taken.
+
+    Chips are not here: the player's table stack lives in the cashier's ledger. The flags say
+    how the player takes part in the next deal (RULES.md 4-6).
+    """
+
+    class Status(models.TextChoices):
+        EMPTY = "empty", "Empty"  # only in the wire format: a free seat has no row
+        PLAYING = "playing", "Playing"
+        SITTING_OUT = "sitting_out", "Sitting out"
+        WAITING_BIG_BLIND = "waiting_big_blind", "Waiting for the big blind"
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
+    number = models.PositiveSmallIntegerField(
+        validators=[MinValueValidator(1), MaxValueValidator(10)]
+    )
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="poker_seats"
+    )
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.PLAYING)
+    sat_down_at = models.DateTimeField(auto_now_add=True)
+    sat_out_at = models.DateTimeField(null=True, blank=True)
+    # Sat out while the big blind passed: owes one on return (wait for it or post it).
+    missed_big_blind = models.BooleanField(default=False)
+    # Chose to post a big blind to be dealt in at once: an extra big blind next hand.
+    posts_big_blind_next = models.BooleanField(default=False)
+    connected = models.BooleanField(default=False)
+    disconnected_at = models.DateTimeField(null=True, blank=True)
+    # Timed out in the running hand: sat out when it ends (RULES.md 6).
+    time_out_pending = models.BooleanField(default=False)
+    # Asked to leave during a hand they are dealt in: checked/folded, then cashed out at its end.
+    leave_pending = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["table", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="seat_number_unique"),
+            models.UniqueConstraint(fields=["table", "player"], name="seat_one_per_player"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table.name} seat {self.number}: {self.player}"
+
+
+class Hand(models.Model):
+    """One deal at a table: its inputs (deck included, never sent out) and the engine state.
+
+    `state` is `poker.engine.hand.Hand.to_dict()`, events included; `turn` grows every time
+    the action moves, so timers and clients can name the decision they mean.
+    """
+
+    class Status(models.TextChoices):
+        RUNNING = "running", "Running"
+        FINISHED = "finished", "Finished"
+        CANCELLED = "cancelled", "Cancelled"
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="hands")
+    number = models.PositiveIntegerField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING)
+    deck = models.JSONField()
+    setup = models.JSONField()
+    state = models.JSONField()
+    # seat number (as a string, JSON keys) -> user id of everyone dealt in
+    players = models.JSONField(default=dict)
+    turn = models.PositiveIntegerField(default=1)
+    action_started_at = models.DateTimeField(null=True, blank=True)
+    deadline = models.DateTimeField(null=True, blank=True)
+    # user id (string) -> the last client seq accepted from that player in this hand
+    last_seq = models.JSONField(default=dict)
+    cancel_reason = models.TextField(blank=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="hand_number_unique"),
+            models.UniqueConstraint(
+                fields=["table"],
+                condition=models.Q(status="running"),
+                name="hand_one_running_per_table",
+            ),
+        ]
+        indexes = [models.Index(fields=["status", "deadline"], name="hand_status_deadline")]
+
+    def __str__(self) -> str:
+        return f"{self.table.name} hand #{self.number} ({self.status})"
+
+
+class HandIncident(models.Model):
+    """A hand that could not go on and was cancelled: for staff to look into."""
+
+    hand = models.ForeignKey(Hand, on_delete=models.PROTECT, related_name="incidents")
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="incidents")
+    code = models.CharField(max_length=40)
+    reason = models.TextField()
+    detail = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.table.name} hand {self.hand_id}: {self.code}"

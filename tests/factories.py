@@ -40,3 +40,19 @@ def make_funded_player(username: str = "alice", *, cents: int = 100_000, **field
     if cents:
         wallet_deposit(player=player, amount=cents, idempotency_key=f"test-fund-{username}")
     return player
+
+
+def make_seated_player(table, username: str, seat: int, *, buy_in=None, post_big_blind=False):
+    """A funded player sat at `table` in `seat` through the table service (max buy-in)."""
+    from poker.services import table_sit
+
+    player = make_funded_player(username)
+    table_sit(
+        table=table,
+        player=player,
+        seat_number=seat,
+        buy_in=buy_in or table.max_buy_in,
+        post_big_blind=post_big_blind,
+        idempotency_key=f"test-sit-{username}-{table.pk}",
+    )
+    return player

@@ -1,0 +1,90 @@
+"""After a table changes: each recipient's frame, computed once, sent through the channel layer.
+
+Services call `frames_for_change` inside their transaction (so the frames show exactly the
+state they committed) and `send` after commit. One `group_send` to `table-<id>` carries a frame
+per seated player (and per player the change concerned, e.g. one who just left) plus the
+public frame; each socket forwards only its own user's frame, or the public one. Hidden cards
+are filtered here, per recipient, by the engine's own views: never the deck, burns, another's
+hole cards before they are shown, or another's legal actions.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+
+from poker.engine.hand import Hand as EngineHand
+from poker.engine.views import events_for
+from poker.models import Hand, Table
+from poker.selectors import TableView, player_json
+
+log = logging.getLogger(__name__)
+
+__all__ = ["frames_for_change", "group_name", "player_json", "send", "user_group_name"]
+
+
+def group_name(table_id: int) -> str:
+    return f"table-{table_id}"
+
+
+def user_group_name(table_id: int, user_id: int) -> str:
+    """Every socket of one player at one table (to supersede an older tab)."""
+    return f"table-{table_id}-user-{user_id}"
+
+
+def frames_for_change(
+    *,
+    table: Table,
+    events: list[dict[str, Any]],
+    hand_row: Hand | None,
+    engine: EngineHand | None,
+    since: int,
+    extra_user_ids: Iterable[int] = (),
+) -> dict[str, Any]:
+    """{"frames": {user id (str): update frame}, "public": update frame}."""
+    view = TableView(table, hand_row=hand_row, engine=engine)
+    recipients: dict[int, Any] = {seat.player_id: seat.player for seat in view.seats.values()}
+    missing = [uid for uid in extra_user_ids if uid not in recipients]
+    if missing:
+        from django.contrib.auth import get_user_model
+
+        for user in get_user_model().objects.filter(pk__in=missing):
+            recipients[user.pk] = user
+
+    def events_seen_by(seat_number: int | None) -> list[dict[str, Any]]:
+        seen = list(events)
+        if engine is not None and hand_row is not None:
+            in_hand = seat_number if seat_number in engine.seats else None
+            seen.extend(
+                {**event, "hand_id": hand_row.pk} for event in events_for(engine, in_hand, since)
+            )
+        return seen
+
+    frames = {}
+    for user_id, player in recipients.items():
+        seat = view.seat_of(user_id)
+        frames[str(user_id)] = {
+            "type": "update",
+            "state": view.state_for(player),
+            "events": events_seen_by(seat.number if seat else None),
+        }
+    public_state = view.state_for(None)
+    return {
+        "frames": frames,
+        "public": {"type": "update", "state": public_state, "events": events_seen_by(None)},
+    }
+
+
+def send(*, table_id: int, frames: dict[str, Any]) -> None:
+    """One group message to every socket at the table; a dead layer costs a log line, not the
+    change (clients get a fresh snapshot when they reconnect)."""
+    try:
+        async_to_sync(get_channel_layer().group_send)(
+            group_name(table_id), {"type": "table.update", **frames}
+        )
+    except Exception:
+        log.exception("could not broadcast a change at table %s", table_id)

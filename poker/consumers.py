@@ -1,0 +1,202 @@
+"""The table socket (docs/protocol.md): a snapshot on connect, then each change as it happens.
+
+Thin edge: it checks the frame's shape, calls a service (which owns the rules and the
+transaction) and forwards broadcasts, keeping only this user's frame. A bad frame gets an
+error to this socket alone and changes nothing; the socket stays open.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+
+from poker import services
+from poker.broadcast import group_name, user_group_name
+from poker.models import Table
+from poker.selectors import table_state_for
+
+CLOSE_UNAUTHENTICATED = 4401
+CLOSE_NO_TABLE = 4404
+CLOSE_SUPERSEDED = 4409
+MAX_FRAME_BYTES = 4096
+MAX_CENTS = services.MAX_AMOUNT
+
+
+class FrameError(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def _int_field(frame: dict, name: str, *, amount: bool = False, nullable: bool = False) -> Any:
+    value = frame.get(name)
+    if value is None and nullable:
+        return None
+    if amount and isinstance(value, float | int) and not isinstance(value, bool):
+        if isinstance(value, float) or value <= 0 or value > MAX_CENTS:
+            raise FrameError(
+                "bad_amount", f"{name} must be a whole positive number of cents, not {value!r}."
+            )
+        return value
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise FrameError("bad_field", f"{name} must be a whole number, not {value!r}.")
+    return value
+
+
+def _bool_field(frame: dict, name: str) -> bool:
+    value = frame.get(name, False)
+    if not isinstance(value, bool):
+        raise FrameError("bad_field", f"{name} must be true or false, not {value!r}.")
+    return value
+
+
+class TableConsumer(AsyncWebsocketConsumer):
+    async def connect(self) -> None:
+        self.user = self.scope.get("user")
+        self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
+        self.joined = False
+        self.superseded = False
+        self.you: dict | None = None
+        if self.user is None or not self.user.is_authenticated:
+            await self.close(code=CLOSE_UNAUTHENTICATED)
+            return
+        if not await _table_is_open(self.table_id):
+            await self.close(code=CLOSE_NO_TABLE)
+            return
+        self.group = group_name(self.table_id)
+        self.user_group = user_group_name(self.table_id, self.user.pk)
+        # Older sockets of this player at this table step aside before this one joins.
+        await self.channel_layer.group_send(
+            self.user_group, {"type": "table.supersede", "channel": self.channel_name}
+        )
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.channel_layer.group_add(self.user_group, self.channel_name)
+        self.joined = True
+        await self.accept()
+        state = await _state_for(self.table_id, self.user)
+        self.you = state["you"]
+        await self.send_frame({"type": "snapshot", "state": state})
+        await self.call("table_connection_set", connected=True)
+
+    async def disconnect(self, code: int) -> None:
+        if not self.joined:
+            return
+        await self.channel_layer.group_discard(self.group, self.channel_name)
+        await self.channel_layer.group_discard(self.user_group, self.channel_name)
+        if not self.superseded:
+            await self.call("table_connection_set", connected=False)
+
+    # -- from the client
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        seq = None
+        try:
+            if text_data is None or len(text_data) > MAX_FRAME_BYTES:
+                raise FrameError("bad_frame", "Send one JSON text frame of at most 4 KiB.")
+            try:
+                frame = json.loads(text_data)
+            except ValueError as error:
+                raise FrameError("bad_frame", "That frame is not valid JSON.") from error
+            if not isinstance(frame, dict) or not isinstance(frame.get("type"), str):
+                raise FrameError("bad_frame", 'A frame is a JSON object with a string "type".')
+            if frame["type"] == "act" and _is_int(frame.get("seq")):
+                seq = frame["seq"]
+            await self.handle(frame)
+        except FrameError as error:
+            await self.send_error(error.code, error.message, seq)
+        except services.TableError as error:
+            await self.send_error(error.code, error.message, seq)
+
+    async def handle(self, frame: dict) -> None:
+        kind = frame["type"]
+        if kind == "ping":
+            await self.send_frame({"type": "pong", "echo": frame.get("echo")})
+        elif kind == "act":
+            action = frame.get("action")
+            if not isinstance(action, str):
+                raise FrameError("bad_field", 'action must be a string such as "call".')
+            amount = frame.get("amount")
+            if amount is not None:
+                amount = _int_field(frame, "amount", amount=True)
+            await self.call(
+                "table_act",
+                action=action,
+                amount=amount,
+                turn=_int_field(frame, "turn"),
+                seq=_int_field(frame, "seq"),
+            )
+        elif kind == "sit":
+            await self.call(
+                "table_sit",
+                seat_number=_int_field(frame, "seat"),
+                buy_in=_int_field(frame, "buy_in", amount=True),
+                post_big_blind=_bool_field(frame, "post_big_blind"),
+                idempotency_key=f"sit-{uuid.uuid4()}",
+            )
+            await self.call("table_connection_set", connected=True)
+        elif kind == "sit_out":
+            await self.call("table_sit_out")
+        elif kind == "sit_in":
+            await self.call("table_sit_in", post_big_blind=_bool_field(frame, "post_big_blind"))
+        elif kind == "top_up":
+            await self.call(
+                "table_top_up",
+                amount=_int_field(frame, "amount", amount=True),
+                idempotency_key=f"top-up-{uuid.uuid4()}",
+            )
+        elif kind == "leave":
+            await self.call("table_leave")
+        else:
+            raise FrameError("unknown_type", f"The table does not know {kind!r} frames.")
+
+    async def call(self, name: str, **kwargs: Any) -> None:
+        await _call_service(name, self.table_id, self.user, kwargs)
+
+    # -- from the channel layer
+
+    async def table_update(self, message: dict) -> None:
+        """A change broadcast after commit: forward this user's frame, or the public one."""
+        frame = message["frames"].get(str(self.user.pk))
+        if frame is not None:
+            self.you = frame["state"]["you"]
+        else:
+            frame = message["public"]
+            frame = {**frame, "state": {**frame["state"], "you": self.you}}
+        await self.send_frame(frame)
+
+    async def table_supersede(self, message: dict) -> None:
+        if message["channel"] == self.channel_name:
+            return
+        self.superseded = True
+        await self.send_frame({"type": "superseded"})
+        await self.close(code=CLOSE_SUPERSEDED)
+
+    async def send_frame(self, frame: dict) -> None:
+        await self.send(text_data=json.dumps(frame, separators=(",", ":")))
+
+    async def send_error(self, code: str, message: str, seq: int | None) -> None:
+        await self.send_frame({"type": "error", "code": code, "message": message, "seq": seq})
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+@database_sync_to_async
+def _table_is_open(table_id: int) -> bool:
+    return Table.objects.filter(pk=table_id, is_open=True).exists()
+
+
+@database_sync_to_async
+def _state_for(table_id: int, user) -> dict:
+    return table_state_for(table=Table(pk=table_id), player=user)
+
+
+@database_sync_to_async
+def _call_service(name: str, table_id: int, user, kwargs: dict) -> None:
+    getattr(services, name)(table=table_id, player=user, **kwargs)

@@ -1,0 +1,228 @@
+"""Reads of the live tables: the personal STATE of docs/protocol.md and the lobby's table list.
+
+Nothing here writes. `TableView` loads a table once and builds each recipient's STATE from it,
+so a broadcast to ten players costs one load, not ten.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Count, QuerySet
+
+from cashier.selectors import buy_in_range, table_stacks, wallet_balance
+from poker.engine.hand import Hand as EngineHand
+from poker.engine.views import view_for
+from poker.models import Hand, Seat, Table
+
+
+def player_json(player) -> dict[str, Any]:
+    """How a player appears at a table: id and display name (never the username or email)."""
+    profile = getattr(player, "profile", None) if _has_profile(player) else None
+    name = profile.display_name if profile is not None else player.get_username()
+    return {"id": player.pk, "display_name": name}
+
+
+def _has_profile(player) -> bool:
+    try:
+        return player.profile is not None
+    except Exception:  # RelatedObjectDoesNotExist: a user made outside sign-up
+        return False
+
+
+def table_json(table: Table) -> dict[str, Any]:
+    return {
+        "id": table.pk,
+        "name": table.name,
+        "game": table.game,
+        "structure": table.structure,
+        "stakes_label": table.stakes_label,
+        "small_blind": table.small_blind_amount,
+        "big_blind": table.big_blind_amount,
+        "small_bet": table.small_bet,
+        "big_bet": table.big_bet,
+        "max_seats": table.max_seats,
+        "min_buy_in": table.min_buy_in,
+        "max_buy_in": table.max_buy_in,
+        "action_seconds": table.action_seconds,
+        "countdown_seconds": table.countdown_seconds,
+    }
+
+
+def result_json(hand_row: Hand | None, names: dict[int, str]) -> dict[str, Any] | None:
+    """The summary of an ended hand: what everyone may see (shown cards only)."""
+    if hand_row is None:
+        return None
+    if hand_row.status == Hand.Status.CANCELLED:
+        return {
+            "hand_id": hand_row.pk,
+            "number": hand_row.number,
+            "cancelled": True,
+            "reason": hand_row.cancel_reason,
+        }
+    result = (hand_row.state or {}).get("result") or {}
+    players = {
+        seat: names.get(user_id, f"player {user_id}") for seat, user_id in hand_row.players.items()
+    }
+    return {
+        "hand_id": hand_row.pk,
+        "number": hand_row.number,
+        "cancelled": False,
+        "board": result.get("board", []),
+        "pots": result.get("pots", []),
+        "rake": result.get("rake", 0),
+        "showdown": result.get("showdown", []),
+        "seats": [
+            {"seat": s["seat"], "net": s["net"], "final_stack": s["final_stack"]}
+            for s in result.get("seats", [])
+        ],
+        "players": players,
+    }
+
+
+class TableView:
+    """One table loaded once: seats, stacks, the running hand and the last result."""
+
+    def __init__(
+        self,
+        table: Table,
+        *,
+        hand_row: Hand | None = None,
+        engine: EngineHand | None = None,
+    ) -> None:
+        self.table = table
+        self.seats = {
+            seat.number: seat
+            for seat in Seat.objects.filter(table=table).select_related("player__profile")
+        }
+        self.stacks = table_stacks(table=table)
+        if hand_row is None or hand_row.status != Hand.Status.RUNNING:
+            hand_row = Hand.objects.filter(table=table, status=Hand.Status.RUNNING).first()
+            engine = None
+        self.hand_row = hand_row
+        if hand_row is not None and engine is None:
+            try:
+                engine = EngineHand.from_dict(hand_row.state)
+            except Exception:  # a broken hand shows as none until the sweep cancels it
+                engine, self.hand_row = None, None
+        self.engine = engine
+        self.engine_stacks: dict[int, int] = {}
+        if engine is not None:
+            self.engine_stacks = dict(zip(engine.seats, engine.stacks, strict=True))
+        ended = (
+            Hand.objects.filter(
+                table=table, status__in=[Hand.Status.FINISHED, Hand.Status.CANCELLED]
+            )
+            .order_by("-id")
+            .first()
+        )
+        names = {
+            seat.player_id: player_json(seat.player)["display_name"] for seat in self.seats.values()
+        }
+        if ended is not None:
+            missing = [int(u) for u in ended.players.values() if int(u) not in names]
+            if missing:
+                from django.contrib.auth import get_user_model
+
+                for user in (
+                    get_user_model().objects.filter(pk__in=missing).select_related("profile")
+                ):
+                    names[user.pk] = player_json(user)["display_name"]
+        self.last_result = result_json(ended, names)
+        self.table_json = table_json(table)
+        self.seats_json = [self._seat_json(n) for n in range(1, table.max_seats + 1)]
+
+    def _seat_json(self, number: int) -> dict[str, Any]:
+        seat = self.seats.get(number)
+        if seat is None:
+            return {
+                "seat": number,
+                "player": None,
+                "stack": 0,
+                "status": Seat.Status.EMPTY.value,
+                "connected": False,
+            }
+        stack = self.engine_stacks.get(number)
+        if (
+            stack is None
+            or self.hand_row is None
+            or self.hand_row.players.get(str(number)) != seat.player_id
+        ):
+            stack = self.stacks.get(seat.player_id, 0)
+        return {
+            "seat": number,
+            "player": player_json(seat.player),
+            "stack": stack,
+            "status": seat.status,
+            "connected": seat.connected,
+        }
+
+    def seat_of(self, user_id: int | None) -> Seat | None:
+        if user_id is None:
+            return None
+        return next((s for s in self.seats.values() if s.player_id == user_id), None)
+
+    def hand_json(self, seat_number: int | None) -> dict[str, Any] | None:
+        if self.engine is None or self.hand_row is None:
+            return None
+        hand_row, table = self.hand_row, self.table
+        in_hand = seat_number if seat_number in self.engine.seats else None
+        view = view_for(self.engine, in_hand)
+        countdown_at = None
+        if hand_row.action_started_at is not None:
+            countdown_at = hand_row.action_started_at.timestamp() + max(
+                table.action_seconds - table.countdown_seconds, 0
+            )
+        return {
+            "id": hand_row.pk,
+            "number": hand_row.number,
+            "turn": hand_row.turn,
+            "deadline": hand_row.deadline.isoformat() if hand_row.deadline else None,
+            "countdown_at": _iso(countdown_at),
+            **view,
+        }
+
+    def you_json(self, player) -> dict[str, Any]:
+        seat = self.seat_of(player.pk)
+        last_seq = 0
+        if self.hand_row is not None:
+            last_seq = self.hand_row.last_seq.get(str(player.pk), 0)
+        return {
+            "seat": seat.number if seat else None,
+            "wallet": wallet_balance(player=player),
+            "buy_in_range": None if seat else list(buy_in_range(player=player, table=self.table)),
+            "sitting_out": bool(seat and seat.status == Seat.Status.SITTING_OUT),
+            "status": seat.status if seat else None,
+            "last_seq": last_seq,
+        }
+
+    def state_for(self, player, *, version: int | None = None) -> dict[str, Any]:
+        """STATE for a player (seated or watching), or the public one for `player=None`."""
+        seat = self.seat_of(player.pk) if player is not None else None
+        return {
+            "version": self.table.version if version is None else version,
+            "table": self.table_json,
+            "seats": self.seats_json,
+            "you": self.you_json(player) if player is not None else None,
+            "hand": self.hand_json(seat.number if seat else None),
+            "last_result": self.last_result,
+        }
+
+
+def _iso(timestamp: float | None) -> str | None:
+    if timestamp is None:
+        return None
+    from datetime import UTC, datetime
+
+    return datetime.fromtimestamp(timestamp, tz=UTC).isoformat()
+
+
+def table_state_for(*, table: Table, player) -> dict[str, Any]:
+    """The personal STATE of docs/protocol.md (a spectator when not seated)."""
+    table = Table.objects.get(pk=table.pk)
+    return TableView(table).state_for(player)
+
+
+def tables_for_lobby() -> QuerySet[Table]:
+    """Open tables (models, ordered by game for grouping) with `seats_taken` annotated."""
+    return Table.objects.filter(is_open=True).annotate(seats_taken=Count("seats"))

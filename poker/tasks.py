@@ -1,0 +1,30 @@
+"""Table timers (RULES.md 6) as Celery tasks. Each only calls a service that re-reads the
+database under the table lock, so a duplicated, late or lost task changes nothing: a turn
+timer carries its turn and does nothing once the turn has moved on, and the periodic sweep
+acts on deadlines stored in the database."""
+
+from celery import shared_task
+
+from poker import services
+
+
+@shared_task(name="poker.turn_timeout", ignore_result=True)
+def turn_timeout(hand_id: int, turn: int) -> str:
+    """Time is up for `turn` of the hand: check if possible, else fold (if still that turn)."""
+    return services.hand_turn_timeout(hand_id=hand_id, turn=turn)
+
+
+@shared_task(name="poker.start_next_hand", ignore_result=True)
+def start_next_hand(table_id: int) -> bool:
+    """Deal the next hand if the table is ready (a no-op otherwise)."""
+    try:
+        return services.table_hand_start(table=table_id) is not None
+    except services.TableError:
+        return False
+
+
+@shared_task(name="poker.sweep_tables", ignore_result=True)
+def sweep_tables() -> dict:
+    """Every few seconds: overdue turns, stuck hands, hands due to start, sitters-out past
+    the limit."""
+    return services.tables_sweep()
