@@ -18,7 +18,8 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from django.contrib.auth import get_user_model
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from cashier.models import Account, Entry, Posting
@@ -160,9 +161,17 @@ def _post(
     Posting.objects.bulk_create(
         [Posting(entry=entry, account=account, amount=amount) for account, amount in legs]
     )
-    for account, amount in legs:
-        account.balance += amount
-        Account.objects.filter(pk=account.pk).update(balance=account.balance)
+    if legs:
+        # One statement for all legs (rows already locked by the caller).
+        values = ", ".join(["(%s, %s)"] * len(legs))
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"UPDATE {Account._meta.db_table} SET balance = balance + v.column2 "
+                f"FROM (VALUES {values}) AS v WHERE {Account._meta.db_table}.id = v.column1",
+                [x for account, amount in legs for x in (account.pk, amount)],
+            )
+        for account, amount in legs:
+            account.balance += amount
     return entry
 
 
@@ -446,7 +455,6 @@ def hand_stacks_commit(*, table, hand_id: int, players: list) -> None:
     Account.objects.filter(pk__in=[s.pk for s in stacks.values()]).update(in_hand_id=hand_id)
 
 
-@transaction.atomic
 def hand_settle(
     *, table, hand_id: int, net_by_player: dict[int, int], rake: int, now=None
 ) -> Entry:
@@ -474,10 +482,45 @@ def hand_settle(
             f"Hand {hand_id}: the net results ({sum(net_by_player.values())}) and the rake "
             f"({rake}) must sum to zero.",
         )
+    try:
+        return _settle(
+            table=table, hand_id=hand_id, net_by_player=net_by_player, rake=rake, now=now
+        )
+    except IntegrityError as error:
+        # Another process settled the same hand between our check and our insert.
+        if Entry.objects.filter(hand_id=hand_id).exists():
+            raise CashierError("already_settled", f"Hand {hand_id} is already settled.") from error
+        raise
+
+
+def _lock_hand_accounts(*, table, player_ids: list[int]) -> list[Account]:
+    """The table's rake account and these players' stacks there, locked in id order."""
+    return list(
+        Account.objects.select_for_update()
+        .filter(
+            Q(kind=Kind.TABLE_STACK, table=table, owner_id__in=player_ids)
+            | Q(kind=Kind.TABLE_RAKE, table=table)
+        )
+        .order_by("pk")
+    )
+
+
+@transaction.atomic
+def _settle(*, table, hand_id: int, net_by_player: dict[int, int], rake: int, now) -> Entry:
     if Entry.objects.filter(hand_id=hand_id).exists():
         raise CashierError("already_settled", f"Hand {hand_id} is already settled.")
-    rake_account = _account(Kind.TABLE_RAKE, table=table)
-    stacks, locked = _stacks(table=table, player_ids=list(net_by_player), also_lock=[rake_account])
+    player_ids = list(net_by_player)
+    accounts = _lock_hand_accounts(table=table, player_ids=player_ids)
+    if not any(account.kind == Kind.TABLE_RAKE for account in accounts):
+        _account(Kind.TABLE_RAKE, table=table)  # the table's first settlement
+        accounts = _lock_hand_accounts(table=table, player_ids=player_ids)
+    rake_account = next(account for account in accounts if account.kind == Kind.TABLE_RAKE)
+    stacks = {account.owner_id: account for account in accounts if account.kind == Kind.TABLE_STACK}
+    missing = sorted(set(player_ids) - set(stacks))
+    if missing:
+        raise CashierError(
+            "unknown_account", f"No table stack at table {table.pk} for player id(s) {missing}."
+        )
     busy = [s for s in stacks.values() if s.in_hand_id not in (None, hand_id)]
     if busy:
         raise CashierError(
@@ -485,21 +528,15 @@ def hand_settle(
             f"Player id(s) {sorted(s.owner_id for s in busy)} are in another hand.",
         )
     legs = [(stacks[uid], net) for uid, net in sorted(net_by_player.items())]
-    legs.append((locked[rake_account.pk], rake))
-    try:
-        with transaction.atomic():
-            entry = _post(
-                reason=Reason.HAND_SETTLEMENT,
-                legs=legs,
-                table=table,
-                hand_id=hand_id,
-                memo=f"hand {hand_id}",
-                now=now,
-            )
-    except IntegrityError as error:
-        if Entry.objects.filter(hand_id=hand_id).exists():
-            raise CashierError("already_settled", f"Hand {hand_id} is already settled.") from error
-        raise
+    legs.append((rake_account, rake))
+    entry = _post(
+        reason=Reason.HAND_SETTLEMENT,
+        legs=legs,
+        table=table,
+        hand_id=hand_id,
+        memo=f"hand {hand_id}",
+        now=now,
+    )
     Account.objects.filter(kind=Kind.TABLE_STACK, table=table, in_hand_id=hand_id).update(
         in_hand_id=None
     )

@@ -1,0 +1,259 @@
+"""Ledger benchmark: hand settlements per second on PostgreSQL against pgbench's TPS.
+
+Ours: `cashier.services.hand_settle` for a five-player hand with rake (a six-leg entry: five
+stacks and the table's rake account; lock, validate, insert the entry and its postings, move
+the stored balances, clear the in-hand marks, commit with the deferred balance trigger). Each
+client process settles hands at its own table, as live tables do.
+
+The peer: the same machine's `pgbench` running a one-row update transaction
+(`UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :id`) with the same number
+of clients, for the same time. Both run against scratch databases created and dropped here, on
+the PostgreSQL server named by `BENCH_DATABASE_URL` (default postgres://postgres@127.0.0.1:5432).
+
+    .venv/bin/python -m bench.ledger [--seconds 5] [--clients 1 2] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from glob import glob
+from urllib.parse import urlparse
+
+import psycopg
+
+SERVER_URL = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432")
+LEDGER_DB = "room_bench_ledger"
+PGBENCH_DB = "room_bench_pgbench"
+PLAYERS = 5
+STACK = 1_000_000  # $10,000: 100 big blinds at the bench tables' $50/$100
+BET, RAKE = 100, 20
+
+
+@dataclass(frozen=True)
+class Server:
+    host: str
+    port: int
+    user: str
+
+    @classmethod
+    def from_url(cls, url: str) -> Server:
+        parts = urlparse(url)
+        return cls(parts.hostname or "127.0.0.1", parts.port or 5432, parts.username or "postgres")
+
+    def url(self, database: str) -> str:
+        return f"postgres://{self.user}@{self.host}:{self.port}/{database}"
+
+    def recreate(self, database: str) -> None:
+        with psycopg.connect(self.url("postgres"), autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+            conn.execute(f'CREATE DATABASE "{database}"')
+
+    def drop(self, database: str) -> None:
+        with psycopg.connect(self.url("postgres"), autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+
+
+def find_pgbench() -> str:
+    found = shutil.which("pgbench") or next(
+        iter(sorted(glob("/usr/lib/postgresql/*/bin/pgbench"), reverse=True)), None
+    )
+    if not found:
+        sys.exit("pgbench not found: install postgresql-client (Debian: postgresql-contrib)")
+    return found
+
+
+# -- ours
+
+
+def setup_django(server: Server) -> None:
+    os.environ["DATABASE_URL"] = server.url(LEDGER_DB)
+    os.environ.setdefault("DEBUG", "true")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ["DB_CONN_MAX_AGE"] = "600"
+    import django
+
+    django.setup()
+
+
+def prepare_tables(clients: int) -> list[tuple[int, list[int]]]:
+    """One table per client, five funded players seated at each; (table id, player ids)."""
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+
+    from cashier.services import table_buy_in, wallet_deposit
+    from poker.models import Table
+
+    call_command("migrate", verbosity=0)
+    users = get_user_model().objects
+    seating = []
+    for t in range(clients):
+        table = Table.objects.create(
+            name=f"bench-{t}",
+            game="omaha",
+            structure="pot-limit",
+            small_blind=5_000,
+            big_blind=10_000,
+        )
+        ids = []
+        for p in range(PLAYERS):
+            player = users.create_user(username=f"bench-{t}-{p}")
+            wallet_deposit(player=player, amount=STACK, idempotency_key="bench-deposit")
+            table_buy_in(player=player, table=table, amount=STACK, idempotency_key="bench-sit")
+            ids.append(player.pk)
+        seating.append((table.pk, ids))
+    return seating
+
+
+def settle_for(table_id: int, player_ids: list[int], seconds: float, first_hand: int, queue):
+    """Settle hands for `seconds` (in a child process); report how many."""
+    from django.db import connections
+
+    from cashier.services import hand_settle
+    from poker.models import Table
+
+    connections.close_all()  # never share the parent's socket
+    table = Table.objects.get(pk=table_id)
+    hands = 0
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline:
+        winner = player_ids[hands % PLAYERS]
+        nets = {pid: -BET for pid in player_ids}
+        nets[winner] = BET * (PLAYERS - 1) - RAKE
+        hand_settle(table=table, hand_id=first_hand + hands, net_by_player=nets, rake=RAKE)
+        hands += 1
+    connections.close_all()
+    queue.put(hands)
+
+
+def measure_ours(seating, clients: int, seconds: float, round_number: int) -> float:
+    from django.db import connections
+
+    connections.close_all()
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    workers = [
+        context.Process(
+            target=settle_for,
+            args=(table_id, ids, seconds, (round_number * 100 + i + 1) * 10_000_000, queue),
+        )
+        for i, (table_id, ids) in enumerate(seating[:clients])
+    ]
+    started = time.perf_counter()
+    for worker in workers:
+        worker.start()
+    total = sum(queue.get() for _ in workers)
+    for worker in workers:
+        worker.join()
+    elapsed = time.perf_counter() - started
+    if any(worker.exitcode for worker in workers):
+        sys.exit("a settlement worker failed")
+    return total / max(elapsed, seconds)
+
+
+# -- the peer
+
+
+PGBENCH_SCRIPT = (
+    "\\set id random(1, 100000)\n"
+    "UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :id;\n"
+)
+
+
+def measure_pgbench(server: Server, pgbench: str, clients: int, seconds: float) -> float:
+    base = [pgbench, "-h", server.host, "-p", str(server.port), "-U", server.user]
+    with tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False) as script:
+        script.write(PGBENCH_SCRIPT)
+    try:
+        result = subprocess.run(
+            [
+                *base,
+                "-n",
+                "-f",
+                script.name,
+                "-c",
+                str(clients),
+                "-j",
+                str(clients),
+                "-T",
+                str(max(1, round(seconds))),
+                PGBENCH_DB,
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    finally:
+        os.unlink(script.name)
+    match = re.search(r"tps = ([\d.]+) \(without initial connection time\)", result.stdout)
+    if not match:
+        match = re.search(r"tps = ([\d.]+)", result.stdout)
+    return float(match.group(1))
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=5.0, help="per measurement")
+    parser.add_argument("--clients", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--quick", action="store_true", help="2 seconds per measurement")
+    args = parser.parse_args(argv)
+    seconds = 2.0 if args.quick else args.seconds
+    server = Server.from_url(SERVER_URL)
+    pgbench = find_pgbench()
+
+    server.recreate(PGBENCH_DB)
+    subprocess.run(
+        [
+            pgbench,
+            "-i",
+            "-q",
+            "-h",
+            server.host,
+            "-p",
+            str(server.port),
+            "-U",
+            server.user,
+            PGBENCH_DB,
+        ],
+        capture_output=True,
+        check=True,
+    )
+    server.recreate(LEDGER_DB)
+    try:
+        setup_django(server)
+        seating = prepare_tables(max(args.clients))
+        for round_number, clients in enumerate(args.clients):
+            peer = measure_pgbench(server, pgbench, clients, seconds)
+            ours = measure_ours(seating, clients, seconds, round_number)
+            name = f"hand settlements, {clients} client{'s' if clients > 1 else ''}"
+            print(
+                f"{name:<34} ours {ours:>12,.1f} /s       pgbench {peer:>12,.1f} tps      "
+                f"ratio {ours / peer:5.2f}x (higher is better)",
+                flush=True,
+            )
+        from django.db import connections
+
+        from cashier.verify import ledger_verify
+
+        report = ledger_verify()
+        print(
+            f"  (ledger after the run: {report.entries:,} entries, {report.postings:,} postings, "
+            f"{'consistent' if report.ok else 'NOT CONSISTENT: ' + '; '.join(report.problems)})"
+        )
+        connections.close_all()
+    finally:
+        server.drop(LEDGER_DB)
+        server.drop(PGBENCH_DB)
+
+
+if __name__ == "__main__":
+    main()
