@@ -68,3 +68,29 @@ def test_random_tables_include_short_stacks_and_move_the_button():
         short += any(stack < 100 for stack in table["seats"].values())
         play_randomly(rng, Hand.start(**table))
     assert short > 10
+
+
+@pytest.mark.parametrize("game", ["omaha", "omaha8"])
+@pytest.mark.parametrize("structure", ["limit", "pot-limit"])
+def test_command_line_with_rake_writes_files_that_replay_to_their_stacks(game, structure, tmp_path):
+    """The documented commands end to end, raked: `simulate --phh --rake`, then
+    `phh replay` on what it wrote (raked files once replayed without their rake)."""
+    command = [sys.executable, "-m", "poker.engine.simulate", "--game", game]
+    command += ["--structure", structure, "--seats", "6", "--hands", "25", "--seed", "3"]
+    done = subprocess.run(
+        [*command, "--phh", str(tmp_path), "--rake"], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert "25 hands" in done.stdout and "chips conserved" in done.stdout
+    raked = 0
+    for path in sorted(tmp_path.iterdir()):
+        fields = tomllib.loads(path.read_text())
+        raked += fields["_rake"] > 0
+        hand = replay(path.read_text())
+        assert [seat["final_stack"] for seat in hand.result["seats"]] == fields["finishing_stacks"]
+        assert hand.result["rake"] == fields["_rake"]
+    assert raked
+    last = sorted(tmp_path.iterdir())[-1]
+    replaying = [sys.executable, "-m", "poker.engine.phh", "replay", str(last)]
+    done = subprocess.run(replaying, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
