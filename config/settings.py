@@ -98,7 +98,16 @@ else:
             "BACKEND": env.str(
                 "CHANNEL_LAYER_BACKEND", default="channels_redis.core.RedisChannelLayer"
             ),
-            "CONFIG": {"hosts": [env.str("CHANNEL_REDIS_URL", default=REDIS_URL)]},
+            # No read timeout: the layer waits on a blocking pop, and redis-py 8's 5-second
+            # default socket_timeout would tear every idle WebSocket down every 5 seconds.
+            "CONFIG": {
+                "hosts": [
+                    {
+                        "address": env.str("CHANNEL_REDIS_URL", default=REDIS_URL),
+                        "socket_timeout": None,
+                    }
+                ]
+            },
         }
     }
 
