@@ -9,10 +9,12 @@ from django.views.decorators.http import require_http_methods
 
 from lobby.forms import ProfileForm, SignUpForm
 from lobby.services import account_register, profile_ensure, profile_set_display_name
+from poker.selectors import tables_for_lobby
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "lobby/home.html")
+    """The lobby: every open table, grouped by game, with a link to sit or watch."""
+    return render(request, "lobby/home.html", {"tables": tables_for_lobby()})
 
 
 @require_http_methods(["GET", "POST"])

@@ -1,0 +1,47 @@
+"""The lobby page lists every open table by game, with stakes, seats taken and a link."""
+
+import pytest
+from django.urls import reverse
+
+from poker.models import Seat, Table
+from tests.factories import make_player, make_table
+
+pytestmark = pytest.mark.django_db
+
+
+def _row(html: str, table) -> str:
+    start = html.index(f'data-table="{table.pk}"')
+    return html[start : html.index("</tr>", start)]
+
+
+def test_the_lobby_groups_open_tables_by_game_with_seats_taken(client):
+    omaha = make_table(name="Bering")
+    hi_lo = make_table(
+        name="Cortez",
+        game=Table.Game.OMAHA8,
+        structure=Table.Structure.LIMIT,
+        small_blind=None,
+        big_blind=None,
+        small_bet=200,
+        big_bet=400,
+        max_seats=10,
+    )
+    make_table(name="Closed", is_open=False)
+    for number, name in ((1, "ann"), (4, "ben")):
+        Seat.objects.create(table=omaha, number=number, player=make_player(name))
+
+    html = client.get(reverse("lobby:home")).content.decode()
+
+    assert html.index("Omaha High") < html.index("Bering")
+    assert html.index("Omaha Hi/Lo 8 or Better") < html.index("Cortez")
+    bering = _row(html, omaha)
+    assert "$0.50/$1" in bering and "Pot limit" in bering and "2/6" in bering
+    assert reverse("poker:table", args=[omaha.pk]) in bering
+    assert "$50.00" in bering and "$100.00" in bering
+    cortez = _row(html, hi_lo)
+    assert "$2/$4" in cortez and "Fixed limit" in cortez and "0/10" in cortez
+    assert "Closed" not in html
+
+
+def test_an_empty_lobby_says_so(client):
+    assert "No tables are open right now." in client.get(reverse("lobby:home")).content.decode()
