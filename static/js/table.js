@@ -250,7 +250,10 @@
     const table = state.table;
     const hand = state.hand;
     const handSeats = handSeatMap();
-    const result = hand ? hand.result : null;
+    // Between hands the seats keep showing the last showdown: cards shown and who won.
+    const previous = lastResult();
+    const settled = previous && !previous.cancelled ? previous : null;
+    const result = hand ? hand.result : settled;
     const shown = shownMap(result);
     const won = winnersOf(result);
     const mySeat = state.you ? state.you.seat : null;
@@ -285,7 +288,7 @@
       if (s.seat === mySeat) node.classList.add("me");
       if (hand && hand.to_act === s.seat && !result) node.classList.add("to-act");
       if (inHand && inHand.folded) node.classList.add("folded");
-      if (won[s.seat]) node.classList.add("winner");
+      if (won[s.seat] && (hand || samePlayer(s))) node.classList.add("winner");
       if (!s.connected) node.classList.add("disconnected");
 
       const cards = el("div", "hole");
@@ -293,6 +296,8 @@
         const faces = inHand.cards || (shown[s.seat] && shown[s.seat].cards);
         if (faces) faces.forEach((c) => cards.append(cardEl(c)));
         else for (let k = 0; k < 4; k += 1) cards.append(cardEl(null));
+      } else if (!hand && shown[s.seat] && samePlayer(s)) {
+        shown[s.seat].cards.forEach((c) => cards.append(cardEl(c)));
       }
       node.append(cards);
 
@@ -308,9 +313,9 @@
       if (s.status === "sitting_out") badges.push(["out", "Sitting out"]);
       if (s.status === "waiting_big_blind") badges.push(["waiting", "Waiting for BB"]);
       if (!s.connected) badges.push(["offline", "Disconnected"]);
-      if (won[s.seat]) badges.push(["won", "Won " + money(won[s.seat])]);
+      if (won[s.seat] && (hand || samePlayer(s))) badges.push(["won", "Won " + money(won[s.seat])]);
       badges.forEach(([kind, text]) => plate.append(el("span", "badge " + kind, text)));
-      if (shown[s.seat]) {
+      if (shown[s.seat] && (hand || samePlayer(s))) {
         const entry = shown[s.seat];
         const label = [entry.high && entry.high.name, entry.low && entry.low.name]
           .filter(Boolean)
@@ -340,13 +345,21 @@
     });
   }
 
-  /* Main and side pots from what each player committed (the engine's rule, RULES.md 7). */
+  /* Is the player in this seat the one who sat there in the last finished hand? */
+  function samePlayer(seat) {
+    const last = state.last_result;
+    if (!last || !last.players) return true;
+    return Boolean(seat.player) && last.players[seat.seat] === seat.player.display_name;
+  }
+
+  /* Main and side pots while a hand runs: one pot per all-in level (RULES.md 7), the rest of
+   * the chips in the last one. Bets not yet called stay in the last pot until the round ends. */
   function potsOf(handSeats) {
-    const live = handSeats.filter((s) => !s.folded);
-    const levels = [...new Set(live.map((s) => s.committed))].sort((a, b) => a - b);
+    const caps = [...new Set(handSeats.filter((s) => !s.folded && s.all_in).map((s) => s.committed))]
+      .sort((a, b) => a - b);
     const pots = [];
     let below = 0;
-    levels.forEach((level) => {
+    caps.forEach((level) => {
       let amount = 0;
       handSeats.forEach((s) => {
         if (s.committed > below) amount += Math.min(s.committed, level) - below;
@@ -354,6 +367,8 @@
       if (amount) pots.push(amount);
       below = level;
     });
+    const rest = handSeats.reduce((sum, s) => sum + Math.max(0, s.committed - below), 0);
+    if (rest) pots.push(rest);
     return pots;
   }
 
@@ -387,9 +402,13 @@
       );
       message.textContent = "Hand over";
     } else {
-      const seated = state.seats.filter((s) => s.player).length;
-      message.textContent =
-        seated < 2 ? "Waiting for players" : "The next hand starts shortly";
+      if (previous && !previous.cancelled) {
+        (previous.pots || []).forEach((pot, k) =>
+          pots.append(el("span", "pot", (k ? "Side pot " + k : "Pot") + " " + money(pot.amount))),
+        );
+      }
+      const ready = state.seats.filter((s) => s.player && s.status !== "sitting_out").length;
+      message.textContent = ready < 2 ? "Waiting for players" : "The next hand starts shortly";
     }
   }
 
@@ -731,10 +750,10 @@
         const total = shares.reduce((sum, s) => sum + s.amount, 0);
         const verb = seats.length > 1 ? " split " : " wins ";
         const part = hiLo ? (side === "high" ? "the high half of " : "the low half of ") : "";
-        let line = joinNames(seats) + verb + money(total) + " — " + part + potName;
+        let line = joinNames(seats) + verb + money(total) + " from " + part + potName;
         const entry = shown[seats[0]];
         const value = entry && entry[side];
-        if (contested && value) line += ", with " + value.name;
+        if (contested && value) line += " with " + value.name;
         else if (!contested) line += " (uncontested)";
         lines.push(line);
       });
@@ -797,7 +816,7 @@
       case "player_topped_up":
         return who + " adds " + money(event.amount);
       case "player_connection":
-        return who + (event.connected ? " reconnected" : " disconnected");
+        return who + (event.connected ? " is connected" : " lost the connection");
       case "timeout":
         return who + " ran out of time and " + (event.action === "check" ? "checks" : "folds");
       case "hand_cancelled":

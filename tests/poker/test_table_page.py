@@ -1,0 +1,190 @@
+"""The table page in a real browser: Playwright drives Debian's Chromium against daphne, the
+Redis channel layer and a real Celery worker, on the test database.
+"""
+
+import os
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.test import Client
+
+from cashier.selectors import table_stack_balance, wallet_balance
+from tests.factories import make_funded_player, make_table
+
+CHROMIUM = "/usr/bin/chromium"
+FUNDS = 100_000  # $1,000 in each wallet
+BUY_IN = 10_000  # $100, the table's maximum
+PHONE = {"width": 390, "height": 844}
+LAPTOP = {"width": 1280, "height": 860}
+SCREENSHOTS = os.environ.get("TABLE_PAGE_SCREENSHOTS")  # a folder, to look at the pages
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed"),
+]
+
+# Clickable only when shown and usable; Playwright waits for that itself.
+CHECK_OR_CALL = (
+    "#actions:not([hidden]) #act-check:not([hidden]):not([disabled]), "
+    "#actions:not([hidden]) #act-call:not([hidden]):not([disabled])"
+)
+HAND_STARTED = """() => {
+  const s = window.tablePage && window.tablePage.state();
+  return Boolean(s && s.hand && s.hand.id);
+}"""
+HAND_OVER = """(handId) => {
+  const s = window.tablePage && window.tablePage.state();
+  return Boolean(s && s.last_result && s.last_result.hand_id === handId);
+}"""
+NEXT_DECISION = """([handId, turn]) => {
+  const s = window.tablePage && window.tablePage.state();
+  if (!s) return false;
+  if (s.last_result && s.last_result.hand_id === handId) return true;
+  return Boolean(s.hand && s.hand.id === handId && s.hand.to_act && s.hand.turn > turn);
+}"""
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    """Headless Chromium. Playwright's sync API keeps an event loop open in this thread, which
+    Django takes for async code; the test's own database calls are plain synchronous ones."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_api.sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
+            yield browser
+            browser.close()
+    finally:
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+
+
+def signed_in_page(browser, base_url: str, player, viewport: dict):
+    """A browser context carrying `player`'s Django session cookie, and a page in it."""
+    client = Client()
+    client.force_login(player, backend="django.contrib.auth.backends.ModelBackend")
+    context = browser.new_context(viewport=viewport, base_url=base_url)
+    context.add_cookies(
+        [
+            {
+                "name": settings.SESSION_COOKIE_NAME,
+                "value": client.cookies[settings.SESSION_COOKIE_NAME].value,
+                "url": base_url,
+            }
+        ]
+    )
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda error: page.errors.append(str(error)))
+    return page
+
+
+def open_table(page, table) -> None:
+    page.goto(f"/tables/{table.pk}/")
+    page.wait_for_selector("#conn.online")
+
+
+def sit(page, seat: int, buy_in: int) -> None:
+    page.click(f"#seat-{seat} .sit-here")
+    page.fill("#sit-buy-in", f"{buy_in / 100:.2f}")
+    page.click("#sit-confirm")
+    page.wait_for_selector(f"#seat-{seat}.me")
+
+
+def horizontal_overflow(page) -> int:
+    return page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+
+
+def screenshot(page, name: str) -> None:
+    if SCREENSHOTS:
+        page.screenshot(path=str(Path(SCREENSHOTS) / f"{name}.png"), full_page=True)
+
+
+def test_two_players_sit_and_check_a_hand_down_to_showdown(
+    chromium, asgi_server, celery_worker_process
+):
+    table = make_table(next_hand_delay_seconds=1.0)
+    alice = make_funded_player("alice", cents=FUNDS)
+    bob = make_funded_player("bob", cents=FUNDS)
+    alice_page = signed_in_page(chromium, asgi_server, alice, LAPTOP)
+    bob_page = signed_in_page(chromium, asgi_server, bob, PHONE)
+    pages = {1: alice_page, 2: bob_page}
+    try:
+        for page in pages.values():
+            open_table(page, table)
+        sit(alice_page, 1, BUY_IN)
+        sit(bob_page, 2, BUY_IN)
+
+        # The hand starts by itself; each decision is made by clicking on the page whose turn
+        # it is, checking when possible and calling otherwise, until the hand is over.
+        alice_page.wait_for_function(HAND_STARTED)
+        hand_id = alice_page.evaluate("window.tablePage.state().hand.id")
+        turn = 0
+        for _ in range(30):
+            alice_page.wait_for_function(NEXT_DECISION, arg=[hand_id, turn])
+            state = alice_page.evaluate("window.tablePage.state()")
+            hand = state["hand"]
+            if state["last_result"] and state["last_result"]["hand_id"] == hand_id:
+                break
+            turn = hand["turn"]
+            actor = pages[hand["to_act"]]
+            if hand["to_act"] == 2 and turn <= 2:
+                screenshot(actor, "phone-to-act")
+            actor.locator(CHECK_OR_CALL).first.click()
+        else:
+            pytest.fail("the hand did not end within 30 decisions")
+
+        for page in pages.values():
+            page.wait_for_function(HAND_OVER, arg=hand_id)
+            result = page.locator("#result")
+            result.wait_for(state="visible")
+            text = result.inner_text()
+            assert " with " in text  # the winning hand is named
+            assert "wins" in text or "split" in text
+        screenshot(alice_page, "laptop-result")
+        screenshot(bob_page, "phone-result")
+
+        result = alice_page.evaluate("window.tablePage.state().last_result")
+        assert len(result["showdown"]) == 2
+        rake = result["rake"]
+        finals = {entry["seat"]: entry["final_stack"] for entry in result["seats"]}
+        # The cashier agrees with the page: stacks as shown, nothing created or lost.
+        assert table_stack_balance(player=alice, table=table) == finals[1]
+        assert table_stack_balance(player=bob, table=table) == finals[2]
+        money = sum(
+            wallet_balance(player=p) + table_stack_balance(player=p, table=table)
+            for p in (alice, bob)
+        )
+        assert money + rake == 2 * FUNDS
+        assert wallet_balance(player=alice) == FUNDS - BUY_IN
+        stacks = alice_page.locator(".seat-stack")
+        assert stacks.count() == 2
+        assert horizontal_overflow(bob_page) <= 0
+        assert alice_page.errors == [] and bob_page.errors == []
+    finally:
+        for page in pages.values():
+            page.context.close()
+
+
+def test_the_table_page_fits_a_phone_screen(chromium, asgi_server):
+    table = make_table(max_seats=6)
+    carol = make_funded_player("carol", cents=FUNDS)
+    page = signed_in_page(chromium, asgi_server, carol, PHONE)
+    try:
+        open_table(page, table)
+        assert page.locator(".seat .sit-here").count() == 6
+        assert horizontal_overflow(page) <= 0
+        sit(page, 3, BUY_IN)
+        page.wait_for_selector("#seat-controls:not([hidden])")
+        assert horizontal_overflow(page) <= 0
+        screenshot(page, "phone-seated")
+        assert page.errors == []
+    finally:
+        page.context.close()
