@@ -1,0 +1,953 @@
+"""Live tables under load: bots over real WebSockets against the production setup.
+
+Run with ``.venv/bin/python -m bench.load`` (``--tables N --seconds S --layer core|pubsub|both``,
+``--find-max`` to search for the most tables with p99 under 100 ms). Figures go to the "Live
+tables load" section of docs/benchmarks.md.
+
+Method
+------
+1. **Production processes.** A scratch PostgreSQL database (``room_load``) is migrated once into
+   a template (``room_load_tpl``); every run copies it afresh, so runs never see each other's
+   seats or hands. The run then starts, as separate process groups with the environment of
+   docs/operations.md (DEBUG off, a 64-character SECRET_KEY, Redis DB 5 for the channel layer,
+   DB 6 for the Celery broker, the chosen ``CHANNEL_LAYER_BACKEND``): ``--asgi`` daphne
+   processes on consecutive ports, one Celery worker and Celery beat.
+2. **Seeding through the services.** N 6-max pot-limit Omaha tables ($0.50/$1, 5 s to act,
+   ``next_hand_delay_seconds`` 0.2) and six bot users per table, each funded with
+   ``cashier.services.wallet_deposit``; each bot gets a real session (``SessionStore``, as the
+   login view makes) and connects with its ``sessionid`` cookie. Bots of one table are spread
+   over the ASGI processes, so every broadcast crosses the channel layer between processes.
+3. **Bots** are asyncio WebSocket clients (autobahn's asyncio client: daphne already depends on
+   it, so nothing is added). Each sits with a 100 BB buy-in through the ``sit`` frame, and when
+   ``state.hand.to_act`` is its seat it acts at once (no think time unless ``--think-ms``) with
+   ``poker.engine.simulate.random_decision`` on its ``legal_actions`` (the policy of
+   bench/engine.py), sending the hand's ``turn`` and an incrementing ``seq``. Between hands a
+   short or busted bot tops up to the maximum (re-buys if it was removed); a bot sat out is sat
+   back in.
+4. **Latency** of an action: from just before its frame is written to the moment the *last* of
+   the table's six connected players has received an update that shows the hand past that turn
+   (a later turn of the same hand, a later hand, or the hand's result). This is what a player
+   waits for before the next player can act, and it includes the bot process's own receive
+   work. p50/p95/p99 are over the actions sent inside the measured window (after a warm-up).
+   Actions/s counts actions whose result reached every player; hands/s counts hands whose result
+   was seen, inside the window.
+5. **Peer: pgbench** on the same PostgreSQL, for the same duration, with a custom script of one
+   transaction updating one row (``pgbench_accounts``, scale 1, random row), ``--pgbench-clients``
+   clients; we print our actions/s divided by its TPS. It runs after the load, not during it.
+6. **Where the time goes.** CPU seconds of each process group (ASGI, Celery worker, beat, the
+   bots, and the machine's postgres and redis-server processes) are read from /proc at the start
+   and end of the window and shown as percent of one core; PostgreSQL sessions waiting on locks
+   are sampled twice a second. ``--find-max`` doubles then bisects the table count until p99
+   passes 100 ms, and prints these figures for each step, which is how the limit is named.
+7. **Cleanup.** Every process is started in its own session (process group) and killed with its
+   group in a ``finally`` (SIGTERM, then SIGKILL), also on Ctrl-C and errors. Logs stay in
+   ``/tmp/room-load/<run>/`` and errors found in them are counted in the output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import secrets
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV_BIN = Path(sys.executable).parent
+PG_URL = os.environ.get("LOAD_PG_URL", "postgres://postgres@127.0.0.1:5432")
+DB_NAME = "room_load"
+TEMPLATE_DB = "room_load_tpl"
+PGBENCH_DB = "room_load_pgbench"
+REDIS_CHANNELS = "redis://127.0.0.1:6379/5"
+REDIS_BROKER = "redis://127.0.0.1:6379/6"
+LAYERS = {
+    "core": "channels_redis.core.RedisChannelLayer",
+    "pubsub": "channels_redis.pubsub.RedisPubSubChannelLayer",
+}
+LOG_ROOT = Path(tempfile.gettempdir()) / "room-load"
+SEATS = 6
+SMALL_BLIND, BIG_BLIND = 50, 100
+WALLET = 10_000_000  # cents: enough for every re-buy of a long run
+P99_LIMIT_MS = 100.0
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class Options:
+    tables: int = 4
+    seconds: float = 30.0
+    warmup: float = 5.0
+    layer: str = "core"
+    asgi: int = 2
+    celery_concurrency: int = 2
+    think_ms: float = 0.0
+    pgbench_clients: int = 4
+    base_port: int = 18700
+
+
+# -- the environment every process of a run shares
+
+
+def room_env(layer: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        DJANGO_SETTINGS_MODULE="config.settings",
+        DATABASE_URL=f"{PG_URL}/{DB_NAME}",
+        REDIS_URL=REDIS_CHANNELS,
+        CELERY_BROKER_URL=REDIS_BROKER,
+        CELERY_RESULT_BACKEND=REDIS_BROKER,
+        CELERY_QUEUE="room-load",
+        CHANNEL_LAYER_BACKEND=LAYERS[layer],
+        SECRET_KEY=SECRET_KEY,
+        DEBUG="false",
+        SECURE_SSL_REDIRECT="false",
+        SECURE_COOKIES="false",
+        SESSION_COOKIE_SECURE="false",
+        CSRF_COOKIE_SECURE="false",
+        ALLOWED_HOSTS="*",
+        LOG_LEVEL="WARNING",
+        PYTHONUNBUFFERED="1",
+    )
+    return env
+
+
+SECRET_KEY = secrets.token_urlsafe(48)
+
+
+# -- PostgreSQL and Redis scratch state
+
+
+def pg_admin(*statements: str) -> None:
+    import psycopg
+
+    with psycopg.connect(f"{PG_URL}/postgres", autocommit=True) as conn:
+        for statement in statements:
+            conn.execute(statement)
+
+
+def prepare_template(log_dir: Path) -> None:
+    """Migrate the schema once; each run then copies it (CREATE DATABASE ... TEMPLATE)."""
+    pg_admin(
+        f"DROP DATABASE IF EXISTS {TEMPLATE_DB} WITH (FORCE)", f"CREATE DATABASE {TEMPLATE_DB}"
+    )
+    env = room_env("core") | {"DATABASE_URL": f"{PG_URL}/{TEMPLATE_DB}"}
+    with open(log_dir / "migrate.log", "w") as log:
+        subprocess.run(
+            [sys.executable, "manage.py", "migrate", "--noinput"],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            check=True,
+        )
+
+
+def fresh_database() -> None:
+    pg_admin(
+        f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)",
+        f"CREATE DATABASE {DB_NAME} TEMPLATE {TEMPLATE_DB}",
+    )
+    import redis
+
+    for url in (REDIS_CHANNELS, REDIS_BROKER):
+        redis.Redis.from_url(url).flushdb()
+
+
+@dataclass
+class BotSeed:
+    user_id: int
+    username: str
+    session_key: str
+    seat: int
+
+
+@dataclass
+class TableSeed:
+    table_id: int
+    min_buy_in: int
+    max_buy_in: int
+    bots: list[BotSeed]
+
+
+def seed(tables: int) -> list[TableSeed]:
+    """Tables, bot users with funded wallets (cashier service) and logged-in sessions."""
+    from django.contrib.auth import (
+        BACKEND_SESSION_KEY,
+        HASH_SESSION_KEY,
+        SESSION_KEY,
+        get_user_model,
+    )
+    from django.contrib.sessions.backends.db import SessionStore
+
+    from cashier.services import wallet_deposit
+    from poker.models import Table
+
+    user_model = get_user_model()
+    seeds = []
+    for t in range(tables):
+        table = Table.objects.create(
+            name=f"Load {t + 1}",
+            game=Table.Game.OMAHA,
+            structure=Table.Structure.POT_LIMIT,
+            small_blind=SMALL_BLIND,
+            big_blind=BIG_BLIND,
+            max_seats=SEATS,
+            action_seconds=5,
+            countdown_seconds=3,
+            disconnect_grace_seconds=5,
+            next_hand_delay_seconds=0.2,
+        )
+        bots = []
+        for s in range(1, SEATS + 1):
+            user = user_model(username=f"bot-{t + 1}-{s}")
+            user.set_unusable_password()
+            user.save()
+            wallet_deposit(player=user, amount=WALLET, idempotency_key=f"load-{user.pk}")
+            session = SessionStore()
+            session[SESSION_KEY] = str(user.pk)
+            session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+            session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+            session.create()
+            bots.append(BotSeed(user.pk, user.username, session.session_key, s))
+        seeds.append(TableSeed(table.pk, table.min_buy_in, table.max_buy_in, bots))
+    return seeds
+
+
+def seed_in_child(tables: int, log_dir: Path) -> list[TableSeed]:
+    """Seed in a child: the daphne app pins txaio to Twisted, and our bots need asyncio."""
+    out = log_dir / "seed.json"
+    with open(log_dir / "seed.log", "w") as log:
+        subprocess.run(
+            [sys.executable, "-m", "bench.load", "--seed-only", str(tables), str(out)],
+            cwd=ROOT, env=room_env("core"), stdout=log, stderr=subprocess.STDOUT, check=True,
+        )  # fmt: skip
+    return [
+        TableSeed(**{**t, "bots": [BotSeed(**b) for b in t["bots"]]})
+        for t in json.loads(out.read_text())
+    ]
+
+
+# -- processes: each in its own process group, all killed in `finally`
+
+
+@dataclass
+class Proc:
+    role: str
+    name: str
+    popen: subprocess.Popen
+    log: Path
+
+
+class Processes:
+    def __init__(self, log_dir: Path) -> None:
+        self.log_dir = log_dir
+        self.procs: list[Proc] = []
+
+    def start(self, role: str, name: str, argv: list[str], env: dict[str, str]) -> Proc:
+        log = self.log_dir / f"{name}.log"
+        with open(log, "w") as out:
+            popen = subprocess.Popen(
+                argv, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL, start_new_session=True,
+            )  # fmt: skip
+        proc = Proc(role, name, popen, log)
+        self.procs.append(proc)
+        return proc
+
+    def check_alive(self) -> None:
+        for proc in self.procs:
+            if proc.popen.poll() is not None:
+                tail = proc.log.read_text(errors="replace")[-3000:]
+                raise RuntimeError(f"{proc.name} exited with {proc.popen.returncode}:\n{tail}")
+
+    def stop_all(self) -> None:
+        for proc in self.procs:
+            # The leader only: a Celery worker then stops its own pool (warm shutdown).
+            with suppress(ProcessLookupError):
+                proc.popen.terminate()
+        deadline = time.monotonic() + 10
+        for proc in self.procs:
+            with suppress(subprocess.TimeoutExpired):
+                proc.popen.wait(max(0.1, deadline - time.monotonic()))
+        for proc in self.procs:
+            # The group too: prefork pool children outlive a killed parent otherwise.
+            with suppress(ProcessLookupError):
+                os.killpg(proc.popen.pid, signal.SIGKILL)
+            with suppress(subprocess.TimeoutExpired):
+                proc.popen.wait(5)
+        self.procs.clear()
+
+
+def wait_for_port(port: int, procs: Processes, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        procs.check_alive()
+        with suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return
+        time.sleep(0.2)
+    raise RuntimeError(f"nothing listens on port {port} after {timeout} s")
+
+
+def wait_for_log(proc: Proc, needle: str, procs: Processes, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        procs.check_alive()
+        if needle in proc.log.read_text(errors="replace"):
+            return
+        time.sleep(0.2)
+    raise RuntimeError(f"{proc.name} did not log {needle!r} within {timeout} s")
+
+
+def wait_for_worker(name: str, env: dict[str, str], procs: Processes, timeout=60) -> None:
+    """The worker answers a broadcast ping once it consumes (it logs "ready" only at INFO)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        procs.check_alive()
+        answer = subprocess.run(
+            [str(VENV_BIN / "celery"), "-A", "config", "inspect", "ping", "-d", name, "-t", "1"],
+            cwd=ROOT, env=env, capture_output=True, text=True,
+        )  # fmt: skip
+        if answer.returncode == 0 and "pong" in answer.stdout:
+            return
+    raise RuntimeError(f"celery worker {name} did not answer a ping within {timeout} s")
+
+
+def start_room(procs: Processes, options: Options, log_dir: Path) -> list[int]:
+    env = room_env(options.layer)
+    ports = [options.base_port + i for i in range(options.asgi)]
+    for i, port in enumerate(ports):
+        procs.start(
+            "asgi", f"daphne-{i + 1}",
+            [str(VENV_BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), "-v", "1",
+             "config.asgi:application"],
+            env,
+        )  # fmt: skip
+    worker_name = f"load-{os.getpid()}@{socket.gethostname()}"
+    procs.start(
+        "celery", "celery-worker",
+        [str(VENV_BIN / "celery"), "-A", "config", "worker", "--loglevel", "WARNING",
+         "--queues", "room-load", "--concurrency", str(options.celery_concurrency),
+         "--hostname", worker_name, "--without-gossip", "--without-mingle"],
+        env,
+    )  # fmt: skip
+    procs.start(
+        "beat", "celery-beat",
+        [str(VENV_BIN / "celery"), "-A", "config", "beat", "--loglevel", "WARNING",
+         "--schedule", str(log_dir / "beat-schedule")],
+        env,
+    )  # fmt: skip
+    for port in ports:
+        wait_for_port(port, procs)
+    wait_for_worker(worker_name, env, procs)
+    return ports
+
+
+# -- CPU accounting from /proc
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return raw[raw.rindex(")") + 2 :].split()
+
+
+ROLES = ("asgi", "celery", "beat", "bots", "postgres", "redis")
+
+
+def cpu_sample(procs: Processes) -> dict[int, tuple[str, float]]:
+    """{pid: (role, CPU seconds so far)} for our process groups, the bots (this process), and
+    the machine's postgres and redis-server processes."""
+    groups = {proc.popen.pid: proc.role for proc in procs.procs}
+    me = os.getpid()
+    sample = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        pid = int(entry)
+        fields = _stat_fields(pid)
+        if fields is None:
+            continue
+        seconds = (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime + stime
+        pgrp = int(fields[2])
+        role = None
+        if pid == me:
+            role = "bots"
+        elif pgrp in groups:
+            role = groups[pgrp]
+        else:
+            with suppress(OSError):
+                comm = Path(f"/proc/{pid}/comm").read_text().strip()
+                if comm in ("postgres", "postmaster"):
+                    role = "postgres"
+                elif comm.startswith("redis-server"):
+                    role = "redis"
+        if role:
+            sample[pid] = (role, seconds)
+    return sample
+
+
+def cpu_by_role(before: dict, after: dict, seconds: float) -> dict[str, float]:
+    """Percent of one core per role between two samples (a process that ended in between is
+    not counted; one that started is counted whole)."""
+    used = dict.fromkeys(ROLES, 0.0)
+    for pid, (role, total) in after.items():
+        start = before.get(pid, (role, 0.0))[1]
+        used[role] += max(0.0, total - start)
+    return {role: 100 * value / seconds for role, value in used.items()}
+
+
+def machine_busy() -> tuple[float, float]:
+    """(busy, total) jiffies of the whole machine, from /proc/stat."""
+    parts = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = parts[3] + parts[4]
+    return sum(parts) - idle, sum(parts)
+
+
+# -- the WebSocket client (autobahn's asyncio protocol, callbacks into the bot)
+
+
+def client_factory(url: str, origin: str, cookie: str, bot: Bot):
+    """An autobahn asyncio client factory whose protocol hands frames to `bot`.
+
+    Imported here, not at the top: importing autobahn.asyncio pins txaio to asyncio, and the
+    seeding child sets Django up, whose daphne app needs txaio on Twisted.
+    """
+    from autobahn.asyncio.websocket import WebSocketClientFactory, WebSocketClientProtocol
+
+    class BotProtocol(WebSocketClientProtocol):
+        def onOpen(self) -> None:
+            bot.on_open(self)
+
+        def onMessage(self, payload: bytes, isBinary: bool) -> None:
+            bot.watch.stats.frames += 1
+            bot.watch.stats.frame_bytes += len(payload)
+            bot.on_frame(json.loads(payload), time.perf_counter())
+
+        def onClose(self, wasClean: bool, code: int | None, reason: str | None) -> None:
+            bot.on_close(code, reason)
+
+    factory = WebSocketClientFactory(url, origin=origin, headers={"Cookie": cookie})
+    factory.setProtocolOptions(utf8validateIncoming=False, autoPingInterval=0)
+    factory.protocol = BotProtocol
+    return factory
+
+
+# -- what one run measures
+
+
+@dataclass
+class Stats:
+    window: tuple[float, float] = (0.0, 0.0)
+    latencies: list[float] = field(default_factory=list)  # seconds, actions sent in the window
+    actions: int = 0
+    hands: int = 0
+    sent: int = 0
+    errors: dict[str, int] = field(default_factory=dict)
+    closes: dict[str, int] = field(default_factory=dict)
+    stalls: int = 0
+    out_of_order: int = 0
+    frames: int = 0
+    frame_bytes: int = 0
+    stall_notes: list[str] = field(default_factory=list)
+    lock_waits: list[int] = field(default_factory=list)
+
+    def in_window(self, t: float) -> bool:
+        return self.window[0] <= t < self.window[1]
+
+    def count(self, bucket: dict[str, int], key: str) -> None:
+        bucket[key] = bucket.get(key, 0) + 1
+
+
+def progress_of(state: dict) -> tuple[int, int] | None:
+    """Where a table is: (hand id, turn); a finished hand counts as past every turn."""
+    hand = state.get("hand")
+    if hand:
+        if hand.get("result") is not None:
+            return hand["id"], 1 << 30
+        return hand["id"], hand["turn"]
+    last = state.get("last_result")
+    if last and last.get("hand_id", last.get("id")) is not None:
+        return last.get("hand_id", last.get("id")), 1 << 30
+    return None
+
+
+class TableWatch:
+    """One table's bots; an action is done when every connected bot has seen the table past it."""
+
+    def __init__(self, seed: TableSeed, stats: Stats) -> None:
+        self.seed = seed
+        self.stats = stats
+        self.bots: list[Bot] = []
+        self.pending: dict[tuple[int, int], tuple[float, set[int]]] = {}
+        self.finished_hands: set[int] = set()
+        self.last_change = time.perf_counter()
+        self.last_progress: tuple[int, int] | None = None
+
+    def action_sent(self, key: tuple[int, int], t0: float) -> None:
+        waiting = {bot.seed.user_id for bot in self.bots if bot.protocol is not None}
+        self.pending[key] = (t0, waiting)
+        if self.stats.in_window(t0):
+            self.stats.sent += 1
+
+    def action_refused(self, key: tuple[int, int]) -> None:
+        self.pending.pop(key, None)
+
+    def seen(self, bot: Bot, progress: tuple[int, int], t: float) -> None:
+        if self.last_progress is None or progress > self.last_progress:
+            self.last_progress = progress
+            self.last_change = t
+        if progress[1] == 1 << 30 and progress[0] not in self.finished_hands:
+            self.finished_hands.add(progress[0])
+            if self.stats.in_window(t):
+                self.stats.hands += 1
+        for key in [key for key in self.pending if key < progress]:
+            t0, waiting = self.pending[key]
+            waiting.discard(bot.seed.user_id)
+            if not waiting:
+                del self.pending[key]
+                if self.stats.in_window(t0):
+                    self.stats.actions += 1
+                    self.stats.latencies.append(t - t0)
+
+    def bot_gone(self, bot: Bot) -> None:
+        for _t0, waiting in self.pending.values():
+            waiting.discard(bot.seed.user_id)
+
+
+class Bot:
+    """One player: sits, acts at random when it is its turn, tops up and re-buys between hands."""
+
+    def __init__(self, seed: BotSeed, watch: TableWatch, options: Options, rng: random.Random):
+        self.seed = seed
+        self.watch = watch
+        self.options = options
+        self.rng = rng
+        self.protocol = None  # the autobahn protocol once open
+        self.opened = asyncio.get_running_loop().create_future()
+        self.seq = 0
+        self.state: dict | None = None
+        self.acted: set[tuple[int, int]] = set()
+        self.sent_for: dict[int, tuple[int, int]] = {}  # seq -> (hand, turn) of an act
+        self.admin_sent: dict[str, float] = {}  # frame type -> when last sent
+        self.closed = False
+
+    # -- connection
+
+    def on_open(self, protocol) -> None:
+        self.protocol = protocol
+        if not self.opened.done():
+            self.opened.set_result(True)
+
+    def on_close(self, code: int | None, reason: str | None) -> None:
+        if not self.opened.done():
+            self.opened.set_exception(ConnectionError(f"closed {code} {reason}"))
+        if self.protocol is not None and not self.closed:
+            self.watch.stats.count(self.watch.stats.closes, str(code))
+        self.protocol = None
+        self.watch.bot_gone(self)
+
+    def send(self, frame: dict) -> None:
+        if self.protocol is not None and self.protocol.state == self.protocol.STATE_OPEN:
+            self.protocol.sendMessage(json.dumps(frame, separators=(",", ":")).encode())
+
+    # -- frames
+
+    def on_frame(self, frame: dict, t: float) -> None:
+        kind = frame.get("type")
+        if kind in ("snapshot", "update"):
+            state = frame["state"]
+            if self.state is not None and state.get("version", 0) <= self.state.get("version", 0):
+                # Broadcasts from different processes may cross; the protocol says to ignore a
+                # frame not newer than the one shown.
+                self.watch.stats.out_of_order += 1
+                return
+            self.state = state
+            progress = progress_of(self.state)
+            if progress is not None:
+                self.watch.seen(self, progress, t)
+            self.decide()
+        elif kind == "error":
+            stats = self.watch.stats
+            stats.count(stats.errors, frame.get("code", "?"))
+            key = self.sent_for.pop(frame.get("seq"), None)
+            if key is not None:
+                self.watch.action_refused(key)
+            if len(stats.stall_notes) < 20:
+                stats.stall_notes.append(f"{self.seed.username}: error {frame}")
+
+    def decide(self) -> None:
+        state = self.state
+        you = state.get("you") or {}
+        seat = you.get("seat")
+        if seat is None:
+            buy_in = self.watch.seed.max_buy_in
+            sit = {"type": "sit", "seat": self.seed.seat, "buy_in": buy_in, "post_big_blind": True}
+            self.admin(sit)
+            return
+        mine = next((s for s in state.get("seats", []) if s.get("seat") == seat), {})
+        hand = state.get("hand")
+        live = hand is not None and hand.get("result") is None
+        if live and hand.get("to_act") == seat and hand.get("legal_actions"):
+            self.act(hand)
+            return
+        in_hand = live and any(s.get("seat") == seat for s in hand.get("seats", []))
+        stack = mine.get("stack", 0)
+        if not in_hand and stack < self.watch.seed.min_buy_in:
+            # Short or busted (a busted player is sat out with "no_chips"): back to the maximum.
+            self.admin({"type": "top_up", "amount": self.watch.seed.max_buy_in - stack})
+        elif mine.get("status") == "sitting_out" or you.get("sitting_out"):
+            self.admin({"type": "sit_in", "post_big_blind": True})
+
+    def admin(self, frame: dict) -> None:
+        """Seat management: a frame type is not repeated within a second (five for `sit`): its
+        update may still be on the way while other players' changes bring newer states."""
+        now = time.perf_counter()
+        wait = 5.0 if frame["type"] == "sit" else 1.0
+        if now - self.admin_sent.get(frame["type"], -10.0) < wait:
+            return
+        self.admin_sent[frame["type"]] = now
+        self.send(frame)
+
+    def act(self, hand: dict) -> None:
+        from poker.engine.simulate import random_decision
+
+        key = (hand["id"], hand["turn"])
+        if key in self.acted:
+            return
+        self.acted.add(key)
+        legal = hand["legal_actions"]
+        span = legal.get("raise") or legal.get("bet")
+        kind, to = random_decision(
+            self.rng, legal.get("call") or 0, span["min"] if span else 0, span["max"] if span else 0
+        )
+        if kind == "fold" and legal.get("fold"):
+            action, amount = "fold", None
+        elif kind == "raise" and span:
+            action, amount = ("raise" if legal.get("raise") else "bet"), to
+        elif legal.get("check"):
+            action, amount = "check", None
+        elif legal.get("call"):
+            action, amount = "call", None
+        else:
+            action, amount = "all_in", None
+        if self.options.think_ms:
+            asyncio.get_running_loop().call_later(
+                self.options.think_ms / 1000, self._send_act, key, hand["turn"], action, amount
+            )
+        else:
+            self._send_act(key, hand["turn"], action, amount)
+
+    def _send_act(self, key: tuple[int, int], turn: int, action: str, amount: int | None) -> None:
+        self.seq += 1
+        self.sent_for[self.seq] = key
+        if len(self.sent_for) > 64:
+            self.sent_for.pop(next(iter(self.sent_for)))
+        t0 = time.perf_counter()
+        self.watch.action_sent(key, t0)
+        self.send({"type": "act", "action": action, "amount": amount, "turn": turn,
+                   "seq": self.seq})  # fmt: skip
+
+
+async def connect(bot: Bot, port: int, table_id: int) -> None:
+    url = f"ws://127.0.0.1:{port}/ws/tables/{table_id}/"
+    factory = client_factory(
+        url, f"http://127.0.0.1:{port}", f"sessionid={bot.seed.session_key}", bot
+    )
+    loop = asyncio.get_running_loop()
+    await loop.create_connection(factory, "127.0.0.1", port)
+    await asyncio.wait_for(bot.opened, 20)
+
+
+async def sample_lock_waits(stats: Stats, stop: asyncio.Event) -> None:
+    import psycopg
+
+    query = "SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND wait_event_type = 'Lock'"
+    async with await psycopg.AsyncConnection.connect(f"{PG_URL}/postgres", autocommit=True) as c:
+        while not stop.is_set():
+            row = await (await c.execute(query, (DB_NAME,))).fetchone()
+            if stats.in_window(time.perf_counter()):
+                stats.lock_waits.append(row[0])
+            with suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), 0.5)
+
+
+async def play(
+    seeds: list[TableSeed], ports: list[int], options: Options, procs: Processes
+) -> tuple[Stats, dict[str, float], float]:
+    """Connect every bot, play warm-up + window, return stats and CPU % of one core by role."""
+    stats = Stats()
+    rng = random.Random(20260101)
+    watches = []
+    connecting = []
+    for seed in seeds:
+        watch = TableWatch(seed, stats)
+        watches.append(watch)
+        for i, bot_seed in enumerate(seed.bots):
+            bot = Bot(bot_seed, watch, options, random.Random(rng.random()))
+            watch.bots.append(bot)
+            connecting.append(connect(bot, ports[i % len(ports)], seed.table_id))
+    for batch in range(0, len(connecting), 24):
+        await asyncio.gather(*connecting[batch : batch + 24])
+    stop = asyncio.Event()
+    sampler = asyncio.create_task(sample_lock_waits(stats, stop))
+    start = time.perf_counter() + options.warmup
+    stats.window = (start, start + options.seconds)
+    try:
+        await asyncio.sleep(options.warmup)
+        cpu0, busy0, wall0 = cpu_sample(procs), machine_busy(), time.perf_counter()
+        end = stats.window[1]
+        while (now := time.perf_counter()) < end:
+            procs.check_alive()
+            for watch in watches:
+                if now - watch.last_change > 5 and watch.last_change < end:
+                    stats.stalls += 1
+                    watch.last_change = now
+                    if len(stats.stall_notes) < 40:
+                        bot = watch.bots[0]
+                        hand = (bot.state or {}).get("hand") or {}
+                        stats.stall_notes.append(
+                            f"table {watch.seed.table_id}: no progress for 5 s at "
+                            f"{watch.last_progress}, to_act={hand.get('to_act')} "
+                            f"seats={[s.get('status') for s in (bot.state or {}).get('seats', [])]}"
+                        )
+            await asyncio.sleep(min(0.5, max(0.0, end - now)))
+        cpu1, busy1, wall1 = cpu_sample(procs), machine_busy(), time.perf_counter()
+        # Results of actions sent just before the end may still be on their way.
+        await asyncio.sleep(1.0)
+    finally:
+        stop.set()
+        await asyncio.gather(sampler, return_exceptions=True)
+        for watch in watches:
+            for bot in watch.bots:
+                bot.closed = True
+                if bot.protocol is not None:
+                    bot.protocol.sendClose(1000)
+        await asyncio.sleep(0.3)
+    elapsed = wall1 - wall0
+    cpu = cpu_by_role(cpu0, cpu1, elapsed)
+    machine = 100 * (busy1[0] - busy0[0]) / max(1, busy1[1] - busy0[1])
+    return stats, cpu, machine
+
+
+# -- pgbench, the peer
+
+
+def run_pgbench(seconds: float, clients: int, log_dir: Path) -> float:
+    """TPS of a one-row UPDATE transaction on the same PostgreSQL, for the same duration."""
+    pg_admin(f"DROP DATABASE IF EXISTS {PGBENCH_DB} WITH (FORCE)", f"CREATE DATABASE {PGBENCH_DB}")
+    base = ["-h", "127.0.0.1", "-U", "postgres"]
+    subprocess.run(
+        ["pgbench", *base, "-i", "-q", "-s", "1", PGBENCH_DB], check=True, capture_output=True
+    )
+    script = log_dir / "one_row_update.sql"
+    script.write_text(
+        "\\set aid random(1, 100000 * :scale)\n"
+        "UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :aid;\n"
+    )
+    out = subprocess.run(
+        ["pgbench", *base, "-n", "-f", str(script), "-c", str(clients),
+         "-j", str(min(clients, os.cpu_count() or 1)), "-T", str(int(seconds)), PGBENCH_DB],
+        check=True, capture_output=True, text=True,
+    ).stdout  # fmt: skip
+    (log_dir / "pgbench.log").write_text(out)
+    pg_admin(f"DROP DATABASE IF EXISTS {PGBENCH_DB} WITH (FORCE)")
+    for line in out.splitlines():
+        if line.startswith("tps ="):
+            return float(line.split()[2])
+    raise RuntimeError(f"no tps line in pgbench output:\n{out}")
+
+
+# -- one run and the report
+
+
+@dataclass
+class Result:
+    layer: str
+    tables: int
+    stats: Stats
+    cpu: dict[str, float]
+    machine: float
+    log_errors: dict[str, int]
+    log_dir: Path
+
+    @property
+    def seconds(self) -> float:
+        return self.stats.window[1] - self.stats.window[0]
+
+    def pct(self, q: float) -> float:
+        values = sorted(self.stats.latencies)
+        if not values:
+            return float("nan")
+        return 1000 * values[min(len(values) - 1, int(q / 100 * len(values)))]
+
+    @property
+    def actions_per_second(self) -> float:
+        return self.stats.actions / self.seconds
+
+    @property
+    def hands_per_second(self) -> float:
+        return self.stats.hands / self.seconds
+
+    def lines(self) -> list[str]:
+        s = self.stats
+        waits = (
+            f"mean {statistics.fmean(s.lock_waits):.2f}, max {max(s.lock_waits)}"
+            if s.lock_waits
+            else "n/a"
+        )
+        cpu = ", ".join(f"{role} {value:.0f}%" for role, value in self.cpu.items())
+        others = self.machine * (os.cpu_count() or 1) - sum(self.cpu.values())
+        return [
+            f"layer {self.layer:<6} tables {self.tables:>3}  "
+            f"actions {self.actions_per_second:8.1f}/s  hands {self.hands_per_second:6.2f}/s  "
+            f"latency p50 {self.pct(50):6.1f} ms  p95 {self.pct(95):6.1f} ms  "
+            f"p99 {self.pct(99):6.1f} ms",
+            f"    sent {s.sent} in window, completed {s.actions}; errors {s.errors or 0}; "
+            f"closes {s.closes or 0}; stalls {s.stalls}; frames out of order {s.out_of_order}; "
+            f"PG sessions waiting on locks {waits}",
+            f"    CPU (% of one core): {cpu}; whole machine {self.machine:.0f}% of "
+            f"{os.cpu_count()} cores (others: {others:.0f}% of one core)",
+            f"    frames received {s.frames:,}, {s.frame_bytes / max(1, s.frames):,.0f} bytes on "
+            f"average; log errors {self.log_errors or 0}; logs in {self.log_dir}",
+        ]
+
+
+def scan_logs(log_dir: Path) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for log in log_dir.glob("*.log"):
+        text = log.read_text(errors="replace")
+        for needle in ("Traceback", "ERROR", "CRITICAL", "deadlock"):
+            if (n := text.count(needle)) > 0:
+                found[f"{log.stem}:{needle}"] = n
+    return found
+
+
+def run_once(options: Options, tables: int, layer: str, log_root: Path) -> Result:
+    options = Options(**{**options.__dict__, "tables": tables, "layer": layer})
+    log_dir = log_root / f"{layer}-{tables}"
+    log_dir.mkdir(parents=True, exist_ok=True)
+    fresh_database()
+    seeds = seed_in_child(tables, log_dir)
+    procs = Processes(log_dir)
+    try:
+        ports = start_room(procs, options, log_dir)
+        stats, cpu, machine = asyncio.run(play(seeds, ports, options, procs))
+        log_errors = scan_logs(log_dir)  # before the shutdown, which logs warnings of its own
+    finally:
+        procs.stop_all()
+    if stats.stall_notes:
+        (log_dir / "bots.log").write_text("\n".join(stats.stall_notes) + "\n")
+    return Result(layer, tables, stats, cpu, machine, log_errors, log_dir)
+
+
+def find_max(options: Options, layer: str, log_root: Path) -> tuple[int, list[Result]]:
+    """Double the tables until p99 passes 100 ms, then bisect between the last two counts."""
+    results: list[Result] = []
+
+    def ok(n: int) -> bool:
+        result = run_once(options, n, layer, log_root)
+        results.append(result)
+        print("\n".join(result.lines()), flush=True)
+        return result.pct(99) <= P99_LIMIT_MS and not result.stats.stalls
+
+    good, bad, n = 0, None, max(1, options.tables)
+    while bad is None:
+        if ok(n):
+            good, n = n, n * 2
+        else:
+            bad = n
+    while bad - good > max(1, good // 8):
+        mid = (good + bad) // 2
+        if ok(mid):
+            good = mid
+        else:
+            bad = mid
+    return good, results
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
+    parser.add_argument("--tables", type=int, default=Options.tables)
+    parser.add_argument("--seconds", type=float, default=Options.seconds)
+    parser.add_argument("--warmup", type=float, default=Options.warmup)
+    parser.add_argument("--layer", choices=["core", "pubsub", "both"], default="both")
+    parser.add_argument("--asgi", type=int, default=Options.asgi, help="daphne processes")
+    parser.add_argument("--celery-concurrency", type=int, default=Options.celery_concurrency)
+    parser.add_argument("--think-ms", type=float, default=Options.think_ms)
+    parser.add_argument("--pgbench-clients", type=int, default=Options.pgbench_clients)
+    parser.add_argument("--find-max", action="store_true", help="most tables with p99 <= 100 ms")
+    parser.add_argument("--seed-only", nargs=2, metavar=("TABLES", "OUT"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.seed_only:
+        from dataclasses import asdict
+
+        import django
+
+        django.setup()
+        seeds = seed(int(args.seed_only[0]))
+        Path(args.seed_only[1]).write_text(json.dumps([asdict(t) for t in seeds]))
+        return 0
+    options = Options(
+        tables=args.tables, seconds=args.seconds, warmup=args.warmup, asgi=args.asgi,
+        celery_concurrency=args.celery_concurrency, think_ms=args.think_ms,
+        pgbench_clients=args.pgbench_clients,
+    )  # fmt: skip
+    layers = ["core", "pubsub"] if args.layer == "both" else [args.layer]
+
+    log_root = LOG_ROOT / time.strftime("%Y%m%d-%H%M%S")
+    log_root.mkdir(parents=True, exist_ok=True)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    print(
+        f"# {os.cpu_count()} cores; {options.asgi} daphne, 1 celery worker "
+        f"(concurrency {options.celery_concurrency}), beat; {options.seconds:.0f} s window after "
+        f"{options.warmup:.0f} s warm-up; logs in {log_root}",
+        flush=True,
+    )
+    prepare_template(log_root)
+    try:
+        if args.find_max:
+            for layer in layers:
+                best, _ = find_max(options, layer, log_root)
+                print(f"layer {layer}: most tables with p99 <= {P99_LIMIT_MS:.0f} ms: {best}")
+            return 0
+        results = []
+        for layer in layers:
+            result = run_once(options, options.tables, layer, log_root)
+            results.append(result)
+            print("\n".join(result.lines()), flush=True)
+        tps = run_pgbench(options.seconds, options.pgbench_clients, log_root)
+        print(f"pgbench one-row UPDATE, {options.pgbench_clients} clients: {tps:,.0f} TPS")
+        for result in results:
+            print(
+                f"ratio ours/pgbench ({result.layer}): {result.actions_per_second:,.1f} / "
+                f"{tps:,.0f} = {result.actions_per_second / tps:.4f}"
+            )
+        if len(results) == 2:
+            best = min(results, key=lambda r: (r.pct(99), -r.actions_per_second))
+            print(f"better layer on this load: {best.layer} (lower p99, then more actions/s)")
+        return 0
+    finally:
+        with suppress(Exception):
+            pg_admin(
+                f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)",
+                f"DROP DATABASE IF EXISTS {TEMPLATE_DB} WITH (FORCE)",
+            )
+        shutil.rmtree(log_root / "beat-schedule", ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
