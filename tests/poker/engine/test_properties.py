@@ -105,6 +105,7 @@ def test_random_legal_play_keeps_every_invariant(table, data):
         if data.draw(st.integers(0, 4)) == 0:
             assert_views_hide_cards(hand)
             assert Hand.from_json(hand.to_json()) == hand
+            assert Hand.replay(hand.setup, hand.events) == hand  # mid-hand too
     assert_result_is_sound(hand)
     event(f"{hand.game} {hand.structure}")
     event(f"{len(hand.result['pots'])} pots, showdown: {bool(hand.result['showdown'])}")
