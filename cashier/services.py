@@ -135,8 +135,10 @@ def _post(
     created_by=None,
     memo: str = "",
     now: datetime | None = None,
+    end_hand_for: Iterable[Account] = (),
 ) -> Entry:
-    """Write one entry with its legs and move the (already locked) accounts' balances."""
+    """Write one entry with its legs and move the (already locked) accounts' balances; the
+    stacks in `end_hand_for` lose their in-hand mark in the same statement."""
     legs = [(account, amount) for account, amount in legs if amount != 0]
     if sum(amount for _, amount in legs) != 0:
         raise CashierError("unbalanced", "An entry's postings must sum to zero.")
@@ -161,14 +163,20 @@ def _post(
     Posting.objects.bulk_create(
         [Posting(entry=entry, account=account, amount=amount) for account, amount in legs]
     )
-    if legs:
-        # One statement for all legs (rows already locked by the caller).
-        values = ", ".join(["(%s, %s)"] * len(legs))
+    changes = {account.pk: [amount, 0] for account, amount in legs}
+    for account in end_hand_for:
+        changes.setdefault(account.pk, [0, 0])[1] = 1
+        account.in_hand_id = None
+    if changes:
+        # One statement for every row (all locked by the caller): (id, delta, end hand?).
+        values = ", ".join(["(%s, %s, %s)"] * len(changes))
+        table_name = Account._meta.db_table
         with connection.cursor() as cursor:
             cursor.execute(
-                f"UPDATE {Account._meta.db_table} SET balance = balance + v.column2 "
-                f"FROM (VALUES {values}) AS v WHERE {Account._meta.db_table}.id = v.column1",
-                [x for account, amount in legs for x in (account.pk, amount)],
+                f"UPDATE {table_name} SET balance = balance + v.column2, "
+                "in_hand_id = CASE WHEN v.column3 = 1 THEN NULL ELSE in_hand_id END "
+                f"FROM (VALUES {values}) AS v WHERE {table_name}.id = v.column1",
+                [x for pk, (delta, end) in changes.items() for x in (pk, delta, end)],
             )
         for account, amount in legs:
             account.balance += amount
@@ -493,12 +501,14 @@ def hand_settle(
         raise
 
 
-def _lock_hand_accounts(*, table, player_ids: list[int]) -> list[Account]:
-    """The table's rake account and these players' stacks there, locked in id order."""
+def _lock_hand_accounts(*, table, hand_id: int, player_ids: list[int]) -> list[Account]:
+    """The table's rake account, these players' stacks there and every stack marked as in
+    this hand, locked in id order."""
     return list(
         Account.objects.select_for_update()
         .filter(
             Q(kind=Kind.TABLE_STACK, table=table, owner_id__in=player_ids)
+            | Q(kind=Kind.TABLE_STACK, table=table, in_hand_id=hand_id)
             | Q(kind=Kind.TABLE_RAKE, table=table)
         )
         .order_by("pk")
@@ -507,15 +517,19 @@ def _lock_hand_accounts(*, table, player_ids: list[int]) -> list[Account]:
 
 @transaction.atomic
 def _settle(*, table, hand_id: int, net_by_player: dict[int, int], rake: int, now) -> Entry:
-    if Entry.objects.filter(hand_id=hand_id).exists():
-        raise CashierError("already_settled", f"Hand {hand_id} is already settled.")
+    """Lock, check and post; a hand settled before fails on the unique hand id (the caller
+    turns that into `already_settled`), so the usual path needs no separate look-up."""
     player_ids = list(net_by_player)
-    accounts = _lock_hand_accounts(table=table, player_ids=player_ids)
+    accounts = _lock_hand_accounts(table=table, hand_id=hand_id, player_ids=player_ids)
     if not any(account.kind == Kind.TABLE_RAKE for account in accounts):
         _account(Kind.TABLE_RAKE, table=table)  # the table's first settlement
-        accounts = _lock_hand_accounts(table=table, player_ids=player_ids)
+        accounts = _lock_hand_accounts(table=table, hand_id=hand_id, player_ids=player_ids)
     rake_account = next(account for account in accounts if account.kind == Kind.TABLE_RAKE)
-    stacks = {account.owner_id: account for account in accounts if account.kind == Kind.TABLE_STACK}
+    stacks = {
+        account.owner_id: account
+        for account in accounts
+        if account.kind == Kind.TABLE_STACK and account.owner_id in net_by_player
+    }
     missing = sorted(set(player_ids) - set(stacks))
     if missing:
         raise CashierError(
@@ -529,18 +543,15 @@ def _settle(*, table, hand_id: int, net_by_player: dict[int, int], rake: int, no
         )
     legs = [(stacks[uid], net) for uid, net in sorted(net_by_player.items())]
     legs.append((rake_account, rake))
-    entry = _post(
+    return _post(
         reason=Reason.HAND_SETTLEMENT,
         legs=legs,
         table=table,
         hand_id=hand_id,
         memo=f"hand {hand_id}",
         now=now,
+        end_hand_for=[account for account in accounts if account.in_hand_id == hand_id],
     )
-    Account.objects.filter(kind=Kind.TABLE_STACK, table=table, in_hand_id=hand_id).update(
-        in_hand_id=None
-    )
-    return entry
 
 
 @transaction.atomic
