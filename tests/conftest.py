@@ -149,3 +149,14 @@ def asgi_server(django_db_setup, django_db_blocker, tmp_path_factory):
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+
+
+@pytest.fixture(autouse=True)
+def fresh_channel_layer():
+    """A new channel-layer instance per test: each async test has its own event loop, and
+    channels-redis's locks and pools belong to the loop that made them."""
+    from channels.layers import channel_layers
+
+    channel_layers.backends.clear()
+    yield
+    channel_layers.backends.clear()

@@ -56,3 +56,96 @@ def make_seated_player(table, username: str, seat: int, *, buy_in=None, post_big
         idempotency_key=f"test-sit-{username}-{table.pk}",
     )
     return player
+
+
+def session_headers_for(user) -> list[tuple[bytes, bytes]]:
+    """Headers of a logged-in browser (session cookie, same origin), for socket tests."""
+    from django.conf import settings
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user, backend="django.contrib.auth.backends.ModelBackend")
+    cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
+    return [
+        (b"cookie", f"{settings.SESSION_COOKIE_NAME}={cookie}".encode()),
+        (b"origin", b"http://127.0.0.1"),
+    ]
+
+
+class TableSocket:
+    """A player's (or anonymous) table socket over config.asgi, keeping every frame it got.
+
+    `until(predicate)` reads frames until one matches; `act` sends an act with the next seq.
+    """
+
+    def __init__(self, communicator, user=None) -> None:
+        self.communicator = communicator
+        self.user = user
+        self.frames: list[dict] = []
+        self.seq = 0
+        self.state: dict | None = None
+
+    @classmethod
+    async def open(cls, table_id: int, user=None, *, headers=None):
+        from asgiref.sync import sync_to_async
+        from channels.testing import WebsocketCommunicator
+
+        from config.asgi import application
+
+        if headers is None:
+            headers = (
+                await sync_to_async(session_headers_for)(user)
+                if user is not None
+                else [(b"origin", b"http://127.0.0.1")]
+            )
+        communicator = WebsocketCommunicator(application, f"/ws/tables/{table_id}/", headers)
+        socket = cls(communicator, user)
+        socket.connected, socket.close_code = await communicator.connect(timeout=10)
+        return socket
+
+    async def receive(self, timeout: float = 10) -> dict:
+        frame = await self.communicator.receive_json_from(timeout=timeout)
+        self.frames.append(frame)
+        if "state" in frame:
+            self.state = frame["state"]
+        return frame
+
+    async def until(self, predicate, timeout: float = 10) -> dict:
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            left = deadline - loop.time()
+            if left <= 0:
+                raise AssertionError(f"no matching frame; last: {self.frames[-3:]}")
+            frame = await self.receive(timeout=left)
+            if predicate(frame):
+                return frame
+
+    async def until_state(self, predicate, timeout: float = 10) -> dict:
+        """The latest STATE once `predicate(state)` holds (maybe the one already shown)."""
+        if self.state is not None and predicate(self.state):
+            return self.state
+        frame = await self.until(lambda f: "state" in f and predicate(f["state"]), timeout)
+        return frame["state"]
+
+    async def send(self, frame: dict) -> None:
+        await self.communicator.send_json_to(frame)
+
+    async def act(self, action: str, amount=None, *, turn: int, seq: int | None = None) -> int:
+        if seq is None:
+            self.seq += 1
+            seq = self.seq
+        await self.send(
+            {"type": "act", "action": action, "amount": amount, "turn": turn, "seq": seq}
+        )
+        return seq
+
+    async def drain(self, quiet: float = 0.3) -> None:
+        """Read until nothing arrives for `quiet` seconds."""
+        while not await self.communicator.receive_nothing(timeout=quiet):
+            await self.receive()
+
+    async def close(self) -> None:
+        await self.communicator.disconnect()

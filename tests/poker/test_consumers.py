@@ -1,0 +1,496 @@
+"""The table socket end to end: real ASGI app, real Redis channel layer, real PostgreSQL.
+
+Whole hands of every game are played by clicking through sockets; the cashier's balances are
+checked after each; every frame any player or spectator received is checked for leaks.
+"""
+
+import json
+import random
+
+import pytest
+from channels.db import database_sync_to_async as sync_to_async
+
+from cashier.selectors import table_stack_balance, wallet_balance
+from poker import services
+from poker.engine.hand import Hand as EngineHand
+from poker.engine.rake import default_rake_schedule
+from poker.models import Hand, RakeSchedule, Seat, Table
+from tests.factories import TableSocket, make_funded_player, make_seated_player, make_table
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+LIMIT = {
+    "structure": Table.Structure.LIMIT,
+    "small_blind": None,
+    "big_blind": None,
+    "small_bet": 100,
+    "big_bet": 200,
+}
+GAMES = {
+    "omaha-pot-limit": {"game": Table.Game.OMAHA},
+    "omaha8-pot-limit": {"game": Table.Game.OMAHA8},
+    "omaha-limit": {"game": Table.Game.OMAHA, **LIMIT},
+    "omaha8-limit": {"game": Table.Game.OMAHA8, **LIMIT},
+}
+
+
+# ------------------------------------------------------------------ helpers
+
+
+@sync_to_async
+def new_table(**overrides):
+    structure = overrides.get("structure", Table.Structure.POT_LIMIT)
+    schedule, _ = RakeSchedule.objects.get_or_create(
+        name=f"default {structure}",
+        defaults={"schedule": default_rake_schedule(structure).to_data()},
+    )
+    overrides.setdefault("rake_schedule", schedule)
+    # Hands are dealt by the test (a worker of the session must not deal the next one).
+    overrides.setdefault("next_hand_delay_seconds", 3600)
+    return make_table(**overrides)
+
+
+@sync_to_async
+def seat_player(table, name, number, buy_in=None):
+    return make_seated_player(table, name, number, buy_in=buy_in)
+
+
+@sync_to_async
+def start_hand(table) -> Hand | None:
+    """Deal the next hand now (what `poker.start_next_hand` does once the delay is over)."""
+    Table.objects.filter(pk=table.pk).update(last_hand_ended_at=None)
+    services.table_hand_start(table=table)
+    return Hand.objects.filter(table=table, status=Hand.Status.RUNNING).first()
+
+
+@sync_to_async
+def load_hand(hand_id) -> Hand:
+    return Hand.objects.get(pk=hand_id)
+
+
+@sync_to_async
+def money(players, table) -> dict[str, tuple[int, int]]:
+    return {
+        p.username: (wallet_balance(player=p), table_stack_balance(player=p, table=table))
+        for p in players
+    }
+
+
+def my_turn(state, hand_id, turn) -> bool:
+    hand = (state or {}).get("hand")
+    return bool(hand and hand["id"] == hand_id and hand["turn"] == turn and hand["legal_actions"])
+
+
+def moved_on(frame, hand_id, turn) -> bool:
+    if frame["type"] == "error":
+        raise AssertionError(f"the action was refused: {frame}")
+    hand = frame.get("state", {}).get("hand")
+    return hand is None or hand["id"] != hand_id or hand["turn"] > turn
+
+
+async def play_hand(hand_id, sockets_by_seat, choose) -> Hand:
+    """Drive a hand to its end: each player acts from what their own socket showed them."""
+    for _ in range(200):
+        row = await load_hand(hand_id)
+        if row.status != Hand.Status.RUNNING:
+            return row
+        seat = EngineHand.from_dict(row.state).to_act
+        socket = sockets_by_seat[seat]
+        state = await socket.until_state(lambda s: my_turn(s, hand_id, row.turn))
+        hand = state["hand"]
+        action, amount = choose(hand["legal_actions"], hand)
+        await socket.act(action, amount, turn=row.turn)
+        await socket.until(lambda f: moved_on(f, hand_id, row.turn))
+    raise AssertionError("the hand did not end")
+
+
+def check_or_call(legal, hand):
+    return ("call", None) if legal["call"] else ("check", None)
+
+
+def fold_or_check(legal, hand):
+    return ("fold", None) if legal["fold"] else ("check", None)
+
+
+def shove(legal, hand):
+    if legal["all_in"]:
+        return "all_in", None
+    if legal["raise"] or legal["bet"]:
+        span = legal["raise"] or legal["bet"]
+        return ("raise" if legal["raise"] else "bet"), span["max"]
+    return check_or_call(legal, hand)
+
+
+async def open_players(table, players):
+    sockets = {}
+    for number, player in players.items():
+        socket = await TableSocket.open(table.pk, player)
+        assert socket.connected
+        snapshot = await socket.receive()
+        assert snapshot["type"] == "snapshot"
+        assert snapshot["state"]["you"]["seat"] == number
+        sockets[number] = socket
+    return sockets
+
+
+def assert_settled(row: Hand, before: dict, after: dict, players_by_seat) -> None:
+    """Wallets untouched by the hand; each stack moved by exactly its net; nets + rake = 0."""
+    result = row.state["result"]
+    assert sum(s["net"] for s in result["seats"]) + result["rake"] == 0
+    for entry in result["seats"]:
+        name = players_by_seat[entry["seat"]].username
+        assert after[name][0] == before[name][0]
+        assert after[name][1] == before[name][1] + entry["net"] == entry["final_stack"]
+
+
+# ------------------------------------------------------------------ leak checking
+
+
+def _keys(value):
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            yield key
+            yield from _keys(inner)
+    elif isinstance(value, list):
+        for inner in value:
+            yield from _keys(inner)
+
+
+@sync_to_async
+def hands_by_id(table) -> dict[int, Hand]:
+    return {hand.pk: hand for hand in Hand.objects.filter(table=table)}
+
+
+def assert_no_leaks(frames, my_seat_by_hand, hands: dict[int, Hand]) -> int:
+    """No frame carries the deck, a burn card, another's unshown hole cards, or another's
+    legal actions. Returns how many frames were checked."""
+    checked = 0
+    for frame in frames:
+        checked += 1
+        assert "deck" not in set(_keys(frame)) and "burn" not in set(_keys(frame)), frame
+        assert "burns" not in set(_keys(frame)), frame
+        state = frame.get("state") or {}
+        last = state.get("last_result") or {}
+        for entry in last.get("showdown", []):
+            assert entry["shown"] or "cards" not in entry, frame
+        hand_ids = {e["hand_id"] for e in frame.get("events", []) if "hand_id" in e}
+        if state.get("hand"):
+            hand_ids.add(state["hand"]["id"])
+            legal = state["hand"]["legal_actions"]
+            if legal is not None:
+                assert legal["seat"] == state["hand"]["you"] == state["hand"]["to_act"]
+        assert len(hand_ids) <= 1, frame
+        if not hand_ids:
+            continue
+        hand = hands[hand_ids.pop()]
+        mine = my_seat_by_hand(hand)
+        shown = (
+            {e["seat"] for e in hand.state["result"]["showdown"] if e["shown"]}
+            if hand.state.get("result")
+            else set()
+        )
+        hidden = {
+            card
+            for seat, cards in zip(
+                hand.state["setup"]["seats"], hand.state["hole_cards"], strict=True
+            )
+            if seat[0] != mine and seat[0] not in shown
+            for card in cards
+        }
+        hidden |= set(hand.state["burns"]) | set(hand.deck[hand.state["next_card"] :])
+        scanned = {key: value for key, value in frame.items() if key != "state"}
+        scanned["events"] = [e for e in frame.get("events", []) if e["type"] != "button_drawn"]
+        scanned["hand"] = state.get("hand")
+        scanned["seats"] = state.get("seats")
+        text = json.dumps(scanned)
+        leaked = [card for card in hidden if f'"{card}"' in text]
+        assert not leaked, (leaked, frame)
+    return checked
+
+
+# ------------------------------------------------------------------ whole hands
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+async def test_a_hand_to_showdown_through_the_sockets(game):
+    table = await new_table(**GAMES[game])
+    ann = await seat_player(table, "ann", 1)
+    ben = await seat_player(table, "ben", 4)
+    sockets = await open_players(table, {1: ann, 4: ben})
+    before = await money([ann, ben], table)
+    hand = await start_hand(table)
+
+    row = await play_hand(hand.pk, sockets, check_or_call)
+
+    assert row.status == Hand.Status.FINISHED
+    assert row.state["result"]["showdown"], "both players reached the showdown"
+    after = await money([ann, ben], table)
+    assert_settled(row, before, after, {1: ann, 4: ben})
+    # Both players are told the result, with the winner's cards.
+    for socket in sockets.values():
+        final = await socket.until_state(
+            lambda s: (s["last_result"] or {}).get("hand_id") == hand.pk
+        )
+        winners = {a["seat"] for p in final["last_result"]["pots"] for a in p["high"]}
+        assert winners
+        assert final["hand"] is None
+    hands = await hands_by_id(table)
+    for number, socket in sockets.items():
+        await socket.drain()
+        assert_no_leaks(socket.frames, lambda h, n=number: n, hands)
+        await socket.close()
+
+
+@pytest.mark.parametrize("game", ["omaha-pot-limit", "omaha8-limit"])
+async def test_a_hand_to_a_fold_through_the_sockets(game):
+    table = await new_table(**GAMES[game])
+    ann = await seat_player(table, "ann", 2)
+    ben = await seat_player(table, "ben", 5)
+    sockets = await open_players(table, {2: ann, 5: ben})
+    before = await money([ann, ben], table)
+    hand = await start_hand(table)
+
+    row = await play_hand(hand.pk, sockets, fold_or_check)
+
+    result = row.state["result"]
+    assert not result["showdown"] and not result["flop_dealt"]
+    assert result["rake"] == 0  # no flop, no drop
+    loser = next(s for s in result["seats"] if s["net"] < 0)
+    assert loser["seat"] == row.state["setup"]["button"]  # the small blind folded
+    assert loser["net"] == -row.state["setup"]["small_blind"]
+    assert_settled(row, before, await money([ann, ben], table), {2: ann, 5: ben})
+    for socket in sockets.values():
+        await socket.close()
+
+
+@pytest.mark.parametrize("game", ["omaha-pot-limit", "omaha8-limit"])
+async def test_all_in_with_side_pots_through_the_sockets(game):
+    table = await new_table(**GAMES[game])
+    unit = 100
+    ann = await seat_player(table, "ann", 1, buy_in=50 * unit)
+    ben = await seat_player(table, "ben", 2, buy_in=75 * unit)
+    cat = await seat_player(table, "cat", 3, buy_in=100 * unit)
+    players = {1: ann, 2: ben, 3: cat}
+    sockets = await open_players(table, players)
+    spectator = await TableSocket.open(table.pk, await sync_to_async(make_funded_player)("sam"))
+    assert (await spectator.receive())["state"]["you"]["seat"] is None
+    before = await money(list(players.values()), table)
+    hand = await start_hand(table)
+
+    row = await play_hand(hand.pk, sockets, shove)
+
+    result = row.state["result"]
+    committed = sorted(set(row.state["committed"]))
+    if game == "omaha-pot-limit":  # everyone all-in: three levels, a main pot and side pots
+        # cat's uncalled 2,500 went back: a main pot for three and a side pot for two.
+        assert committed == [5000, 7500]
+        assert [p["amount"] for p in result["pots"]] == [15000, 5000]
+        assert [len(p["eligible"]) for p in result["pots"]] == [3, 2]
+    else:
+        assert len(result["pots"]) >= 1
+    assert_settled(row, before, await money(list(players.values()), table), players)
+    hands = await hands_by_id(table)
+    await spectator.drain()
+    assert_no_leaks(spectator.frames, lambda h: None, hands)
+    for number, socket in sockets.items():
+        await socket.drain()
+        assert_no_leaks(socket.frames, lambda h, n=number: n, hands)
+        await socket.close()
+    await spectator.close()
+
+
+async def test_no_frame_leaks_a_hidden_card_across_many_random_hands():
+    """Random legal play of all four games, three players and a spectator; every frame any of
+    them received is scanned for the others' unshown hole cards, burns and the deck."""
+    rng = random.Random(20261123)
+
+    def random_play(legal, hand):
+        options = []
+        if legal["fold"]:
+            options.append(("fold", None))
+        if legal["check"]:
+            options += [("check", None)] * 3
+        if legal["call"]:
+            options += [("call", None)] * 3
+        for kind in ("bet", "raise"):
+            if legal[kind]:
+                options.append((kind, rng.randint(legal[kind]["min"], legal[kind]["max"])))
+        if legal["all_in"] and rng.random() < 0.1:
+            options.append(("all_in", None))
+        return rng.choice(options)
+
+    checked = 0
+    for k, game in enumerate(list(GAMES) * 2):
+        table = await new_table(**GAMES[game])
+        players = {n: await seat_player(table, f"p{k}x{n}", n) for n in (1, 3, 5)}
+        sockets = await open_players(table, players)
+        spectator = await TableSocket.open(
+            table.pk, await sync_to_async(make_funded_player)(f"spec{k}")
+        )
+        for _ in range(3):
+            hand = await start_hand(table)
+            if hand is None:  # two players went bust
+                break
+            row = await play_hand(hand.pk, sockets, random_play)
+            assert row.status == Hand.Status.FINISHED
+        hands = await hands_by_id(table)
+        await spectator.drain()
+        checked += assert_no_leaks(spectator.frames, lambda h: None, hands)
+        for number, socket in sockets.items():
+            await socket.drain()
+            checked += assert_no_leaks(socket.frames, lambda h, n=number: n, hands)
+            await socket.close()
+        await spectator.close()
+    assert checked > 300
+
+
+# ------------------------------------------------------------------ the protocol's edges
+
+
+async def test_anonymous_socket_is_refused_with_4401():
+    table = await new_table()
+    socket = await TableSocket.open(table.pk)
+    assert not socket.connected
+    assert socket.close_code == 4401
+
+
+async def test_unknown_or_closed_table_is_refused_with_4404():
+    player = await sync_to_async(make_funded_player)("ann")
+    socket = await TableSocket.open(999_999, player)
+    assert (socket.connected, socket.close_code) == (False, 4404)
+    closed = await new_table(is_open=False)
+    socket = await TableSocket.open(closed.pk, player)
+    assert (socket.connected, socket.close_code) == (False, 4404)
+
+
+async def test_a_second_tab_supersedes_the_first():
+    table = await new_table()
+    ann = await seat_player(table, "ann", 1)
+    first = await TableSocket.open(table.pk, ann)
+    await first.receive()
+    second = await TableSocket.open(table.pk, ann)
+    assert (await second.receive())["type"] == "snapshot"
+    await first.until(lambda f: f["type"] == "superseded")
+    closed = await first.communicator.receive_output(timeout=5)
+    assert closed == {"type": "websocket.close", "code": 4409}
+    # The newest tab still plays and the player still counts as connected.
+    await second.send({"type": "ping", "echo": 3})
+    await second.until(lambda f: f["type"] == "pong")
+    seat = await sync_to_async(Seat.objects.get)(table=table, player=ann)
+    assert seat.connected
+    await second.close()
+
+
+@pytest.mark.parametrize(
+    ("frame", "code"),
+    [
+        ("not json", "bad_frame"),
+        ("[1, 2]", "bad_frame"),
+        ('{"type": 7}', "bad_frame"),
+        ('{"type": "ping", "pad": "' + "x" * 5000 + '"}', "bad_frame"),
+        ('{"type": "steal_the_pot"}', "unknown_type"),
+        ('{"type": "act", "action": "call", "turn": "one", "seq": 1}', "bad_field"),
+        ('{"type": "act", "action": 3, "turn": 1, "seq": 1}', "bad_field"),
+        ('{"type": "act", "action": "raise", "amount": -300, "turn": 1, "seq": 1}', "bad_amount"),
+        ('{"type": "act", "action": "raise", "amount": 250.5, "turn": 1, "seq": 1}', "bad_amount"),
+        ('{"type": "act", "action": "raise", "amount": 1e30, "turn": 1, "seq": 1}', "bad_amount"),
+        ('{"type": "act", "action": "call", "turn": 1, "seq": true}', "bad_field"),
+        (
+            '{"type": "sit", "seat": 2, "buy_in": 99999999999999, "post_big_blind": false}',
+            "bad_amount",
+        ),
+        ('{"type": "sit", "seat": "2", "buy_in": 5000, "post_big_blind": false}', "bad_field"),
+        ('{"type": "sit", "seat": 2, "buy_in": 5000, "post_big_blind": "yes"}', "bad_field"),
+        ('{"type": "top_up", "amount": 0}', "bad_amount"),
+        ('{"type": "sit", "seat": 1, "buy_in": 5000, "post_big_blind": false}', "seat_taken"),
+        ('{"type": "sit", "seat": 9, "buy_in": 5000, "post_big_blind": false}', "bad_seat"),
+    ],
+)
+async def test_bad_frames_get_an_error_change_nothing_and_keep_the_socket(frame, code):
+    table = await new_table()
+    ann = await seat_player(table, "ann", 1)
+    await seat_player(table, "ben", 2)
+    bob = await sync_to_async(make_funded_player)("bob")
+    hand = await start_hand(table)
+    before_state = hand.state
+    before = await money([ann, bob], table)
+    socket = await TableSocket.open(table.pk, bob)
+    await socket.receive()
+    await socket.communicator.send_to(text_data=frame)
+    error = await socket.until(lambda f: f["type"] == "error")
+    assert error["code"] == code and error["message"]
+    await socket.send({"type": "ping"})
+    await socket.until(lambda f: f["type"] == "pong")
+    assert (await load_hand(hand.pk)).state == before_state
+    assert await money([ann, bob], table) == before
+    assert not await sync_to_async(Seat.objects.filter(player=bob).exists)()
+    await socket.close()
+
+
+async def test_acting_out_of_turn_for_another_seat_or_unseated_is_refused():
+    table = await new_table()
+    ann = await seat_player(table, "ann", 1)
+    ben = await seat_player(table, "ben", 2)
+    eve = await sync_to_async(make_funded_player)("eve")
+    sockets = await open_players(table, {1: ann, 2: ben})
+    hand = await start_hand(table)
+    to_act = EngineHand.from_dict(hand.state).to_act
+    waiting = 1 if to_act == 2 else 2
+
+    # The player not to act tries, and names the other's seat: there is no seat field to
+    # forge; the server acts only for the socket's own user.
+    await sockets[waiting].send(
+        {"type": "act", "action": "call", "amount": None, "turn": 1, "seq": 1, "seat": to_act}
+    )
+    error = await sockets[waiting].until(lambda f: f["type"] == "error")
+    assert (error["code"], error["seq"]) == ("not_your_turn", 1)
+
+    outsider = await TableSocket.open(table.pk, eve)
+    await outsider.receive()
+    await outsider.act("call", turn=1)
+    assert (await outsider.until(lambda f: f["type"] == "error"))["code"] == "not_seated"
+    for kind in ("sit_out", "leave"):
+        await outsider.send({"type": kind})
+        assert (await outsider.until(lambda f: f["type"] == "error"))["code"] == "not_seated"
+    assert (await load_hand(hand.pk)).state == hand.state
+
+    # A stale turn and a duplicate seq are refused too; then the real action applies once.
+    await sockets[to_act].act("call", turn=7)
+    assert (await sockets[to_act].until(lambda f: f["type"] == "error"))["code"] == "stale_turn"
+    await sockets[to_act].act("call", turn=1, seq=5)
+    await sockets[to_act].until(lambda f: moved_on(f, hand.pk, 1))
+    await sockets[to_act].act("check", turn=2, seq=5)
+    error = await sockets[to_act].until(lambda f: f["type"] == "error")
+    assert (error["code"], error["seq"]) == ("duplicate_seq", 5)
+    assert (await load_hand(hand.pk)).turn == 2
+    for socket in (*sockets.values(), outsider):
+        await socket.close()
+
+
+async def test_sitting_down_sitting_out_and_leaving_through_the_socket():
+    table = await new_table()
+    ann = await sync_to_async(make_funded_player)("ann")
+    socket = await TableSocket.open(table.pk, ann)
+    snapshot = await socket.receive()
+    assert snapshot["state"]["you"]["buy_in_range"] == [5000, 10000]
+    assert snapshot["state"]["you"]["wallet"] == 100_000
+
+    await socket.send({"type": "sit", "seat": 3, "buy_in": 8000, "post_big_blind": False})
+    frame = await socket.until(lambda f: f["type"] == "update" and f["state"]["you"]["seat"] == 3)
+    assert frame["state"]["you"]["wallet"] == 92_000
+    assert frame["state"]["seats"][2]["status"] == "waiting_big_blind"
+    assert any(e["type"] == "player_sat" for e in frame["events"])
+    await socket.send({"type": "sit_out"})
+    await socket.until(lambda f: f["type"] == "update" and f["state"]["you"]["sitting_out"])
+    await socket.send({"type": "top_up", "amount": 1000})
+    frame = await socket.until(
+        lambda f: f["type"] == "update" and f["state"]["you"]["wallet"] == 91_000
+    )
+    assert frame["state"]["seats"][2]["stack"] == 9000
+    await socket.send({"type": "leave"})
+    frame = await socket.until(
+        lambda f: f["type"] == "update" and f["state"]["you"]["seat"] is None
+    )
+    assert frame["state"]["you"]["wallet"] == 100_000
+    assert frame["state"]["seats"][2]["player"] is None
+    await socket.close()
