@@ -96,11 +96,12 @@ async def play_hand(hand_id, sockets_by_seat, choose) -> Hand:
             return row
         seat = EngineHand.from_dict(row.state).to_act
         socket = sockets_by_seat[seat]
-        state = await socket.until_state(lambda s: my_turn(s, hand_id, row.turn))
+        turn = row.turn
+        state = await socket.until_state(lambda s, turn=turn: my_turn(s, hand_id, turn))
         hand = state["hand"]
         action, amount = choose(hand["legal_actions"], hand)
-        await socket.act(action, amount, turn=row.turn)
-        await socket.until(lambda f: moved_on(f, hand_id, row.turn))
+        await socket.act(action, amount, turn=turn)
+        await socket.until(lambda f, turn=turn: moved_on(f, hand_id, turn))
     raise AssertionError("the hand did not end")
 
 
