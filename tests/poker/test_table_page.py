@@ -3,6 +3,7 @@ Redis channel layer and a real Celery worker, on the test database.
 """
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from django.conf import settings
 from django.test import Client
 
 from cashier.selectors import table_stack_balance, wallet_balance
+from poker.models import Seat, Table
 from tests.factories import make_funded_player, make_table
 
 CHROMIUM = "/usr/bin/chromium"
@@ -98,6 +100,23 @@ def sit(page, seat: int, buy_in: int) -> None:
     page.wait_for_selector(f"#seat-{seat}.me")
 
 
+def one_hand_only(table) -> None:
+    """Keep the next hand from starting while the test looks at this one's result."""
+    Table.objects.filter(pk=table.pk).update(next_hand_delay_seconds=600)
+
+
+def close_and_settle(table, pages) -> None:
+    """Close the pages, then wait until the server has seen every socket go, so nothing is
+    still writing to the table when the test database is flushed."""
+    for page in pages:
+        page.context.close()
+    deadline = time.monotonic() + 10
+    while Seat.objects.filter(table=table, connected=True).exists():
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+
+
 def horizontal_overflow(page) -> int:
     return page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
 
@@ -125,6 +144,7 @@ def test_two_players_sit_and_check_a_hand_down_to_showdown(
         # The hand starts by itself; each decision is made by clicking on the page whose turn
         # it is, checking when possible and calling otherwise, until the hand is over.
         alice_page.wait_for_function(HAND_STARTED)
+        one_hand_only(table)
         hand_id = alice_page.evaluate("window.tablePage.state().hand.id")
         turn = 0
         for _ in range(30):
@@ -169,8 +189,7 @@ def test_two_players_sit_and_check_a_hand_down_to_showdown(
         assert horizontal_overflow(bob_page) <= 0
         assert alice_page.errors == [] and bob_page.errors == []
     finally:
-        for page in pages.values():
-            page.context.close()
+        close_and_settle(table, pages.values())
 
 
 def test_the_table_page_fits_a_phone_screen(chromium, asgi_server):
@@ -187,4 +206,54 @@ def test_the_table_page_fits_a_phone_screen(chromium, asgi_server):
         screenshot(page, "phone-seated")
         assert page.errors == []
     finally:
-        page.context.close()
+        close_and_settle(table, [page])
+
+
+def test_a_pot_sized_raise_takes_the_blinds_and_a_second_tab_supersedes_the_first(
+    chromium, asgi_server, celery_worker_process
+):
+    table = make_table(next_hand_delay_seconds=1.0)
+    alice = make_funded_player("alice", cents=FUNDS)
+    bob = make_funded_player("bob", cents=FUNDS)
+    pages = {
+        1: signed_in_page(chromium, asgi_server, alice, LAPTOP),
+        2: signed_in_page(chromium, asgi_server, bob, LAPTOP),
+    }
+    players = {1: alice, 2: bob}
+    try:
+        for page in pages.values():
+            open_table(page, table)
+        sit(pages[1], 1, BUY_IN)
+        sit(pages[2], 2, BUY_IN)
+        pages[1].wait_for_function(HAND_STARTED)
+        one_hand_only(table)
+        hand = pages[1].evaluate("window.tablePage.state().hand")
+        raiser_seat = hand["to_act"]  # heads-up: the button, who posted the small blind
+        folder_seat = 3 - raiser_seat
+        raiser, folder = pages[raiser_seat], pages[folder_seat]
+
+        # Pot limit: after blinds of 50 and 100 the pot-sized raise is to 300 (RULES.md 3).
+        raiser.click("#actions:not([hidden]) #preset-pot")
+        legal = raiser.evaluate("window.tablePage.state().hand.legal_actions")
+        assert legal["raise"]["max"] == 300
+        assert raiser.input_value("#raise-amount") == "3.00"
+        assert raiser.get_attribute("#raise-slider", "max") == "300"
+        assert raiser.inner_text("#act-raise") == "Raise to $3"
+        raiser.click("#act-raise")
+        folder.click("#actions:not([hidden]) #act-fold:not([disabled])")
+
+        for page in pages.values():
+            page.wait_for_function(HAND_OVER, arg=hand["id"])
+            assert "uncontested" in page.locator("#result").inner_text()
+        assert table_stack_balance(player=players[raiser_seat], table=table) == BUY_IN + 100
+        assert table_stack_balance(player=players[folder_seat], table=table) == BUY_IN - 100
+
+        # The same player opening the table again: the old page stops and says why.
+        newer = pages[1].context.new_page()  # closed with its context
+        open_table(newer, table)
+        pages[1].wait_for_selector("#notice:not([hidden])")
+        assert "another tab" in pages[1].inner_text("#notice")
+        assert pages[1].inner_text("#conn") == "Not connected"
+        assert newer.locator("#seat-1.me").count() == 1
+    finally:
+        close_and_settle(table, pages.values())
