@@ -100,3 +100,27 @@ def test_one_buy_in_key_sent_concurrently_moves_money_once():
     assert all(isinstance(r, Entry) for r in results), results
     assert table_stack_balance(player=alice, table=table) == 8_000
     assert wallet_balance(player=alice) == 42_000
+
+
+def test_a_hand_settled_from_two_places_at_once_settles_once():
+    from cashier.services import hand_settle, hand_stacks_commit
+
+    table = make_table()
+    players = [make_funded_player(name) for name in ("alice", "bob", "carol")]
+    for p in players:
+        table_buy_in(player=p, table=table, amount=10_000, idempotency_key="sit")
+    hand_stacks_commit(table=table, hand_id=77, players=players)
+    nets = {players[0].pk: 180, players[1].pk: -100, players[2].pk: -100}
+    results = run_together(
+        [
+            lambda: hand_settle(table=table, hand_id=77, net_by_player=nets, rake=20)
+            for _ in range(THREADS)
+        ]
+    )
+    settled = [r for r in results if isinstance(r, Entry)]
+    refused = [r for r in results if isinstance(r, CashierError)]
+    assert len(settled) == 1 and len(refused) == THREADS - 1
+    assert {r.code for r in refused} == {"already_settled"}
+    assert table_stack_balance(player=players[0], table=table) == 10_180
+    assert Account.objects.get(kind="table_rake", table=table).balance == 20
+    assert not Account.objects.filter(in_hand_id__isnull=False).exists()

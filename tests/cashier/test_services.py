@@ -255,6 +255,15 @@ def test_hand_settle_posts_one_balanced_entry_with_rake(table):
     assert_ledger_sound()
 
 
+def test_settling_ends_the_hand_for_every_marked_stack(table):
+    alice, bob, carol = seat_three(table)
+    hand_stacks_commit(table=table, hand_id=31, players=[alice, bob, carol])
+    hand_settle(table=table, hand_id=31, net_by_player={alice.pk: 100, bob.pk: -100}, rake=0)
+    assert not Account.objects.filter(in_hand_id__isnull=False).exists()
+    table_cash_out(player=carol, table=table)
+    assert wallet_balance(player=carol) == 100_000
+
+
 def test_settling_twice_is_refused(table):
     alice, bob, _ = seat_three(table)
     hand_settle(table=table, hand_id=5, net_by_player={alice.pk: 50, bob.pk: -50}, rake=0)
