@@ -813,6 +813,8 @@
         return who + " sits out" + ({ timeout: " (ran out of time)", no_chips: " (no chips left)" }[event.reason] || "");
       case "player_sat_in":
         return who + " is back" + (event.status === "waiting_big_blind" ? ", waiting for the big blind" : "");
+      case "player_leaving":
+        return who + " leaves after this hand";
       case "player_topped_up":
         return who + " adds " + money(event.amount);
       case "player_connection":

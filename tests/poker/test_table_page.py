@@ -257,3 +257,56 @@ def test_a_pot_sized_raise_takes_the_blinds_and_a_second_tab_supersedes_the_firs
         assert newer.locator("#seat-1.me").count() == 1
     finally:
         close_and_settle(table, pages.values())
+
+
+def test_the_countdown_runs_out_then_sit_in_top_up_and_leave(
+    chromium, asgi_server, celery_worker_process
+):
+    # Four seconds to act, the last three shown (short settings; RULES.md 6 says 30 and 20).
+    table = make_table(next_hand_delay_seconds=1.0, action_seconds=4, countdown_seconds=3)
+    alice = make_funded_player("alice", cents=FUNDS)
+    bob = make_funded_player("bob", cents=FUNDS)
+    pages = {
+        1: signed_in_page(chromium, asgi_server, alice, LAPTOP),
+        2: signed_in_page(chromium, asgi_server, bob, PHONE),
+    }
+    players = {1: alice, 2: bob}
+    try:
+        for page in pages.values():
+            open_table(page, table)
+        sit(pages[1], 1, BUY_IN)
+        sit(pages[2], 2, BUY_IN)
+        pages[1].wait_for_function(HAND_STARTED)
+        one_hand_only(table)
+        hand = pages[1].evaluate("window.tablePage.state().hand")
+        slow_seat = hand["to_act"]  # the small blind, facing the big blind: no check
+        slow, other = pages[slow_seat], pages[3 - slow_seat]
+
+        # Both pages count the slow player down; nobody clicks; the server folds for them.
+        for page in (slow, other):
+            timer = page.locator(f"#seat-{slow_seat} .timer:not([hidden])")
+            timer.wait_for()
+            assert timer.inner_text().rstrip("s").isdigit()
+        for page in pages.values():
+            page.wait_for_function(HAND_OVER, arg=hand["id"])
+            assert "uncontested" in page.inner_text("#result")
+        slow.wait_for_selector(f"#seat-{slow_seat}[data-status='sitting_out']")
+        assert "ran out of time" in slow.inner_text("#log")
+
+        # Back in (no big blind was missed, so straight back to playing); top up to the
+        # maximum; then leave.
+        slow.click("#sit-in")
+        slow.wait_for_selector(f"#seat-{slow_seat}[data-status='playing']")
+        stack = table_stack_balance(player=players[slow_seat], table=table)
+        assert stack == BUY_IN - 50
+        slow.fill("#top-up-amount", "0.50")
+        slow.click("#top-up-form button[type=submit]")
+        slow.wait_for_selector(f"#seat-{slow_seat} .seat-stack[data-cents='{BUY_IN}']")
+        assert table_stack_balance(player=players[slow_seat], table=table) == BUY_IN
+        slow.on("dialog", lambda dialog: dialog.accept())
+        slow.click("#leave")
+        other.wait_for_selector(f"#seat-{slow_seat}.empty")
+        assert wallet_balance(player=players[slow_seat]) == FUNDS - 50
+        assert slow.errors == [] and other.errors == []
+    finally:
+        close_and_settle(table, pages.values())
