@@ -47,6 +47,45 @@ def _database_url_of_test_db() -> str:
     return f"postgres://{db['USER']}@{host}:{port}/{db['NAME']}"
 
 
+def spawn_celery_worker(
+    *,
+    database_url: str,
+    queue: str,
+    log_path: Path,
+    name: str = "test",
+    beat: bool = False,
+    env: dict | None = None,
+) -> subprocess.Popen:
+    """Start a real `celery worker` (optionally with an embedded beat) on `queue` and wait
+    until it is ready. The caller stops it."""
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "DB_CONN_MAX_AGE": "0",
+        "CELERY_QUEUE": queue,
+        **(env or {}),
+    }
+    command = [
+        sys.executable, "-m", "celery", "-A", "config", "worker",
+        "--pool", "solo", "--concurrency", "1", "--loglevel", "INFO",
+        "--queues", queue,
+        "--hostname", f"{name}-{os.getpid()}@%h",
+        "--without-mingle", "--without-gossip",
+    ]  # fmt: skip
+    if beat:
+        command += ["--beat", "--schedule", str(log_path.with_suffix(".beat"))]
+    with open(log_path, "w") as log:
+        process = subprocess.Popen(command, cwd=REPO_ROOT, env=env, stdout=log, stderr=log)
+    deadline = time.monotonic() + 60
+    while "ready." not in log_path.read_text():
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            pytest.fail(f"the Celery worker did not start:\n{log_path.read_text()[-3000:]}")
+        time.sleep(0.2)
+    process.log_path = log_path
+    return process
+
+
 @pytest.fixture(scope="session")
 def celery_worker_process(django_db_setup, django_db_blocker, tmp_path_factory):
     """A real `celery worker` process on the Redis broker, using the test database.
@@ -58,35 +97,9 @@ def celery_worker_process(django_db_setup, django_db_blocker, tmp_path_factory):
     with django_db_blocker.unblock():
         database_url = _database_url_of_test_db()
     log_path = tmp_path_factory.mktemp("celery") / "worker.log"
-    env = {**os.environ, "DATABASE_URL": database_url, "DB_CONN_MAX_AGE": "0"}
-    command = [
-        sys.executable,
-        "-m",
-        "celery",
-        "-A",
-        "config",
-        "worker",
-        "--pool",
-        "solo",
-        "--concurrency",
-        "1",
-        "--loglevel",
-        "INFO",
-        "--queues",
-        settings.CELERY_TASK_DEFAULT_QUEUE,
-        "--hostname",
-        f"test-{os.getpid()}@%h",
-        "--without-mingle",
-        "--without-gossip",
-    ]
-    with open(log_path, "w") as log:
-        process = subprocess.Popen(command, cwd=REPO_ROOT, env=env, stdout=log, stderr=log)
-    deadline = time.monotonic() + 60
-    while "ready." not in log_path.read_text():
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            pytest.fail(f"the Celery worker did not start:\n{log_path.read_text()[-3000:]}")
-        time.sleep(0.2)
+    process = spawn_celery_worker(
+        database_url=database_url, queue=settings.CELERY_TASK_DEFAULT_QUEUE, log_path=log_path
+    )
     process.log_path = log_path
     yield process
     process.terminate()
@@ -160,3 +173,34 @@ def fresh_channel_layer():
     channel_layers.backends.clear()
     yield
     channel_layers.backends.clear()
+
+
+@pytest.fixture
+def celery_worker_factory(transactional_db, tmp_path):
+    """Start extra real workers (e.g. to kill one with SIGKILL); all are stopped afterwards."""
+    if settings.CELERY_BROKER_URL.startswith("memory://"):
+        pytest.skip("a real Celery worker needs REDIS_URL (the Redis broker)")
+    database_url = _database_url_of_test_db()
+    started: list[subprocess.Popen] = []
+
+    def start(*, queue: str, name: str, beat: bool = False, env: dict | None = None):
+        process = spawn_celery_worker(
+            database_url=database_url,
+            queue=queue,
+            log_path=tmp_path / f"{name}.log",
+            name=name,
+            beat=beat,
+            env=env,
+        )
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()

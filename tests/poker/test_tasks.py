@@ -1,0 +1,171 @@
+"""Table timers on real Celery workers (Redis broker, the test database), with short settings."""
+
+import os
+import signal
+import time
+import uuid
+from datetime import timedelta
+
+import pytest
+from django.test import override_settings
+from django.utils import timezone
+
+from cashier.selectors import table_stack_balance, wallet_balance
+from poker import services
+from poker.engine.hand import Hand as EngineHand
+from poker.models import Hand, Seat, Table
+from poker.tasks import sweep_tables
+from tests.factories import make_seated_player, make_table
+
+pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+
+
+def wait_for(condition, *, timeout: float = 30, what: str = "", log=None):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.1)
+    tail = log.read_text()[-3000:] if log is not None else ""
+    raise AssertionError(f"timed out waiting for {what}\n{tail}")
+
+
+def seated_table(**settings):
+    settings.setdefault("next_hand_delay_seconds", 3600)  # one hand per test
+    table = make_table(**settings)
+    players = {1: make_seated_player(table, "ann", 1), 2: make_seated_player(table, "ben", 2)}
+    for player in players.values():
+        services.table_connection_set(table=table, player=player, connected=True)
+    return table, players
+
+
+def deal(table) -> Hand:
+    Table.objects.filter(pk=table.pk).update(last_hand_ended_at=None)
+    return services.table_hand_start(table=table)
+
+
+def test_the_timer_folds_a_player_facing_a_bet_then_sits_them_out(celery_worker_process):
+    table, players = seated_table(action_seconds=1)
+    hand = deal(table)
+    slow = EngineHand.from_dict(hand.state).to_act
+    started = time.monotonic()
+
+    hand = wait_for(
+        lambda: Hand.objects.filter(pk=hand.pk, status=Hand.Status.FINISHED).first(),
+        what="the timeout to fold",
+        log=celery_worker_process.log_path,
+    )
+    assert time.monotonic() - started >= 0.9
+    actions = [e for e in hand.state["events"] if e["type"] == "action"]
+    assert actions == [{"type": "action", "seat": slow, "action": "fold"}]
+    seat = Seat.objects.get(player=players[slow])
+    assert seat.status == Seat.Status.SITTING_OUT
+    assert table_stack_balance(player=players[slow], table=table) == 10_000 - 50
+
+
+def test_the_timer_checks_when_it_can(celery_worker_process):
+    table, players = seated_table(action_seconds=1)
+    hand = deal(table)
+    first = EngineHand.from_dict(hand.state).to_act
+    services.table_act(
+        table=table, player=players[first], action="call", amount=None, turn=1, seq=1
+    )
+    big_blind = 3 - first
+
+    def checked():
+        hand.refresh_from_db()
+        return any(
+            e.get("action") == "check" and e["seat"] == big_blind for e in hand.state["events"]
+        )
+
+    wait_for(checked, what="the big blind's check", log=celery_worker_process.log_path)
+    assert Seat.objects.get(player=players[big_blind]).time_out_pending
+    # The timers play the hand out (check, check, ...) and both end up sat out.
+    wait_for(
+        lambda: Hand.objects.filter(pk=hand.pk, status=Hand.Status.FINISHED).exists(),
+        timeout=60,
+        what="the hand to end on timeouts",
+    )
+    assert Seat.objects.get(player=players[big_blind]).status == Seat.Status.SITTING_OUT
+
+
+def test_a_disconnected_player_gets_the_grace_before_the_timer_acts(celery_worker_process):
+    table, players = seated_table(action_seconds=1, disconnect_grace_seconds=3)
+    hand = deal(table)
+    slow = EngineHand.from_dict(hand.state).to_act
+    services.table_connection_set(table=table, player=players[slow], connected=False)
+    started = time.monotonic()
+    time.sleep(2)
+    hand.refresh_from_db()
+    assert hand.status == Hand.Status.RUNNING  # the 1 s timer came and found the grace
+    wait_for(
+        lambda: Hand.objects.filter(pk=hand.pk, status=Hand.Status.FINISHED).exists(),
+        what="the timeout after the grace",
+        log=celery_worker_process.log_path,
+    )
+    assert time.monotonic() - started >= 3.5
+
+
+def test_a_player_who_reconnects_in_the_grace_acts_normally(celery_worker_process):
+    table, players = seated_table(action_seconds=1, disconnect_grace_seconds=4)
+    hand = deal(table)
+    slow = EngineHand.from_dict(hand.state).to_act
+    services.table_connection_set(table=table, player=players[slow], connected=False)
+    time.sleep(1.5)
+    services.table_connection_set(table=table, player=players[slow], connected=True)
+    services.table_act(table=table, player=players[slow], action="call", amount=None, turn=1, seq=1)
+    hand.refresh_from_db()
+    assert hand.turn == 2
+    assert Seat.objects.get(player=players[slow]).time_out_pending is False
+
+
+def test_the_sweep_on_a_worker_evicts_and_cashes_out(celery_worker_process):
+    table, players = seated_table(sit_out_limit_seconds=1)
+    services.table_sit_out(table=table, player=players[1])
+    Seat.objects.filter(player=players[1]).update(sat_out_at=timezone.now() - timedelta(seconds=2))
+    sweep_tables.delay()
+    wait_for(
+        lambda: not Seat.objects.filter(player=players[1]).exists(),
+        what="the eviction",
+        log=celery_worker_process.log_path,
+    )
+    assert wallet_balance(player=players[1]) == 100_000
+    assert table_stack_balance(player=players[1], table=table) == 0
+
+
+def test_a_worker_killed_mid_hand_loses_nothing_another_finishes_it(celery_worker_factory):
+    """Worker A holds the turn timer when it is killed with SIGKILL; worker B (with beat and
+    the sweep) takes the hand on from what the database says and finishes it."""
+    queue = f"kill-test-{uuid.uuid4().hex[:8]}"
+    env = {"POKER_SWEEP_SECONDS": "1"}
+    with override_settings(CELERY_TASK_DEFAULT_QUEUE=queue):
+        first = celery_worker_factory(queue=queue, name="doomed", env=env)
+        table, players = seated_table(action_seconds=2)
+        hand = deal(table)
+        wait_for(
+            lambda: "poker.turn_timeout" in first.log_path.read_text(),
+            what="worker A to take the timer",
+            log=first.log_path,
+        )
+        os.kill(first.pid, signal.SIGKILL)
+        first.wait()
+        time.sleep(2.5)  # the timer's moment passes with nobody to run it
+        hand.refresh_from_db()
+        assert hand.status == Hand.Status.RUNNING and hand.turn == 1
+        before = {n: table_stack_balance(player=p, table=table) for n, p in players.items()}
+
+        second = celery_worker_factory(queue=queue, name="rescuer", beat=True, env=env)
+        finished = wait_for(
+            lambda: Hand.objects.filter(pk=hand.pk, status=Hand.Status.FINISHED).first(),
+            timeout=40,
+            what="worker B to finish the hand",
+            log=second.log_path,
+        )
+    result = finished.state["result"]
+    for entry in result["seats"]:
+        player = players[entry["seat"]]
+        assert (
+            table_stack_balance(player=player, table=table) == before[entry["seat"]] + entry["net"]
+        )
+    assert sum(e["net"] for e in result["seats"]) + result["rake"] == 0
