@@ -225,4 +225,9 @@ def table_state_for(*, table: Table, player) -> dict[str, Any]:
 
 def tables_for_lobby() -> QuerySet[Table]:
     """Open tables (models, ordered by game for grouping) with `seats_taken` annotated."""
-    return Table.objects.filter(is_open=True).annotate(seats_taken=Count("seats"))
+    # Explicit order: Django drops Meta.ordering from queries with an aggregate.
+    return (
+        Table.objects.filter(is_open=True)
+        .annotate(seats_taken=Count("seats"))
+        .order_by("game", "structure", "big_blind", "small_bet", "name")
+    )

@@ -27,6 +27,14 @@ def test_the_lobby_groups_open_tables_by_game_with_seats_taken(client):
         max_seats=10,
     )
     make_table(name="Closed", is_open=False)
+    later = make_table(
+        name="Amundsen",
+        structure=Table.Structure.LIMIT,
+        small_blind=None,
+        big_blind=None,
+        small_bet=100,
+        big_bet=200,
+    )
     for number, name in ((1, "ann"), (4, "ben")):
         Seat.objects.create(table=omaha, number=number, player=make_player(name))
 
@@ -41,6 +49,11 @@ def test_the_lobby_groups_open_tables_by_game_with_seats_taken(client):
     cortez = _row(html, hi_lo)
     assert "$2/$4" in cortez and "Fixed limit" in cortez and "0/10" in cortez
     assert "Closed" not in html
+    # One heading per game, the later Omaha High table under the first one.
+    assert html.count("<h2>Omaha High</h2>") == 1
+    hi_lo_heading = html.index("<h2>Omaha Hi/Lo 8 or Better</h2>")
+    assert html.index(_row(html, later)) < hi_lo_heading < html.index(_row(html, hi_lo))
+    assert html.index(_row(html, omaha)) < hi_lo_heading
 
 
 def test_an_empty_lobby_says_so(client):
