@@ -169,10 +169,43 @@ PGBENCH_SCRIPT = (
 )
 
 
-def measure_pgbench(server: Server, pgbench: str, clients: int, seconds: float) -> float:
+# The SQL a settlement sends, without Python: pgbench client n settles at the n-th bench table
+# (lock the six accounts, insert the entry and its six postings, move the balances, commit with
+# the deferred balance trigger). Informational: it splits our time into database and Python.
+SETTLEMENT_SQL_SCRIPT = """\\set h random(1, 9000000000000000)
+\\set t :first_table + :client_id
+\\set w random(0, 4)
+BEGIN;
+SELECT id, balance FROM cashier_account WHERE table_id = :t ORDER BY id FOR UPDATE;
+WITH e AS (INSERT INTO cashier_entry (reason, table_id, hand_id, request_fingerprint, memo,
+  created_at) VALUES ('hand_settlement', :t, :h, '', 'bench', now()) RETURNING id),
+legs AS (SELECT id AS account_id, CASE WHEN kind = 'table_rake' THEN 20
+  WHEN owner_id = (SELECT owner_id FROM cashier_account
+  WHERE table_id = :t AND kind = 'table_stack' ORDER BY owner_id OFFSET :w LIMIT 1) THEN 380
+  ELSE -100 END AS amount FROM cashier_account WHERE table_id = :t)
+INSERT INTO cashier_posting (entry_id, account_id, amount) SELECT e.id, legs.account_id,
+  legs.amount FROM e, legs;
+UPDATE cashier_account SET balance = balance + CASE WHEN kind = 'table_rake' THEN 20
+  WHEN owner_id = (SELECT owner_id FROM cashier_account
+  WHERE table_id = :t AND kind = 'table_stack' ORDER BY owner_id OFFSET :w LIMIT 1) THEN 380
+  ELSE -100 END WHERE table_id = :t;
+END;
+""".replace("\n  ", " ")
+
+
+def measure_pgbench(
+    server: Server,
+    pgbench: str,
+    clients: int,
+    seconds: float,
+    *,
+    script_text: str = PGBENCH_SCRIPT,
+    database: str = PGBENCH_DB,
+    variables: Sequence[str] = (),
+) -> float:
     base = [pgbench, "-h", server.host, "-p", str(server.port), "-U", server.user]
     with tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False) as script:
-        script.write(PGBENCH_SCRIPT)
+        script.write(script_text)
     try:
         result = subprocess.run(
             [
@@ -186,7 +219,8 @@ def measure_pgbench(server: Server, pgbench: str, clients: int, seconds: float) 
                 str(clients),
                 "-T",
                 str(max(1, round(seconds))),
-                PGBENCH_DB,
+                *(f"--define={variable}" for variable in variables),
+                database,
             ],
             capture_output=True,
             text=True,
@@ -243,6 +277,23 @@ def main(argv: Sequence[str] | None = None) -> None:
         from django.db import connections
 
         from cashier.verify import ledger_verify
+
+        first_table = min(table_id for table_id, _ in seating)
+        for clients in args.clients:
+            sql_only = measure_pgbench(
+                server,
+                pgbench,
+                clients,
+                seconds,
+                script_text=SETTLEMENT_SQL_SCRIPT,
+                database=LEDGER_DB,
+                variables=[f"first_table={first_table}"],
+            )
+            print(
+                f"  (the same settlement SQL sent by pgbench, {clients} client"
+                f"{'s' if clients > 1 else ''}: {sql_only:,.1f} tps)",
+                flush=True,
+            )
 
         report = ledger_verify()
         print(
