@@ -39,6 +39,7 @@ class Command(BaseCommand):
             f"password for all: {DEMO_PASSWORD}"
         )
         self.seed_wallets()
+        self.seed_tables()
 
     # --- cashier (H-cashier): funded demo wallets -------------------------------------------
     def seed_wallets(self) -> None:
@@ -62,3 +63,37 @@ class Command(BaseCommand):
         )
 
     # --- end cashier ------------------------------------------------------------------------
+
+    # --- live tables (H-poker): a table of every game and structure ---------------------------
+    def seed_tables(self) -> None:
+        """Tables of all four games (pot limit 6-max, fixed limit 6-max and a 10-seat one) with
+        the house rake schedules of RULES.md 8 saved as staff-editable rows."""
+        from poker.engine.rake import default_rake_schedule
+        from poker.models import RakeSchedule, Table
+
+        schedules = {}
+        for structure, name in (("limit", "House fixed limit"), ("pot-limit", "House pot limit")):
+            schedules[structure], _ = RakeSchedule.objects.get_or_create(
+                name=name, defaults={"schedule": default_rake_schedule(structure).to_data()}
+            )
+        limit = {"structure": "limit", "small_bet": 100, "big_bet": 200}
+        pot_limit = {"structure": "pot-limit", "small_blind": 50, "big_blind": 100}
+        tables = [
+            ("Bering", {"game": "omaha", **pot_limit, "max_seats": 6}),
+            ("Cortez", {"game": "omaha8", **pot_limit, "max_seats": 6}),
+            ("Dover", {"game": "omaha", **limit, "max_seats": 6}),
+            ("Erie", {"game": "omaha8", **limit, "max_seats": 6}),
+            ("Fundy", {"game": "omaha8", **limit, "max_seats": 10}),
+            ("Galway", {"game": "omaha", **limit, "small_bet": 200, "big_bet": 400,
+                        "max_seats": 10}),
+        ]  # fmt: skip
+        for name, fields in tables:
+            Table.objects.get_or_create(
+                name=name, defaults={**fields, "rake_schedule": schedules[fields["structure"]]}
+            )
+        self.stdout.write(
+            "Demo tables: "
+            + ", ".join(str(t) for t in Table.objects.filter(name__in=[n for n, _ in tables]))
+        )
+
+    # --- end live tables ----------------------------------------------------------------------
