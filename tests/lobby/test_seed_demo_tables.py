@@ -1,0 +1,30 @@
+"""seed_demo's live-tables block: a table of every game and structure, raked by the house
+schedules stored as rows; a rerun adds nothing."""
+
+import pytest
+from django.core.management import call_command
+
+from poker.engine.rake import default_rake_schedule
+from poker.models import RakeSchedule, Table
+
+pytestmark = pytest.mark.django_db
+
+
+def test_demo_tables_cover_every_game_and_structure():
+    call_command("seed_demo", verbosity=0)
+    call_command("seed_demo", verbosity=0)
+    tables = list(Table.objects.all())
+    kinds = {(t.game, t.structure) for t in tables}
+    assert kinds == {
+        ("omaha", "limit"),
+        ("omaha", "pot-limit"),
+        ("omaha8", "limit"),
+        ("omaha8", "pot-limit"),
+    }
+    assert any(t.max_seats == 10 and t.structure == "limit" for t in tables)
+    assert all(t.max_seats <= 6 for t in tables if t.structure == "pot-limit")
+    assert RakeSchedule.objects.count() == 2
+    for table in tables:
+        expected = default_rake_schedule(table.structure).to_data()
+        assert table.engine_rake() == expected
+    assert len(tables) == 6
