@@ -495,3 +495,38 @@ async def test_sitting_down_sitting_out_and_leaving_through_the_socket():
     assert frame["state"]["you"]["wallet"] == 100_000
     assert frame["state"]["seats"][2]["player"] is None
     await socket.close()
+
+
+@sync_to_async
+def corrupt(hand):
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE poker_hand SET state = jsonb_set(state, '{board}', '[\"As\"]') WHERE id = %s",
+            [hand.pk],
+        )
+
+
+async def test_players_are_told_why_a_broken_hand_was_cancelled():
+    table = await new_table()
+    ann = await seat_player(table, "ann", 1)
+    ben = await seat_player(table, "ben", 2)
+    sockets = await open_players(table, {1: ann, 2: ben})
+    before = await money([ann, ben], table)
+    hand = await start_hand(table)
+    await corrupt(hand)
+    to_act = EngineHand.from_dict(hand.state).to_act
+    await sockets[to_act].act("call", turn=1)
+    error = await sockets[to_act].until(lambda f: f["type"] == "error")
+    assert error["code"] == "hand_cancelled"
+    for socket in sockets.values():
+        frame = await socket.until(
+            lambda f: any(e["type"] == "hand_cancelled" for e in f.get("events", []))
+        )
+        event = next(e for e in frame["events"] if e["type"] == "hand_cancelled")
+        assert event["hand_id"] == hand.pk and event["reason"]
+        assert frame["state"]["hand"] is None
+        assert frame["state"]["last_result"]["cancelled"] is True
+        await socket.close()
+    assert await money([ann, ben], table) == before

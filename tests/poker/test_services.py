@@ -524,3 +524,29 @@ def test_two_actions_racing_for_one_turn_exactly_one_applies():
     hand.refresh_from_db()
     calls = [e for e in hand.state["events"] if e["type"] == "action"]
     assert len(calls) == 1 and hand.turn == 2
+
+
+def test_a_hand_stuck_past_the_limit_is_cancelled_by_the_sweep(monkeypatch):
+    table = make_table()
+    players = {1: make_seated_player(table, "ann", 1), 2: make_seated_player(table, "ben", 2)}
+    hand = deal(table)
+    act(hand, players, "call")
+    # The timeout itself keeps failing (say a bug): past the limit the sweep gives up on it.
+    monkeypatch.setattr(services, "hand_turn_timeout", _broken_timeout)
+    Hand.objects.filter(pk=hand.pk).update(deadline=timezone.now() - timedelta(seconds=5))
+    assert services.tables_sweep()["cancelled"] == 0
+    Hand.objects.filter(pk=hand.pk).update(
+        deadline=timezone.now() - timedelta(seconds=services.STUCK_HAND_SECONDS + 1)
+    )
+    assert services.tables_sweep()["cancelled"] == 1
+    hand.refresh_from_db()
+    assert hand.status == Hand.Status.CANCELLED
+    assert HandIncident.objects.get(hand=hand).code == "stuck"
+    for player in players.values():
+        assert table_stack_balance(player=player, table=table) == 10_000
+        services.table_leave(table=table, player=player)  # nothing is stuck in the hand
+        assert wallet_balance(player=player) == 100_000
+
+
+def _broken_timeout(**kwargs):
+    raise RuntimeError("a fault in the timeout")
