@@ -27,6 +27,7 @@
   let seq = Number(sessionStorage.getItem("table-seq-" + config.table_id) || 0);
   let pendingTurn = null; // the turn we already acted on, until the state moves on
   let sitSeat = null;
+  const baseTitle = document.title;
 
   // ------------------------------------------------------------------ money and cards
 
@@ -311,7 +312,7 @@
       if (inHand && inHand.all_in) badges.push(["all-in", "All-in"]);
       if (inHand && inHand.folded) badges.push(["folded", "Folded"]);
       if (s.status === "sitting_out") badges.push(["out", "Sitting out"]);
-      if (s.status === "waiting_big_blind") badges.push(["waiting", "Waiting for BB"]);
+      if (s.status === "waiting_big_blind") badges.push(["waiting", "Waits for BB"]);
       if (!s.connected) badges.push(["offline", "Disconnected"]);
       if (won[s.seat] && (hand || samePlayer(s))) badges.push(["won", "Won " + money(won[s.seat])]);
       badges.forEach(([kind, text]) => plate.append(el("span", "badge " + kind, text)));
@@ -446,6 +447,7 @@
       turnEl.textContent = "";
       turnEl.classList.remove("mine");
     }
+    document.title = (options ? "▶ Your turn · " : "") + baseTitle;
     if (!options) {
       actions.hidden = true;
       return;
@@ -847,10 +849,28 @@
     setTimeout(() => node.remove(), 5600);
   }
 
+  /* Keyboard on a laptop: F folds, C checks or calls, R bets or raises the amount shown. */
+  function bindKeys() {
+    document.addEventListener("keydown", (event) => {
+      if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
+      const target = event.target;
+      if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" ||
+        target.isContentEditable)) return;
+      if ($("sit-dialog").open || !legal()) return;
+      const key = event.key.toLowerCase();
+      const visible = (id) => !$(id).hidden && !$(id).disabled;
+      if (key === "f" && visible("act-fold")) $("act-fold").click();
+      else if (key === "c" && visible("act-check")) $("act-check").click();
+      else if (key === "c" && visible("act-call")) $("act-call").click();
+      else if (key === "r" && visible("act-raise")) $("act-raise").click();
+    });
+  }
+
   // ------------------------------------------------------------------ start
 
   bindActions();
   bindSeatControls();
+  bindKeys();
   setInterval(tick, 250);
   window.addEventListener("online", () => {
     if (!socket && !stopped) connect();
