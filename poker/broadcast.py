@@ -10,12 +10,13 @@ hole cards before they are shown, or another's legal actions.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Iterable
 from typing import Any
 
 from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
+from channels.layers import InMemoryChannelLayer, get_channel_layer
 
 from poker.engine.hand import Hand as EngineHand
 from poker.engine.views import events_for
@@ -79,12 +80,38 @@ def frames_for_change(
     }
 
 
+# The event loop serving the sockets, for the embedded in-memory layer (set by the consumer).
+_socket_loop: asyncio.AbstractEventLoop | None = None
+
+
+def remember_socket_loop(loop: asyncio.AbstractEventLoop) -> None:
+    global _socket_loop
+    _socket_loop = loop
+
+
 def send(*, table_id: int, frames: dict[str, Any]) -> None:
     """One group message to every socket at the table; a dead layer costs a log line, not the
-    change (clients get a fresh snapshot when they reconnect)."""
+    change (clients get a fresh snapshot when they reconnect).
+
+    The embedded room's in-memory layer keeps plain asyncio queues, which only wake their
+    reader when written from the sockets' own loop; a timer running in the embedded worker
+    thread therefore hands its send to that loop.
+    """
+    layer = get_channel_layer()
+    message = {"type": "table.update", **frames}
     try:
-        async_to_sync(get_channel_layer().group_send)(
-            group_name(table_id), {"type": "table.update", **frames}
-        )
+        loop = _socket_loop
+        if isinstance(layer, InMemoryChannelLayer) and loop is not None and loop.is_running():
+            try:
+                running = asyncio.get_running_loop()
+            except RuntimeError:
+                running = None
+            if running is not loop:
+                future = asyncio.run_coroutine_threadsafe(
+                    layer.group_send(group_name(table_id), message), loop
+                )
+                future.result(timeout=5)
+                return
+        async_to_sync(layer.group_send)(group_name(table_id), message)
     except Exception:
         log.exception("could not broadcast a change at table %s", table_id)

@@ -7,6 +7,7 @@ error to this socket alone and changes nothing; the socket stays open.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 from typing import Any
@@ -15,7 +16,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 from poker import services
-from poker.broadcast import group_name, user_group_name
+from poker.broadcast import group_name, remember_socket_loop, user_group_name
 from poker.models import Table
 from poker.selectors import table_state_for
 
@@ -68,6 +69,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         if not await _table_is_open(self.table_id):
             await self.close(code=CLOSE_NO_TABLE)
             return
+        remember_socket_loop(asyncio.get_running_loop())
         self.group = group_name(self.table_id)
         self.user_group = user_group_name(self.table_id, self.user.pk)
         # Older sockets of this player at this table step aside before this one joins.
