@@ -277,3 +277,21 @@ def test_pokerkit_conventions_helper_agrees_when_nothing_splits():
             final = [seat["final_stack"] for seat in ours.result["seats"]]
             assert stacks_by_pokerkit_conventions(ours) == final == list(theirs.stacks)
             checked += 1
+
+
+def test_where_pokerkit_caps_fixed_limit_preflop_later_than_rules_md():
+    """The difference the random hands stay off, shown: RULES.md 3 counts the big blind as the
+    bet, so preflop the cap is reached at the third raise; pokerkit allows a fourth."""
+    rng = Random(1)
+    while True:
+        ours, theirs = new_pair(rng, "limit")
+        if len(ours.seats) == 4 and min(ours.starting_stacks) >= 10 * BIG_BLIND:
+            break
+    while theirs.can_deal_hole():
+        theirs.deal_hole()
+    for to in (2 * BIG_BLIND, 3 * BIG_BLIND, 4 * BIG_BLIND):
+        ours.act(ours.to_act, "raise", to)
+        theirs.complete_bet_or_raise_to(to)
+    assert ours.to_act == ours.big_blind_seat and theirs.actor_index == 1
+    assert ours.legal_actions().raise_kind is None  # ours: capped
+    assert theirs.can_complete_bet_or_raise_to(5 * BIG_BLIND)  # pokerkit: one more raise
