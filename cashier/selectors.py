@@ -7,7 +7,7 @@ from datetime import datetime
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from cashier.models import Account, Entry, Posting
+from cashier.models import Account, Posting
 from cashier.ratholing import buy_in_range_for
 
 
@@ -47,7 +47,3 @@ def player_postings(*, player) -> QuerySet[Posting]:
         .select_related("entry", "entry__table", "account", "account__table")
         .order_by("-entry__created_at", "-id")
     )
-
-
-def entry_for_key(*, player, idempotency_key: str) -> Entry | None:
-    return Entry.objects.filter(player=player, idempotency_key=idempotency_key).first()

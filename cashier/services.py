@@ -426,10 +426,8 @@ def _player_ids(players) -> list[int]:
     return ids
 
 
-def _stacks(
-    *, table, player_ids: list[int], also_lock: Iterable[Account] = ()
-) -> tuple[dict[int, Account], dict[int, Account]]:
-    """The players' stack accounts at the table, locked (with `also_lock`); each must exist."""
+def _stacks(*, table, player_ids: list[int]) -> dict[int, Account]:
+    """The players' stack accounts at the table by owner id, locked; each must exist."""
     found = {
         account.owner_id: account
         for account in Account.objects.filter(
@@ -442,8 +440,8 @@ def _stacks(
             "unknown_account",
             f"No table stack at table {table.pk} for player id(s) {missing}.",
         )
-    locked = _lock([*found.values(), *also_lock])
-    return {owner_id: locked[account.pk] for owner_id, account in found.items()}, locked
+    locked = _lock(found.values())
+    return {owner_id: locked[account.pk] for owner_id, account in found.items()}
 
 
 @transaction.atomic
@@ -452,7 +450,7 @@ def hand_stacks_commit(*, table, hand_id: int, players: list) -> None:
     table, hand_id = _check_table(table), _check_hand_id(hand_id)
     if Entry.objects.filter(hand_id=hand_id).exists():
         raise CashierError("already_settled", f"Hand {hand_id} is already settled.")
-    stacks, _ = _stacks(table=table, player_ids=_player_ids(players))
+    stacks = _stacks(table=table, player_ids=_player_ids(players))
     busy = [s for s in stacks.values() if s.in_hand_id not in (None, hand_id)]
     if busy:
         raise CashierError(
