@@ -197,3 +197,14 @@ def test_the_count_resets_at_midnight_utc(table, alice, feeder):
     assert buy_in_range(player=alice, table=table, now=before_midnight) == (15_000, 15_000)
     assert buy_in_range(player=alice, table=table, now=after_midnight) == (MAX, 15_000)
     table_buy_in(player=alice, table=table, amount=MAX, idempotency_key=key(), now=after_midnight)
+
+
+def test_a_ratholer_may_top_up_to_what_they_left_with(table, alice, feeder):
+    play_and_leave(alice, table, left_with=15_000, at=T0, feeder=feeder)
+    back = T0 + timedelta(minutes=10)
+    table_buy_in(player=alice, table=table, amount=MAX, idempotency_key=key(), now=back)
+    table_top_up(player=alice, table=table, amount=5_000, idempotency_key=key(), now=back)
+    with pytest.raises(CashierError) as error:
+        table_top_up(player=alice, table=table, amount=1, idempotency_key=key(), now=back)
+    assert error.value.code == "top_up_over_max"
+    assert table_stack_balance(player=alice, table=table) == 15_000
