@@ -380,6 +380,8 @@ async def test_a_second_tab_supersedes_the_first():
     seat = await sync_to_async(Seat.objects.get)(table=table, player=ann)
     assert seat.connected
     await second.close()
+    seat = await sync_to_async(Seat.objects.get)(table=table, player=ann)
+    assert not seat.connected and seat.disconnected_at is not None
 
 
 @pytest.mark.parametrize(
