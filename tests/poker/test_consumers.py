@@ -11,6 +11,7 @@ import pytest
 from channels.db import database_sync_to_async as sync_to_async
 
 from cashier.selectors import table_stack_balance, wallet_balance
+from cashier.verify import ledger_verify
 from poker import services
 from poker.engine.hand import Hand as EngineHand
 from poker.engine.rake import default_rake_schedule
@@ -227,6 +228,7 @@ async def test_a_hand_to_showdown_through_the_sockets(game):
     assert row.state["result"]["showdown"], "both players reached the showdown"
     after = await money([ann, ben], table)
     assert_settled(row, before, after, {1: ann, 4: ben})
+    assert (await sync_to_async(ledger_verify)()).ok
     # Both players are told the result, with the winner's cards.
     for socket in sockets.values():
         final = await socket.until_state(
@@ -242,7 +244,7 @@ async def test_a_hand_to_showdown_through_the_sockets(game):
         await socket.close()
 
 
-@pytest.mark.parametrize("game", ["omaha-pot-limit", "omaha8-limit"])
+@pytest.mark.parametrize("game", list(GAMES))
 async def test_a_hand_to_a_fold_through_the_sockets(game):
     table = await new_table(**GAMES[game])
     ann = await seat_player(table, "ann", 2)

@@ -169,3 +169,27 @@ def test_a_worker_killed_mid_hand_loses_nothing_another_finishes_it(celery_worke
             table_stack_balance(player=player, table=table) == before[entry["seat"]] + entry["net"]
         )
     assert sum(e["net"] for e in result["seats"]) + result["rake"] == 0
+
+
+async def test_sockets_see_the_timeout_a_worker_played(celery_worker_process):
+    """The worker's broadcast goes through Redis to the players' sockets."""
+    from channels.db import database_sync_to_async
+
+    from tests.factories import TableSocket
+
+    table, players = await database_sync_to_async(seated_table)(action_seconds=1)
+    sockets = {}
+    for number, player in players.items():
+        sockets[number] = await TableSocket.open(table.pk, player)
+        await sockets[number].receive()
+    hand = await database_sync_to_async(deal)(table)
+    slow = EngineHand.from_dict(hand.state).to_act
+    for socket in sockets.values():
+        frame = await socket.until(
+            lambda f: any(e["type"] == "timeout" for e in f.get("events", [])), timeout=20
+        )
+        timeout = next(e for e in frame["events"] if e["type"] == "timeout")
+        assert timeout == {"type": "timeout", "seat": slow, "hand_id": hand.pk, "action": "fold"}
+        state = await socket.until_state(lambda s: s["seats"][slow - 1]["status"] == "sitting_out")
+        assert state["last_result"]["hand_id"] == hand.pk
+        await socket.close()
