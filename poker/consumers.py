@@ -9,16 +9,20 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import uuid
 from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
+from cashier.services import CashierError
 from poker import services
 from poker.broadcast import group_name, remember_socket_loop, user_group_name
 from poker.models import Table
 from poker.selectors import table_state_for
+
+log = logging.getLogger(__name__)
 
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_NO_TABLE = 4404
@@ -66,7 +70,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         if self.user is None or not self.user.is_authenticated:
             await self.close(code=CLOSE_UNAUTHENTICATED)
             return
-        if not await _table_is_open(self.table_id):
+        if not await _table_is_open(self.table_id, self.user):
             await self.close(code=CLOSE_NO_TABLE)
             return
         remember_socket_loop(asyncio.get_running_loop())
@@ -113,6 +117,13 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.send_error(error.code, error.message, seq)
         except services.TableError as error:
             await self.send_error(error.code, error.message, seq)
+        except CashierError as error:
+            await self.send_error(error.code, error.message, seq)
+        except Exception:  # a bug must not cost the player their socket
+            log.exception("table %s: frame from user %s failed", self.table_id, self.user.pk)
+            await self.send_error(
+                "server_error", "Something went wrong on our side; nothing changed.", seq
+            )
 
     async def handle(self, frame: dict) -> None:
         kind = frame["type"]
@@ -190,8 +201,10 @@ def _is_int(value: Any) -> bool:
 
 
 @database_sync_to_async
-def _table_is_open(table_id: int) -> bool:
-    return Table.objects.filter(pk=table_id, is_open=True).exists()
+def _table_is_open(table_id: int, user) -> bool:
+    """Open tables take anyone; a closed one only its seated players (so they can leave)."""
+    table = Table.objects.filter(pk=table_id).first()
+    return table is not None and (table.is_open or table.seats.filter(player=user).exists())
 
 
 @database_sync_to_async

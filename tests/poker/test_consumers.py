@@ -361,9 +361,19 @@ async def test_unknown_or_closed_table_is_refused_with_4404():
     player = await sync_to_async(make_funded_player)("ann")
     socket = await TableSocket.open(999_999, player)
     assert (socket.connected, socket.close_code) == (False, 4404)
-    closed = await new_table(is_open=False)
+    closed = await new_table()
+    seated = await seat_player(closed, "ben", 1)
+    await sync_to_async(Table.objects.filter(pk=closed.pk).update)(is_open=False)
     socket = await TableSocket.open(closed.pk, player)
     assert (socket.connected, socket.close_code) == (False, 4404)
+    # A player still seated at a table that closed may come back to take their chips away.
+    socket = await TableSocket.open(closed.pk, seated)
+    assert socket.connected
+    await socket.receive()
+    await socket.send({"type": "leave"})
+    await socket.until_state(lambda s: s["you"]["seat"] is None)
+    assert await sync_to_async(wallet_balance)(player=seated) == 100_000
+    await socket.close()
 
 
 async def test_a_second_tab_supersedes_the_first():
