@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.db import connection
+from django.test import Client
 
 from tests.factories import make_player, make_table
 
@@ -204,3 +205,58 @@ def celery_worker_factory(transactional_db, tmp_path):
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """Debian's Chromium, headless, through Playwright (`.ci/chromium` installs it).
+
+    Playwright's sync API keeps an event loop open in this thread, which Django takes for async
+    code; the tests' own database calls are plain synchronous ones, so they are let through.
+    """
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Debian's chromium is not installed")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_api.sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
+            yield browser
+            browser.close()
+    finally:
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+
+
+@pytest.fixture
+def signed_in_page(chromium, asgi_server):
+    """`signed_in_page(player, viewport)`: a page on `asgi_server`, in its own browser context
+    carrying the player's session cookie. `page.errors` collects uncaught script errors.
+    Close the pages (`page.context.close()`) before the test ends."""
+
+    def open_page(player, viewport: dict):
+        client = Client()
+        client.force_login(player, backend="django.contrib.auth.backends.ModelBackend")
+        context = chromium.new_context(viewport=viewport, base_url=asgi_server)
+        context.add_cookies(
+            [
+                {
+                    "name": settings.SESSION_COOKIE_NAME,
+                    "value": client.cookies[settings.SESSION_COOKIE_NAME].value,
+                    "url": asgi_server,
+                }
+            ]
+        )
+        context.set_default_timeout(15_000)
+        page = context.new_page()
+        page.errors = []
+        page.on("pageerror", lambda error: page.errors.append(str(error)))
+        return page
+
+    return open_page

@@ -22,7 +22,10 @@
   function connect() {
     const scheme = location.protocol === "https:" ? "wss://" : "ws://";
     const socket = new WebSocket(scheme + location.host + "/ws/lobby/");
-    socket.addEventListener("open", () => (retries = 0));
+    socket.addEventListener("open", () => {
+      retries = 0;
+      document.body.dataset.lobby = "live";
+    });
     socket.addEventListener("message", (event) => {
       try {
         if (JSON.parse(event.data).type === "lobby.update") refresh();
@@ -31,6 +34,7 @@
       }
     });
     socket.addEventListener("close", (event) => {
+      delete document.body.dataset.lobby;
       if (event.code === 4401) return;
       retries += 1;
       setTimeout(connect, Math.min(30000, 1000 * 2 ** retries));

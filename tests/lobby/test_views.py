@@ -1,8 +1,13 @@
 """The lobby page lists every open table by game, with stakes, seats taken and a link."""
 
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
 from django.urls import reverse
 
+from lobby.consumers import LOBBY_GROUP
 from poker.models import Seat, Table
 from tests.factories import make_player, make_table
 
@@ -58,3 +63,27 @@ def test_the_lobby_groups_open_tables_by_game_with_seats_taken(client):
 
 def test_an_empty_lobby_says_so(client):
     assert "No tables are open right now." in client.get(reverse("lobby:home")).content.decode()
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_the_list_refreshes_when_the_lobby_socket_says_so(signed_in_page):
+    make_table(name="Bering")
+    page = signed_in_page(make_player("ann"), {"width": 1280, "height": 800})
+    try:
+        page.goto("/")
+        page.wait_for_selector("body[data-lobby='live']")
+        assert "Drake" not in page.inner_text("#lobby-tables")
+        drake = make_table(name="Drake")
+
+        def announce() -> None:
+            update = {"type": "lobby.update", "update": {"table": drake.pk}}
+            async_to_sync(get_channel_layer().group_send)(LOBBY_GROUP, update)
+
+        # Playwright's loop owns this thread; the layer is called from another one.
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            pool.submit(announce).result()
+        page.wait_for_selector(f'tr[data-table="{drake.pk}"]')
+        assert page.errors == []
+    finally:
+        page.context.close()

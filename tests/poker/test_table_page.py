@@ -7,14 +7,11 @@ import time
 from pathlib import Path
 
 import pytest
-from django.conf import settings
-from django.test import Client
 
 from cashier.selectors import table_stack_balance, wallet_balance
 from poker.models import Seat, Table
 from tests.factories import make_funded_player, make_table
 
-CHROMIUM = "/usr/bin/chromium"
 FUNDS = 100_000  # $1,000 in each wallet
 BUY_IN = 10_000  # $100, the table's maximum
 PHONE = {"width": 390, "height": 844}
@@ -24,7 +21,6 @@ SCREENSHOTS = os.environ.get("TABLE_PAGE_SCREENSHOTS")  # a folder, to look at t
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed"),
 ]
 
 # Clickable only when shown and usable; Playwright waits for that itself.
@@ -46,46 +42,6 @@ NEXT_DECISION = """([handId, turn]) => {
   if (s.last_result && s.last_result.hand_id === handId) return true;
   return Boolean(s.hand && s.hand.id === handId && s.hand.to_act && s.hand.turn > turn);
 }"""
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    """Headless Chromium. Playwright's sync API keeps an event loop open in this thread, which
-    Django takes for async code; the test's own database calls are plain synchronous ones."""
-    sync_api = pytest.importorskip("playwright.sync_api")
-    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    try:
-        with sync_api.sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
-            yield browser
-            browser.close()
-    finally:
-        if previous is None:
-            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-        else:
-            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
-
-
-def signed_in_page(browser, base_url: str, player, viewport: dict):
-    """A browser context carrying `player`'s Django session cookie, and a page in it."""
-    client = Client()
-    client.force_login(player, backend="django.contrib.auth.backends.ModelBackend")
-    context = browser.new_context(viewport=viewport, base_url=base_url)
-    context.add_cookies(
-        [
-            {
-                "name": settings.SESSION_COOKIE_NAME,
-                "value": client.cookies[settings.SESSION_COOKIE_NAME].value,
-                "url": base_url,
-            }
-        ]
-    )
-    context.set_default_timeout(15_000)
-    page = context.new_page()
-    page.errors = []
-    page.on("pageerror", lambda error: page.errors.append(str(error)))
-    return page
 
 
 def open_table(page, table) -> None:
@@ -126,14 +82,12 @@ def screenshot(page, name: str) -> None:
         page.screenshot(path=str(Path(SCREENSHOTS) / f"{name}.png"), full_page=True)
 
 
-def test_two_players_sit_and_check_a_hand_down_to_showdown(
-    chromium, asgi_server, celery_worker_process
-):
+def test_two_players_sit_and_check_a_hand_down_to_showdown(signed_in_page, celery_worker_process):
     table = make_table(next_hand_delay_seconds=1.0)
     alice = make_funded_player("alice", cents=FUNDS)
     bob = make_funded_player("bob", cents=FUNDS)
-    alice_page = signed_in_page(chromium, asgi_server, alice, LAPTOP)
-    bob_page = signed_in_page(chromium, asgi_server, bob, PHONE)
+    alice_page = signed_in_page(alice, LAPTOP)
+    bob_page = signed_in_page(bob, PHONE)
     pages = {1: alice_page, 2: bob_page}
     try:
         for page in pages.values():
@@ -192,10 +146,10 @@ def test_two_players_sit_and_check_a_hand_down_to_showdown(
         close_and_settle(table, pages.values())
 
 
-def test_the_table_page_fits_a_phone_screen(chromium, asgi_server):
+def test_the_table_page_fits_a_phone_screen(signed_in_page):
     table = make_table(max_seats=6)
     carol = make_funded_player("carol", cents=FUNDS)
-    page = signed_in_page(chromium, asgi_server, carol, PHONE)
+    page = signed_in_page(carol, PHONE)
     try:
         open_table(page, table)
         assert page.locator(".seat .sit-here").count() == 6
@@ -210,14 +164,14 @@ def test_the_table_page_fits_a_phone_screen(chromium, asgi_server):
 
 
 def test_a_pot_sized_raise_takes_the_blinds_and_a_second_tab_supersedes_the_first(
-    chromium, asgi_server, celery_worker_process
+    signed_in_page, celery_worker_process
 ):
     table = make_table(next_hand_delay_seconds=1.0)
     alice = make_funded_player("alice", cents=FUNDS)
     bob = make_funded_player("bob", cents=FUNDS)
     pages = {
-        1: signed_in_page(chromium, asgi_server, alice, LAPTOP),
-        2: signed_in_page(chromium, asgi_server, bob, LAPTOP),
+        1: signed_in_page(alice, LAPTOP),
+        2: signed_in_page(bob, LAPTOP),
     }
     players = {1: alice, 2: bob}
     try:
@@ -259,16 +213,14 @@ def test_a_pot_sized_raise_takes_the_blinds_and_a_second_tab_supersedes_the_firs
         close_and_settle(table, pages.values())
 
 
-def test_the_countdown_runs_out_then_sit_in_top_up_and_leave(
-    chromium, asgi_server, celery_worker_process
-):
+def test_the_countdown_runs_out_then_sit_in_top_up_and_leave(signed_in_page, celery_worker_process):
     # Four seconds to act, the last three shown (short settings; RULES.md 6 says 30 and 20).
     table = make_table(next_hand_delay_seconds=1.0, action_seconds=4, countdown_seconds=3)
     alice = make_funded_player("alice", cents=FUNDS)
     bob = make_funded_player("bob", cents=FUNDS)
     pages = {
-        1: signed_in_page(chromium, asgi_server, alice, LAPTOP),
-        2: signed_in_page(chromium, asgi_server, bob, PHONE),
+        1: signed_in_page(alice, LAPTOP),
+        2: signed_in_page(bob, PHONE),
     }
     players = {1: alice, 2: bob}
     try:
