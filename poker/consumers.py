@@ -149,7 +149,7 @@ class TableConsumer(AsyncWebsocketConsumer):
                 seat_number=_int_field(frame, "seat"),
                 buy_in=_int_field(frame, "buy_in", amount=True),
                 post_big_blind=_bool_field(frame, "post_big_blind"),
-                idempotency_key=f"sit-{uuid.uuid4()}",
+                idempotency_key=self.idempotency_key(frame, "sit"),
             )
             await self.call("table_connection_set", connected=True)
         elif kind == "sit_out":
@@ -160,12 +160,21 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.call(
                 "table_top_up",
                 amount=_int_field(frame, "amount", amount=True),
-                idempotency_key=f"top-up-{uuid.uuid4()}",
+                idempotency_key=self.idempotency_key(frame, "top-up"),
             )
         elif kind == "leave":
             await self.call("table_leave")
         else:
             raise FrameError("unknown_type", f"The table does not know {kind!r} frames.")
+
+    def idempotency_key(self, frame: dict, kind: str) -> str:
+        """The client's `key` (so a resent frame moves money once), else a fresh one."""
+        key = frame.get("key")
+        if key is None:
+            return f"{kind}-{uuid.uuid4()}"
+        if not isinstance(key, str) or not 8 <= len(key) <= 64:
+            raise FrameError("bad_field", "key must be a string of 8 to 64 characters.")
+        return f"{kind}-{self.table_id}-{key}"
 
     async def call(self, name: str, **kwargs: Any) -> None:
         await _call_service(name, self.table_id, self.user, kwargs)

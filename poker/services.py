@@ -358,7 +358,8 @@ def table_top_up(*, table: Table, player, amount: int, idempotency_key: str) -> 
             hand_row = _running_hand(table)
             if hand_row is not None and str(seat.number) in hand_row.players:
                 raise TableError("in_hand", "You cannot top up during a hand; wait for it to end.")
-            if table_stack_balance(player=player, table=table) > 0:
+            before = table_stack_balance(player=player, table=table)
+            if before > 0:
                 cashier.table_top_up(
                     player=player, table=table, amount=amount, idempotency_key=idempotency_key
                 )
@@ -366,6 +367,8 @@ def table_top_up(*, table: Table, player, amount: int, idempotency_key: str) -> 
                 cashier.table_buy_in(
                     player=player, table=table, amount=amount, idempotency_key=idempotency_key
                 )
+            if table_stack_balance(player=player, table=table) == before:
+                return  # the same request again (its idempotency key): it moved money once
             change = _Change(table)
             change.event("player_topped_up", seat=seat.number, amount=amount)
             change.users.add(player.pk)

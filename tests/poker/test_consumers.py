@@ -497,11 +497,14 @@ async def test_sitting_down_sitting_out_and_leaving_through_the_socket():
     assert any(e["type"] == "player_sat" for e in frame["events"])
     await socket.send({"type": "sit_out"})
     await socket.until(lambda f: f["type"] == "update" and f["state"]["you"]["sitting_out"])
-    await socket.send({"type": "top_up", "amount": 1000})
+    for _ in range(2):  # sent twice with one key: topped up once
+        await socket.send({"type": "top_up", "amount": 1000, "key": "click-0001"})
     frame = await socket.until(
         lambda f: f["type"] == "update" and f["state"]["you"]["wallet"] == 91_000
     )
     assert frame["state"]["seats"][2]["stack"] == 9000
+    await socket.drain()
+    assert socket.state["you"]["wallet"] == 91_000
     await socket.send({"type": "leave"})
     frame = await socket.until(
         lambda f: f["type"] == "update" and f["state"]["you"]["seat"] is None
