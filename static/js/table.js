@@ -28,6 +28,7 @@
   let pendingTurn = null; // the turn we already acted on, until the state moves on
   let sitSeat = null;
   const baseTitle = document.title;
+  let clockOffset = 0; // this device's clock minus the server's, in ms
 
   // ------------------------------------------------------------------ money and cards
 
@@ -166,6 +167,7 @@
         break;
       case "update":
         (frame.events || []).forEach(logEvent);
+        syncClock(frame.state);
         render(frame.state);
         break;
       case "error":
@@ -574,6 +576,23 @@
 
   // ------------------------------------------------------------------ countdown
 
+  /* The server's deadlines are in its clock; a phone's clock may be off by seconds. A frame that
+   * opens a new turn was sent as that turn started (countdown_at minus the plain seconds), so
+   * its arrival time gives the offset between the two clocks (plus the network delay). */
+  function syncClock(next) {
+    const hand = next.hand;
+    if (!hand || !hand.countdown_at || hand.result) return;
+    if (state && state.hand && state.hand.id === hand.id && state.hand.turn === hand.turn) return;
+    const plain = (next.table.action_seconds - next.table.countdown_seconds) * 1000;
+    const started = Date.parse(hand.countdown_at) - plain;
+    const offset = Date.now() - started;
+    if (Number.isFinite(offset) && Math.abs(offset) < 10 * 60 * 1000) clockOffset = offset;
+  }
+
+  function serverNow() {
+    return Date.now() - clockOffset;
+  }
+
   function tick() {
     if (!state) return;
     const hand = state.hand;
@@ -581,7 +600,7 @@
     const turnTimer = $("turn");
     delete turnTimer.dataset.seconds;
     if (!hand || hand.result || !hand.deadline || !hand.to_act) return;
-    const left = (Date.parse(hand.deadline) - Date.now()) / 1000;
+    const left = (Date.parse(hand.deadline) - serverNow()) / 1000;
     const countdownFrom = hand.countdown_at
       ? (Date.parse(hand.deadline) - Date.parse(hand.countdown_at)) / 1000
       : state.table.countdown_seconds;
