@@ -115,3 +115,14 @@ def send(*, table_id: int, frames: dict[str, Any]) -> None:
         async_to_sync(layer.group_send)(group_name(table_id), message)
     except Exception:
         log.exception("could not broadcast a change at table %s", table_id)
+
+
+def send_lobby(*, table_id: int, seats_taken: int) -> None:
+    """Tell lobby sockets a table's seats changed (they refresh their table list)."""
+    from lobby.consumers import LOBBY_GROUP
+
+    message = {"type": "lobby.update", "update": {"table": table_id, "seats_taken": seats_taken}}
+    try:
+        async_to_sync(get_channel_layer().group_send)(LOBBY_GROUP, message)
+    except Exception:
+        log.exception("could not tell the lobby about table %s", table_id)

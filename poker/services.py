@@ -122,6 +122,11 @@ def _publish(change: _Change) -> None:
         extra_user_ids=change.users,
     )
     transaction.on_commit(lambda: broadcast.send(table_id=table.pk, frames=frames))
+    if any(event["type"] in ("player_sat", "player_left") for event in change.events):
+        seats_taken = Seat.objects.filter(table=table).count()
+        transaction.on_commit(
+            lambda: broadcast.send_lobby(table_id=table.pk, seats_taken=seats_taken)
+        )
 
 
 def _schedule_turn_timer(hand_row: Hand, now: datetime) -> None:

@@ -9,14 +9,22 @@ import random
 
 import pytest
 from channels.db import database_sync_to_async as sync_to_async
+from channels.testing import WebsocketCommunicator
 
 from cashier.selectors import table_stack_balance, wallet_balance
 from cashier.verify import ledger_verify
+from config.asgi import application
 from poker import services
 from poker.engine.hand import Hand as EngineHand
 from poker.engine.rake import default_rake_schedule
 from poker.models import Hand, RakeSchedule, Seat, Table
-from tests.factories import TableSocket, make_funded_player, make_seated_player, make_table
+from tests.factories import (
+    TableSocket,
+    make_funded_player,
+    make_seated_player,
+    make_table,
+    session_headers_for,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -547,3 +555,17 @@ async def test_players_are_told_why_a_broken_hand_was_cancelled():
         assert frame["state"]["last_result"]["cancelled"] is True
         await socket.close()
     assert await money([ann, ben], table) == before
+
+
+async def test_the_lobby_hears_when_a_seat_is_taken_or_freed():
+    table = await new_table()
+    ann = await sync_to_async(make_funded_player)("ann")
+    lobby = WebsocketCommunicator(
+        application, "/ws/lobby/", headers=await sync_to_async(session_headers_for)(ann)
+    )
+    assert (await lobby.connect())[0]
+    await lobby.receive_json_from()  # welcome
+    await seat_player(table, "ben", 1)
+    update = await lobby.receive_json_from(timeout=5)
+    assert update == {"type": "lobby.update", "update": {"table": table.pk, "seats_taken": 1}}
+    await lobby.disconnect()
