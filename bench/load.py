@@ -52,7 +52,6 @@ import json
 import os
 import random
 import secrets
-import shutil
 import signal
 import socket
 import statistics
@@ -464,6 +463,7 @@ class Stats:
     frame_bytes: int = 0
     stall_notes: list[str] = field(default_factory=list)
     lock_waits: list[int] = field(default_factory=list)
+    lock_queries: dict[str, int] = field(default_factory=dict)
 
     def in_window(self, t: float) -> bool:
         return self.window[0] <= t < self.window[1]
@@ -673,14 +673,20 @@ async def connect(bot: Bot, port: int, table_id: int) -> None:
 
 
 async def sample_lock_waits(stats: Stats, stop: asyncio.Event) -> None:
+    """Twice a second: how many of the room's PostgreSQL sessions wait on a lock, and on what."""
     import psycopg
 
-    query = "SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND wait_event_type = 'Lock'"
+    query = (
+        "SELECT left(regexp_replace(query, '\\s+', ' ', 'g'), 70) FROM pg_stat_activity"
+        " WHERE datname = %s AND wait_event_type = 'Lock'"
+    )
     async with await psycopg.AsyncConnection.connect(f"{PG_URL}/postgres", autocommit=True) as c:
         while not stop.is_set():
-            row = await (await c.execute(query, (DB_NAME,))).fetchone()
+            rows = await (await c.execute(query, (DB_NAME,))).fetchall()
             if stats.in_window(time.perf_counter()):
-                stats.lock_waits.append(row[0])
+                stats.lock_waits.append(len(rows))
+                for (text,) in rows:
+                    stats.count(stats.lock_queries, text)
             with suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), 0.5)
 
@@ -804,8 +810,9 @@ class Result:
 
     def lines(self) -> list[str]:
         s = self.stats
+        top = sorted(s.lock_queries.items(), key=lambda kv: -kv[1])[:2]
         waits = (
-            f"mean {statistics.fmean(s.lock_waits):.2f}, max {max(s.lock_waits)}"
+            f"mean {statistics.fmean(s.lock_waits):.2f}, max {max(s.lock_waits)} {top or ''}"
             if s.lock_waits
             else "n/a"
         )
@@ -838,7 +845,8 @@ def scan_logs(log_dir: Path) -> dict[str, int]:
 
 def run_once(options: Options, tables: int, layer: str, log_root: Path) -> Result:
     options = Options(**{**options.__dict__, "tables": tables, "layer": layer})
-    log_dir = log_root / f"{layer}-{tables}"
+    run_number = len(list(log_root.glob("run*"))) + 1
+    log_dir = log_root / f"run{run_number:02d}-{layer}-{tables}"
     log_dir.mkdir(parents=True, exist_ok=True)
     fresh_database()
     seeds = seed_in_child(tables, log_dir)
@@ -889,6 +897,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--celery-concurrency", type=int, default=Options.celery_concurrency)
     parser.add_argument("--think-ms", type=float, default=Options.think_ms)
     parser.add_argument("--pgbench-clients", type=int, default=Options.pgbench_clients)
+    parser.add_argument("--repeat", type=int, default=1, help="runs per layer, alternated")
     parser.add_argument("--find-max", action="store_true", help="most tables with p99 <= 100 ms")
     parser.add_argument("--seed-only", nargs=2, metavar=("TABLES", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -924,21 +933,38 @@ def main(argv: list[str] | None = None) -> int:
                 best, _ = find_max(options, layer, log_root)
                 print(f"layer {layer}: most tables with p99 <= {P99_LIMIT_MS:.0f} ms: {best}")
             return 0
-        results = []
-        for layer in layers:
-            result = run_once(options, options.tables, layer, log_root)
-            results.append(result)
-            print("\n".join(result.lines()), flush=True)
-        tps = run_pgbench(options.seconds, options.pgbench_clients, log_root)
-        print(f"pgbench one-row UPDATE, {options.pgbench_clients} clients: {tps:,.0f} TPS")
-        for result in results:
+        by_layer: dict[str, list[tuple[Result, float]]] = {layer: [] for layer in layers}
+        for _ in range(args.repeat):
+            for layer in layers:  # alternated, so a busy spell on the machine hits both
+                result = run_once(options, options.tables, layer, log_root)
+                tps = run_pgbench(options.seconds, options.pgbench_clients, log_root)
+                by_layer[layer].append((result, tps))
+                print("\n".join(result.lines()), flush=True)
+                print(
+                    f"    pgbench one-row UPDATE ({options.pgbench_clients} clients, right after):"
+                    f" {tps:,.0f} TPS; ratio ours/pgbench {result.actions_per_second / tps:.4f}",
+                    flush=True,
+                )
+        print(f"# median of {args.repeat} run(s) per layer, {options.tables} tables:")
+        summary = {}
+        for layer, runs in by_layer.items():
+            med = {
+                "actions": statistics.median(r.actions_per_second for r, _ in runs),
+                "hands": statistics.median(r.hands_per_second for r, _ in runs),
+                "p50": statistics.median(r.pct(50) for r, _ in runs),
+                "p95": statistics.median(r.pct(95) for r, _ in runs),
+                "p99": statistics.median(r.pct(99) for r, _ in runs),
+                "tps": statistics.median(t for _, t in runs),
+            }
+            summary[layer] = med
             print(
-                f"ratio ours/pgbench ({result.layer}): {result.actions_per_second:,.1f} / "
-                f"{tps:,.0f} = {result.actions_per_second / tps:.4f}"
+                f"{layer:<6} actions {med['actions']:7.1f}/s  hands {med['hands']:5.2f}/s  "
+                f"p50 {med['p50']:6.1f} ms  p95 {med['p95']:6.1f} ms  p99 {med['p99']:6.1f} ms  "
+                f"pgbench {med['tps']:,.0f} TPS  ratio {med['actions'] / med['tps']:.4f}"
             )
-        if len(results) == 2:
-            best = min(results, key=lambda r: (r.pct(99), -r.actions_per_second))
-            print(f"better layer on this load: {best.layer} (lower p99, then more actions/s)")
+        if len(summary) == 2:
+            best = min(summary, key=lambda k: (summary[k]["p99"], -summary[k]["actions"]))
+            print(f"better layer on this load: {best} (lower median p99, then more actions/s)")
         return 0
     finally:
         with suppress(Exception):
@@ -946,7 +972,6 @@ def main(argv: list[str] | None = None) -> int:
                 f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)",
                 f"DROP DATABASE IF EXISTS {TEMPLATE_DB} WITH (FORCE)",
             )
-        shutil.rmtree(log_root / "beat-schedule", ignore_errors=True)
 
 
 if __name__ == "__main__":
