@@ -834,6 +834,12 @@
         return who + " sits out" + ({ timeout: " (ran out of time)", no_chips: " (no chips left)" }[event.reason] || "");
       case "player_sat_in":
         return who + " is back" + (event.status === "waiting_big_blind" ? ", waiting for the big blind" : "");
+      case "button_drawn": {
+        const draws = Object.entries(event.cards || {})
+          .map(([seat, card]) => nameOf(seat) + " " + cardLabel(card));
+        return "Draw for the button: " + draws.join(", ") + ". " + nameOf(event.button) +
+          " gets it.";
+      }
       case "player_leaving":
         return who + " leaves after this hand";
       case "player_topped_up":
