@@ -27,6 +27,7 @@
   let seq = Number(sessionStorage.getItem("table-seq-" + config.table_id) || 0);
   let pendingTurn = null; // the turn we already acted on, until the state moves on
   let sitSeat = null;
+  let sitKey = null;
   const baseTitle = document.title;
   let clockOffset = 0; // this device's clock minus the server's, in ms
 
@@ -49,6 +50,13 @@
     const value = Number(String(text).trim());
     if (!Number.isFinite(value)) return null;
     return Math.round(value * 100);
+  }
+
+  /* An idempotency key for one money movement (sit, top-up): 32 random hex digits. */
+  function clientKey() {
+    const bytes = new Uint8Array(16);
+    crypto.getRandomValues(bytes);
+    return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
   }
 
   function cardLabel(card) {
@@ -648,6 +656,7 @@
     const you = state.you || {};
     const range = you.buy_in_range || [state.table.min_buy_in, state.table.max_buy_in];
     sitSeat = seat;
+    sitKey = clientKey(); // one per dialog: a double submit moves money once
     $("sit-seat").textContent = seat;
     const high = Math.min(range[1], you.wallet ?? range[1]);
     $("sit-range").textContent =
@@ -680,7 +689,7 @@
         return;
       }
       const post = document.querySelector('input[name="bb"]:checked').value === "post";
-      if (send({ type: "sit", seat: sitSeat, buy_in: cents, post_big_blind: post })) {
+      if (send({ type: "sit", seat: sitSeat, buy_in: cents, post_big_blind: post, key: sitKey })) {
         $("sit-dialog").close();
       }
     });
@@ -696,7 +705,9 @@
         toast("Enter the amount to add, in dollars.");
         return;
       }
-      if (send({ type: "top_up", amount: cents })) $("top-up-amount").value = "";
+      if (send({ type: "top_up", amount: cents, key: clientKey() })) {
+        $("top-up-amount").value = ""; // a second click finds no amount: one top-up per entry
+      }
     });
     $("leave").addEventListener("click", () => {
       const inHand = state.hand && !state.hand.result &&
