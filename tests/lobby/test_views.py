@@ -3,13 +3,12 @@
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
+from django.db import connection
 from django.urls import reverse
 
-from lobby.consumers import LOBBY_GROUP
 from poker.models import Seat, Table
-from tests.factories import make_player, make_table
+from poker.services import table_sit
+from tests.factories import make_funded_player, make_player, make_table
 
 pytestmark = pytest.mark.django_db
 
@@ -67,23 +66,32 @@ def test_an_empty_lobby_says_so(client):
 
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
-def test_the_list_refreshes_when_the_lobby_socket_says_so(signed_in_page):
-    make_table(name="Bering")
+def test_the_list_refreshes_when_a_seat_is_taken(signed_in_page):
+    table = make_table(name="Bering")
     page = signed_in_page(make_player("ann"), {"width": 1280, "height": 800})
     try:
         page.goto("/")
         page.wait_for_selector("body[data-lobby='live']")
-        assert "Drake" not in page.inner_text("#lobby-tables")
-        drake = make_table(name="Drake")
+        assert page.inner_text(f'tr[data-table="{table.pk}"] .seats-taken') == "0/6"
+        ben = make_funded_player("ben")
 
-        def announce() -> None:
-            update = {"type": "lobby.update", "update": {"table": drake.pk}}
-            async_to_sync(get_channel_layer().group_send)(LOBBY_GROUP, update)
+        def take_a_seat() -> None:
+            try:
+                table_sit(
+                    table=table,
+                    player=ben,
+                    seat_number=2,
+                    buy_in=10_000,
+                    post_big_blind=False,
+                    idempotency_key="lobby-browser-test",
+                )
+            finally:
+                connection.close()  # this thread's own connection, so teardown can drop the db
 
-        # Playwright's loop owns this thread; the layer is called from another one.
+        # Playwright's loop owns this thread; the service's broadcast runs from another one.
         with ThreadPoolExecutor(max_workers=1) as pool:
-            pool.submit(announce).result()
-        page.wait_for_selector(f'tr[data-table="{drake.pk}"]')
+            pool.submit(take_a_seat).result()
+        page.wait_for_selector(f'tr[data-table="{table.pk}"] .seats-taken:text-is("1/6")')
         assert page.errors == []
     finally:
         page.context.close()
