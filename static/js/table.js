@@ -270,6 +270,7 @@
     const mySeat = state.you ? state.you.seat : null;
     const anchor = mySeat || 1;
     const count = table.max_seats;
+    $("felt").classList.toggle("many", count > 6);
     state.seats.forEach((s) => {
       const index = (s.seat - anchor + count) % count;
       const pos = seatPosition(index, count);
