@@ -452,6 +452,7 @@ def client_factory(url: str, origin: str, cookie: str, bot: Bot):
 class Stats:
     window: tuple[float, float] = (0.0, 0.0)
     latencies: list[float] = field(default_factory=list)  # seconds, actions sent in the window
+    first_latencies: list[float] = field(default_factory=list)  # to the first player only
     actions: int = 0
     hands: int = 0
     sent: int = 0
@@ -464,6 +465,7 @@ class Stats:
     stall_notes: list[str] = field(default_factory=list)
     lock_waits: list[int] = field(default_factory=list)
     lock_queries: dict[str, int] = field(default_factory=dict)
+    db: dict[str, int] = field(default_factory=dict)  # pg_stat_database deltas in the window
 
     def in_window(self, t: float) -> bool:
         return self.window[0] <= t < self.window[1]
@@ -516,6 +518,8 @@ class TableWatch:
                 self.stats.hands += 1
         for key in [key for key in self.pending if key < progress]:
             t0, waiting = self.pending[key]
+            if len(waiting) == len(self.bots) and self.stats.in_window(t0):
+                self.stats.first_latencies.append(t - t0)
             waiting.discard(bot.seed.user_id)
             if not waiting:
                 del self.pending[key]
@@ -691,6 +695,18 @@ async def sample_lock_waits(stats: Stats, stop: asyncio.Event) -> None:
                 await asyncio.wait_for(stop.wait(), 0.5)
 
 
+def db_counters() -> dict[str, int]:
+    """The room database's commits and row counts so far (pg_stat_database)."""
+    import psycopg
+
+    columns = ("xact_commit", "xact_rollback", "tup_fetched", "tup_inserted", "tup_updated")
+    with psycopg.connect(f"{PG_URL}/postgres", autocommit=True) as conn:
+        row = conn.execute(
+            f"SELECT {', '.join(columns)} FROM pg_stat_database WHERE datname = %s", (DB_NAME,)
+        ).fetchone()
+    return dict(zip(columns, row, strict=True))
+
+
 async def play(
     seeds: list[TableSeed], ports: list[int], options: Options, procs: Processes
 ) -> tuple[Stats, dict[str, float], float]:
@@ -715,6 +731,7 @@ async def play(
     try:
         await asyncio.sleep(options.warmup)
         cpu0, busy0, wall0 = cpu_sample(procs), machine_busy(), time.perf_counter()
+        db0 = db_counters()
         end = stats.window[1]
         while (now := time.perf_counter()) < end:
             procs.check_alive()
@@ -732,6 +749,7 @@ async def play(
                         )
             await asyncio.sleep(min(0.5, max(0.0, end - now)))
         cpu1, busy1, wall1 = cpu_sample(procs), machine_busy(), time.perf_counter()
+        stats.db = {key: db_counters()[key] - db0[key] for key in db0}
         # Results of actions sent just before the end may still be on their way.
         await asyncio.sleep(1.0)
     finally:
@@ -756,9 +774,11 @@ def run_pgbench(seconds: float, clients: int, log_dir: Path) -> float:
     """TPS of a one-row UPDATE transaction on the same PostgreSQL, for the same duration."""
     pg_admin(f"DROP DATABASE IF EXISTS {PGBENCH_DB} WITH (FORCE)", f"CREATE DATABASE {PGBENCH_DB}")
     base = ["-h", "127.0.0.1", "-U", "postgres"]
+    env = {k: v for k, v in os.environ.items() if k != "PGOPTIONS"}  # a diagnostic's, not ours
     subprocess.run(
-        ["pgbench", *base, "-i", "-q", "-s", "1", PGBENCH_DB], check=True, capture_output=True
-    )
+        ["pgbench", *base, "-i", "-q", "-s", "1", PGBENCH_DB],
+        check=True, capture_output=True, env=env,
+    )  # fmt: skip
     script = log_dir / "one_row_update.sql"
     script.write_text(
         "\\set aid random(1, 100000 * :scale)\n"
@@ -767,7 +787,7 @@ def run_pgbench(seconds: float, clients: int, log_dir: Path) -> float:
     out = subprocess.run(
         ["pgbench", *base, "-n", "-f", str(script), "-c", str(clients),
          "-j", str(min(clients, os.cpu_count() or 1)), "-T", str(int(seconds)), PGBENCH_DB],
-        check=True, capture_output=True, text=True,
+        check=True, capture_output=True, text=True, env=env,
     ).stdout  # fmt: skip
     (log_dir / "pgbench.log").write_text(out)
     pg_admin(f"DROP DATABASE IF EXISTS {PGBENCH_DB} WITH (FORCE)")
@@ -794,8 +814,8 @@ class Result:
     def seconds(self) -> float:
         return self.stats.window[1] - self.stats.window[0]
 
-    def pct(self, q: float) -> float:
-        values = sorted(self.stats.latencies)
+    def pct(self, q: float, first: bool = False) -> float:
+        values = sorted(self.stats.first_latencies if first else self.stats.latencies)
         if not values:
             return float("nan")
         return 1000 * values[min(len(values) - 1, int(q / 100 * len(values)))]
@@ -823,11 +843,15 @@ class Result:
             f"actions {self.actions_per_second:8.1f}/s  hands {self.hands_per_second:6.2f}/s  "
             f"latency p50 {self.pct(50):6.1f} ms  p95 {self.pct(95):6.1f} ms  "
             f"p99 {self.pct(99):6.1f} ms",
+            f"    to the first player only: p50 {self.pct(50, True):.1f} ms, "
+            f"p99 {self.pct(99, True):.1f} ms (the rest is the fan-out to the other five)",
             f"    sent {s.sent} in window, completed {s.actions}; errors {s.errors or 0}; "
             f"closes {s.closes or 0}; stalls {s.stalls}; frames out of order {s.out_of_order}; "
             f"PG sessions waiting on locks {waits}",
             f"    CPU (% of one core): {cpu}; whole machine {self.machine:.0f}% of "
             f"{os.cpu_count()} cores (others: {others:.0f}% of one core)",
+            "    PostgreSQL per completed action: "
+            + ", ".join(f"{k} {v / max(1, s.actions):.1f}" for k, v in s.db.items()),
             f"    frames received {s.frames:,}, {s.frame_bytes / max(1, s.frames):,.0f} bytes on "
             f"average; log errors {self.log_errors or 0}; logs in {self.log_dir}",
         ]
