@@ -198,7 +198,8 @@ def test_posting_now_is_an_extra_big_blind():
     if 5 not in (setup["small_blind_seat"], setup["big_blind_seat"]):
         assert setup["extra_big_blind_seats"] == [5]
         posted = [e for e in hand.state["events"] if e["type"] == "blind_posted"]
-        assert {"seat": 5, "blind": "extra big", "amount": 100, "all_in": False} in posted
+        extra = {"type": "blind_posted", "seat": 5, "blind": "extra big", "amount": 100}
+        assert {**extra, "all_in": False} in posted
 
 
 def test_three_to_start_and_two_may_go_on():

@@ -1,0 +1,80 @@
+"""The STATE of docs/protocol.md as each recipient gets it, and the lobby's table list."""
+
+import pytest
+
+from poker import services
+from poker.engine.hand import Hand as EngineHand
+from poker.selectors import table_state_for, tables_for_lobby
+from tests.factories import make_funded_player, make_seated_player, make_table
+
+pytestmark = pytest.mark.django_db
+
+
+def test_each_player_sees_their_own_cards_and_the_spectator_none():
+    table = make_table()
+    ann = make_seated_player(table, "ann", 1)
+    ben = make_seated_player(table, "ben", 4)
+    sam = make_funded_player("sam")
+    hand = services.table_hand_start(table=table)
+    engine = EngineHand.from_dict(hand.state)
+    cards = dict(zip(engine.seats, engine.hole_cards, strict=True))
+
+    for player, seat in ((ann, 1), (ben, 4)):
+        state = table_state_for(table=table, player=player)
+        seen = {s["seat"]: s["cards"] for s in state["hand"]["seats"]}
+        other = 4 if seat == 1 else 1
+        assert seen == {seat: cards[seat], other: None}
+        assert state["you"]["seat"] == seat and state["you"]["buy_in_range"] is None
+        legal = state["hand"]["legal_actions"]
+        assert (legal is not None) == (engine.to_act == seat)
+    spectator = table_state_for(table=table, player=sam)
+    assert all(s["cards"] is None for s in spectator["hand"]["seats"])
+    assert spectator["hand"]["legal_actions"] is None
+    assert spectator["you"] == {
+        "seat": None,
+        "wallet": 100_000,
+        "buy_in_range": [5000, 10_000],
+        "sitting_out": False,
+        "status": None,
+        "last_seq": 0,
+    }
+    assert [s["seat"] for s in spectator["seats"]] == [1, 2, 3, 4, 5, 6]
+    assert spectator["seats"][1] == {
+        "seat": 2,
+        "player": None,
+        "stack": 0,
+        "status": "empty",
+        "connected": False,
+    }
+    assert "deck" not in str(spectator) and "burn" not in str(spectator)
+
+
+def test_between_hands_the_last_result_names_the_players():
+    table = make_table()
+    ann = make_seated_player(table, "ann", 1)
+    ben = make_seated_player(table, "ben", 4)
+    hand = services.table_hand_start(table=table)
+    to_act = EngineHand.from_dict(hand.state).to_act
+    services.table_act(
+        table=table,
+        player=ann if to_act == 1 else ben,
+        action="fold",
+        amount=None,
+        turn=1,
+        seq=1,
+    )
+    state = table_state_for(table=table, player=ann)
+    assert state["hand"] is None
+    result = state["last_result"]
+    assert result["hand_id"] == hand.pk and result["cancelled"] is False
+    assert result["players"] == {"1": "ann", "4": "ben"}
+    assert sorted(s["net"] for s in result["seats"]) == [-50, 50]
+    assert result["showdown"] == []
+
+
+def test_the_lobby_lists_open_tables_with_seats_taken():
+    table = make_table()
+    make_table(is_open=False)
+    make_seated_player(table, "ann", 1)
+    listed = list(tables_for_lobby())
+    assert [(t.pk, t.seats_taken) for t in listed] == [(table.pk, 1)]
