@@ -210,12 +210,14 @@ def celery_worker_factory(transactional_db, tmp_path):
 CHROMIUM = "/usr/bin/chromium"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium():
     """Debian's Chromium, headless, through Playwright (`.ci/chromium` installs it).
 
     Playwright's sync API keeps an event loop open in this thread, which Django takes for async
     code; the tests' own database calls are plain synchronous ones, so they are let through.
+    Module scope: while that loop runs, pytest-asyncio cannot run async tests in this thread,
+    so the browser closes when its test module ends, before other modules' socket tests.
     """
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian's chromium is not installed")
