@@ -118,6 +118,9 @@ def room_env(layer: str) -> dict[str, str]:
         ALLOWED_HOSTS="*",
         LOG_LEVEL="WARNING",
         PYTHONUNBUFFERED="1",
+        # This checkout's code even when run from another worktree (the editable install
+        # points at the main one).
+        PYTHONPATH=str(ROOT),
     )
     return env
 
@@ -141,8 +144,12 @@ def prepare_template(log_dir: Path) -> None:
     pg_admin(
         f"DROP DATABASE IF EXISTS {TEMPLATE_DB} WITH (FORCE)", f"CREATE DATABASE {TEMPLATE_DB}"
     )
-    env = room_env("core") | {"DATABASE_URL": f"{PG_URL}/{TEMPLATE_DB}"}
-    with open(log_dir / "migrate.log", "w") as log:
+    migrate(f"{PG_URL}/{TEMPLATE_DB}", log_dir / "migrate.log")
+
+
+def migrate(database_url: str, log_path: Path) -> None:
+    env = room_env("core") | {"DATABASE_URL": database_url}
+    with open(log_path, "w") as log:
         subprocess.run(
             [sys.executable, "manage.py", "migrate", "--noinput"],
             cwd=ROOT,
@@ -760,7 +767,13 @@ async def play(
                 bot.closed = True
                 if bot.protocol is not None:
                     bot.protocol.sendClose(1000)
-        await asyncio.sleep(0.3)
+        bots = [bot for watch in watches for bot in watch.bots]
+        deadline = time.perf_counter() + 3
+        while any(bot.protocol for bot in bots) and time.perf_counter() < deadline:
+            await asyncio.sleep(0.1)
+        for bot in bots:  # still closing after 3 s: drop it without the handshake
+            if bot.protocol is not None:
+                bot.protocol.dropConnection(abort=True)
     elapsed = wall1 - wall0
     cpu = cpu_by_role(cpu0, cpu1, elapsed)
     machine = 100 * (busy1[0] - busy0[0]) / max(1, busy1[1] - busy0[1])
@@ -873,6 +886,8 @@ def run_once(options: Options, tables: int, layer: str, log_root: Path) -> Resul
     log_dir = log_root / f"run{run_number:02d}-{layer}-{tables}"
     log_dir.mkdir(parents=True, exist_ok=True)
     fresh_database()
+    # The code may have moved on since the template was made (a shared checkout): catch up.
+    migrate(f"{PG_URL}/{DB_NAME}", log_dir / "migrate.log")
     seeds = seed_in_child(tables, log_dir)
     procs = Processes(log_dir)
     try:
@@ -969,9 +984,16 @@ def main(argv: list[str] | None = None) -> int:
                     f" {tps:,.0f} TPS; ratio ours/pgbench {result.actions_per_second / tps:.4f}",
                     flush=True,
                 )
-        print(f"# median of {args.repeat} run(s) per layer, {options.tables} tables:")
+        print(f"# median of the runs per layer, {options.tables} tables:")
         summary = {}
         for layer, runs in by_layer.items():
+            failed = [r for r, _ in runs if not r.stats.actions]
+            runs = [(r, t) for r, t in runs if r.stats.actions]
+            if failed:
+                print(f"{layer}: {len(failed)} run(s) completed no action, left out: see "
+                      + ", ".join(str(r.log_dir) for r in failed))  # fmt: skip
+            if not runs:
+                continue
             med = {
                 "actions": statistics.median(r.actions_per_second for r, _ in runs),
                 "hands": statistics.median(r.hands_per_second for r, _ in runs),
