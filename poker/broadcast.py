@@ -56,6 +56,8 @@ def frames_for_change(
         for user in get_user_model().objects.filter(pk__in=missing):
             recipients[user.pk] = user
 
+    view.prefetch_wallets(recipients)
+
     def events_seen_by(seat_number: int | None) -> list[dict[str, Any]]:
         seen = list(events)
         if engine is not None and hand_row is not None:

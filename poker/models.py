@@ -242,6 +242,8 @@ class Hand(models.Model):
     # user id (string) -> the last client seq accepted from that player in this hand
     last_seq = models.JSONField(default=dict)
     cancel_reason = models.TextField(blank=True)
+    # The engine's result once finished (a copy from `state`, so the last result is cheap to read)
+    result = models.JSONField(null=True, blank=True)
     started_at = models.DateTimeField(auto_now_add=True)
     ended_at = models.DateTimeField(null=True, blank=True)
 

@@ -60,7 +60,7 @@ def result_json(hand_row: Hand | None, names: dict[int, str]) -> dict[str, Any] 
             "cancelled": True,
             "reason": hand_row.cancel_reason,
         }
-    result = (hand_row.state or {}).get("result") or {}
+    result = hand_row.result or {}
     players = {
         seat: names.get(user_id, f"player {user_id}") for seat, user_id in hand_row.players.items()
     }
@@ -113,6 +113,7 @@ class TableView:
             Hand.objects.filter(
                 table=table, status__in=[Hand.Status.FINISHED, Hand.Status.CANCELLED]
             )
+            .only("id", "number", "status", "cancel_reason", "players", "result")
             .order_by("-id")
             .first()
         )
@@ -182,14 +183,26 @@ class TableView:
             **view,
         }
 
+    def prefetch_wallets(self, user_ids) -> None:
+        """One query for the wallets of everyone a broadcast goes to (not one each)."""
+        from cashier.models import Account
+
+        self.wallets = dict.fromkeys(user_ids, 0)
+        self.wallets.update(
+            Account.objects.filter(
+                kind=Account.Kind.WALLET, owner_id__in=list(user_ids)
+            ).values_list("owner_id", "balance")
+        )
+
     def you_json(self, player) -> dict[str, Any]:
         seat = self.seat_of(player.pk)
+        wallets = getattr(self, "wallets", {})
         last_seq = 0
         if self.hand_row is not None:
             last_seq = self.hand_row.last_seq.get(str(player.pk), 0)
         return {
             "seat": seat.number if seat else None,
-            "wallet": wallet_balance(player=player),
+            "wallet": wallets[player.pk] if player.pk in wallets else wallet_balance(player=player),
             "buy_in_range": None if seat else list(buy_in_range(player=player, table=self.table)),
             "sitting_out": bool(seat and seat.status == Seat.Status.SITTING_OUT),
             "status": seat.status if seat else None,

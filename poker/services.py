@@ -650,6 +650,7 @@ def _finish(
     net = {hand_row.players[str(entry["seat"])]: entry["net"] for entry in result["seats"]}
     cashier.hand_settle(table=table, hand_id=hand_row.pk, net_by_player=net, rake=result["rake"])
     hand_row.status = Hand.Status.FINISHED
+    hand_row.result = result
     hand_row.ended_at = now
     hand_row.deadline = None
     hand_row.save()
