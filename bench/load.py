@@ -460,6 +460,7 @@ class Stats:
     window: tuple[float, float] = (0.0, 0.0)
     latencies: list[float] = field(default_factory=list)  # seconds, actions sent in the window
     first_latencies: list[float] = field(default_factory=list)  # to the first player only
+    end_latencies: list[float] = field(default_factory=list)  # actions that ended their hand
     actions: int = 0
     hands: int = 0
     sent: int = 0
@@ -533,6 +534,8 @@ class TableWatch:
                 if self.stats.in_window(t0):
                     self.stats.actions += 1
                     self.stats.latencies.append(t - t0)
+                    if progress == (key[0], 1 << 30):  # this action ended the hand
+                        self.stats.end_latencies.append(t - t0)
 
     def bot_gone(self, bot: Bot) -> None:
         for _t0, waiting in self.pending.values():
@@ -827,8 +830,9 @@ class Result:
     def seconds(self) -> float:
         return self.stats.window[1] - self.stats.window[0]
 
-    def pct(self, q: float, first: bool = False) -> float:
-        values = sorted(self.stats.first_latencies if first else self.stats.latencies)
+    def pct(self, q: float, first: bool = False, end: bool = False) -> float:
+        s = self.stats
+        values = sorted(s.first_latencies if first else s.end_latencies if end else s.latencies)
         if not values:
             return float("nan")
         return 1000 * values[min(len(values) - 1, int(q / 100 * len(values)))]
@@ -857,7 +861,9 @@ class Result:
             f"latency p50 {self.pct(50):6.1f} ms  p95 {self.pct(95):6.1f} ms  "
             f"p99 {self.pct(99):6.1f} ms",
             f"    to the first player only: p50 {self.pct(50, True):.1f} ms, "
-            f"p99 {self.pct(99, True):.1f} ms (the rest is the fan-out to the other five)",
+            f"p99 {self.pct(99, True):.1f} ms (the rest is the fan-out to the other five); "
+            f"actions that ended a hand ({len(self.stats.end_latencies)}): "
+            f"p50 {self.pct(50, end=True):.1f} ms, p99 {self.pct(99, end=True):.1f} ms",
             f"    sent {s.sent} in window, completed {s.actions}; errors {s.errors or 0}; "
             f"closes {s.closes or 0}; stalls {s.stalls}; frames out of order {s.out_of_order}; "
             f"PG sessions waiting on locks {waits}",
