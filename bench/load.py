@@ -279,6 +279,14 @@ class Processes:
                 raise RuntimeError(f"{proc.name} exited with {proc.popen.returncode}:\n{tail}")
 
     def stop_all(self) -> None:
+        # A second Ctrl-C must not cut the cleanup short and leave servers behind.
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            self._stop_all()
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+    def _stop_all(self) -> None:
         for proc in self.procs:
             # The leader only: a Celery worker then stops its own pool (warm shutdown).
             with suppress(ProcessLookupError):
