@@ -1,8 +1,9 @@
 """Live tables under load: bots over real WebSockets against the production setup.
 
 Run with ``.venv/bin/python -m bench.load`` (``--tables N --seconds S --layer core|pubsub|both``,
-``--find-max`` to search for the most tables with p99 under 100 ms). Figures go to the "Live
-tables load" section of docs/benchmarks.md.
+``--repeat R`` to alternate the layers R times and print medians, ``--think-ms T`` for bots that
+wait before acting, ``--find-max`` to search for the most tables with p99 under 100 ms). Figures
+go to the "Live tables load" section of docs/benchmarks.md.
 
 Method
 ------
@@ -33,7 +34,8 @@ Method
    was seen, inside the window.
 5. **Peer: pgbench** on the same PostgreSQL, for the same duration, with a custom script of one
    transaction updating one row (``pgbench_accounts``, scale 1, random row), ``--pgbench-clients``
-   clients; we print our actions/s divided by its TPS. It runs after the load, not during it.
+   clients; we print our actions/s divided by its TPS. It runs right after each load run, not
+   during it.
 6. **Where the time goes.** CPU seconds of each process group (ASGI, Celery worker, beat, the
    bots, and the machine's postgres and redis-server processes) are read from /proc at the start
    and end of the window and shown as percent of one core; PostgreSQL sessions waiting on locks
