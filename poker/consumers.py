@@ -8,6 +8,7 @@ error to this socket alone and changes nothing; the socket stays open.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import uuid
@@ -95,7 +96,9 @@ class TableConsumer(AsyncWebsocketConsumer):
         await self.channel_layer.group_discard(self.group, self.channel_name)
         await self.channel_layer.group_discard(self.user_group, self.channel_name)
         if not self.superseded:
-            await self.call("table_connection_set", connected=False)
+            # The table may be gone (deleted by staff): then nobody is left to tell.
+            with contextlib.suppress(services.TableError):
+                await self.call("table_connection_set", connected=False)
 
     # -- from the client
 
@@ -156,6 +159,10 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.call("table_sit_out")
         elif kind == "sit_in":
             await self.call("table_sit_in", post_big_blind=_bool_field(frame, "post_big_blind"))
+        elif kind == "post_big_blind":
+            await self.call("table_big_blind_choose", post_now=True)
+        elif kind == "wait_big_blind":
+            await self.call("table_big_blind_choose", post_now=False)
         elif kind == "top_up":
             await self.call(
                 "table_top_up",

@@ -206,6 +206,7 @@ class TableView:
             "buy_in_range": None if seat else list(buy_in_range(player=player, table=self.table)),
             "sitting_out": bool(seat and seat.status == Seat.Status.SITTING_OUT),
             "status": seat.status if seat else None,
+            "posts_big_blind": bool(seat and seat.posts_big_blind_next),
             "last_seq": last_seq,
         }
 

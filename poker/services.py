@@ -25,7 +25,7 @@ from django.utils import timezone
 from cashier import services as cashier
 from cashier.selectors import table_stack_balance, table_stacks
 from poker import broadcast
-from poker.engine.cards import RANKS, SUITS
+from poker.engine import dealer
 from poker.engine.hand import Hand as EngineHand
 from poker.engine.hand import IllegalAction, ReplayMismatch
 from poker.models import Hand, HandIncident, Seat, Table
@@ -353,6 +353,38 @@ def table_sit_in(*, table: Table, player, post_big_blind: bool) -> Seat:
         return seat
 
 
+def table_big_blind_choose(*, table: Table, player, post_now: Any) -> Seat:
+    """Change a waiting player's mind before they are dealt in (RULES.md 4): post a big blind
+    at the next hand (`post_now`), or go back to waiting for the big blind to reach them."""
+    post_now = _check_bool(post_now, "post_now")
+    with transaction.atomic():
+        table = _lock_table(table)
+        seat = _seat_of(table, player)
+        if post_now:
+            if seat.status != Status.WAITING_BIG_BLIND:
+                raise TableError("not_waiting", "You are not waiting for the big blind.")
+            seat.status, seat.posts_big_blind_next = Status.PLAYING, True
+        else:
+            if not (seat.status == Status.PLAYING and seat.posts_big_blind_next):
+                raise TableError(
+                    "not_posting", "You are not about to post a big blind: nothing to wait for."
+                )
+            seat.status, seat.posts_big_blind_next = Status.WAITING_BIG_BLIND, False
+        seat.save(update_fields=["status", "posts_big_blind_next"])
+        change = _Change(table)
+        change.event(
+            "big_blind_choice",
+            seat=seat.number,
+            status=seat.status,
+            posts_big_blind=seat.posts_big_blind_next,
+        )
+        change.users.add(player.pk)
+        _publish(change)
+        if _running_hand(table) is None:
+            _schedule_hand_start(table, table.next_hand_delay_seconds)
+        return seat
+
+
 def table_top_up(*, table: Table, player, amount: int, idempotency_key: str) -> None:
     """Add chips between hands; with no chips left it is a fresh buy-in (the cashier's rules)."""
     amount = _check_amount(amount, "top-up")
@@ -448,12 +480,6 @@ def _remove_seat(table: Table, seat: Seat, change: _Change, *, reason: str) -> N
 # ------------------------------------------------------------------ starting a hand
 
 
-def _next_in(seats: list[int], after: int) -> int:
-    """The first of `seats` clockwise after seat `after` (wrapping)."""
-    ordered = sorted(seats)
-    return next((seat for seat in ordered if seat > after), ordered[0])
-
-
 def _between(start: int, seat: int, end: int) -> bool:
     """Is `seat` clockwise after `start` and at or before `end`?"""
     if start < end:
@@ -462,22 +488,10 @@ def _between(start: int, seat: int, end: int) -> bool:
 
 
 def _draw_button(seats: list[int]) -> tuple[int, dict[int, str]]:
-    """High card for the button from a CSPRNG shuffle; suits break ties, spades high."""
-    deck = [rank + suit for rank in RANKS for suit in SUITS]
-    secrets.SystemRandom().shuffle(deck)
+    """High card for the button, one card each from a CSPRNG shuffle (RULES.md 4)."""
+    deck = dealer.shuffle_deck(secrets.randbelow)
     cards = {seat: deck[k] for k, seat in enumerate(sorted(seats))}
-
-    def strength(seat: int) -> tuple[int, int]:
-        card = cards[seat]
-        return RANKS.index(card[0]), SUITS.index(card[1])  # SUITS is "cdhs": spades high
-
-    return max(seats, key=strength), cards
-
-
-def _players_needed(table: Table) -> int:
-    if table.three_to_start:
-        return 2 if table.last_hand_players >= 3 else 3
-    return table.min_players_to_start
+    return dealer.draw_for_button(cards), cards
 
 
 def _plan_deal(table: Table, seats: list[Seat], stacks: dict[int, int]) -> dict | None:
@@ -501,20 +515,16 @@ def _plan_deal(table: Table, seats: list[Seat], stacks: dict[int, int]) -> dict 
     if table.button_seat is None:
         button, draw = _draw_button(active)
     else:
-        button = _next_in(active, table.button_seat)
-    everyone = sorted(active + waiting)
-    if len(active) == 2:
-        other = next(seat for seat in active if seat != button)
-        candidate = _next_in(everyone, other)
-        if candidate in waiting:
-            small, big = other, candidate
-        else:  # heads-up: the button posts the small blind
-            small, big = button, other
-    else:
-        small = _next_in(active, button)
-        big = _next_in(everyone, small)
+        button = dealer.next_button(table.button_seat, active)
+    small, big = dealer.blind_seats(button, active, waiting)
     dealt = sorted(active + ([big] if big in waiting else []))
-    if len(dealt) < _players_needed(table):
+    ready_enough = dealer.enough_players(
+        len(dealt),
+        min_players=table.min_players_to_start,
+        three_to_start=table.three_to_start,
+        last_hand_players=table.last_hand_players,
+    )
+    if not ready_enough:
         return None
     extras = []
     if not fresh:
@@ -549,8 +559,7 @@ def table_hand_start(*, table: Table | int) -> Hand | None:
         if plan is None:
             return None
         ready = plan["seats"]
-        deck = [rank + suit for rank in RANKS for suit in SUITS]
-        secrets.SystemRandom().shuffle(deck)
+        deck = dealer.shuffle_deck(secrets.randbelow)
         engine = EngineHand.start(
             game=table.game,
             structure=table.structure,

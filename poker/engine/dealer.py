@@ -77,22 +77,34 @@ def next_button(button: int, dealt_in: Iterable[int]) -> int:
     return order[0]
 
 
-def blind_seats(button: int, dealt_in: Iterable[int]) -> tuple[int, int]:
+def blind_seats(
+    button: int, dealt_in: Iterable[int], waiting_for_big_blind: Iterable[int] = ()
+) -> tuple[int, int]:
     """(small blind seat, big blind seat) for a hand with this button: the two players after
     the button (RULES.md 4); heads-up the button posts the small blind (RULES.md 3).
 
-    Players who wait for the big blind are not dealt in, so they are not in `dealt_in`; those
-    posting an extra big blind are passed to `Hand.start` as `extra_big_blind_seats`.
+    Players who wait for the big blind (RULES.md 4) are in `waiting_for_big_blind`, not in
+    `dealt_in`: the big blind goes to the first seat after the small blind among both, so when
+    it reaches a waiting player that player posts it and is dealt in. With two dealt in and a
+    waiting player between them, the waiting player takes the big blind and the player after
+    the button the small one. Those posting an extra big blind are passed to `Hand.start` as
+    `extra_big_blind_seats`.
     """
     seats = set(dealt_in)
     if len(seats) < 2:
         raise ValueError("a hand needs at least two players dealt in")
+    everyone = seats | set(waiting_for_big_blind)
     order = _clockwise_after(button, seats)
     if len(seats) == 2:
         if button not in seats:
             raise ValueError("heads-up the button is dealt in (it posts the small blind)")
-        return button, order[0]
-    return order[0], order[1]
+        other = order[0]
+        reached = _clockwise_after(other, everyone)[0]
+        if reached not in seats:
+            return other, reached
+        return button, other
+    small = order[0]
+    return small, _clockwise_after(small, everyone)[0]
 
 
 def enough_players(

@@ -641,6 +641,8 @@
     $("post-bb-wrap").hidden = !out;
     const handSeat = state.hand && !state.hand.result
       ? state.hand.seats.find((s) => s.seat === you.seat) : null;
+    $("post-bb-now").hidden = out || you.status !== "waiting_big_blind";
+    $("wait-bb").hidden = out || !you.posts_big_blind || Boolean(handSeat);
     const topUp = $("top-up-form");
     const range = you.buy_in_range || [state.table.min_buy_in, state.table.max_buy_in];
     const stack = mine ? mine.stack : 0;
@@ -699,6 +701,8 @@
     $("sit-in").addEventListener("click", () =>
       send({ type: "sit_in", post_big_blind: $("sit-in-post-bb").checked }),
     );
+    $("post-bb-now").addEventListener("click", () => send({ type: "post_big_blind" }));
+    $("wait-bb").addEventListener("click", () => send({ type: "wait_big_blind" }));
     $("top-up-form").addEventListener("submit", (event) => {
       event.preventDefault();
       const cents = toCents($("top-up-amount").value);
@@ -846,6 +850,10 @@
         return who + " sits out" + ({ timeout: " (ran out of time)", no_chips: " (no chips left)" }[event.reason] || "");
       case "player_sat_in":
         return who + " is back" + (event.status === "waiting_big_blind" ? ", waiting for the big blind" : "");
+      case "big_blind_choice":
+        return who + (event.posts_big_blind
+          ? " posts a big blind to play the next hand"
+          : " waits for the big blind");
       case "button_drawn": {
         const draws = Object.entries(event.cards || {})
           .map(([seat, card]) => nameOf(seat) + " " + cardLabel(card));

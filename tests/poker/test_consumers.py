@@ -16,10 +16,11 @@ from cashier.verify import ledger_verify
 from config.asgi import application
 from poker import services
 from poker.engine.hand import Hand as EngineHand
-from poker.engine.rake import default_rake_schedule
-from poker.models import Hand, RakeSchedule, Seat, Table
+from poker.models import Hand, Seat, Table
 from tests.factories import (
+    GAMES,
     TableSocket,
+    default_rake_schedule_row,
     make_funded_player,
     make_seated_player,
     make_table,
@@ -28,32 +29,13 @@ from tests.factories import (
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-LIMIT = {
-    "structure": Table.Structure.LIMIT,
-    "small_blind": None,
-    "big_blind": None,
-    "small_bet": 100,
-    "big_bet": 200,
-}
-GAMES = {
-    "omaha-pot-limit": {"game": Table.Game.OMAHA},
-    "omaha8-pot-limit": {"game": Table.Game.OMAHA8},
-    "omaha-limit": {"game": Table.Game.OMAHA, **LIMIT},
-    "omaha8-limit": {"game": Table.Game.OMAHA8, **LIMIT},
-}
-
-
 # ------------------------------------------------------------------ helpers
 
 
 @sync_to_async
 def new_table(**overrides):
     structure = overrides.get("structure", Table.Structure.POT_LIMIT)
-    schedule, _ = RakeSchedule.objects.get_or_create(
-        name=f"default {structure}",
-        defaults={"schedule": default_rake_schedule(structure).to_data()},
-    )
-    overrides.setdefault("rake_schedule", schedule)
+    overrides.setdefault("rake_schedule", default_rake_schedule_row(structure))
     # Hands are dealt by the test (a worker of the session must not deal the next one).
     overrides.setdefault("next_hand_delay_seconds", 3600)
     return make_table(**overrides)
@@ -384,6 +366,15 @@ async def test_unknown_or_closed_table_is_refused_with_4404():
     await socket.close()
 
 
+async def test_a_socket_closes_quietly_after_staff_delete_its_table():
+    table = await new_table()
+    eve = await sync_to_async(make_funded_player)("eve")
+    socket = await TableSocket.open(table.pk, eve)
+    await socket.receive()
+    await sync_to_async(Table.objects.filter(pk=table.pk).delete)()
+    await socket.close()  # disconnecting from a table that is gone raises nothing
+
+
 async def test_a_second_tab_supersedes_the_first():
     table = await new_table()
     ann = await seat_player(table, "ann", 1)
@@ -472,7 +463,7 @@ async def test_acting_out_of_turn_for_another_seat_or_unseated_is_refused():
     await outsider.receive()
     await outsider.act("call", turn=1)
     assert (await outsider.until(lambda f: f["type"] == "error"))["code"] == "not_seated"
-    for kind in ("sit_out", "leave"):
+    for kind in ("sit_out", "leave", "post_big_blind", "wait_big_blind"):
         await outsider.send({"type": kind})
         assert (await outsider.until(lambda f: f["type"] == "error"))["code"] == "not_seated"
     assert (await load_hand(hand.pk)).state == hand.state
@@ -503,6 +494,27 @@ async def test_sitting_down_sitting_out_and_leaving_through_the_socket():
     assert frame["state"]["you"]["wallet"] == 92_000
     assert frame["state"]["seats"][2]["status"] == "waiting_big_blind"
     assert any(e["type"] == "player_sat" for e in frame["events"])
+    # Changing her mind before she is dealt in: post a big blind now, then wait after all.
+    await socket.send({"type": "post_big_blind"})
+    frame = await socket.until(
+        lambda f: f["type"] == "update" and f["state"]["you"]["posts_big_blind"]
+    )
+    assert frame["state"]["you"]["status"] == "playing"
+    assert {
+        "type": "big_blind_choice",
+        "seat": 3,
+        "status": "playing",
+        "posts_big_blind": True,
+    } in frame["events"]
+    await socket.send({"type": "post_big_blind"})
+    assert (await socket.until(lambda f: f["type"] == "error"))["code"] == "not_waiting"
+    await socket.send({"type": "wait_big_blind"})
+    frame = await socket.until(
+        lambda f: f["type"] == "update" and f["state"]["you"]["status"] == "waiting_big_blind"
+    )
+    assert frame["state"]["you"]["posts_big_blind"] is False
+    await socket.send({"type": "wait_big_blind"})
+    assert (await socket.until(lambda f: f["type"] == "error"))["code"] == "not_posting"
     await socket.send({"type": "sit_out"})
     await socket.until(lambda f: f["type"] == "update" and f["state"]["you"]["sitting_out"])
     for _ in range(2):  # sent twice with one key: topped up once

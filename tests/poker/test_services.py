@@ -12,6 +12,8 @@ from django.utils import timezone
 from cashier.models import Account
 from cashier.selectors import table_stack_balance, wallet_balance
 from poker import services
+from poker.engine import dealer
+from poker.engine.cards import FULL_DECK
 from poker.engine.hand import Hand as EngineHand
 from poker.models import Hand, HandIncident, Seat, Table
 from poker.services import TableError
@@ -147,10 +149,10 @@ def test_fresh_table_draws_the_button_then_it_moves_to_the_next_player_dealt_in(
 
 def test_button_draw_breaks_ties_by_suit_spades_high(monkeypatch):
     # Two cards of the same rank: the spade wins the button (RULES.md 4).
-    def fake_shuffle(self, deck):
-        deck[:] = ["Ah", "As", *[c for c in deck if c not in ("Ah", "As")]]
+    def scripted_shuffle(randbelow):
+        return ["Ah", "As", *[c for c in FULL_DECK if c not in ("Ah", "As")]]
 
-    monkeypatch.setattr("secrets.SystemRandom.shuffle", fake_shuffle)
+    monkeypatch.setattr(dealer, "shuffle_deck", scripted_shuffle)
     button, cards = services._draw_button([2, 6])
     assert cards == {2: "Ah", 6: "As"}
     assert button == 6
@@ -192,14 +194,46 @@ def test_posting_now_is_an_extra_big_blind():
     players = {n: make_seated_player(table, f"p{n}", n) for n in (1, 2, 3)}
     finish_checking(deal(table), players)
     make_seated_player(table, "post", 5, post_big_blind=True)
+    # The button moves from seat 5 to seat 1: blinds 2 and 3, so seat 5 posts an extra one.
+    Table.objects.filter(pk=table.pk).update(button_seat=5)
     hand = deal(table)
     setup = hand.setup
     assert 5 in [seat for seat, _ in setup["seats"]]
-    if 5 not in (setup["small_blind_seat"], setup["big_blind_seat"]):
-        assert setup["extra_big_blind_seats"] == [5]
-        posted = [e for e in hand.state["events"] if e["type"] == "blind_posted"]
-        extra = {"type": "blind_posted", "seat": 5, "blind": "extra big", "amount": 100}
-        assert {**extra, "all_in": False} in posted
+    assert (setup["button"], setup["small_blind_seat"], setup["big_blind_seat"]) == (1, 2, 3)
+    assert setup["extra_big_blind_seats"] == [5]
+    posted = [e for e in hand.state["events"] if e["type"] == "blind_posted"]
+    extra = {"type": "blind_posted", "seat": 5, "blind": "extra big", "amount": 100}
+    assert {**extra, "all_in": False} in posted
+
+
+def test_a_waiting_player_may_post_now_or_go_back_to_waiting():
+    table = make_table()
+    players = {n: make_seated_player(table, f"p{n}", n) for n in (1, 2, 3)}
+    finish_checking(deal(table), players)
+    waiter = make_seated_player(table, "wait", 5, post_big_blind=False)
+    with pytest.raises(TableError) as refused:
+        services.table_big_blind_choose(table=table, player=waiter, post_now=False)
+    assert refused.value.code == "not_posting"
+    with pytest.raises(TableError) as refused:
+        services.table_big_blind_choose(table=table, player=waiter, post_now="yes")
+    assert refused.value.code == "bad_field"
+    services.table_big_blind_choose(table=table, player=waiter, post_now=True)
+    services.table_big_blind_choose(table=table, player=waiter, post_now=False)
+    seat = Seat.objects.get(player=waiter)
+    assert (seat.status, seat.posts_big_blind_next) == (Seat.Status.WAITING_BIG_BLIND, False)
+    services.table_big_blind_choose(table=table, player=waiter, post_now=True)
+    with pytest.raises(TableError) as refused:
+        services.table_big_blind_choose(table=table, player=waiter, post_now=True)
+    assert refused.value.code == "not_waiting"
+    Table.objects.filter(pk=table.pk).update(button_seat=5)  # blinds 2 and 3 next
+    hand = deal(table)
+    assert 5 in [seat for seat, _ in hand.setup["seats"]]
+    assert hand.setup["extra_big_blind_seats"] == [5]
+    seat.refresh_from_db()
+    assert (seat.status, seat.posts_big_blind_next) == (Seat.Status.PLAYING, False)
+    with pytest.raises(TableError) as refused:  # dealt in: nothing left to choose
+        services.table_big_blind_choose(table=table, player=waiter, post_now=False)
+    assert refused.value.code == "not_posting"
 
 
 def test_three_to_start_and_two_may_go_on():

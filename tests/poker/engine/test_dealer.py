@@ -113,6 +113,21 @@ def test_heads_up_the_button_posts_the_small_blind():
         blind_seats(2, [2])
 
 
+def test_the_big_blind_reaching_a_waiting_player_deals_them_in():
+    # Seat 5 waits for the big blind (RULES.md 4): it comes to them after the small blind.
+    assert blind_seats(1, [1, 3, 8], waiting_for_big_blind=[5]) == (3, 5)
+    # Not yet reached: seat 9 keeps waiting, the blinds are the usual two.
+    assert blind_seats(1, [1, 3, 5, 8], waiting_for_big_blind=[9]) == (3, 5)
+
+
+def test_heads_up_with_a_waiting_player_after_the_big_blind_three_are_dealt_in():
+    # Button 2, seat 6 next; seat 8 waits between seat 6 and the button: the blinds go round
+    # as at a three-handed table, 6 small and 8 big, and the button posts nothing.
+    assert blind_seats(2, [2, 6], waiting_for_big_blind=[8]) == (6, 8)
+    # Seat 4 waits between the button and seat 6: not reached, heads-up as usual.
+    assert blind_seats(2, [2, 6], waiting_for_big_blind=[4]) == (2, 6)
+
+
 @pytest.mark.parametrize("dealt_in", [[2, 6], [1, 2, 5], [1, 3, 4, 7, 9, 10]])
 def test_the_dealer_s_choices_start_a_hand(dealt_in):
     """Button, blinds and deck from this module are what `Hand.start` takes."""
