@@ -744,9 +744,13 @@ def hand_turn_timeout(*, hand_id: int, turn: int) -> str:
     else check if possible, otherwise fold, and sit the player out when the hand ends."""
     try:
         with transaction.atomic():
-            hand_row = Hand.objects.filter(pk=hand_id).only("table_id").first()
+            # Turns only grow and a hand only leaves "running": a timer whose turn has passed
+            # can tell without waiting for the table lock (most timers are, players act).
+            hand_row = Hand.objects.filter(pk=hand_id).only("table_id", "status", "turn").first()
             if hand_row is None:
                 return "gone"
+            if hand_row.status != Hand.Status.RUNNING or hand_row.turn != turn:
+                return "moved_on"
             table = _lock_table(hand_row.table_id)
             hand_row = Hand.objects.get(pk=hand_id)
             if hand_row.status != Hand.Status.RUNNING or hand_row.turn != turn:
