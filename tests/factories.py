@@ -11,6 +11,22 @@ def make_player(username: str = "alice", *, password: str = DEFAULT_PASSWORD, **
     return get_user_model().objects.create_user(username=username, password=password, **fields)
 
 
+# The four games of the room as `make_table` overrides, for tests parametrized over them. Fixed
+# limit $1/$2: the big blind is the small bet, the small blind half of it.
+_LIMIT = {
+    "structure": "limit",
+    "small_blind": None,
+    "big_blind": None,
+    "small_bet": 100,
+    "big_bet": 200,
+}
+GAMES = {
+    "omaha-pot-limit": {"game": "omaha"},
+    "omaha8-pot-limit": {"game": "omaha8"},
+    "omaha-limit": {"game": "omaha", **_LIMIT},
+    "omaha8-limit": {"game": "omaha8", **_LIMIT},
+}
+
 _table_count = 0
 
 
@@ -30,6 +46,19 @@ def make_table(**overrides):
     }
     fields.update(overrides)
     return Table.objects.create(**fields)
+
+
+def default_rake_schedule_row(structure: str):
+    """The room's default rake schedule for a structure (RULES.md 8), as a stored schedule that
+    tables refer to: `make_table(rake_schedule=default_rake_schedule_row(structure))`."""
+    from poker.engine.rake import default_rake_schedule
+    from poker.models import RakeSchedule
+
+    schedule, _ = RakeSchedule.objects.get_or_create(
+        name=f"default {structure}",
+        defaults={"schedule": default_rake_schedule(structure).to_data()},
+    )
+    return schedule
 
 
 def make_funded_player(username: str = "alice", *, cents: int = 100_000, **fields):

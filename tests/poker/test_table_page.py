@@ -2,84 +2,32 @@
 Redis channel layer and a real Celery worker, on the test database.
 """
 
-import os
-import time
-from pathlib import Path
-
 import pytest
 
 from cashier.selectors import table_stack_balance, wallet_balance
-from poker.models import Seat, Table
 from tests.factories import make_funded_player, make_table
-
-FUNDS = 100_000  # $1,000 in each wallet
-BUY_IN = 10_000  # $100, the table's maximum
-PHONE = {"width": 390, "height": 844}
-LAPTOP = {"width": 1280, "height": 860}
-SCREENSHOTS = os.environ.get("TABLE_PAGE_SCREENSHOTS")  # a folder, to look at the pages
+from tests.poker.table_page import (
+    BUY_IN,
+    FUNDS,
+    HAND_OVER,
+    HAND_STARTED,
+    LAPTOP,
+    PHONE,
+    assert_ledger_agrees,
+    check_or_call,
+    close_and_settle,
+    horizontal_overflow,
+    one_hand_only,
+    open_table,
+    play_hand,
+    screenshot,
+    sit,
+)
 
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.django_db(transaction=True),
 ]
-
-# Clickable only when shown and usable; Playwright waits for that itself.
-CHECK_OR_CALL = (
-    "#actions:not([hidden]) #act-check:not([hidden]):not([disabled]), "
-    "#actions:not([hidden]) #act-call:not([hidden]):not([disabled])"
-)
-HAND_STARTED = """() => {
-  const s = window.tablePage && window.tablePage.state();
-  return Boolean(s && s.hand && s.hand.id);
-}"""
-HAND_OVER = """(handId) => {
-  const s = window.tablePage && window.tablePage.state();
-  return Boolean(s && s.last_result && s.last_result.hand_id === handId);
-}"""
-NEXT_DECISION = """([handId, turn]) => {
-  const s = window.tablePage && window.tablePage.state();
-  if (!s) return false;
-  if (s.last_result && s.last_result.hand_id === handId) return true;
-  return Boolean(s.hand && s.hand.id === handId && s.hand.to_act && s.hand.turn > turn);
-}"""
-
-
-def open_table(page, table) -> None:
-    page.goto(f"/tables/{table.pk}/")
-    page.wait_for_selector("#conn.online")
-
-
-def sit(page, seat: int, buy_in: int) -> None:
-    page.click(f"#seat-{seat} .sit-here")
-    page.fill("#sit-buy-in", f"{buy_in / 100:.2f}")
-    page.click("#sit-confirm")
-    page.wait_for_selector(f"#seat-{seat}.me")
-
-
-def one_hand_only(table) -> None:
-    """Keep the next hand from starting while the test looks at this one's result."""
-    Table.objects.filter(pk=table.pk).update(next_hand_delay_seconds=600)
-
-
-def close_and_settle(table, pages) -> None:
-    """Close the pages, then wait until the server has seen every socket go, so nothing is
-    still writing to the table when the test database is flushed."""
-    for page in pages:
-        page.context.close()
-    deadline = time.monotonic() + 10
-    while Seat.objects.filter(table=table, connected=True).exists():
-        if time.monotonic() > deadline:
-            break
-        time.sleep(0.1)
-
-
-def horizontal_overflow(page) -> int:
-    return page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
-
-
-def screenshot(page, name: str) -> None:
-    if SCREENSHOTS:
-        page.screenshot(path=str(Path(SCREENSHOTS) / f"{name}.png"), full_page=True)
 
 
 def test_two_players_sit_and_check_a_hand_down_to_showdown(signed_in_page, celery_worker_process):
@@ -100,43 +48,27 @@ def test_two_players_sit_and_check_a_hand_down_to_showdown(signed_in_page, celer
         alice_page.wait_for_function(HAND_STARTED)
         one_hand_only(table)
         hand_id = alice_page.evaluate("window.tablePage.state().hand.id")
-        turn = 0
-        for _ in range(30):
-            alice_page.wait_for_function(NEXT_DECISION, arg=[hand_id, turn])
-            state = alice_page.evaluate("window.tablePage.state()")
-            hand = state["hand"]
-            if state["last_result"] and state["last_result"]["hand_id"] == hand_id:
-                break
-            turn = hand["turn"]
-            actor = pages[hand["to_act"]]
-            if hand["to_act"] == 2 and turn <= 2:
-                screenshot(actor, "phone-to-act")
-            actor.locator(CHECK_OR_CALL).first.click()
-        else:
-            pytest.fail("the hand did not end within 30 decisions")
+
+        def check_or_call_shot(page, hand):
+            if page is bob_page and hand["turn"] <= 2:
+                screenshot(page, "phone-to-act")
+            check_or_call(page, hand)
+
+        result = play_hand(pages, hand_id, check_or_call_shot)
 
         for page in pages.values():
             page.wait_for_function(HAND_OVER, arg=hand_id)
-            result = page.locator("#result")
-            result.wait_for(state="visible")
-            text = result.inner_text()
+            result_box = page.locator("#result")
+            result_box.wait_for(state="visible")
+            text = result_box.inner_text()
             assert " with " in text  # the winning hand is named
             assert "wins" in text or "split" in text
         screenshot(alice_page, "laptop-result")
         screenshot(bob_page, "phone-result")
 
-        result = alice_page.evaluate("window.tablePage.state().last_result")
         assert len(result["showdown"]) == 2
-        rake = result["rake"]
-        finals = {entry["seat"]: entry["final_stack"] for entry in result["seats"]}
         # The cashier agrees with the page: stacks as shown, nothing created or lost.
-        assert table_stack_balance(player=alice, table=table) == finals[1]
-        assert table_stack_balance(player=bob, table=table) == finals[2]
-        money = sum(
-            wallet_balance(player=p) + table_stack_balance(player=p, table=table)
-            for p in (alice, bob)
-        )
-        assert money + rake == 2 * FUNDS
+        assert_ledger_agrees(table, {1: alice, 2: bob}, result, rake=result["rake"])
         assert wallet_balance(player=alice) == FUNDS - BUY_IN
         stacks = alice_page.locator(".seat-stack")
         assert stacks.count() == 2

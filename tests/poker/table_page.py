@@ -1,0 +1,144 @@
+"""What the table page's browser tests share: players' sizes and money, the page's state read
+through `window.tablePage.state()`, sitting down, playing a hand out by clicking, and checking
+the cashier against what the page shows.
+"""
+
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from cashier.models import Account
+from cashier.selectors import table_stack_balance, wallet_balance
+from poker.models import Seat, Table
+
+FUNDS = 100_000  # $1,000 in each wallet
+BUY_IN = 10_000  # $100, the table's maximum
+PHONE = {"width": 390, "height": 844}
+LAPTOP = {"width": 1280, "height": 860}
+SCREENSHOTS = os.environ.get("TABLE_PAGE_SCREENSHOTS")  # a folder, to look at the pages
+
+# Clickable only when shown and usable; Playwright waits for that itself.
+CHECK_OR_CALL = (
+    "#actions:not([hidden]) #act-check:not([hidden]):not([disabled]), "
+    "#actions:not([hidden]) #act-call:not([hidden]):not([disabled])"
+)
+STATE = "window.tablePage.state()"
+HAND_STARTED = """() => {
+  const s = window.tablePage && window.tablePage.state();
+  return Boolean(s && s.hand && s.hand.id);
+}"""
+# A hand running other than `handId` (the one before it).
+HAND_AFTER = """(handId) => {
+  const s = window.tablePage && window.tablePage.state();
+  return Boolean(s && s.hand && s.hand.id !== handId && !s.hand.result);
+}"""
+HAND_OVER = """(handId) => {
+  const s = window.tablePage && window.tablePage.state();
+  return Boolean(s && s.last_result && s.last_result.hand_id === handId);
+}"""
+NEXT_DECISION = """([handId, turn]) => {
+  const s = window.tablePage && window.tablePage.state();
+  if (!s) return false;
+  if (s.last_result && s.last_result.hand_id === handId) return true;
+  return Boolean(s.hand && s.hand.id === handId && s.hand.to_act && s.hand.turn > turn);
+}"""
+# This page's player is to act at `turn`: its frame carries their legal actions.
+YOUR_TURN = """(turn) => {
+  const s = window.tablePage && window.tablePage.state();
+  const hand = s && s.hand;
+  return Boolean(hand && !hand.result && hand.turn === turn && hand.legal_actions &&
+    hand.legal_actions.seat === s.you.seat);
+}"""
+
+
+def open_table(page, table) -> None:
+    page.goto(f"/tables/{table.pk}/")
+    page.wait_for_selector("#conn.online")
+
+
+def sit(page, seat: int, buy_in: int) -> None:
+    page.click(f"#seat-{seat} .sit-here")
+    page.fill("#sit-buy-in", f"{buy_in / 100:.2f}")
+    page.click("#sit-confirm")
+    page.wait_for_selector(f"#seat-{seat}.me")
+
+
+def one_hand_only(table) -> None:
+    """Keep the next hand from starting while the test looks at this one's result."""
+    Table.objects.filter(pk=table.pk).update(next_hand_delay_seconds=600)
+
+
+def close_and_settle(table, pages) -> None:
+    """Close the pages, then wait until the server has seen every socket go, so nothing is
+    still writing to the table when the test database is flushed."""
+    for page in pages:
+        page.context.close()
+    deadline = time.monotonic() + 10
+    while Seat.objects.filter(table=table, connected=True).exists():
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+
+
+def horizontal_overflow(page) -> int:
+    return page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+
+
+def screenshot(page, name: str) -> None:
+    if SCREENSHOTS:
+        page.screenshot(path=str(Path(SCREENSHOTS) / f"{name}.png"), full_page=True)
+
+
+def money(cents: int) -> str:
+    """Cents as the page writes them: "$3", "$1.50", "$1,000"."""
+    dollars = f"${abs(cents) // 100:,}" + (f".{abs(cents) % 100:02d}" if cents % 100 else "")
+    return "-" + dollars if cents < 0 else dollars
+
+
+def check_or_call(page, hand: dict) -> None:
+    page.locator(CHECK_OR_CALL).first.click()
+
+
+def play_hand(
+    pages: dict, hand_id: int, choose: Callable[[object, dict], None] = check_or_call
+) -> dict:
+    """Play hand `hand_id` to its end by clicking. `pages` maps seat numbers to the players'
+    pages; at each decision `choose(page, hand)` clicks on the page of the seat to act, `hand`
+    being that page's own view (its legal actions included). The first page follows the hand
+    and must not reload. Returns the hand's `last_result` as that page shows it."""
+    watcher = next(iter(pages.values()))
+    turn = 0
+    for _ in range(40):
+        watcher.wait_for_function(NEXT_DECISION, arg=[hand_id, turn])
+        state = watcher.evaluate(STATE)
+        if state["last_result"] and state["last_result"]["hand_id"] == hand_id:
+            return state["last_result"]
+        turn = state["hand"]["turn"]
+        actor = pages[state["hand"]["to_act"]]
+        actor.wait_for_function(YOUR_TURN, arg=turn)  # its own frame for this turn is in
+        choose(actor, actor.evaluate(f"{STATE}.hand"))
+    pytest.fail(f"hand {hand_id} did not end within 40 decisions")
+
+
+def table_rake_balance(table) -> int:
+    account = Account.objects.filter(kind=Account.Kind.TABLE_RAKE, table=table).first()
+    return account.balance if account else 0
+
+
+def assert_ledger_agrees(table, players: dict, result: dict, *, rake: int) -> None:
+    """The cashier agrees with the page's `result` of the last hand: each seat's stack as the
+    page shows it, the table's rake account holding `rake` (every hand's so far), and nothing
+    created or lost. `players` maps seats to players, each funded with FUNDS."""
+    finals = {entry["seat"]: entry["final_stack"] for entry in result["seats"]}
+    assert finals == {
+        seat: table_stack_balance(player=players[seat], table=table) for seat in finals
+    }
+    assert table_rake_balance(table) == rake
+    money_held = sum(
+        wallet_balance(player=p) + table_stack_balance(player=p, table=table)
+        for p in players.values()
+    )
+    assert money_held + rake == len(players) * FUNDS
