@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 
 from django.contrib.auth import get_user_model
@@ -196,16 +196,45 @@ def _replay(*, player, idempotency_key: str, fingerprint: str) -> Entry | None:
     return earlier
 
 
-def _keyed(*, player, idempotency_key: str, fingerprint: str, accounts: list[Account], move):
-    """Run `move(locked)` once per key: lock first, so a concurrent twin waits and then replays."""
+def _keyed_transfer(
+    *,
+    reason: str,
+    player,
+    source: Account,
+    target: Account,
+    amount: int,
+    idempotency_key: str,
+    fingerprint: str,
+    table=None,
+    now: datetime | None = None,
+    refuse: Callable[[Account, Account], None] | None = None,
+) -> Entry:
+    """Move `amount` from `source` to `target` once per idempotency key.
+
+    Both rows are locked first, so a concurrent twin waits and then replays the first one's
+    entry. `refuse(source, target)` sees the locked rows and raises `CashierError` when the
+    move is not allowed.
+    """
     with transaction.atomic():
-        locked = _lock(accounts)
+        locked = _lock([source, target])
         earlier = _replay(player=player, idempotency_key=idempotency_key, fingerprint=fingerprint)
         if earlier is not None:
             return earlier
+        source, target = locked[source.pk], locked[target.pk]
         try:
             with transaction.atomic():
-                return move(locked)
+                if refuse is not None:
+                    refuse(source, target)
+                return _post(
+                    reason=reason,
+                    legs=[(source, -amount), (target, amount)],
+                    player=player,
+                    table=table,
+                    idempotency_key=idempotency_key,
+                    fingerprint=fingerprint,
+                    created_by=player,
+                    now=now,
+                )
         except IntegrityError:
             # A twin with the same key committed between our check and our insert.
             earlier = _replay(
@@ -222,58 +251,38 @@ def _keyed(*, player, idempotency_key: str, fingerprint: str, accounts: list[Acc
 def wallet_deposit(*, player, amount: int, idempotency_key: str) -> Entry:
     """Play money in from the (pretend) payment provider to the player's wallet."""
     player, amount, key = _check_player(player), _check_amount(amount), _check_key(idempotency_key)
-    wallet = _account(Kind.WALLET, owner=player)
-    world = _account(Kind.OUTSIDE_WORLD)
-    fingerprint = _fingerprint(op="deposit", player=player.pk, amount=amount)
-
-    def move(locked):
-        return _post(
-            reason=Reason.DEPOSIT,
-            legs=[(locked[world.pk], -amount), (locked[wallet.pk], amount)],
-            player=player,
-            idempotency_key=key,
-            fingerprint=fingerprint,
-            created_by=player,
-        )
-
-    return _keyed(
+    return _keyed_transfer(
+        reason=Reason.DEPOSIT,
         player=player,
+        source=_account(Kind.OUTSIDE_WORLD),
+        target=_account(Kind.WALLET, owner=player),
+        amount=amount,
         idempotency_key=key,
-        fingerprint=fingerprint,
-        accounts=[wallet, world],
-        move=move,
+        fingerprint=_fingerprint(op="deposit", player=player.pk, amount=amount),
     )
 
 
 def wallet_withdraw(*, player, amount: int, idempotency_key: str) -> Entry:
     """Wallet money out to the (pretend) payment provider; never more than the wallet holds."""
     player, amount, key = _check_player(player), _check_amount(amount), _check_key(idempotency_key)
-    wallet = _account(Kind.WALLET, owner=player)
-    world = _account(Kind.OUTSIDE_WORLD)
-    fingerprint = _fingerprint(op="withdraw", player=player.pk, amount=amount)
 
-    def move(locked):
-        if locked[wallet.pk].balance < amount:
+    def refuse(wallet: Account, world: Account) -> None:
+        if wallet.balance < amount:
             raise CashierError(
                 "insufficient_funds",
                 f"You cannot withdraw {dollars(amount)}: your wallet holds "
-                f"{dollars(locked[wallet.pk].balance)}.",
+                f"{dollars(wallet.balance)}.",
             )
-        return _post(
-            reason=Reason.WITHDRAWAL,
-            legs=[(locked[wallet.pk], -amount), (locked[world.pk], amount)],
-            player=player,
-            idempotency_key=key,
-            fingerprint=fingerprint,
-            created_by=player,
-        )
 
-    return _keyed(
+    return _keyed_transfer(
+        reason=Reason.WITHDRAWAL,
         player=player,
+        source=_account(Kind.WALLET, owner=player),
+        target=_account(Kind.OUTSIDE_WORLD),
+        amount=amount,
         idempotency_key=key,
-        fingerprint=fingerprint,
-        accounts=[wallet, world],
-        move=move,
+        fingerprint=_fingerprint(op="withdraw", player=player.pk, amount=amount),
+        refuse=refuse,
     )
 
 
@@ -291,16 +300,12 @@ def table_buy_in(*, player, table, amount: int, idempotency_key: str, now=None) 
     player, table = _check_player(player), _check_table(table)
     amount, key = _check_amount(amount, what="buy-in"), _check_key(idempotency_key)
     now = now or timezone.now()
-    wallet = _account(Kind.WALLET, owner=player)
-    stack = _account(Kind.TABLE_STACK, owner=player, table=table)
-    fingerprint = _fingerprint(op="buy_in", player=player.pk, table=table.pk, amount=amount)
 
-    def move(locked):
-        if locked[stack.pk].balance > 0:
+    def refuse(wallet: Account, stack: Account) -> None:
+        if stack.balance > 0:
             raise CashierError(
                 "already_seated",
-                f"You already have {dollars(locked[stack.pk].balance)} at this table; "
-                "top up instead.",
+                f"You already have {dollars(stack.balance)} at this table; top up instead.",
             )
         low, high = buy_in_range_for(player=player, table=table, now=now)
         if not low <= amount <= high:
@@ -309,29 +314,24 @@ def table_buy_in(*, player, table, amount: int, idempotency_key: str, now=None) 
                 f"Your buy-in at this table must be {_range_message(low, high)}; "
                 f"you asked for {dollars(amount)}.",
             )
-        if locked[wallet.pk].balance < amount:
+        if wallet.balance < amount:
             raise CashierError(
                 "insufficient_funds",
-                f"Your wallet holds {dollars(locked[wallet.pk].balance)}, "
+                f"Your wallet holds {dollars(wallet.balance)}, "
                 f"not enough for a {dollars(amount)} buy-in.",
             )
-        return _post(
-            reason=Reason.BUY_IN,
-            legs=[(locked[wallet.pk], -amount), (locked[stack.pk], amount)],
-            player=player,
-            table=table,
-            idempotency_key=key,
-            fingerprint=fingerprint,
-            created_by=player,
-            now=now,
-        )
 
-    return _keyed(
+    return _keyed_transfer(
+        reason=Reason.BUY_IN,
         player=player,
+        table=table,
+        source=_account(Kind.WALLET, owner=player),
+        target=_account(Kind.TABLE_STACK, owner=player, table=table),
+        amount=amount,
         idempotency_key=key,
-        fingerprint=fingerprint,
-        accounts=[wallet, stack],
-        move=move,
+        fingerprint=_fingerprint(op="buy_in", player=player.pk, table=table.pk, amount=amount),
+        now=now,
+        refuse=refuse,
     )
 
 
@@ -340,47 +340,38 @@ def table_top_up(*, player, table, amount: int, idempotency_key: str, now=None) 
     player, table = _check_player(player), _check_table(table)
     amount, key = _check_amount(amount, what="top-up"), _check_key(idempotency_key)
     now = now or timezone.now()
-    wallet = _account(Kind.WALLET, owner=player)
-    stack = _account(Kind.TABLE_STACK, owner=player, table=table)
-    fingerprint = _fingerprint(op="top_up", player=player.pk, table=table.pk, amount=amount)
 
-    def move(locked):
-        current = locked[stack.pk]
-        if current.balance == 0:
+    def refuse(wallet: Account, stack: Account) -> None:
+        if stack.balance == 0:
             raise CashierError("not_seated", "You have no chips at this table; buy in first.")
-        if current.in_hand_id is not None:
+        if stack.in_hand_id is not None:
             raise CashierError("in_hand", "You cannot top up during a hand; wait for it to end.")
         _, high = buy_in_range_for(player=player, table=table, now=now)
-        if current.balance + amount > high:
-            room = max(high - current.balance, 0)
+        if stack.balance + amount > high:
+            room = max(high - stack.balance, 0)
             raise CashierError(
                 "top_up_over_max",
                 f"Your stack may be at most {dollars(high)} at this table; you have "
-                f"{dollars(current.balance)}, so you can add at most {dollars(room)}.",
+                f"{dollars(stack.balance)}, so you can add at most {dollars(room)}.",
             )
-        if locked[wallet.pk].balance < amount:
+        if wallet.balance < amount:
             raise CashierError(
                 "insufficient_funds",
-                f"Your wallet holds {dollars(locked[wallet.pk].balance)}, "
+                f"Your wallet holds {dollars(wallet.balance)}, "
                 f"not enough to add {dollars(amount)}.",
             )
-        return _post(
-            reason=Reason.TOP_UP,
-            legs=[(locked[wallet.pk], -amount), (current, amount)],
-            player=player,
-            table=table,
-            idempotency_key=key,
-            fingerprint=fingerprint,
-            created_by=player,
-            now=now,
-        )
 
-    return _keyed(
+    return _keyed_transfer(
+        reason=Reason.TOP_UP,
         player=player,
+        table=table,
+        source=_account(Kind.WALLET, owner=player),
+        target=_account(Kind.TABLE_STACK, owner=player, table=table),
+        amount=amount,
         idempotency_key=key,
-        fingerprint=fingerprint,
-        accounts=[wallet, stack],
-        move=move,
+        fingerprint=_fingerprint(op="top_up", player=player.pk, table=table.pk, amount=amount),
+        now=now,
+        refuse=refuse,
     )
 
 
