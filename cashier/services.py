@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from cashier.models import Account, Entry, Posting
 from cashier.ratholing import buy_in_range_for
+from config.errors import Refused
 from poker.models import Table
 
 # A sane ceiling for one movement: one billion dollars in cents.
@@ -34,16 +35,8 @@ Kind = Account.Kind
 Reason = Entry.Reason
 
 
-class CashierError(Exception):
+class CashierError(Refused):
     """A refused money movement: `code` for programs, `message` for people. Nothing moved."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-    def __str__(self) -> str:
-        return self.message
 
 
 def dollars(cents: int) -> str:

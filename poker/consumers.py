@@ -17,7 +17,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-from cashier.services import CashierError
+from config.errors import Refused
 from poker import services
 from poker.broadcast import group_name, remember_socket_loop, user_group_name
 from poker.models import Table
@@ -32,11 +32,8 @@ MAX_FRAME_BYTES = 4096
 MAX_CENTS = services.MAX_AMOUNT
 
 
-class FrameError(Exception):
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+class FrameError(Refused):
+    """A frame of the wrong shape, refused before any service sees it."""
 
 
 def _int_field(frame: dict, name: str, *, amount: bool = False, nullable: bool = False) -> Any:
@@ -116,11 +113,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             if frame["type"] == "act" and _is_int(frame.get("seq")):
                 seq = frame["seq"]
             await self.handle(frame)
-        except FrameError as error:
-            await self.send_error(error.code, error.message, seq)
-        except services.TableError as error:
-            await self.send_error(error.code, error.message, seq)
-        except CashierError as error:
+        except Refused as error:  # a bad frame, or a table or cashier service saying no
             await self.send_error(error.code, error.message, seq)
         except Exception:  # a bug must not cost the player their socket
             log.exception("table %s: frame from user %s failed", self.table_id, self.user.pk)

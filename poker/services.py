@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from cashier import services as cashier
 from cashier.selectors import table_stack_balance, table_stacks
+from config.errors import Refused
 from poker import broadcast
 from poker.engine import dealer
 from poker.engine.hand import Hand as EngineHand
@@ -41,16 +42,8 @@ START_SLACK_SECONDS = 0.25
 Status = Seat.Status
 
 
-class TableError(Exception):
+class TableError(Refused):
     """A refused request at a table: `code` for programs, `message` for people. Nothing changed."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-    def __str__(self) -> str:
-        return self.message
 
 
 class _HandRefused(Exception):
