@@ -221,9 +221,9 @@ def _plo_deal(number: int) -> tuple[random.Random, list[str]]:
     return rng, rng.sample(FULL_DECK, 52)
 
 
-def _our_plo_hand(number: int) -> list[int]:
-    rng, deck = _plo_deal(number)
-    hand = Hand.start(
+def _start_plo(deck: list[str]) -> Hand:
+    """The benchmark's table: 6-max PLO, button on seat 6."""
+    return Hand.start(
         game="omaha",
         structure="pot-limit",
         small_blind=50,
@@ -234,6 +234,11 @@ def _our_plo_hand(number: int) -> list[int]:
         big_blind_seat=2,
         deck=deck,
     )
+
+
+def _our_plo_hand(number: int) -> list[int]:
+    rng, deck = _plo_deal(number)
+    hand = _start_plo(deck)
     play_randomly(rng, hand)
     return [seat["final_stack"] for seat in hand.result["seats"]]
 
@@ -314,17 +319,7 @@ def measure_state_size(settings: Settings) -> list[Measurement]:
         warnings.simplefilter("ignore")
         for number in range(201):
             _, deck = _plo_deal(number)
-            hand = Hand.start(
-                game="omaha",
-                structure="pot-limit",
-                small_blind=50,
-                big_blind=100,
-                seats=dict(enumerate(PLO_STACKS, start=1)),
-                button=6,
-                small_blind_seat=1,
-                big_blind_seat=2,
-                deck=deck,
-            )
+            hand = _start_plo(deck)
             while hand.street < 2:  # everyone calls and checks: six players see the turn
                 legal = hand.legal_actions()
                 hand.act(legal.seat, "call" if legal.call else "check")
