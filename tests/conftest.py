@@ -103,6 +103,11 @@ def celery_worker_process(django_db_setup, django_db_blocker, tmp_path_factory):
     )
     process.log_path = log_path
     yield process
+    _stop(process)
+
+
+def _stop(process: subprocess.Popen) -> None:
+    """Ask a server process to stop; kill it if it has not within 15 seconds."""
     process.terminate()
     try:
         process.wait(timeout=15)
@@ -157,12 +162,7 @@ def asgi_server(django_db_setup, django_db_blocker, tmp_path_factory):
             time.sleep(0.2)
     process.log_path = log_path
     yield base_url
-    process.terminate()
-    try:
-        process.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+    _stop(process)
 
 
 @pytest.fixture(autouse=True)
@@ -199,12 +199,7 @@ def celery_worker_factory(transactional_db, tmp_path):
     yield start
     for process in started:
         if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            _stop(process)
 
 
 CHROMIUM = "/usr/bin/chromium"
