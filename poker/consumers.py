@@ -85,7 +85,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         state = await _state_for(self.table_id, self.user)
         self.you = state["you"]
         await self.send_frame({"type": "snapshot", "state": state})
-        await self.call("table_connection_set", connected=True)
+        await self.call("table_connection_set", connected=True, socket=self.channel_name)
 
     async def disconnect(self, code: int) -> None:
         if not self.joined:
@@ -95,7 +95,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         if not self.superseded:
             # The table may be gone (deleted by staff): then nobody is left to tell.
             with contextlib.suppress(services.TableError):
-                await self.call("table_connection_set", connected=False)
+                await self.call("table_connection_set", connected=False, socket=self.channel_name)
 
     # -- from the client
 
@@ -147,7 +147,7 @@ class TableConsumer(AsyncWebsocketConsumer):
                 post_big_blind=_bool_field(frame, "post_big_blind"),
                 idempotency_key=self.idempotency_key(frame, "sit"),
             )
-            await self.call("table_connection_set", connected=True)
+            await self.call("table_connection_set", connected=True, socket=self.channel_name)
         elif kind == "sit_out":
             await self.call("table_sit_out")
         elif kind == "sit_in":

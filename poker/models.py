@@ -200,6 +200,8 @@ class Seat(models.Model):
     posts_big_blind_next = models.BooleanField(default=False)
     connected = models.BooleanField(default=False)
     disconnected_at = models.DateTimeField(null=True, blank=True)
+    # The channel name of the player's live socket here ("" when none).
+    socket = models.CharField(max_length=200, blank=True, default="")
     # Timed out in the running hand: sat out when it ends (RULES.md 6).
     time_out_pending = models.BooleanField(default=False)
     # Asked to leave during a hand they are dealt in: checked/folded, then cashed out at its end.

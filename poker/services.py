@@ -407,17 +407,27 @@ def table_top_up(*, table: Table, player, amount: int, idempotency_key: str) -> 
         raise TableError(error.code, error.message) from error
 
 
-def table_connection_set(*, table: Table, player, connected: bool) -> None:
-    """A player's socket came or went; a disconnected player to act gets the grace time."""
+def table_connection_set(*, table: Table, player, connected: bool, socket: str = "") -> None:
+    """A player's socket came or went; a disconnected player to act gets the grace time.
+
+    `socket` names the socket (its channel): when a page reloads, the old socket's goodbye
+    may arrive after the new one's hello, and must not mark the player as gone.
+    """
     with transaction.atomic():
         table = _lock_table(table)
         seat = Seat.objects.filter(table=table, player=player).first()
-        if seat is None or seat.connected == connected:
+        if seat is None:
+            return
+        if not connected and socket and seat.socket not in ("", socket):
+            return  # an older socket going away: a newer one is live
+        seat.socket = socket if connected else ""
+        if seat.connected == connected:
+            seat.save(update_fields=["socket"])
             return
         now = timezone.now()
         seat.connected = connected
         seat.disconnected_at = None if connected else now
-        seat.save(update_fields=["connected", "disconnected_at"])
+        seat.save(update_fields=["connected", "disconnected_at", "socket"])
         change = _Change(table)
         change.event("player_connection", seat=seat.number, connected=connected)
         hand_row = _running_hand(table)

@@ -469,6 +469,19 @@ def test_a_disconnected_player_to_act_gets_the_grace_time():
     assert hand.deadline - hand.action_started_at == timedelta(seconds=30)
 
 
+def test_a_reloaded_page_s_old_socket_leaving_late_does_not_mark_the_player_gone():
+    table = make_table()
+    ann = make_seated_player(table, "ann", 1)
+    services.table_connection_set(table=table, player=ann, connected=True, socket="old")
+    services.table_connection_set(table=table, player=ann, connected=True, socket="new")
+    services.table_connection_set(table=table, player=ann, connected=False, socket="old")
+    seat = Seat.objects.get(player=ann)
+    assert seat.connected and seat.disconnected_at is None
+    services.table_connection_set(table=table, player=ann, connected=False, socket="new")
+    seat.refresh_from_db()
+    assert not seat.connected and seat.disconnected_at is not None
+
+
 def test_the_sweep_evicts_sitters_out_past_the_limit_and_cashes_them_out():
     table = make_table(sit_out_limit_seconds=600)
     ann = make_seated_player(table, "ann", 1)
