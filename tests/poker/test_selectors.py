@@ -36,6 +36,7 @@ def test_each_player_sees_their_own_cards_and_the_spectator_none():
         "buy_in_range": [5000, 10_000],
         "sitting_out": False,
         "status": None,
+        "posts_big_blind": False,
         "last_seq": 0,
     }
     assert [s["seat"] for s in spectator["seats"]] == [1, 2, 3, 4, 5, 6]
