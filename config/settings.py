@@ -119,6 +119,10 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="room")
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = "UTC"
+# Celery's Django fix-up closes the database connection around every task unless this is set:
+# a new PostgreSQL backend per turn timer. Keep connections like the web processes do
+# (CONN_MAX_AGE, health checks: config/celery.py), closing them at least every this many tasks.
+CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=200)
 CELERY_BEAT_SCHEDULE: dict = {
     "worker-heartbeat": {"task": "lobby.record_worker_heartbeat", "schedule": 30.0},
     # Live tables: act on overdue turns and start due hands from what the database says, so a
