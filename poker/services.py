@@ -162,6 +162,12 @@ def _schedule_hand_start(table: Table, countdown: float) -> None:
 # ------------------------------------------------------------------ loading
 
 
+def _deal_soon_if_idle(table: Table) -> None:
+    """A player became ready: with no hand running, the next one may now be possible."""
+    if _running_hand(table) is None:
+        _schedule_hand_start(table, table.next_hand_delay_seconds)
+
+
 def _lock_table(table: Table | int) -> Table:
     table_id = table if _is_int(table) else getattr(table, "pk", None)
     locked = Table.objects.select_for_update().filter(pk=table_id).first()
@@ -261,8 +267,7 @@ def table_sit(
             )
             change.users.add(player.pk)
             _publish(change)
-            if _running_hand(table) is None:
-                _schedule_hand_start(table, table.next_hand_delay_seconds)
+            _deal_soon_if_idle(table)
             return seat
     except cashier.CashierError as error:
         raise TableError(error.code, error.message) from error
@@ -341,8 +346,7 @@ def table_sit_in(*, table: Table, player, post_big_blind: bool) -> Seat:
         change.event("player_sat_in", seat=seat.number, status=seat.status)
         change.users.add(player.pk)
         _publish(change)
-        if _running_hand(table) is None:
-            _schedule_hand_start(table, table.next_hand_delay_seconds)
+        _deal_soon_if_idle(table)
         return seat
 
 
@@ -373,8 +377,7 @@ def table_big_blind_choose(*, table: Table, player, post_now: Any) -> Seat:
         )
         change.users.add(player.pk)
         _publish(change)
-        if _running_hand(table) is None:
-            _schedule_hand_start(table, table.next_hand_delay_seconds)
+        _deal_soon_if_idle(table)
         return seat
 
 

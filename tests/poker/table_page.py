@@ -66,6 +66,15 @@ def sit(page, seat: int, buy_in: int) -> None:
     page.wait_for_selector(f"#seat-{seat}.me")
 
 
+def seat_everyone(table, pages: dict) -> None:
+    """Open the table on every page, then sit each page's player at its seat (the dict key)
+    with the maximum buy-in."""
+    for page in pages.values():
+        open_table(page, table)
+    for seat, page in pages.items():
+        sit(page, seat, BUY_IN)
+
+
 def one_hand_only(table) -> None:
     """Keep the next hand from starting while the test looks at this one's result."""
     Table.objects.filter(pk=table.pk).update(next_hand_delay_seconds=600)

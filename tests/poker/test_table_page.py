@@ -5,6 +5,7 @@ Redis channel layer and a real Celery worker, on the test database.
 import pytest
 
 from cashier.selectors import table_stack_balance, wallet_balance
+from poker.models import Seat
 from tests.factories import make_funded_player, make_table
 from tests.poker.table_page import (
     BUY_IN,
@@ -21,6 +22,7 @@ from tests.poker.table_page import (
     open_table,
     play_hand,
     screenshot,
+    seat_everyone,
     sit,
 )
 
@@ -38,10 +40,7 @@ def test_two_players_sit_and_check_a_hand_down_to_showdown(signed_in_page, celer
     bob_page = signed_in_page(bob, PHONE)
     pages = {1: alice_page, 2: bob_page}
     try:
-        for page in pages.values():
-            open_table(page, table)
-        sit(alice_page, 1, BUY_IN)
-        sit(bob_page, 2, BUY_IN)
+        seat_everyone(table, pages)
 
         # The hand starts by itself; each decision is made by clicking on the page whose turn
         # it is, checking when possible and calling otherwise, until the hand is over.
@@ -78,7 +77,7 @@ def test_two_players_sit_and_check_a_hand_down_to_showdown(signed_in_page, celer
         close_and_settle(table, pages.values())
 
 
-def test_the_table_page_fits_a_phone_screen(signed_in_page):
+def test_the_table_page_fits_a_phone_screen_and_a_waiting_player_can_post_now(signed_in_page):
     table = make_table(max_seats=6)
     carol = make_funded_player("carol", cents=FUNDS)
     page = signed_in_page(carol, PHONE)
@@ -90,6 +89,18 @@ def test_the_table_page_fits_a_phone_screen(signed_in_page):
         page.wait_for_selector("#seat-controls:not([hidden])")
         assert horizontal_overflow(page) <= 0
         screenshot(page, "phone-seated")
+
+        # Seated waiting for the big blind (the dialog's default): she changes her mind, posts
+        # one to play at once, then goes back to waiting.
+        page.wait_for_selector("#seat-3[data-status='waiting_big_blind']")
+        page.click("#post-bb-now")
+        page.wait_for_selector("#seat-3[data-status='playing']")
+        page.wait_for_selector("#wait-bb:not([hidden])")
+        assert page.locator("#post-bb-now").is_hidden()
+        assert Seat.objects.get(table=table, player=carol).posts_big_blind_next
+        page.click("#wait-bb")
+        page.wait_for_selector("#seat-3[data-status='waiting_big_blind']")
+        assert "waits for the big blind" in page.inner_text("#log")
         assert page.errors == []
     finally:
         close_and_settle(table, [page])
@@ -107,10 +118,7 @@ def test_a_pot_sized_raise_takes_the_blinds_and_a_second_tab_supersedes_the_firs
     }
     players = {1: alice, 2: bob}
     try:
-        for page in pages.values():
-            open_table(page, table)
-        sit(pages[1], 1, BUY_IN)
-        sit(pages[2], 2, BUY_IN)
+        seat_everyone(table, pages)
         pages[1].wait_for_function(HAND_STARTED)
         one_hand_only(table)
         hand = pages[1].evaluate("window.tablePage.state().hand")
@@ -156,10 +164,7 @@ def test_the_countdown_runs_out_then_sit_in_top_up_and_leave(signed_in_page, cel
     }
     players = {1: alice, 2: bob}
     try:
-        for page in pages.values():
-            open_table(page, table)
-        sit(pages[1], 1, BUY_IN)
-        sit(pages[2], 2, BUY_IN)
+        seat_everyone(table, pages)
         pages[1].wait_for_function(HAND_STARTED)
         one_hand_only(table)
         hand = pages[1].evaluate("window.tablePage.state().hand")

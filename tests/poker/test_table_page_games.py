@@ -11,7 +11,6 @@ import pytest
 from poker.models import Seat
 from tests.factories import GAMES, default_rake_schedule_row, make_funded_player, make_table
 from tests.poker.table_page import (
-    BUY_IN,
     FUNDS,
     HAND_AFTER,
     HAND_OVER,
@@ -25,9 +24,8 @@ from tests.poker.table_page import (
     close_and_settle,
     money,
     one_hand_only,
-    open_table,
     play_hand,
-    sit,
+    seat_everyone,
 )
 
 pytestmark = [
@@ -103,10 +101,7 @@ def test_two_players_play_hand_after_hand_with_a_reload_and_a_sit_out(
     laptop, phone = signed_in_page(alice, LAPTOP), signed_in_page(bob, PHONE)
     pages = {1: laptop, 2: phone}  # the laptop follows each hand; the phone reloads
     try:
-        for page in pages.values():
-            open_table(page, table)
-        sit(laptop, 1, BUY_IN)
-        sit(phone, 2, BUY_IN)
+        seat_everyone(table, pages)
 
         # Hand 1: the button raises preflop and is called, the big blind bets the flop and is
         # called, then both check it down to a showdown.
