@@ -20,11 +20,14 @@ log = logging.getLogger(__name__)
 
 def start_embedded_worker() -> threading.Thread:
     """A solo-pool worker in a daemon thread: timers and sweeps run as they do in production."""
+    # Not two lines per timer and per sweep (every 2 s); failures still show.
+    for name in ("celery.app.trace", "celery.worker.strategy"):
+        logging.getLogger(name).setLevel(logging.WARNING)
     worker = celery_app.WorkController(
         hostname="embedded@room",
         pool_cls="solo",
         concurrency=1,
-        loglevel="INFO",
+        loglevel="WARNING",
         queues=[settings.CELERY_TASK_DEFAULT_QUEUE],
         without_heartbeat=True,
         without_mingle=True,
@@ -37,6 +40,7 @@ def start_embedded_worker() -> threading.Thread:
 
 def start_embedded_beat() -> EmbeddedService:
     """Beat in a thread with an in-memory schedule (nothing to persist for an embedded room)."""
+    logging.getLogger("celery.beat").setLevel(logging.WARNING)
     beat = EmbeddedService(celery_app, thread=True, scheduler_cls="celery.beat:Scheduler")
     beat.start()
     return beat
