@@ -486,13 +486,6 @@ def _remove_seat(table: Table, seat: Seat, change: _Change, *, reason: str) -> N
 # ------------------------------------------------------------------ starting a hand
 
 
-def _between(start: int, seat: int, end: int) -> bool:
-    """Is `seat` clockwise after `start` and at or before `end`?"""
-    if start < end:
-        return start < seat <= end
-    return seat > start or seat <= end
-
-
 def _draw_button(seats: list[int]) -> tuple[int, dict[int, str]]:
     """High card for the button, one card each from a CSPRNG shuffle (RULES.md 4)."""
     deck = dealer.shuffle_deck(secrets.randbelow)
@@ -608,7 +601,7 @@ def table_hand_start(*, table: Table | int) -> Hand | None:
             elif (
                 seat.status == Status.SITTING_OUT
                 and table.big_blind_seat is not None
-                and _between(table.big_blind_seat, seat.number, plan["big"])
+                and dealer.big_blind_passed(seat.number, table.big_blind_seat, plan["big"])
             ):
                 seat.missed_big_blind = True
                 seat.save(update_fields=["missed_big_blind"])

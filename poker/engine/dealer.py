@@ -15,6 +15,7 @@ from poker.engine.cards import CARD_RANK, FULL_DECK, parse_card
 
 __all__ = [
     "BUTTON_DRAW_SUIT_ORDER",
+    "big_blind_passed",
     "blind_seats",
     "draw_for_button",
     "enough_players",
@@ -105,6 +106,14 @@ def blind_seats(
         return button, other
     small = order[0]
     return small, _clockwise_after(small, everyone)[0]
+
+
+def big_blind_passed(seat: int, previous_big_blind: int, big_blind: int) -> bool:
+    """Did the big blind, moving from `previous_big_blind` to `big_blind` this hand, reach or
+    pass `seat`? A player sitting out there has missed it and posts it on return (RULES.md 4)."""
+    if previous_big_blind < big_blind:
+        return previous_big_blind < seat <= big_blind
+    return seat > previous_big_blind or seat <= big_blind
 
 
 def enough_players(

@@ -9,6 +9,7 @@ import pytest
 
 from poker.engine.cards import FULL_DECK
 from poker.engine.dealer import (
+    big_blind_passed,
     blind_seats,
     draw_for_button,
     enough_players,
@@ -118,6 +119,18 @@ def test_the_big_blind_reaching_a_waiting_player_deals_them_in():
     assert blind_seats(1, [1, 3, 8], waiting_for_big_blind=[5]) == (3, 5)
     # Not yet reached: seat 9 keeps waiting, the blinds are the usual two.
     assert blind_seats(1, [1, 3, 5, 8], waiting_for_big_blind=[9]) == (3, 5)
+
+
+def test_a_seat_the_big_blind_moves_past_or_onto_has_missed_it():
+    """RULES.md 4: a player sitting out where the big blind went by posts it on return."""
+    assert big_blind_passed(5, previous_big_blind=3, big_blind=6)
+    assert big_blind_passed(6, previous_big_blind=3, big_blind=6)  # it landed there
+    assert not big_blind_passed(3, previous_big_blind=3, big_blind=6)  # posted it last hand
+    assert not big_blind_passed(7, previous_big_blind=3, big_blind=6)  # not reached yet
+    # Wrapping past seat 10.
+    assert big_blind_passed(9, previous_big_blind=8, big_blind=2)
+    assert big_blind_passed(1, previous_big_blind=8, big_blind=2)
+    assert not big_blind_passed(5, previous_big_blind=8, big_blind=2)
 
 
 def test_heads_up_with_a_waiting_player_after_the_big_blind_three_are_dealt_in():
