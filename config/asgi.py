@@ -1,4 +1,5 @@
-"""The ASGI application: Django for HTTP, Channels consumers for WebSockets (session auth)."""
+"""The ASGI application: Django for HTTP, Channels consumers for WebSockets (session auth), both
+seeing the client's address as our trusted proxies reported it (config/proxies.py)."""
 
 import os
 
@@ -11,13 +12,14 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs Django set u
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from config.proxies import ProxyHeadersMiddleware  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+        "http": ProxyHeadersMiddleware(django_asgi_app),
+        "websocket": ProxyHeadersMiddleware(
+            AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
         ),
     }
 )

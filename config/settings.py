@@ -181,10 +181,21 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
 }
 
-# Lock an account (per username) after repeated failed logins, for a while (django-axes).
+# Addresses or CIDR networks of our own load balancers / reverse proxies: only their
+# X-Forwarded-For is believed (config/proxies.py, docs/operations.md "Client addresses").
+TRUSTED_PROXIES = env.list("TRUSTED_PROXIES", default=[])
+
+# Lock a username from one address after repeated failed logins there, for a while
+# (django-axes). The pair, not each alone: failures for one player never lock another player,
+# and failures from one address never lock that player out at any other address.
 AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME = env.float("AXES_COOLOFF_HOURS", default=0.25)
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+# The address is REMOTE_ADDR alone (also should django-ipware ever be installed): the ASGI
+# middleware has already put the client's address there, trusting only TRUSTED_PROXIES.
+AXES_IPWARE_META_PRECEDENCE_ORDER = ("REMOTE_ADDR",)
+# A refused try during a lock does not extend it, so the unlock time we show holds.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = env.bool("AXES_VERBOSE", default=False)
 AXES_LOCKOUT_CALLABLE = "lobby.lockout.lockout_response"

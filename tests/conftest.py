@@ -134,9 +134,20 @@ def asgi_server(django_db_setup, django_db_blocker, tmp_path_factory):
         pytest.skip("a separate ASGI server needs REDIS_URL (the Redis channel layer)")
     with django_db_blocker.unblock():
         database_url = _database_url_of_test_db()
-    port = _free_port()
     log_path = tmp_path_factory.mktemp("daphne") / "daphne.log"
-    env = {**os.environ, "DATABASE_URL": database_url, "DB_CONN_MAX_AGE": "0"}
+    process, base_url = spawn_daphne(database_url=database_url, log_path=log_path)
+    yield base_url
+    _stop(process)
+
+
+def spawn_daphne(
+    *, database_url: str, log_path: Path, env: dict | None = None
+) -> tuple[subprocess.Popen, str]:
+    """Start a real `daphne` (the documented command line, no proxy flags) serving
+    tests.live_asgi on a free port of 127.0.0.1, with `env` on top of ours, and wait until it
+    answers. Returns the process and its base URL; the caller stops it."""
+    port = _free_port()
+    env = {**os.environ, "DATABASE_URL": database_url, "DB_CONN_MAX_AGE": "0", **(env or {})}
     command = [
         sys.executable,
         "-m",
@@ -161,8 +172,27 @@ def asgi_server(django_db_setup, django_db_blocker, tmp_path_factory):
                 pytest.fail(f"daphne did not start:\n{log_path.read_text()[-3000:]}")
             time.sleep(0.2)
     process.log_path = log_path
-    yield base_url
-    _stop(process)
+    return process, base_url
+
+
+@pytest.fixture
+def asgi_server_factory(transactional_db, tmp_path):
+    """`asgi_server_factory(env={...})`: another real daphne, like `asgi_server` but with its
+    own settings from `env` (e.g. TRUSTED_PROXIES); yields its base URL. Stopped afterwards."""
+    if settings.EMBEDDED:
+        pytest.skip("a separate ASGI server needs REDIS_URL (the Redis channel layer)")
+    database_url = _database_url_of_test_db()
+    started: list[subprocess.Popen] = []
+
+    def start(*, env: dict | None = None) -> str:
+        log_path = tmp_path / f"daphne-{len(started)}.log"
+        process, base_url = spawn_daphne(database_url=database_url, log_path=log_path, env=env)
+        started.append(process)
+        return base_url
+
+    yield start
+    for process in started:
+        _stop(process)
 
 
 @pytest.fixture(autouse=True)

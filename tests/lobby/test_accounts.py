@@ -1,8 +1,15 @@
 """Sign-up, login with lockout, logout, password change and the profile, through the pages."""
 
+from datetime import timedelta
+
 import pytest
+from axes.models import AccessAttempt
+from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
+from rest_framework.test import APIClient
 
 from lobby.models import Profile
 from tests.factories import DEFAULT_PASSWORD, make_player
@@ -24,8 +31,24 @@ def signup(client, **overrides):
     return client.post(reverse("lobby:signup"), form)
 
 
-def login(client, username, password):
-    return client.post(reverse("lobby:login"), {"username": username, "password": password})
+def login(client, username, password, **extra):
+    return client.post(
+        reverse("lobby:login"), {"username": username, "password": password}, **extra
+    )
+
+
+# Two client addresses, as the ASGI middleware (config/proxies.py) hands them to Django.
+HERE = {"REMOTE_ADDR": "198.51.100.1"}
+ELSEWHERE = {"REMOTE_ADDR": "203.0.113.2"}
+
+
+def lock_out(username, address):
+    """As many wrong passwords for `username` from `address` as the limit; returns the last
+    answer (the lock page)."""
+    client = Client()
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        response = login(client, username, "wrong", **address)
+    return response
 
 
 def test_signup_creates_the_player_with_profile_and_logs_in(client):
@@ -93,7 +116,7 @@ def test_login_with_a_wrong_password_is_refused(client, player):
     assert "Please enter a correct username and password" in response.content.decode()
 
 
-def test_repeated_failed_logins_lock_the_account(client, player, settings):
+def test_repeated_failed_logins_lock_the_account(client, player):
     for _ in range(settings.AXES_FAILURE_LIMIT - 1):
         assert login(client, "alice", "wrong").status_code == 200
     locked = login(client, "alice", "wrong")
@@ -104,17 +127,91 @@ def test_repeated_failed_logins_lock_the_account(client, player, settings):
     assert client.get(reverse("lobby:profile")).status_code == 302
 
 
-def test_lockout_lifts_after_the_cool_off(client, player, settings):
-    from axes.models import AccessAttempt
-
+def test_lockout_lifts_after_the_cool_off(client, player):
     for _ in range(settings.AXES_FAILURE_LIMIT):
         login(client, "alice", "wrong")
     assert login(client, "alice", DEFAULT_PASSWORD).status_code == 429
     # Time passing is what lifts it; age the recorded failures past the cool-off.
-    from django.utils import timezone
-
-    AccessAttempt.objects.update(attempt_time=timezone.now() - timezone.timedelta(hours=2))
+    AccessAttempt.objects.update(attempt_time=timezone.now() - timedelta(hours=2))
     assert login(client, "alice", DEFAULT_PASSWORD).status_code == 302
+
+
+def test_failures_for_one_player_lock_no_other_player_at_that_address(player, other_player):
+    """Behind the load balancer many players share an address: one player's wrong passwords
+    must not lock the others, the staff or the token endpoint."""
+    make_player("boss", is_staff=True, is_superuser=True)
+    assert lock_out("alice", HERE).status_code == 429
+
+    assert login(Client(), "bob", DEFAULT_PASSWORD, **HERE).status_code == 302
+    staff = Client()
+    response = staff.post(
+        reverse("admin:login"),
+        {"username": "boss", "password": DEFAULT_PASSWORD, "next": reverse("admin:index")},
+        **HERE,
+    )
+    assert response.status_code == 302
+    assert staff.get(reverse("admin:index")).status_code == 200
+    token = APIClient().post(
+        reverse("api-token"),
+        {"username": "bob", "password": DEFAULT_PASSWORD},
+        format="json",
+        **HERE,
+    )
+    assert token.status_code == 200
+    assert token.json()["token"]
+    # And alice herself stays locked there.
+    assert login(Client(), "alice", DEFAULT_PASSWORD, **HERE).status_code == 429
+
+
+def test_failures_from_one_address_do_not_lock_the_player_elsewhere(player):
+    """Anyone can type a player's name: failures from their address lock only their address."""
+    assert lock_out("alice", HERE).status_code == 429
+    client = Client()
+    assert login(client, "alice", DEFAULT_PASSWORD, **ELSEWHERE).status_code == 302
+    assert client.get(reverse("lobby:profile")).status_code == 200
+
+
+def test_lock_page_names_the_player_the_address_and_when_it_lifts(player):
+    lock_out("alice", HERE)
+    # The unlock time comes from the recorded failures, not from the configured cool-off.
+    last_failure = timezone.now() - timedelta(minutes=5)
+    AccessAttempt.objects.filter(username="alice").update(attempt_time=last_failure)
+    lifts_at = last_failure + timedelta(hours=settings.AXES_COOLOFF_TIME)
+
+    response = login(Client(), "alice", DEFAULT_PASSWORD, **HERE)
+
+    assert response.status_code == 429
+    page = response.content.decode()
+    assert "<strong>alice</strong>" in page
+    assert "(198.51.100.1)" in page
+    assert lifts_at.strftime("%Y-%m-%d %H:%M:%S UTC") in page
+    assert "(in 10 minutes)" in page
+    assert abs(int(response["Retry-After"]) - 600) <= 2
+
+
+def test_a_refused_login_during_the_lock_does_not_extend_it(player):
+    lock_out("alice", HERE)
+    last_failure = AccessAttempt.objects.get(username="alice").attempt_time
+    first = login(Client(), "alice", "wrong-again", **HERE)
+    second = login(Client(), "alice", DEFAULT_PASSWORD, **HERE)
+    assert first.status_code == second.status_code == 429
+    assert AccessAttempt.objects.get(username="alice").attempt_time == last_failure
+    until = (last_failure + timedelta(hours=settings.AXES_COOLOFF_TIME)).strftime("%H:%M:%S")
+    assert until in first.content.decode()
+    assert until in second.content.decode()
+
+
+def test_a_forged_forwarded_for_header_does_not_change_the_counted_address(player):
+    """Django counts REMOTE_ADDR only; the header is for the ASGI middleware to judge."""
+    client = Client()
+    for number in range(settings.AXES_FAILURE_LIMIT):
+        response = login(client, "alice", "wrong", HTTP_X_FORWARDED_FOR=f"192.0.2.{number}", **HERE)
+    assert response.status_code == 429
+    assert set(AccessAttempt.objects.values_list("ip_address", flat=True)) == {"198.51.100.1"}
+    fresh_header = login(
+        client, "alice", DEFAULT_PASSWORD, HTTP_X_FORWARDED_FOR="192.0.2.99", **HERE
+    )
+    assert fresh_header.status_code == 429
 
 
 def test_password_change(player_client, player):

@@ -1,7 +1,11 @@
 """The accounts API: tokens for bots, the player's own profile, session and token auth."""
 
+from datetime import datetime, timedelta
+
 import pytest
+from axes.models import AccessAttempt
 from django.urls import reverse
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from tests.factories import DEFAULT_PASSWORD
@@ -43,6 +47,49 @@ def test_token_refused_while_locked_out(api, player, settings):
     assert response.status_code == 429
     assert "locked" in response.json()["detail"]
     assert "token" not in response.json()
+
+
+def test_token_lockout_says_who_is_locked_from_where_and_until_when(api, player, settings):
+    here = {"REMOTE_ADDR": "198.51.100.1"}
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        api.post(reverse("api-token"), {"username": "alice", "password": "x"}, **here)
+    # The unlock time comes from the recorded failures, not from the configured cool-off.
+    last_failure = timezone.now() - timedelta(minutes=5)
+    AccessAttempt.objects.filter(username="alice").update(attempt_time=last_failure)
+    lifts_at = last_failure + timedelta(hours=settings.AXES_COOLOFF_TIME)
+
+    response = api.post(
+        reverse("api-token"), {"username": "alice", "password": DEFAULT_PASSWORD}, **here
+    )
+
+    assert response.status_code == 429
+    body = response.json()
+    assert body["username"] == "alice"
+    assert body["ip_address"] == "198.51.100.1"
+    assert datetime.fromisoformat(body["locked_until"]) == lifts_at
+    assert abs(body["retry_after_seconds"] - 600) <= 2
+    assert response["Retry-After"] == str(body["retry_after_seconds"])
+    assert '"alice" is locked from 198.51.100.1' in body["detail"]
+    assert lifts_at.strftime("%Y-%m-%d %H:%M:%S UTC") in body["detail"]
+    assert "(in 10 minutes)" in body["detail"]
+
+
+def test_token_lockout_is_per_player_and_address(api, player, other_player, settings):
+    here, elsewhere = {"REMOTE_ADDR": "198.51.100.1"}, {"REMOTE_ADDR": "203.0.113.2"}
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        api.post(reverse("api-token"), {"username": "alice", "password": "x"}, **here)
+    bob_here = api.post(
+        reverse("api-token"), {"username": "bob", "password": DEFAULT_PASSWORD}, **here
+    )
+    alice_elsewhere = api.post(
+        reverse("api-token"), {"username": "alice", "password": DEFAULT_PASSWORD}, **elsewhere
+    )
+    alice_here = api.post(
+        reverse("api-token"), {"username": "alice", "password": DEFAULT_PASSWORD}, **here
+    )
+    assert bob_here.status_code == 200
+    assert alice_elsewhere.status_code == 200
+    assert alice_here.status_code == 429
 
 
 def test_me_needs_authentication(api):
