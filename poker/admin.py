@@ -1,12 +1,16 @@
 """Staff views of tables, rake schedules, seats, hands and cancelled-hand incidents.
 
 Seats and hands change only through poker/services.py (the table lock, the cashier): here they
-are read-only, so staff can look but never edit a live hand or move chips by hand.
+are read-only, so staff can look but never edit a live hand or move chips by hand. A running
+hand's hole cards and deck appear nowhere here (its page, the list, search or URL filters).
 """
 
 from django.contrib import admin
+from django.db.models.constants import LOOKUP_SEP
+from django.utils.html import format_html_join
 
 from poker.models import Hand, HandIncident, RakeSchedule, Seat, Table
+from poker.selectors import hand_history
 
 
 @admin.register(RakeSchedule)
@@ -54,12 +58,45 @@ class SeatAdmin(ReadOnlyAdmin):
     search_fields = ("table__name", "player__username")
 
 
+# The stored fields that hold cards: the deck, the engine's inputs and state, the showdown.
+CARD_FIELDS = ("deck", "setup", "state", "result")
+
+
 @admin.register(Hand)
 class HandAdmin(ReadOnlyAdmin):
+    """Hands as staff may see them: a running hand's hole cards and deck never (DESIGN.md),
+    a finished or cancelled one's whole history, hole cards included, as readable text."""
+
     list_display = ("id", "table", "number", "status", "turn", "started_at", "ended_at")
     list_filter = ("status",)
+    list_select_related = ("table",)
     search_fields = ("table__name",)
-    exclude = ("deck",)  # even staff pages do not show a running hand's deck
+    # Listed, not excluded: a field added to Hand later stays off this page until named here.
+    fields = ("table", "number", "status", "cancel_reason", "turn", "action_started_at",
+              "deadline", "started_at", "ended_at", "history")  # fmt: skip
+    readonly_fields = fields
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("deck", "setup")
+
+    def lookup_allowed(self, lookup, value, request=None) -> bool:
+        """The list can be filtered by any local field from the URL, so `?deck__0=As` would
+        tell staff which running hand holds the ace: never by the fields with cards."""
+        if lookup.split(LOOKUP_SEP, 1)[0] in CARD_FIELDS:
+            return False
+        return super().lookup_allowed(lookup, value, request)
+
+    @admin.display(description="history")
+    def history(self, hand: Hand) -> str:
+        return format_html_join(
+            "",
+            "<h3>{}</h3><ul>{}</ul>",
+            ((section["title"], _items(section["lines"])) for section in hand_history(hand)),
+        )
+
+
+def _items(lines: list[str]) -> str:
+    return format_html_join("", "<li>{}</li>", ((line,) for line in lines))
 
 
 @admin.register(HandIncident)

@@ -1,4 +1,5 @@
-"""Reads of the live tables: the personal STATE of docs/protocol.md and the lobby's table list.
+"""Reads of the live tables: the personal STATE of docs/protocol.md, the lobby's table list and
+a stored hand's readable history for staff.
 
 Nothing here writes. `TableView` loads a table once and builds each recipient's STATE from it,
 so a broadcast to ten players costs one load, not ten.
@@ -11,8 +12,9 @@ from typing import Any
 from django.db.models import Count, QuerySet
 
 from cashier.selectors import buy_in_range, table_stacks, wallet_balance
+from cashier.services import dollars
 from poker.engine.hand import Hand as EngineHand
-from poker.engine.views import view_for
+from poker.engine.views import redact_event, view_for
 from poker.models import Hand, Seat, Table
 
 
@@ -245,3 +247,146 @@ def tables_for_lobby() -> QuerySet[Table]:
         .annotate(seats_taken=Count("seats"))
         .order_by("game", "structure", "big_blind", "small_bet", "name")
     )
+
+
+# -- a stored hand as a readable history, for staff
+
+_STREET_TITLES = {"flop": "Flop", "turn": "Turn", "river": "River"}
+
+
+def hand_history(hand_row: Hand) -> list[dict[str, Any]]:
+    """A stored hand as sections of plain text (`{"title", "lines"}`), for the admin's page.
+
+    It reads the engine's events. While the hand runs staff see only what a spectator sees
+    (`redact_event(event, None)`): the seats, the blinds, the betting and the board dealt so
+    far, never hole cards, burns or the deck. Once the hand is over (finished or cancelled)
+    every player's hole cards are shown too. Amounts are in dollars.
+    """
+    running = hand_row.status == Hand.Status.RUNNING
+    notes: list[str] = []
+    if running:
+        notes.append("The hand is running: hole cards stay hidden until it is over.")
+    elif hand_row.status == Hand.Status.CANCELLED:
+        notes.append(f"Cancelled: {hand_row.cancel_reason.rstrip('.') or 'no reason given'}.")
+        notes.append("Nothing was settled: every bet went back to its owner's stack.")
+    try:
+        events = list(hand_row.state["events"])
+        if running:
+            events = [redact_event(event, None) for event in events]
+        sections = _history_sections(events, _seat_names(hand_row.players))
+    except Exception as error:  # a broken stored hand: say so, show none of its data
+        sections = [
+            {
+                "title": "Unreadable",
+                "lines": [f"The stored events could not be read ({type(error).__name__})."],
+            }
+        ]
+    return [{"title": "Hand", "lines": notes}, *sections] if notes else sections
+
+
+def _seat_names(players: dict[str, int]) -> dict[int, str]:
+    """Seat number -> "display name (username)" of everyone dealt in."""
+    from django.contrib.auth import get_user_model
+
+    users = get_user_model().objects.filter(pk__in=list(players.values()))
+    labels = {}
+    for user in users.select_related("profile"):
+        shown, username = player_json(user)["display_name"], user.get_username()
+        labels[user.pk] = shown if shown == username else f"{shown} ({username})"
+    return {
+        int(seat): labels.get(user_id, f"player {user_id}") for seat, user_id in players.items()
+    }
+
+
+def _history_sections(events: list[dict[str, Any]], names: dict[int, str]) -> list[dict]:
+    started = events[0]
+    if started["type"] != "hand_started":
+        raise ValueError("the first event is not hand_started")
+
+    def who(seat: int) -> str:
+        return f"seat {seat} {names.get(seat, '(nobody)')}"
+
+    structure = started["structure"]
+    stakes = f"blinds {dollars(started['small_blind'])}/{dollars(started['big_blind'])}"
+    if structure == Table.Structure.LIMIT:
+        stakes += f", bets {dollars(started['small_bet'])}/{dollars(started['big_bet'])}"
+    starting = {seat: stack for seat, stack in started["seats"]}
+    sections = [
+        {
+            "title": "Seats",
+            "lines": [
+                f"{Table.Game(started['game']).label}, {Table.Structure(structure).label}, "
+                f"{stakes}.",
+                f"Button: seat {started['button']}.",
+                *(_sentence(f"{who(seat)}: {dollars(stack)}") for seat, stack in starting.items()),
+            ],
+        },
+        {"title": "Preflop", "lines": []},
+    ]
+    board: list[str] = []
+    for event in events[1:]:
+        kind = event["type"]
+        if kind == "street_dealt":
+            board.extend(event["cards"])
+            title = f"{_STREET_TITLES[event['street']]}: {' '.join(board)}"
+            sections.append({"title": title, "lines": []})
+        elif kind == "showdown":
+            sections.append({"title": "Showdown", "lines": []})
+        else:
+            if kind in ("pot_awarded", "hand_ended") and sections[-1]["title"] != "Result":
+                sections.append({"title": "Result", "lines": []})
+            lines = _event_lines(event, who, hi_lo=started["game"] == "omaha8", starting=starting)
+            sections[-1]["lines"].extend(_sentence(line) for line in lines)
+    return sections
+
+
+def _sentence(line: str) -> str:
+    return line[:1].upper() + line[1:]
+
+
+def _event_lines(event: dict[str, Any], who, *, hi_lo: bool, starting: dict) -> list[str]:
+    """One event in words (the table page's log says the same, static/js/table.js)."""
+    kind = event["type"]
+    seat = event.get("seat")
+    all_in = " (all-in)" if event.get("all_in") else ""
+    if kind == "blind_posted":
+        return [f"{who(seat)} posts the {event['blind']} blind {dollars(event['amount'])}{all_in}"]
+    if kind == "hole_cards_dealt":
+        return [
+            f"Dealt to {who(number)}: {' '.join(cards) if cards is not None else 'hidden'}"
+            for number, cards in event["hole_cards"]
+        ]
+    if kind == "action":
+        action = event["action"]
+        if action in ("fold", "check"):
+            return [f"{who(seat)} {action}s"]
+        if action == "call":
+            return [f"{who(seat)} calls {dollars(event['added'])}{all_in}"]
+        if action == "bet":
+            return [f"{who(seat)} bets {dollars(event['to'])}{all_in}"]
+        return [f"{who(seat)} raises to {dollars(event['to'])}{all_in}"]
+    if kind == "uncalled_bet_returned":
+        return [f"{dollars(event['amount'])} uncalled, back to {who(seat)}"]
+    if kind == "cards_shown":
+        low = f"; low: {event['low'] or 'none'}" if hi_lo else ""
+        return [f"{who(seat)} shows {' '.join(event['cards'])}: {event['high']}{low}"]
+    if kind == "cards_mucked":
+        return [f"{who(seat)} mucks"]
+    if kind == "pot_awarded":
+        name = "Main pot" if event["pot"] == 0 else f"Side pot {event['pot']}"
+        rake = f", rake {dollars(event['rake'])}" if event["rake"] else ""
+        shares = [
+            f"{who(share['seat'])} wins {dollars(share['amount'])}"
+            + (f" ({side})" if hi_lo else "")
+            for side in ("high", "low")
+            for share in event[side]
+        ]
+        return [f"{name} {dollars(event['amount'])}{rake}: {'; '.join(shares) or 'nobody'}"]
+    if kind == "hand_ended":
+        lines = [f"Rake {dollars(event['rake'])}"]
+        for number, stack in event["stacks"]:
+            net = stack - starting[number]
+            sign = "+" if net > 0 else ""
+            lines.append(f"{who(number)} ends with {dollars(stack)} ({sign}{dollars(net)})")
+        return lines
+    return [f"({kind})"]  # an event this page does not know: its name only, never its data

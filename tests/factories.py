@@ -178,3 +178,43 @@ class TableSocket:
 
     async def close(self) -> None:
         await self.communicator.disconnect()
+
+
+def deal_hand(table, deck=None):
+    """Deal the table's next hand now (as the start-next-hand task does once its delay is over),
+    from `deck` (all 52 cards in dealing order, the button draw too) instead of a shuffle."""
+    from unittest import mock
+
+    from poker import services
+    from poker.engine import dealer
+    from poker.models import Table
+
+    Table.objects.filter(pk=table.pk).update(last_hand_ended_at=None)
+    if deck is None:
+        return services.table_hand_start(table=table)
+    with mock.patch.object(dealer, "shuffle_deck", lambda randbelow: list(deck)):
+        return services.table_hand_start(table=table)
+
+
+def call_down(hand, players: dict, *, until_street: str | None = None):
+    """Everyone to act calls or checks through the table service until the hand is over (or
+    has reached `until_street`); `players` maps seat number -> player. Returns the hand."""
+    from poker import services
+    from poker.engine.hand import Hand as EngineHand
+    from poker.models import Hand
+
+    for _ in range(100):
+        hand.refresh_from_db()
+        engine = EngineHand.from_dict(hand.state)
+        if hand.status != Hand.Status.RUNNING or engine.street_name == until_street:
+            return hand
+        legal = engine.legal_actions()
+        services.table_act(
+            table=hand.table,
+            player=players[legal.seat],
+            action="call" if legal.call else "check",
+            amount=None,
+            turn=hand.turn,
+            seq=hand.turn,
+        )
+    raise AssertionError("the hand did not end")

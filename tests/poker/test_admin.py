@@ -1,0 +1,233 @@
+"""Staff pages of hands: a running hand's hole cards and deck show in no admin page, list,
+search, URL filter or log line; a finished or cancelled hand shows its whole history as text."""
+
+import logging
+import re
+
+import pytest
+from django.contrib.auth.models import Permission
+from django.test import Client
+
+from poker import services
+from poker.engine.cards import FULL_DECK
+from poker.engine.hand import Hand as EngineHand
+from poker.models import Hand, HandIncident, Seat
+from tests.factories import (
+    GAMES,
+    call_down,
+    deal_hand,
+    default_rake_schedule_row,
+    make_player,
+    make_seated_player,
+    make_table,
+)
+
+pytestmark = pytest.mark.django_db
+
+# A known deck: every seventh card of the sorted deck, wrapping (7 and 52 share no factor).
+DECK = [FULL_DECK[7 * k % 52] for k in range(52)]
+
+# A card as a token of its own, in text, HTML or JSON ("As", "As Kd", '"As"', but not "Ask"),
+# and runs of cards written together ("AsKdQhJc", as hand histories write them).
+CARDS = re.compile(r"(?<![A-Za-z0-9])(?:[2-9TJQKA][cdhs])+(?![A-Za-z0-9])")
+
+
+def cards_in(text: str) -> set[str]:
+    """Every card written in `text` (outside the admin's SVG icons, whose path data reads
+    like cards: "v-2h-3")."""
+    found = set()
+    for run in CARDS.findall(re.sub(r"<svg.*?</svg>", "", text, flags=re.DOTALL)):
+        found.update(run[k : k + 2] for k in range(0, len(run), 2))
+    return found
+
+
+@pytest.fixture(params=["superuser", "viewer"])
+def staff(request) -> Client:
+    """A superuser, or staff allowed only to view the poker models: the same pages either way."""
+    if request.param == "superuser":
+        user = make_player("boss", is_staff=True, is_superuser=True)
+    else:
+        user = make_player("clerk", is_staff=True)
+        user.user_permissions.set(
+            Permission.objects.filter(content_type__app_label="poker", codename__startswith="view_")
+        )
+    client = Client()
+    client.force_login(user, backend="django.contrib.auth.backends.ModelBackend")
+    return client
+
+
+def seat_three(table) -> dict:
+    return {
+        n: make_seated_player(table, name, n) for n, name in ((1, "ann"), (2, "ben"), (4, "cy"))
+    }
+
+
+def staff_pages(hand: Hand) -> list[str]:
+    """Every admin page that shows this hand, its table, seats or incidents."""
+    table = hand.table
+    pages = [
+        "/admin/",
+        "/admin/poker/hand/",
+        f"/admin/poker/hand/?table__id__exact={table.pk}",
+        "/admin/poker/hand/?status__exact=running",
+        f"/admin/poker/hand/{hand.pk}/change/",
+        f"/admin/poker/hand/{hand.pk}/history/",
+        f"/admin/poker/hand/{hand.pk}/delete/",
+        "/admin/poker/table/",
+        f"/admin/poker/table/{table.pk}/change/",
+        f"/admin/poker/table/{table.pk}/history/",
+        f"/admin/poker/table/{table.pk}/delete/",
+        "/admin/poker/seat/",
+        "/admin/poker/handincident/",
+    ]
+    pages += [f"/admin/poker/seat/{seat.pk}/change/" for seat in Seat.objects.filter(table=table)]
+    pages += [
+        f"/admin/poker/handincident/{incident.pk}/change/"
+        for incident in HandIncident.objects.filter(hand=hand)
+    ]
+    return pages
+
+
+def without_echo(page: str, query: str) -> str:
+    """The page less the search box and links repeating the query back."""
+    return page.replace(f'value="{query}"', "").replace(f"q={query}", "")
+
+
+def fetch(client: Client, url: str) -> str:
+    response = client.get(url)
+    # Pages staff may not open (deleting a hand; deleting anything, for the viewer) are refused.
+    assert response.status_code in (200, 403), (url, response.status_code)
+    return response.content.decode()
+
+
+def test_no_staff_page_search_or_log_shows_a_running_hands_cards(staff, caplog):
+    caplog.set_level(logging.DEBUG)
+    table = make_table()
+    seat_three(table)
+    hand = deal_hand(table, DECK)  # preflop, before anyone acts: all 52 cards are hidden
+    assert hand.deck == DECK and hand.status == Hand.Status.RUNNING
+    HandIncident.objects.create(
+        hand=hand, table=table, code="looked_into", reason="a player asked", detail={"turn": 1}
+    )
+
+    for url in staff_pages(hand):
+        assert not cards_in(fetch(staff, url)), url
+    page = fetch(staff, f"/admin/poker/hand/{hand.pk}/change/")
+    assert "Dealt to seat 1 ann: hidden" in page and "posts the big blind $1.00" in page
+
+    # Searching the hands for a card finds none of them (staff search by table name), so no
+    # answer tells the cards apart; no list shows a card but the one searched for.
+    for card in FULL_DECK:
+        page = fetch(staff, f"/admin/poker/hand/?q={card}")
+        assert not cards_in(without_echo(page, card)), card
+        assert f"/admin/poker/hand/{hand.pk}/change/" not in page
+    for card in DECK[:12]:  # the hole cards' first three rounds
+        for url in ("/admin/poker/seat/", "/admin/poker/handincident/", "/admin/poker/table/"):
+            assert not cards_in(without_echo(fetch(staff, f"{url}?q={card}"), card)), (url, card)
+
+    # Nor can the list be filtered by the fields that hold cards.
+    for lookup in ("deck__0", "deck__contains", "setup__deck__0", "state__hole_cards__0__0"):
+        for card in (DECK[0], DECK[1]):
+            response = staff.get(f"/admin/poker/hand/?{lookup}={card}")
+            assert response.status_code == 400, (lookup, response.status_code)
+
+    logged = [record.getMessage() for record in caplog.records]
+    assert logged and not cards_in("\n".join(logged))
+
+
+def test_the_board_shows_once_dealt_and_no_hole_card_or_burn(staff):
+    table = make_table()
+    players = seat_three(table)
+    hand = call_down(deal_hand(table, DECK), players, until_street="flop")
+    engine = EngineHand.from_dict(hand.state)
+    assert len(engine.board) == 3
+    for url in staff_pages(hand):
+        page = fetch(staff, url)
+        if url == f"/admin/poker/hand/{hand.pk}/change/":
+            assert cards_in(page) == set(engine.board), url
+            assert f"Flop: {' '.join(engine.board)}" in page
+            assert "Seat 4 cy calls $1.00" in page
+        else:
+            assert not cards_in(page), url
+
+
+def money(cents: int) -> str:
+    return f"{'-' if cents < 0 else ''}${abs(cents) / 100:,.2f}"
+
+
+HEADINGS = {
+    "omaha-pot-limit": "Omaha High, Pot limit, blinds $0.50/$1.00.",
+    "omaha8-limit": "Omaha Hi/Lo 8 or Better, Fixed limit, blinds $0.50/$1.00, bets $1.00/$2.00.",
+}
+
+
+@pytest.mark.parametrize("game", HEADINGS)
+def test_a_finished_hand_shows_its_whole_history(staff, game):
+    structure = GAMES[game].get("structure", "pot-limit")
+    table = make_table(**GAMES[game], rake_schedule=default_rake_schedule_row(structure))
+    players = seat_three(table)
+    hand = call_down(deal_hand(table, DECK), players)
+    assert hand.status == Hand.Status.FINISHED
+    engine = EngineHand.from_dict(hand.state)
+    result = engine.result
+    page = fetch(staff, f"/admin/poker/hand/{hand.pk}/change/")
+    names = {1: "ann", 2: "ben", 4: "cy"}
+
+    assert HEADINGS[game] in page and f"Button: seat {engine.button}." in page
+    for seat, cards in zip(engine.seats, engine.hole_cards, strict=True):
+        assert f"Seat {seat} {names[seat]}: $100.00" in page
+        assert f"Dealt to seat {seat} {names[seat]}: {' '.join(cards)}" in page
+    assert "posts the small blind $0.50" in page and "posts the big blind $1.00" in page
+    assert "calls $1.00" in page and "checks" in page
+    board = engine.board
+    for title in (f"Flop: {' '.join(board[:3])}", f"Turn: {' '.join(board[:4])}",
+                  f"River: {' '.join(board)}"):  # fmt: skip
+        assert f"<h3>{title}</h3>" in page
+    for entry in result["showdown"]:
+        who = f"Seat {entry['seat']} {names[entry['seat']]}"
+        if entry["shown"]:
+            shown = f"{who} shows {' '.join(entry['cards'])}: {entry['high']['name']}"
+            if game == "omaha8-limit":
+                shown += f"; low: {entry['low']['name'] if entry['low'] else 'none'}"
+            assert f"<li>{shown}</li>" in page
+        else:
+            assert f"{who} mucks" in page
+    assert f"Rake {money(result['rake'])}" in page
+    (pot,) = result["pots"]
+    if game == "omaha-pot-limit":  # $3 pays no rake in fixed limit (RULES.md 8)
+        assert pot["rake"] > 0
+        assert f"Main pot {money(pot['amount'])}, rake {money(pot['rake'])}: " in page
+    else:
+        assert f"Main pot {money(pot['amount'])}: " in page
+    for side in ("high", "low"):
+        for share in pot[side]:
+            won = f"seat {share['seat']} {names[share['seat']]} wins {money(share['amount'])}"
+            assert won + (f" ({side})" if game.startswith("omaha8") else "") in page
+    for entry in result["seats"]:
+        who = f"Seat {entry['seat']} {names[entry['seat']]}"
+        net = ("+" if entry["net"] > 0 else "") + money(entry["net"])
+        assert f"{who} ends with {money(entry['final_stack'])} ({net})" in page
+    # The readable history, not the stored JSON: no burns, no undealt cards.
+    assert cards_in(page) == set(board) | {card for cards in engine.hole_cards for card in cards}
+    assert '"hole_cards"' not in page and "hole_cards_dealt" not in page
+
+
+def test_a_cancelled_hand_shows_why_and_its_cards(staff):
+    table = make_table()
+    players = seat_three(table)
+    hand = call_down(deal_hand(table, DECK), players, until_street="flop")
+    assert services.hand_cancel(hand=hand, reason="The dealer dropped the deck.", code="test")
+    hand.refresh_from_db()
+    engine = EngineHand.from_dict(hand.state)
+    page = fetch(staff, f"/admin/poker/hand/{hand.pk}/change/")
+    assert "Cancelled: The dealer dropped the deck.." not in page
+    assert "Cancelled: The dealer dropped the deck." in page
+    names = {1: "ann", 2: "ben", 4: "cy"}
+    for seat, cards in zip(engine.seats, engine.hole_cards, strict=True):
+        assert f"Dealt to seat {seat} {names[seat]}: {' '.join(cards)}" in page
+    assert f"Flop: {' '.join(engine.board)}" in page
+
+    # A stored hand whose events are gone still opens, saying so and showing nothing of it.
+    Hand.objects.filter(pk=hand.pk).update(state={"setup": hand.state["setup"]})
+    page = fetch(staff, f"/admin/poker/hand/{hand.pk}/change/")
+    assert "The stored events could not be read (KeyError)." in page and not cards_in(page)
