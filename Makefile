@@ -28,6 +28,7 @@ lint: $(VENV)/.installed
 bench: $(VENV)/.installed
 	.ci/services
 	$(PY) -m bench.engine
+	$(PY) -m bench.showdown
 	$(PY) -m bench.ledger
 
 $(VENV)/.installed: pyproject.toml

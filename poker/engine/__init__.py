@@ -4,7 +4,10 @@ Modules: `cards` and `evaluate` (card strings, Omaha high and 8-or-better low va
 `hand` (the hand state machine), `pots` (side pots and splits), `rake` (rake schedules as
 data), `views` (what each recipient may see), `phh` (hand histories), `simulate` (random play),
 `dealer` (around a hand: the Fisher-Yates shuffle from a CSPRNG passed in, the draw for the
-button, moving it, who posts the blinds, whether a hand can start).
+button, moving it, who posts the blinds, whether a hand can start). Omaha Showdown, the banked
+game against the house (RULES.md 9): `showdown` (a round from a deck order, settled by the
+paytables), `showdown_paytables` (the tables as checked data), `showdown_math` (exact house
+edges and the optimal strategy, `python -m poker.engine.showdown_math`).
 
 How a table service uses it (the deck comes from the table's CSPRNG shuffle)::
 

@@ -291,7 +291,7 @@ class ShowdownRound:
         if self.phase == "betting":
             raise ShowdownError("not_dealt", "decisions come after the deal")
         self._require_phase("deciding", "the round is settled")
-        if seat not in self.seats:
+        if type(seat) is not int or seat not in self.seats:
             raise ShowdownError("no_such_seat", f"seat {seat!r} has no wagers in this round")
         if decision not in DECISIONS:
             raise ShowdownError(

@@ -24,12 +24,14 @@ How it is fast enough for CPython (a few seconds; 16,432 classes x 1,712,304 boa
   (category, weight) pairs in C.
 * A flush needs three or more board cards of a suit in which the hole holds two or more. Only
   one suit can have three board cards, so for each such suit s the flush boards are k = 3, 4
-  or 5 cards of s (k ranks not in the hole's s ranks) plus 5 - k other cards. These 36,608
-  (k, other ranks, s ranks) cells are laid out so that the cells of one "other ranks" group
-  share one weight; per hole pattern the cells carry the rank category of the whole board and
-  a straight-flush flag (the s ranks hold a five-rank window minus two of the hole's s ranks),
-  and `bytes.count` over each group's slice counts them. On those boards the flush replaces
-  every rank category below a full house; a straight flush replaces everything.
+  or 5 cards of s (k ranks not among the hole's s ranks) plus 5 - k cards of other suits.
+  These are 36,608 cells (k, other ranks, s ranks), one bit each in "planes" (big ints): the
+  cells whose rank category is at least trips, straight, ...; the cells a straight flush
+  holds (the s ranks contain a five-rank window less exactly two of the hole's s ranks); the
+  cells possible at all. A cell's weight (the ways to draw its other ranks from the other
+  suits, 0-9) depends only on the hole's cards of other suits, so it is four bit planes, and a
+  weighted count is four ANDs and `int.bit_count()` calls. On those boards a flush replaces
+  every rank category below a full house, and a straight flush replaces everything.
 
 The figures reproduce RULES.md 9 exactly; tests/poker/engine/test_showdown_math.py checks the
 counts for single hands against evaluating every board with `omaha_high`.
@@ -190,7 +192,6 @@ class _Counting:
         # Flush boards: one bit a cell (k suited ranks, other ranks), cells grouped by their
         # other ranks, bit i of a plane is cell i.
         suited_sets = {k: list(combinations(range(13), k)) for k in (3, 4, 5)}
-        self.suited_sets = suited_sets
         self.groups: list[tuple[int, tuple[int, ...]]] = [(5, ())]
         self.groups += [(4, (other,)) for other in range(13)]
         self.groups += [(3, pair) for pair in combinations_with_replacement(range(13), 2)]

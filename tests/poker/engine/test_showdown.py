@@ -474,6 +474,7 @@ def test_dealing_without_wagers_or_twice_is_refused():
     ("seat", "decision", "code"),
     [
         (3, "call", "no_such_seat"),
+        ([1], "call", "no_such_seat"),
         (1, "check", "bad_decision"),
         (1, "Raise", "bad_decision"),
         (1, None, "bad_decision"),
