@@ -79,7 +79,6 @@ def setup_django(server: Server) -> None:
     os.environ["DATABASE_URL"] = server.url(LEDGER_DB)
     os.environ.setdefault("DEBUG", "true")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    os.environ["DB_CONN_MAX_AGE"] = "600"
     import django
 
     django.setup()
@@ -136,9 +135,10 @@ def settle_for(table_id: int, player_ids: list[int], seconds: float, first_hand:
 
 
 def measure_ours(seating, clients: int, seconds: float, round_number: int) -> float:
-    from django.db import connections
+    from django.db import connection, connections
 
     connections.close_all()
+    connection.close_pool()  # a forked child must not inherit the pool's open sockets
     context = multiprocessing.get_context("fork")
     queue = context.Queue()
     workers = [

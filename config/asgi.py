@@ -12,6 +12,7 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs Django set u
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from config.db_pool import SocketsClosedWhenBusy  # noqa: E402
 from config.proxies import ProxyHeadersMiddleware  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
 
@@ -19,7 +20,9 @@ application = ProtocolTypeRouter(
     {
         "http": ProxyHeadersMiddleware(django_asgi_app),
         "websocket": ProxyHeadersMiddleware(
-            AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
+            AllowedHostsOriginValidator(
+                SocketsClosedWhenBusy(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
+            )
         ),
     }
 )

@@ -14,9 +14,10 @@ app.autodiscover_tasks()
 
 @task_prerun.connect
 @task_postrun.connect
-def _drop_unusable_connections(**_: object) -> None:
-    """Reuse the worker's database connection between tasks (CELERY_DB_REUSE_MAX) as Django
-    reuses a web process's: dropped once broken or older than CONN_MAX_AGE."""
+def _return_connection_to_pool(**_: object) -> None:
+    """Give the task's database connection back to the pool (a broken one is dropped), as a
+    finished web request does, so a worker process holds only what its running task uses.
+    Celery's own fix-up would close the whole pool instead (CELERY_DB_REUSE_MAX, settings)."""
     from django.db import close_old_connections
 
     close_old_connections()

@@ -46,6 +46,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "config.db_pool.PoolExhaustedMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -83,8 +84,37 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # The embedded room serves web, sockets and the worker from one process; wait for locks.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
 else:
-    DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=60)
+    # A bounded pool of connections per process (psycopg_pool). Under ASGI each request runs on
+    # a new thread, so persistent per-thread connections (CONN_MAX_AGE) piled up past
+    # PostgreSQL's max_connections under a burst. Now a request or socket call borrows one and
+    # gives it back when done; past DB_POOL_MAX_SIZE it waits up to DB_POOL_TIMEOUT seconds and
+    # is then refused with a 503 or an error frame (config/db_pool.py). Django refuses a pool
+    # with CONN_MAX_AGE > 0: the pool is what keeps connections open now.
+    # Connections are opened on demand: a minimum of 1 opens 2 at the first use (the minimum
+    # plus one for the request that is already waiting), doubling every Celery worker process.
+    DB_POOL_MIN_SIZE = env.int("DB_POOL_MIN_SIZE", default=0)
+    DB_POOL_MAX_SIZE = env.int("DB_POOL_MAX_SIZE", default=10)
+    DB_POOL_TIMEOUT = env.float("DB_POOL_TIMEOUT", default=10.0)
+    if not (0 <= DB_POOL_MIN_SIZE <= DB_POOL_MAX_SIZE and DB_POOL_MAX_SIZE >= 1):
+        raise ImproperlyConfigured(
+            f"DB_POOL_MIN_SIZE ({DB_POOL_MIN_SIZE}) must be 0 or more and at most "
+            f"DB_POOL_MAX_SIZE ({DB_POOL_MAX_SIZE}), which must be at least 1."
+        )
+    if DB_POOL_TIMEOUT <= 0:
+        raise ImproperlyConfigured(f"DB_POOL_TIMEOUT must be above 0, not {DB_POOL_TIMEOUT}.")
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    # The pool checks a connection before lending it out, and replaces a broken one.
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": DB_POOL_MIN_SIZE,
+        "max_size": DB_POOL_MAX_SIZE,
+        "timeout": DB_POOL_TIMEOUT,
+    }
+    # Behind PgBouncer in transaction mode a cursor cannot outlive its transaction
+    # (docs/operations.md, "Database connections").
+    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = env.bool(
+        "DB_DISABLE_SERVER_SIDE_CURSORS", default=False
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env.str("REDIS_URL", default="")
@@ -119,9 +149,10 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="room")
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = "UTC"
-# Celery's Django fix-up closes the database connection around every task unless this is set:
-# a new PostgreSQL backend per turn timer. Keep connections like the web processes do
-# (CONN_MAX_AGE, health checks: config/celery.py), closing them at least every this many tasks.
+# Celery's Django fix-up closes the database around every task unless this is set, and in
+# prefork workers that closes the whole connection pool (celery#10554): a new pool and
+# PostgreSQL backend per turn timer. config/celery.py gives the task's connection back to the
+# pool instead, as a finished web request does; Celery recycles the pool every this many tasks.
 CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=200)
 CELERY_BEAT_SCHEDULE: dict = {
     "worker-heartbeat": {"task": "lobby.record_worker_heartbeat", "schedule": 30.0},

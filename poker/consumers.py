@@ -17,6 +17,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
+from config.db_pool import DatabaseBusy, refuse_when_pool_exhausted
 from config.errors import Refused
 from poker import services
 from poker.broadcast import group_name, remember_socket_loop, user_group_name
@@ -94,7 +95,9 @@ class TableConsumer(AsyncWebsocketConsumer):
         await self.channel_layer.group_discard(self.user_group, self.channel_name)
         if not self.superseded:
             # The table may be gone (deleted by staff): then nobody is left to tell.
-            with contextlib.suppress(services.TableError):
+            # With every database connection busy it stays marked connected (no grace time is
+            # added) until the player's next socket; their turns still time out as usual.
+            with contextlib.suppress(services.TableError, DatabaseBusy):
                 await self.call("table_connection_set", connected=False, socket=self.channel_name)
 
     # -- from the client
@@ -223,4 +226,6 @@ def _state_for(table_id: int, user) -> dict:
 
 @database_sync_to_async
 def _call_service(name: str, table_id: int, user, kwargs: dict) -> None:
-    getattr(services, name)(table=table_id, player=user, **kwargs)
+    """No free database connection in time is a refusal (`busy`), answered like any other."""
+    with refuse_when_pool_exhausted():
+        getattr(services, name)(table=table_id, player=user, **kwargs)

@@ -1,5 +1,6 @@
 """Fixtures shared by every app's tests: players, logged-in clients, a real Celery worker."""
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -62,7 +63,6 @@ def spawn_celery_worker(
     env = {
         **os.environ,
         "DATABASE_URL": database_url,
-        "DB_CONN_MAX_AGE": "0",
         "CELERY_QUEUE": queue,
         **(env or {}),
     }
@@ -147,7 +147,7 @@ def spawn_daphne(
     tests.live_asgi on a free port of 127.0.0.1, with `env` on top of ours, and wait until it
     answers. Returns the process and its base URL; the caller stops it."""
     port = _free_port()
-    env = {**os.environ, "DATABASE_URL": database_url, "DB_CONN_MAX_AGE": "0", **(env or {})}
+    env = {**os.environ, "DATABASE_URL": database_url, **(env or {})}
     command = [
         sys.executable,
         "-m",
@@ -287,3 +287,36 @@ def signed_in_page(chromium, asgi_server):
         return page
 
     return open_page
+
+
+@pytest.fixture
+def pooled_connections_taken(transactional_db):
+    """`with pooled_connections_taken():` lends out every connection of this process's database
+    pool and makes a wait for one give up after `timeout` seconds, so views, sockets and services
+    here meet the real `PoolTimeout` of an exhausted pool. Inside, only connections a thread
+    already holds work (this thread's does)."""
+    from psycopg_pool import PoolTimeout
+
+    connection.ensure_connection()  # opens the pool, and this thread keeps its connection
+    pool = connection.pool
+    if pool is None:
+        pytest.skip("needs PostgreSQL's connection pool")
+
+    @contextlib.contextmanager
+    def take(timeout: float = 0.3):
+        held = []
+        configured = pool.timeout
+        try:
+            while True:
+                try:
+                    held.append(pool.getconn(timeout=1))
+                except PoolTimeout:
+                    break
+            pool.timeout = timeout
+            yield
+        finally:
+            pool.timeout = configured
+            for taken in held:
+                pool.putconn(taken)
+
+    return take

@@ -11,6 +11,5 @@ os.environ.setdefault("SECURE_COOKIES", "false")
 os.environ.setdefault("CELERY_QUEUE", f"room-test-{os.getpid()}")
 # Lockout tests count failures from one address; keep the limit explicit.
 os.environ.setdefault("AXES_FAILURE_LIMIT", "5")
-# Connections opened in worker threads (Channels' database_sync_to_async) close after use, so
-# nothing holds the test database open when pytest drops it.
-os.environ.setdefault("DB_CONN_MAX_AGE", "0")
+# The cashier's concurrency tests run 12 threads at once, each on its own pooled connection.
+os.environ.setdefault("DB_POOL_MAX_SIZE", "16")

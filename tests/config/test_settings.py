@@ -47,3 +47,36 @@ def test_deploy_check_passes_with_a_real_key():
 def test_debug_mode_runs_without_a_key():
     result = manage("check", DEBUG="true")
     assert result.returncode == 0, result.stderr
+
+
+def test_a_database_pool_smaller_than_its_minimum_is_refused_at_start():
+    result = manage(
+        "check",
+        DEBUG="true",
+        DATABASE_URL="postgres://postgres@127.0.0.1:5432/room",
+        DB_POOL_MIN_SIZE="5",
+        DB_POOL_MAX_SIZE="2",
+    )
+    assert result.returncode != 0
+    assert (
+        "DB_POOL_MIN_SIZE (5) must be 0 or more and at most DB_POOL_MAX_SIZE (2)" in result.stderr
+    )
+
+
+def test_the_database_is_reached_through_a_bounded_pool():
+    result = manage(
+        "shell",
+        "--verbosity",
+        "0",
+        "-c",
+        "from django.conf import settings; d = settings.DATABASES['default']; "
+        "print(d['CONN_MAX_AGE'], sorted(d['OPTIONS']['pool'].items()))",
+        DEBUG="true",
+        DATABASE_URL="postgres://postgres@127.0.0.1:5432/room",
+        DB_POOL_MAX_SIZE="7",
+        DB_POOL_TIMEOUT="2.5",
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split("\n")[0] == (
+        "0 [('max_size', 7), ('min_size', 0), ('timeout', 2.5)]"
+    )

@@ -581,3 +581,24 @@ async def test_the_lobby_hears_when_a_seat_is_taken_or_freed():
     update = await lobby.receive_json_from(timeout=5)
     assert update == {"type": "lobby.update", "update": {"table": table.pk, "seats_taken": 1}}
     await lobby.disconnect()
+
+
+async def test_a_frame_that_finds_no_free_database_connection_is_refused_as_busy(
+    pooled_connections_taken,
+):
+    table = await new_table()
+    ann = await sync_to_async(make_funded_player)("ann")
+    socket = await TableSocket.open(table.pk, ann)
+    await socket.receive()  # the snapshot
+    sit = {"type": "sit", "seat": 3, "buy_in": 8000, "post_big_blind": False, "key": "busy-sit-1"}
+    with pooled_connections_taken(timeout=0.3):
+        await socket.send(sit)
+        frame = await socket.until(lambda f: f["type"] == "error")
+    assert frame["code"] == "busy"
+    assert "nothing changed" in frame["message"]
+    assert await money([ann], table) == {"ann": (100_000, 0)}
+    # The same frame once connections are free again seats her, on the same socket.
+    await socket.send(sit)
+    frame = await socket.until(lambda f: f["type"] == "update" and f["state"]["you"]["seat"] == 3)
+    assert frame["state"]["you"]["wallet"] == 92_000
+    await socket.close()
