@@ -5,7 +5,10 @@ at commit with a deferred constraint trigger, see migration 0002). A posting's a
 positive adds to the account's balance, negative takes from it. Each account keeps its balance
 stored (updated in the same transaction as its postings, under a row lock) so that reading a
 wallet is one row and the database can refuse a player-owned balance below zero. Entries and
-postings are immutable once written: corrections are new entries.
+postings are immutable once written: corrections are new entries. PostgreSQL also refuses a
+posting added to an entry once the transaction that wrote it committed (each entry carries that
+transaction's id in a column only the database knows, `posted_txid`) and any change to an
+account's kind, owner or table (migration 0004).
 """
 
 from __future__ import annotations
