@@ -1,13 +1,46 @@
-"""The whole-ledger check behind `manage.py verify_ledger` (and the auditors' trust in it)."""
+"""The whole-ledger check behind `manage.py verify_ledger` (and the auditors' trust in it).
+
+Each check has a name, and every problem it finds is reported under that name:
+
+- arithmetic: every entry balanced with two legs or more, every stored balance equal to the sum
+  of its postings, no player balance below zero, everything summing to zero;
+- meaning: which entries may touch which accounts. A table's rake account only receives, from
+  that table's hand settlements; the charity account only receives, from voids; a wallet or a
+  table stack only moves in its owner's entries (or, for a stack, in a settlement of a hand at
+  its table); deposits and withdrawals move money between the outside world and the player's
+  wallet and nothing else touches the outside world.
+
+Apps above the cashier add checks of their own with `ledger_check_register` (poker registers
+that every settled hand's entry equals the hand's result), so the cashier never imports them.
+All checks read one snapshot (a read-only REPEATABLE READ transaction on PostgreSQL), so money
+moving in a live room while they run cannot look like drift.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 
+from django.db import connection, transaction
 from django.db.models import Count, F, Q, Sum, Value
 from django.db.models.functions import Coalesce
 
 from cashier.models import Account, Entry, Posting
+
+Kind = Account.Kind
+Reason = Entry.Reason
+
+# Problems listed per check; the rest are only counted, so a badly broken ledger stays readable.
+MAX_LISTED = 20
+
+
+@dataclass(frozen=True)
+class LedgerCheck:
+    """One named rule: `find()` yields a sentence for every place the ledger breaks it."""
+
+    name: str
+    says: str  # what it checks, one sentence, for the command's output
+    find: Callable[[], Iterable[str]]
 
 
 @dataclass
@@ -17,6 +50,7 @@ class LedgerReport:
     accounts: int = 0
     total_balance: int = 0
     total_postings: int = 0
+    checks: list[LedgerCheck] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -24,44 +58,252 @@ class LedgerReport:
         return not self.problems
 
 
-def ledger_verify() -> LedgerReport:
-    """Every entry balanced (two legs or more), every stored balance equal to the sum of its
-    postings, and the total over all accounts zero."""
-    report = LedgerReport(
-        entries=Entry.objects.count(),
-        postings=Posting.objects.count(),
-        accounts=Account.objects.count(),
+# -- describing what broke
+
+
+def _entry_label(entry: Entry) -> str:
+    table = f", table {entry.table_id}" if entry.table_id else ""
+    return f"entry #{entry.pk} ({entry.reason}{table}, {entry.created_at:%Y-%m-%d %H:%M:%S})"
+
+
+def _posting_label(posting: Posting) -> str:
+    account = posting.account
+    return (
+        f"posting #{posting.pk} of {_entry_label(posting.entry)} puts {posting.amount:+d} on "
+        f"account #{account.pk} ({account})"
     )
+
+
+def _postings(condition: Q) -> Iterator[Posting]:
+    return (
+        Posting.objects.filter(condition)
+        .select_related("entry", "account", "account__owner")
+        .order_by("id")
+        .iterator(chunk_size=500)
+    )
+
+
+# -- arithmetic
+
+
+def _unbalanced_entries() -> Iterator[str]:
     unbalanced = (
         Entry.objects.annotate(
             total=Coalesce(Sum("postings__amount"), Value(0)), legs=Count("postings")
         )
-        .filter(~Q(total=0) | Q(legs=1) | (Q(legs=0) & ~Q(reason=Entry.Reason.HAND_SETTLEMENT)))
+        .filter(~Q(total=0) | Q(legs=1) | (Q(legs=0) & ~Q(reason=Reason.HAND_SETTLEMENT)))
         .order_by("id")
     )
     for entry in unbalanced:
-        report.problems.append(
+        yield (
             f"entry #{entry.pk} ({entry.reason}, {entry.created_at:%Y-%m-%d %H:%M:%S}) has "
             f"{entry.legs} posting(s) summing to {entry.total}, not a balanced entry"
         )
+
+
+def _drifted_balances() -> Iterator[str]:
     drifted = (
         Account.objects.annotate(posted=Coalesce(Sum("postings__amount"), Value(0)))
         .exclude(balance=F("posted"))
+        .select_related("owner")
         .order_by("id")
     )
     for account in drifted:
         entries = sorted(set(account.postings.values_list("entry_id", flat=True)))[-5:]
-        report.problems.append(
+        yield (
             f"account #{account.pk} ({account}) stores {account.balance} but its postings "
             f"sum to {account.posted} (latest entries: {', '.join(f'#{e}' for e in entries)})"
         )
+
+
+def _negative_player_balances() -> Iterator[str]:
     negative = Account.objects.filter(kind__in=Account.PLAYER_KINDS, balance__lt=0)
-    for account in negative.order_by("id"):
-        report.problems.append(f"account #{account.pk} ({account}) is below zero")
-    report.total_balance = Account.objects.aggregate(t=Coalesce(Sum("balance"), Value(0)))["t"]
-    report.total_postings = Posting.objects.aggregate(t=Coalesce(Sum("amount"), Value(0)))["t"]
-    if report.total_balance != 0:
-        report.problems.append(f"the balances of all accounts sum to {report.total_balance}")
-    if report.total_postings != 0:
-        report.problems.append(f"all postings sum to {report.total_postings}")
+    for account in negative.select_related("owner").order_by("id"):
+        yield f"account #{account.pk} ({account}) is below zero"
+
+
+def _nonzero_totals() -> Iterator[str]:
+    balances = Account.objects.aggregate(t=Coalesce(Sum("balance"), Value(0)))["t"]
+    postings = Posting.objects.aggregate(t=Coalesce(Sum("amount"), Value(0)))["t"]
+    if balances != 0:
+        yield f"the balances of all accounts sum to {balances}"
+    if postings != 0:
+        yield f"all postings sum to {postings}"
+
+
+# -- meaning
+
+
+def _rake_not_from_settlements() -> Iterator[str]:
+    wrong = Q(account__kind=Kind.TABLE_RAKE) & (
+        ~Q(entry__reason=Reason.HAND_SETTLEMENT)
+        | Q(amount__lt=0)
+        | ~Q(entry__table_id=F("account__table_id"))
+    )
+    for posting in _postings(wrong):
+        yield (
+            f"{_posting_label(posting)}: a table's rake account only receives, from hand "
+            "settlements at that table"
+        )
+
+
+def _charity_not_from_voids() -> Iterator[str]:
+    wrong = Q(account__kind=Kind.CHARITY) & (~Q(entry__reason=Reason.VOID) | Q(amount__lt=0))
+    for posting in _postings(wrong):
+        yield f"{_posting_label(posting)}: the charity account only receives, from voids"
+
+
+def _player_money_in_others_entries() -> Iterator[str]:
+    own_entry = Q(entry__player_id=F("account__owner_id"))
+    room_settlement = Q(entry__reason=Reason.HAND_SETTLEMENT, entry__player__isnull=True)
+    wrong = (Q(account__kind=Kind.WALLET) & ~own_entry) | (
+        Q(account__kind=Kind.TABLE_STACK)
+        & ~((own_entry | room_settlement) & Q(entry__table_id=F("account__table_id")))
+    )
+    for posting in _postings(wrong):
+        player = posting.entry.player_id
+        rule = (
+            "a wallet only moves in its owner's entries"
+            if posting.account.kind == Kind.WALLET
+            else "a table stack only moves in its owner's entries at its table and in that "
+            "table's hand settlements"
+        )
+        yield (
+            f"{_posting_label(posting)}: {rule} (this entry is "
+            f"{f'player #{player}' if player else 'no player'}'s)"
+        )
+
+
+def _legs(entry: Entry) -> str:
+    postings = entry.postings.select_related("account", "account__owner").order_by("id")
+    return ", ".join(f"{p.amount:+d} on #{p.account_id} ({p.account})" for p in postings) or "none"
+
+
+def _outside_world_misused() -> Iterator[str]:
+    elsewhere = Q(account__kind=Kind.OUTSIDE_WORLD) & ~Q(
+        entry__reason__in=[Reason.DEPOSIT, Reason.WITHDRAWAL]
+    )
+    for posting in _postings(elsewhere):
+        yield (f"{_posting_label(posting)}: only deposits and withdrawals touch the outside world")
+    world = Q(postings__account__kind=Kind.OUTSIDE_WORLD)
+    own_wallet = Q(postings__account__kind=Kind.WALLET) & Q(
+        postings__account__owner_id=F("player_id")
+    )
+    misshapen = (
+        Entry.objects.filter(reason__in=[Reason.DEPOSIT, Reason.WITHDRAWAL])
+        .annotate(
+            legs=Count("postings"),
+            world_legs=Count("postings", filter=world),
+            wallet_legs=Count("postings", filter=own_wallet),
+            from_world=Coalesce(Sum("postings__amount", filter=world), Value(0)),
+        )
+        .filter(
+            ~Q(legs=2)
+            | ~Q(world_legs=1)
+            | ~Q(wallet_legs=1)
+            | Q(reason=Reason.DEPOSIT, from_world__gte=0)
+            | Q(reason=Reason.WITHDRAWAL, from_world__lte=0)
+        )
+        .order_by("id")
+    )
+    for entry in misshapen:
+        direction = (
+            "from the outside world into the player's wallet"
+            if entry.reason == Reason.DEPOSIT
+            else "from the player's wallet to the outside world"
+        )
+        yield (
+            f"{_entry_label(entry)} should move money {direction} and nothing else; its legs: "
+            f"{_legs(entry)}"
+        )
+
+
+CASHIER_CHECKS = [
+    LedgerCheck(
+        "balanced_entries",
+        "every entry's postings sum to zero with at least two legs",
+        _unbalanced_entries,
+    ),
+    LedgerCheck(
+        "balances_match_postings",
+        "every account's stored balance equals the sum of its postings",
+        _drifted_balances,
+    ),
+    LedgerCheck(
+        "player_balances_not_negative",
+        "no wallet or table stack below zero",
+        _negative_player_balances,
+    ),
+    LedgerCheck(
+        "totals_zero",
+        "the balances of all accounts, and all postings, sum to zero",
+        _nonzero_totals,
+    ),
+    LedgerCheck(
+        "rake_only_from_hand_settlements",
+        "a table's rake account only receives, from hand settlements at that table",
+        _rake_not_from_settlements,
+    ),
+    LedgerCheck(
+        "charity_only_from_voids",
+        "the charity account only receives, from voids",
+        _charity_not_from_voids,
+    ),
+    LedgerCheck(
+        "player_money_in_own_entries",
+        "a wallet only moves in its owner's entries, a table stack in its owner's entries at "
+        "its table or in that table's hand settlements",
+        _player_money_in_others_entries,
+    ),
+    LedgerCheck(
+        "outside_world_only_deposits_and_withdrawals",
+        "deposits and withdrawals move money between the outside world and the player's "
+        "wallet, and nothing else touches the outside world",
+        _outside_world_misused,
+    ),
+]
+
+# Checks added by apps above the cashier (from their AppConfig.ready()).
+_registered: list[LedgerCheck] = []
+
+
+def ledger_check_register(check: LedgerCheck) -> None:
+    """Run `check` with the cashier's own in `verify_ledger`; registering a name again
+    replaces the earlier check (so a repeated `ready()` adds nothing)."""
+    _registered[:] = [known for known in _registered if known.name != check.name]
+    _registered.append(check)
+
+
+def ledger_checks() -> list[LedgerCheck]:
+    return [*CASHIER_CHECKS, *_registered]
+
+
+def ledger_verify(*, skip: Collection[str] = ()) -> LedgerReport:
+    """Run every check (but those named in `skip`) on one snapshot of the ledger."""
+    if connection.in_atomic_block:
+        return _verify(skip)
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        return _verify(skip)
+
+
+def _verify(skip: Collection[str]) -> LedgerReport:
+    report = LedgerReport(
+        entries=Entry.objects.count(),
+        postings=Posting.objects.count(),
+        accounts=Account.objects.count(),
+        total_balance=Account.objects.aggregate(t=Coalesce(Sum("balance"), Value(0)))["t"],
+        total_postings=Posting.objects.aggregate(t=Coalesce(Sum("amount"), Value(0)))["t"],
+        checks=[check for check in ledger_checks() if check.name not in skip],
+    )
+    for check in report.checks:
+        found = 0
+        for problem in check.find():
+            found += 1
+            if found <= MAX_LISTED:
+                report.problems.append(f"[{check.name}] {problem}")
+        if found > MAX_LISTED:
+            report.problems.append(f"[{check.name}] ... and {found - MAX_LISTED} more like these")
     return report

@@ -8,22 +8,36 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
 
-from cashier.models import Entry
-from cashier.services import hand_settle, table_buy_in, wallet_withdraw
+from cashier.models import Account, Entry
+from cashier.services import hand_settle, wallet_withdraw
+from cashier.verify import ledger_checks
 from tests.conftest import REPO_ROOT
-from tests.factories import make_funded_player
+from tests.factories import (
+    call_down,
+    deal_hand,
+    default_rake_schedule_row,
+    make_seated_player,
+    make_table,
+)
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
+def table():
+    """A raked pot-limit table, so that hands played to a showdown pay rake."""
+    return make_table(rake_schedule=default_rake_schedule_row("pot-limit"))
+
+
+@pytest.fixture
 def busy_ledger(table):
-    alice = make_funded_player("alice")
-    bob = make_funded_player("bob")
-    table_buy_in(player=alice, table=table, amount=10_000, idempotency_key="a")
-    table_buy_in(player=bob, table=table, amount=10_000, idempotency_key="b")
-    hand_settle(table=table, hand_id=1, net_by_player={alice.pk: 950, bob.pk: -1_000}, rake=50)
+    """Deposits, buy-ins, a hand played to the showdown at the table service (so settled with
+    rake), a withdrawal."""
+    alice = make_seated_player(table, "alice", 2)
+    bob = make_seated_player(table, "bob", 5)
+    hand = call_down(deal_hand(table), {2: alice, 5: bob})
     wallet_withdraw(player=alice, amount=3_000, idempotency_key="w")
+    assert hand.result["rake"] > 0
     return alice, bob
 
 
@@ -41,6 +55,14 @@ def test_a_clean_ledger_passes_and_says_what_it_checked(busy_ledger):
     assert ok
     assert f"Checked {Entry.objects.count()} entries with" in out
     assert "Total over all accounts: 0" in out
+    for name in [
+        "rake_only_from_hand_settlements",
+        "charity_only_from_voids",
+        "player_money_in_own_entries",
+        "outside_world_only_deposits_and_withdrawals",
+        "hand_settlements_match_hands",  # poker's, registered from its AppConfig
+    ]:
+        assert f"  {name}: " in out
     assert "consistent" in out
 
 
@@ -48,7 +70,7 @@ def test_a_clean_ledger_passes_and_says_what_it_checked(busy_ledger):
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="tampering bypasses PG triggers")
 def test_a_tampered_posting_is_named(busy_ledger):
-    settlement = Entry.objects.get(hand_id=1)
+    settlement = Entry.objects.get(reason="hand_settlement")
     with connection.cursor() as cursor:
         # Bypass the immutability triggers the way an intruder with superuser rights could.
         cursor.execute("SET session_replication_role = replica")
@@ -61,7 +83,7 @@ def test_a_tampered_posting_is_named(busy_ledger):
     ok, _, err = run_verify()
     assert not ok
     assert f"entry #{settlement.pk} (hand_settlement" in err
-    assert "summing to 500" in err
+    assert "[balanced_entries]" in err and "summing to 500" in err
     assert "stores" in err  # the stack whose posting changed no longer matches its balance
     assert "NOT consistent" in err
 
@@ -102,3 +124,157 @@ def test_the_command_exits_non_zero_on_a_violation(tmp_path):
     )
     assert broken.returncode == 1
     assert "Player wallet / zed" in broken.stderr
+
+
+# -- the ledger's meaning: each rule named when broken, and only that one
+
+
+def post_behind_the_guards(*, reason, legs, player=None, table=None) -> int:
+    """Write an entry with its legs and move the stored balances with every trigger off, as
+    an intruder with the owner's rights could: the arithmetic stays right, only the meaning
+    breaks."""
+    with connection.cursor() as cursor:
+        cursor.execute("SET session_replication_role = replica")
+        try:
+            cursor.execute(
+                "INSERT INTO cashier_entry (reason, player_id, table_id, request_fingerprint, "
+                "memo, created_at) VALUES (%s, %s, %s, '', 'tampered', now()) RETURNING id",
+                [reason, player and player.pk, table and table.pk],
+            )
+            entry_id = cursor.fetchone()[0]
+            for account, amount in legs:
+                cursor.execute(
+                    "INSERT INTO cashier_posting (entry_id, account_id, amount) "
+                    "VALUES (%s, %s, %s)",
+                    [entry_id, account.pk, amount],
+                )
+                cursor.execute(
+                    "UPDATE cashier_account SET balance = balance + %s WHERE id = %s",
+                    [amount, account.pk],
+                )
+        finally:
+            cursor.execute("SET session_replication_role = origin")
+    return entry_id
+
+
+def assert_only_broken(rule: str, err: str) -> None:
+    assert f"VIOLATION [{rule}]" in err, err
+    others = [check.name for check in ledger_checks() if check.name != rule]
+    assert not [name for name in others if f"[{name}]" in err], err
+    assert "NOT consistent" in err
+
+
+def accounts(alice, bob, table) -> dict[str, Account]:
+    return {
+        "alice_wallet": Account.objects.get(kind="wallet", owner=alice),
+        "bob_wallet": Account.objects.get(kind="wallet", owner=bob),
+        "alice_stack": Account.objects.get(kind="table_stack", owner=alice, table=table),
+        "rake": Account.objects.get(kind="table_rake", table=table),
+        "world": Account.objects.get(kind="outside_world"),
+        "charity": Account.objects.get_or_create(kind="charity")[0],
+    }
+
+
+# (rule, reason, whose entry: alice/bob, at the table?, legs by account name)
+TAMPERING = {
+    "rake_from_a_cash_out": (
+        "rake_only_from_hand_settlements",
+        "cash_out",
+        "alice",
+        True,
+        [("alice_stack", -100), ("rake", 100)],
+    ),
+    "charity_from_a_buy_in": (
+        "charity_only_from_voids",
+        "buy_in",
+        "alice",
+        False,
+        [("alice_wallet", -100), ("charity", 100)],
+    ),
+    "alice_s_wallet_in_bob_s_entry": (
+        "player_money_in_own_entries",
+        "buy_in",
+        "bob",
+        False,
+        [("alice_wallet", -100), ("bob_wallet", 100)],
+    ),
+    "a_stack_moved_away_from_its_table": (
+        "player_money_in_own_entries",
+        "cash_out",
+        "alice",
+        False,
+        [("alice_stack", -100), ("alice_wallet", 100)],
+    ),
+    "a_withdrawal_from_a_stack": (
+        "outside_world_only_deposits_and_withdrawals",
+        "withdrawal",
+        "alice",
+        True,
+        [("alice_stack", -100), ("world", 100)],
+    ),
+    "the_outside_world_in_a_top_up": (
+        "outside_world_only_deposits_and_withdrawals",
+        "top_up",
+        "alice",
+        False,
+        [("world", -100), ("alice_wallet", 100)],
+    ),
+}
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="tampering bypasses PG triggers")
+@pytest.mark.parametrize("case", list(TAMPERING))
+def test_a_ledger_that_adds_up_but_means_nothing_is_named(busy_ledger, table, case):
+    alice, bob = busy_ledger
+    assert run_verify()[0]
+    rule, reason, whose, at_table, legs = TAMPERING[case]
+    named = accounts(alice, bob, table)
+    entry_id = post_behind_the_guards(
+        reason=reason,
+        player={"alice": alice, "bob": bob}[whose],
+        table=table if at_table else None,
+        legs=[(named[name], amount) for name, amount in legs],
+    )
+    ok, _, err = run_verify()
+    assert not ok
+    assert_only_broken(rule, err)
+    assert f"entry #{entry_id} ({reason}" in err
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="tampering bypasses PG triggers")
+def test_a_settlement_unlike_its_hand_is_named(busy_ledger, table):
+    """Ten cents moved from a player's result to the rake: balanced, balances in step, rake
+    from a settlement; only the hand's own result tells."""
+    settlement = Entry.objects.get(reason="hand_settlement")
+    stack_leg = settlement.postings.filter(account__kind="table_stack").order_by("amount").last()
+    rake_leg = settlement.postings.get(account__kind="table_rake")
+    with connection.cursor() as cursor:
+        cursor.execute("SET session_replication_role = replica")
+        for leg, delta in [(stack_leg, -10), (rake_leg, 10)]:
+            cursor.execute(
+                "UPDATE cashier_posting SET amount = amount + %s WHERE id = %s", [delta, leg.pk]
+            )
+            cursor.execute(
+                "UPDATE cashier_account SET balance = balance + %s WHERE id = %s",
+                [delta, leg.account_id],
+            )
+        cursor.execute("SET session_replication_role = origin")
+    ok, _, err = run_verify()
+    assert not ok
+    assert_only_broken("hand_settlements_match_hands", err)
+    assert f"entry #{settlement.pk} settling hand #{settlement.hand_id}" in err
+    assert "but the hand's result is" in err
+
+
+def test_a_settlement_of_no_hand_is_named(busy_ledger, table):
+    """The cashier's own service settles whatever hand id it is given; only poker knows that
+    no such hand was played."""
+    alice, bob = busy_ledger
+    entry = hand_settle(
+        table=table, hand_id=999_999, net_by_player={alice.pk: 5, bob.pk: -5}, rake=0
+    )
+    ok, _, err = run_verify()
+    assert not ok
+    assert_only_broken("hand_settlements_match_hands", err)
+    assert f"entry #{entry.pk} (hand_settlement, table {table.pk}) settles hand #999999" in err
+    assert "which is no hand at all" in err
