@@ -1,0 +1,82 @@
+"""Schemathesis over the room's OpenAPI schema (/api/schema/, drf-spectacular): whatever it
+sends, valid or not, no request gets a 5xx, as a player (token), an auditor (token, member of
+the "auditors" group) or anonymous.
+
+The API is called in process through Django's WSGI handler (the same middleware and views
+daphne serves) on the test database, so each operation's examples run inside one rolled-back
+test. CI-sized: a few examples per operation (`MAX_EXAMPLES`) on top of schemathesis's
+examples and coverage phases, no shrinking, a seed fixed unless CHAOS_SEED is set."""
+
+import os
+
+import pytest
+import schemathesis
+from django.contrib.auth.models import Group
+from django.core.handlers.wsgi import WSGIHandler
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
+from hypothesis import HealthCheck, settings
+from rest_framework.authtoken.models import Token
+
+from tests.factories import make_funded_player, make_player
+
+pytestmark = [pytest.mark.chaos, pytest.mark.django_db]
+
+SEED = int(os.environ.get("CHAOS_SEED", "20261124"))
+MAX_EXAMPLES = 10
+
+
+def room_wsgi(environ, start_response):
+    """The room over WSGI, keeping the test's database connection (and so its transaction)
+    open after each request, as Django's own test client does."""
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    try:
+        response = WSGIHandler()(environ, start_response)
+        try:
+            return [b"".join(response)]
+        finally:
+            response.close()  # request_finished, while close_old_connections is off
+    finally:
+        request_started.connect(close_old_connections)
+        request_finished.connect(close_old_connections)
+
+
+schema = schemathesis.openapi.from_wsgi("/api/schema/", room_wsgi)
+schema.config.seed = SEED
+schema.config.generation.update(max_examples=MAX_EXAMPLES, no_shrink=True, deterministic=True)
+
+
+@pytest.fixture(autouse=True)
+def quick_password_hashing(settings):
+    """Every try at the token endpoint hashes a password (a dummy one for unknown users): with
+    the production hasher that is most of this module's time, and not what it tests."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(params=["player", "auditor", "anonymous"])
+def caller(request, db) -> dict[str, str]:
+    """The headers of one kind of caller (the player has money and history to page through)."""
+    if request.param == "anonymous":
+        return {}
+    if request.param == "player":
+        user = make_funded_player("schema-player", cents=250_000)
+    else:
+        user = make_player("schema-auditor")
+        user.groups.add(Group.objects.get(name="auditors"))
+    return {"Authorization": f"Token {Token.objects.create(user=user).key}"}
+
+
+@schema.parametrize()
+@settings(
+    max_examples=MAX_EXAMPLES,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+    derandomize=True,
+)
+def test_no_request_gets_a_server_error(case, caller):
+    response = case.call(headers=caller)
+    assert response.status_code < 500, (
+        f"{response.status_code} for {case.method} {case.formatted_path} "
+        f"(seed {SEED}): {response.text[:800]}\nreproduce: {case.as_curl_command(headers=caller)}"
+    )
