@@ -191,13 +191,7 @@ class TableSeed:
 
 def seed(tables: int) -> list[TableSeed]:
     """Tables, bot users with funded wallets (cashier service) and logged-in sessions."""
-    from django.contrib.auth import (
-        BACKEND_SESSION_KEY,
-        HASH_SESSION_KEY,
-        SESSION_KEY,
-        get_user_model,
-    )
-    from django.contrib.sessions.backends.db import SessionStore
+    from django.contrib.auth import get_user_model
 
     from cashier.services import wallet_deposit
     from poker.models import Table
@@ -223,14 +217,22 @@ def seed(tables: int) -> list[TableSeed]:
             user.set_unusable_password()
             user.save()
             wallet_deposit(player=user, amount=WALLET, idempotency_key=f"load-{user.pk}")
-            session = SessionStore()
-            session[SESSION_KEY] = str(user.pk)
-            session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
-            session[HASH_SESSION_KEY] = user.get_session_auth_hash()
-            session.create()
-            bots.append(BotSeed(user.pk, user.username, session.session_key, s))
+            bots.append(BotSeed(user.pk, user.username, session_key_for(user), s))
         seeds.append(TableSeed(table.pk, table.min_buy_in, table.max_buy_in, bots))
     return seeds
+
+
+def session_key_for(user) -> str:
+    """A logged-in session for `user`, as the login view makes it; its key is the cookie."""
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.contrib.sessions.backends.db import SessionStore
+
+    session = SessionStore()
+    session[SESSION_KEY] = str(user.pk)
+    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+    session.create()
+    return session.session_key
 
 
 def seed_in_child(tables: int, log_dir: Path) -> list[TableSeed]:

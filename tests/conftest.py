@@ -320,3 +320,10 @@ def pooled_connections_taken(transactional_db):
                 pool.putconn(taken)
 
     return take
+
+
+@pytest.fixture
+def live_database_url(transactional_db) -> str:
+    """The test database's URL, for server processes a test starts and kills itself (the fault
+    runs of bench/chaos.py); the test's data must be committed, hence `transactional_db`."""
+    return _database_url_of_test_db()
