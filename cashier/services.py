@@ -25,6 +25,7 @@ from django.utils import timezone
 from cashier.models import Account, Entry, Posting
 from cashier.ratholing import buy_in_range_for
 from config.errors import Refused
+from config.inputs import parse_cents
 from poker.models import Table
 
 # A sane ceiling for one movement: one billion dollars in cents.
@@ -543,3 +544,100 @@ def hand_release(*, table, hand_id: int) -> None:
     marked = Account.objects.filter(kind=Kind.TABLE_STACK, table=table, in_hand_id=hand_id)
     _lock(marked)
     Account.objects.filter(pk__in=[a.pk for a in marked]).update(in_hand_id=None)
+
+
+# -- the banked game (Omaha Showdown: the player against the house)
+#
+# The banked game's rounds live in the `showdown` app, which the cashier does not import: these
+# services take the player, the round's plain id (for the memo) and amounts. Wagers wait in
+# `banked_bets_in_play` until their round settles (results to the wallet, from or to the
+# house's bankroll) or is voided (to charity, RULES.md 6). The caller runs them inside the
+# round's own transaction and stores the entries on the round, which is what makes a repeated
+# Deal or decision move nothing twice.
+
+
+def _check_round_id(round_id) -> int:
+    if isinstance(round_id, bool) or not isinstance(round_id, int) or round_id <= 0:
+        raise CashierError("invalid_round", f"Not a round id: {round_id!r}.")
+    return round_id
+
+
+@transaction.atomic
+def banked_wager_place(*, player, round_id: int, amount: int, now=None) -> Entry:
+    """Wallet -> bets in play: a round's wagers as they are placed (the Ante and side bets at
+    the deal, the Call or Raise bet at the decision)."""
+    player, round_id = _check_player(player), _check_round_id(round_id)
+    amount = _check_amount(amount, what="wager")
+    wallet = _account(Kind.WALLET, owner=player)
+    in_play = _account(Kind.BANKED_BETS_IN_PLAY)
+    locked = _lock([wallet, in_play])
+    wallet, in_play = locked[wallet.pk], locked[in_play.pk]
+    if wallet.balance < amount:
+        raise CashierError(
+            "insufficient_funds",
+            f"Your wallet holds {dollars(wallet.balance)}, not enough for {dollars(amount)} "
+            "of wagers.",
+        )
+    return _post(
+        reason=Reason.BANKED_BET,
+        legs=[(wallet, -amount), (in_play, amount)],
+        player=player,
+        created_by=player,
+        memo=f"showdown round {round_id}",
+        now=now,
+    )
+
+
+@transaction.atomic
+def banked_round_settle(*, player, round_id: int, staked: int, net: int, now=None) -> Entry:
+    """A settled round: its `staked` cents leave bets in play, the player's wallet gets back
+    `staked + net` (stakes of winning wagers plus winnings) and the house's bankroll `-net`.
+    A round the player lost entirely pays the wallet nothing and the house every stake."""
+    player, round_id = _check_player(player), _check_round_id(round_id)
+    staked = _check_amount(staked, what="staked amount")
+    net = parse_cents(net, field="net result", minimum=-staked, error=CashierError)
+    wallet = _account(Kind.WALLET, owner=player)
+    in_play = _account(Kind.BANKED_BETS_IN_PLAY)
+    house = _account(Kind.HOUSE_BANKROLL)
+    locked = _lock([wallet, in_play, house])
+    if locked[in_play.pk].balance < staked:
+        raise CashierError(
+            "not_in_play",
+            f"Only {dollars(locked[in_play.pk].balance)} is in play; round {round_id} "
+            f"cannot settle {dollars(staked)}.",
+        )
+    return _post(
+        reason=Reason.BANKED_PAYOUT,
+        legs=[
+            (locked[in_play.pk], -staked),
+            (locked[wallet.pk], staked + net),
+            (locked[house.pk], -net),
+        ],
+        player=player,
+        memo=f"showdown round {round_id}",
+        now=now,
+    )
+
+
+@transaction.atomic
+def banked_round_void(*, player, round_id: int, amount: int, now=None) -> Entry:
+    """An unfinished round voided after 90 days (RULES.md 6): its wagers in play go to the
+    charity account. Caused by the room, not the player; the entry names the player."""
+    player, round_id = _check_player(player), _check_round_id(round_id)
+    amount = _check_amount(amount, what="voided amount")
+    in_play = _account(Kind.BANKED_BETS_IN_PLAY)
+    charity = _account(Kind.CHARITY)
+    locked = _lock([in_play, charity])
+    if locked[in_play.pk].balance < amount:
+        raise CashierError(
+            "not_in_play",
+            f"Only {dollars(locked[in_play.pk].balance)} is in play; round {round_id} "
+            f"cannot void {dollars(amount)}.",
+        )
+    return _post(
+        reason=Reason.VOID,
+        legs=[(locked[in_play.pk], -amount), (locked[charity.pk], amount)],
+        player=player,
+        memo=f"showdown round {round_id} voided after 90 days unresolved",
+        now=now,
+    )

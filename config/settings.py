@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "audit",
     "cashier",
     "poker",
+    "showdown",
     "lobby",
 ]
 
@@ -161,6 +162,11 @@ CELERY_BEAT_SCHEDULE: dict = {
     "poker-sweep-tables": {
         "task": "poker.sweep_tables",
         "schedule": env.float("POKER_SWEEP_SECONDS", default=2.0),
+    },
+    # Omaha Showdown: rounds unresolved for 90 days go to charity (RULES.md 6), once a day.
+    "showdown-void-stale-rounds": {
+        "task": "showdown.void_stale_rounds",
+        "schedule": 24 * 60 * 60.0,
     },
 }
 

@@ -9,6 +9,7 @@ from config.health import healthz
 urlpatterns = [
     path("", include("lobby.urls")),
     path("", include("poker.urls")),
+    path("showdown/", include("showdown.urls")),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     path("api/accounts/", include("lobby.api_urls")),

@@ -10,11 +10,19 @@ from django.views.decorators.http import require_http_methods
 from lobby.forms import ProfileForm, SignUpForm
 from lobby.services import account_register, profile_ensure, profile_set_display_name
 from poker.selectors import tables_for_lobby
+from showdown.selectors import tables_for_lobby as banked_tables_for_lobby
+from showdown.views import tell_voided_rounds
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    """The lobby: every open table, grouped by game, with a link to sit or watch."""
-    return render(request, "lobby/home.html", {"tables": tables_for_lobby()})
+    """The lobby: every open table, grouped by game, with a link to sit or watch; and the
+    banked game's tables (Omaha Showdown against the house)."""
+    tell_voided_rounds(request)
+    return render(
+        request,
+        "lobby/home.html",
+        {"tables": tables_for_lobby(), "banked_tables": banked_tables_for_lobby()},
+    )
 
 
 @require_http_methods(["GET", "POST"])

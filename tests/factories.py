@@ -218,3 +218,30 @@ def call_down(hand, players: dict, *, until_street: str | None = None):
             seq=hand.turn,
         )
     raise AssertionError("the hand did not end")
+
+
+def make_showdown_table(**overrides):
+    """An Omaha Showdown table (showdown.models.ShowdownTable) with RULES.md 9's recommended
+    limits and default paytables (Bet, Hole Card Bonus A, Final Hand Bonus A, loaded by the
+    app's data migration), no payout cap, unless overridden."""
+    from showdown.models import Paytable, ShowdownTable
+
+    global _table_count
+    _table_count += 1
+    fields = {
+        "name": f"Showdown {_table_count}",
+        "bet_paytable": Paytable.objects.get(name="bet"),
+        "hole_card_bonus_paytable": Paytable.objects.get(name="hcb-a"),
+        "final_hand_bonus_paytable": Paytable.objects.get(name="fhb-a"),
+    }
+    fields.update(overrides)
+    return ShowdownTable.objects.create(**fields)
+
+
+def showdown_deck(hole: str, board: str) -> list[str]:
+    """A deck that deals one Showdown seat `hole` (4 cards) and then `board` (5 cards), e.g.
+    showdown_deck("AsKs2c3d", "QsJsTs4h9c"); the other cards follow in a fixed order."""
+    from poker.engine.cards import FULL_DECK, parse_cards
+
+    named = [*parse_cards(hole), *parse_cards(board)]
+    return named + [card for card in FULL_DECK if card not in named]

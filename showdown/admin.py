@@ -1,0 +1,150 @@
+"""Staff pages for the banked game: paytables (edited, checked by the engine's rules and
+stored with their exact edge), tables, rounds (read-only; the deck only once settled) and the
+house's result per day."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin
+from django.core.exceptions import ValidationError
+from django.template.response import TemplateResponse
+from django.utils.html import format_html
+
+from config.inputs import dollars
+from showdown import selectors
+from showdown.models import HouseDay, Paytable, ShowdownRound, ShowdownTable
+from showdown.services import paytable_measure
+
+
+class PaytableForm(forms.ModelForm):
+    class Meta:
+        model = Paytable
+        fields = ("kind", "name", "pays")
+
+    def clean(self):
+        cleaned = super().clean()
+        candidate = Paytable(
+            kind=cleaned.get("kind"), name=cleaned.get("name") or "", pays=cleaned.get("pays")
+        )
+        try:
+            candidate.engine()
+        except ValueError as error:
+            raise ValidationError({"pays": str(error)}) from error
+        return cleaned
+
+
+@admin.register(Paytable)
+class PaytableAdmin(admin.ModelAdmin):
+    form = PaytableForm
+    list_display = ("name", "kind", "edge_percent", "hit_rate", "top_award", "updated_at")
+    list_filter = ("kind",)
+    search_fields = ("name",)
+    readonly_fields = ("edge", "edge_pct", "hit_rate_pct", "updated_at")
+
+    @admin.display(description="house edge")
+    def edge_percent(self, obj: Paytable) -> str:
+        return f"{obj.edge_pct:.4f}%" if obj.edge_pct is not None else "-"
+
+    @admin.display(description="hit rate")
+    def hit_rate(self, obj: Paytable) -> str:
+        return f"{obj.hit_rate_pct:.3f}%" if obj.hit_rate_pct is not None else "-"
+
+    @admin.display(description="top award")
+    def top_award(self, obj: Paytable) -> str:
+        return f"{max(obj.pays.values(), default=0)} to 1"
+
+    def save_model(self, request, obj: Paytable, form, change) -> None:
+        # The form has checked it; the service computes and stores the exact edge with it.
+        paytable_measure(paytable=obj)
+
+
+@admin.register(ShowdownTable)
+class ShowdownTableAdmin(admin.ModelAdmin):
+    list_display = ("name", "ante_range", "cap", "bet_paytable", "hole_card_bonus_paytable",
+                    "final_hand_bonus_paytable", "is_open")  # fmt: skip
+    list_filter = ("is_open",)
+    search_fields = ("name",)
+
+    @admin.display(description="ante")
+    def ante_range(self, obj: ShowdownTable) -> str:
+        return f"{dollars(obj.ante_min)} to {dollars(obj.ante_max)}"
+
+    @admin.display(description="max aggregate payout")
+    def cap(self, obj: ShowdownTable) -> str:
+        return dollars(obj.max_aggregate_payout) if obj.max_aggregate_payout else "none"
+
+
+@admin.register(ShowdownRound)
+class ShowdownRoundAdmin(admin.ModelAdmin):
+    """Read-only. The deck is never a field here: an unsettled round's cards to come would
+    tell staff the board; once settled the board is in the result anyway."""
+
+    list_display = ("id", "player", "table", "status", "staked_dollars", "net_dollars",
+                    "payout_capped", "created_at", "settled_at")  # fmt: skip
+    list_filter = ("status", "table", "payout_capped")
+    search_fields = ("player__username", "table__name")
+    date_hierarchy = "created_at"
+    fields = ("player", "table", "status", "ante", "hole_card_bonus", "final_hand_bonus",
+              "bet", "staked", "decision", "net", "payout_capped", "cards", "created_at",
+              "settled_at", "voided_at", "void_told_at", "wager_entry", "bet_entry",
+              "result_entry")  # fmt: skip
+    readonly_fields = fields
+
+    def lookup_allowed(self, lookup, value, request=None) -> bool:
+        # No URL filter on the stored cards (?deck__0=As would tell which round holds it).
+        if lookup.split("__")[0] in {"deck", "state", "result"}:
+            return False
+        return super().lookup_allowed(lookup, value, request)
+
+    @admin.display(description="staked")
+    def staked_dollars(self, obj: ShowdownRound) -> str:
+        return dollars(obj.staked)
+
+    @admin.display(description="player's net")
+    def net_dollars(self, obj: ShowdownRound) -> str:
+        return dollars(obj.net) if obj.net is not None else "-"
+
+    @admin.display(description="cards")
+    def cards(self, obj: ShowdownRound) -> str:
+        hole = " ".join(obj.hole)
+        if obj.status != ShowdownRound.Status.SETTLED:
+            return f"hole {hole}; board not dealt"
+        seat = obj.seat_result or {}
+        final = (seat.get("final_hand") or {}).get("name", "")
+        return format_html("hole {}; board {}; {}", hole, " ".join(obj.board), final)
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(HouseDay)
+class HouseDayAdmin(admin.ModelAdmin):
+    """The house's result per UTC day: settled rounds, stakes, what the house won or paid,
+    rounds capped by the maximum aggregate payout; and voids to charity."""
+
+    def changelist_view(self, request, extra_context=None):
+        days = [{**day, "house_net": -day["players_net"]} for day in selectors.house_days()]
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "House result per day (Omaha Showdown)",
+            "opts": self.model._meta,
+            "days": days,
+            "voids": list(selectors.void_days()),
+            "total": sum(day["house_net"] for day in days),
+        }
+        return TemplateResponse(request, "admin/showdown/house_days.html", context)
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False

@@ -1,0 +1,16 @@
+from django.apps import AppConfig
+
+
+class ShowdownConfig(AppConfig):
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "showdown"
+    verbose_name = "Omaha Showdown (banked game)"
+
+    def ready(self) -> None:
+        # verify_ledger checks the banked game's entries against its rounds; the cashier sits
+        # below this app and cannot import it, so the app hands its checks over.
+        from cashier.verify import ledger_check_register
+        from showdown.ledger_checks import BANKED_CHECKS
+
+        for check in BANKED_CHECKS:
+            ledger_check_register(check)

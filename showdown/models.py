@@ -1,0 +1,238 @@
+"""Omaha Showdown online (RULES.md 9): paytables as data, the banked tables and each player's
+rounds against the house.
+
+The rules are `poker.engine.showdown`; a round stores the engine's state (`to_dict()`) with the
+deck kept apart in its own column, which nothing shows before the round is settled. Money is
+the cashier's: each round names the ledger entries that moved its wagers (placed, the Call or
+Raise bet, then the settlement or the void).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from poker.engine.showdown import ShowdownError, ShowdownLimits
+from poker.engine.showdown_paytables import (
+    Paytable as EnginePaytable,
+)
+from poker.engine.showdown_paytables import (
+    PaytableError,
+    ShowdownPaytables,
+)
+
+
+class Paytable(models.Model):
+    """One paytable (RULES.md 9): "X to 1" per category, with its exact house edge and hit
+    rate computed by `poker.engine.showdown_math` whenever it is saved through the service."""
+
+    class Kind(models.TextChoices):
+        BET = "bet", "Bet"
+        HOLE_CARD_BONUS = "hole_card_bonus", "Hole Card Bonus"
+        FINAL_HAND_BONUS = "final_hand_bonus", "Final Hand Bonus"
+
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    name = models.CharField(max_length=40, unique=True)
+    pays = models.JSONField(help_text='"X to 1" per category, e.g. {"royal flush": 25, ...}')
+    # The exact edge as a fraction ("1024889419/38630291700") and in percent; for the Bet table
+    # the Ante game's edge per Ante under optimal play.
+    edge = models.CharField(max_length=60, editable=False, default="")
+    edge_pct = models.FloatField(editable=False, null=True)
+    hit_rate_pct = models.FloatField(editable=False, null=True)
+    updated_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ["kind", "name"]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} {self.name}"
+
+    def engine(self) -> EnginePaytable:
+        """The engine's checked paytable; PaytableError when the stored one breaks a rule."""
+        return EnginePaytable(kind=self.kind, name=self.name, pays=self.pays)
+
+    def clean(self) -> None:
+        try:
+            self.engine()
+        except PaytableError as error:
+            raise ValidationError({"pays": str(error)}) from error
+
+    def lines(self) -> list[tuple[str, int]]:
+        """(category, pays) from the highest category down, for pages."""
+        try:
+            return list(self.engine().pays.items())
+        except PaytableError:
+            return sorted(self.pays.items(), key=lambda line: -line[1])
+
+
+class ShowdownTable(models.Model):
+    """An online Omaha Showdown table: one player against the house, its wager limits in
+    cents, the maximum aggregate payout of a round and the three paytables it plays by."""
+
+    name = models.CharField(max_length=60, unique=True)
+    ante_min = models.PositiveIntegerField(default=500)
+    ante_max = models.PositiveIntegerField(default=20_000)
+    hole_card_bonus_min = models.PositiveIntegerField(default=100)
+    hole_card_bonus_max = models.PositiveIntegerField(default=10_000)
+    final_hand_bonus_min = models.PositiveIntegerField(default=100)
+    final_hand_bonus_max = models.PositiveIntegerField(default=5_000)
+    # The most the house pays in winnings in one round (RULES.md 9.1); empty for no cap.
+    max_aggregate_payout = models.BigIntegerField(null=True, blank=True)
+    bet_paytable = models.ForeignKey(
+        Paytable,
+        on_delete=models.PROTECT,
+        related_name="+",
+        limit_choices_to={"kind": Paytable.Kind.BET},
+    )
+    hole_card_bonus_paytable = models.ForeignKey(
+        Paytable,
+        on_delete=models.PROTECT,
+        related_name="+",
+        limit_choices_to={"kind": Paytable.Kind.HOLE_CARD_BONUS},
+    )
+    final_hand_bonus_paytable = models.ForeignKey(
+        Paytable,
+        on_delete=models.PROTECT,
+        related_name="+",
+        limit_choices_to={"kind": Paytable.Kind.FINAL_HAND_BONUS},
+    )
+    is_open = models.BooleanField(default=True)
+
+    class Meta:
+        ordering = ["ante_min", "name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def limits(self) -> ShowdownLimits:
+        """The engine's limits: one seat online; ShowdownError when they break a rule."""
+        return ShowdownLimits(
+            seats=1,
+            ante_min=self.ante_min,
+            ante_max=self.ante_max,
+            hole_card_bonus_min=self.hole_card_bonus_min,
+            hole_card_bonus_max=self.hole_card_bonus_max,
+            final_hand_bonus_min=self.final_hand_bonus_min,
+            final_hand_bonus_max=self.final_hand_bonus_max,
+            max_aggregate_payout=self.max_aggregate_payout,
+        )
+
+    def paytables(self) -> ShowdownPaytables:
+        return ShowdownPaytables(
+            bet=self.bet_paytable.engine(),
+            hole_card_bonus=self.hole_card_bonus_paytable.engine(),
+            final_hand_bonus=self.final_hand_bonus_paytable.engine(),
+        )
+
+    def clean(self) -> None:
+        try:
+            self.limits()
+        except ShowdownError as error:
+            raise ValidationError(error.reason) from error
+        for kind in Paytable.Kind.values:
+            table = getattr(self, f"{kind}_paytable", None) if self._has_paytable(kind) else None
+            if table is not None and table.kind != kind:
+                raise ValidationError(
+                    {f"{kind}_paytable": f"{table} is not a {Paytable.Kind(kind).label} paytable"}
+                )
+
+    def _has_paytable(self, kind: str) -> bool:
+        return getattr(self, f"{kind}_paytable_id", None) is not None
+
+
+class ShowdownRound(models.Model):
+    """One player's round at one table: dealt (waiting for Fold, Call or Raise, for as long
+    as it takes), then settled, or voided after 90 days unresolved (RULES.md 6)."""
+
+    class Status(models.TextChoices):
+        DEALT = "dealt", "Dealt, waiting for the player's decision"
+        SETTLED = "settled", "Settled"
+        VOIDED = "voided", "Voided (unresolved for 90 days)"
+
+    class Decision(models.TextChoices):
+        FOLD = "fold", "Fold"
+        CALL = "call", "Call"
+        RAISE = "raise", "Raise"
+
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="showdown_rounds"
+    )
+    table = models.ForeignKey(ShowdownTable, on_delete=models.PROTECT, related_name="rounds")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DEALT)
+    # The engine's state without the deck ("deck": []); the deck is below, so that reading the
+    # state never tells the board to come.
+    state = models.JSONField()
+    deck = models.JSONField()
+    # Wagers in cents (the Bet is 0 until the player calls or raises) and what is in play.
+    ante = models.PositiveIntegerField()
+    hole_card_bonus = models.PositiveIntegerField(default=0)
+    final_hand_bonus = models.PositiveIntegerField(default=0)
+    bet = models.PositiveIntegerField(default=0)
+    staked = models.PositiveIntegerField()
+    decision = models.CharField(max_length=5, choices=Decision.choices, blank=True, default="")
+    # The engine's result once settled, and the player's net over every wager (+ won).
+    result = models.JSONField(null=True, blank=True)
+    net = models.BigIntegerField(null=True, blank=True)
+    payout_capped = models.BooleanField(default=False)
+    # The client's keys: a repeated Deal or decision with the same key replays, never repeats.
+    deal_key = models.CharField(max_length=100)
+    decide_key = models.CharField(max_length=100, blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    settled_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    voided_at = models.DateTimeField(null=True, blank=True)
+    # When the player was told their round was voided (on their next visit).
+    void_told_at = models.DateTimeField(null=True, blank=True)
+    # The ledger entries: wagers placed at the deal, the Call/Raise bet, the settlement or void.
+    wager_entry = models.OneToOneField(
+        "cashier.Entry", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    bet_entry = models.OneToOneField(
+        "cashier.Entry", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    result_entry = models.OneToOneField(
+        "cashier.Entry", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["player", "deal_key"], name="showdown_deal_key_once_per_player"
+            ),
+            models.UniqueConstraint(
+                fields=["player", "table"],
+                condition=Q(status="dealt"),
+                name="showdown_one_unfinished_round_per_player_table",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["player", "-id"]),
+            models.Index(fields=["status", "created_at"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"round #{self.pk} at {self.table_id}"
+
+    @property
+    def hole(self) -> list[str]:
+        return (self.state.get("holes") or {}).get("1", [])
+
+    @property
+    def board(self) -> list[str]:
+        return self.state.get("board") or []
+
+    @property
+    def seat_result(self) -> dict | None:
+        return self.result["seats"][0] if self.result else None
+
+
+class HouseDay(ShowdownRound):
+    """The admin's "house result per day" page: a proxy, no table of its own."""
+
+    class Meta:
+        proxy = True
+        verbose_name = "house result per day"
+        verbose_name_plural = "house results per day"

@@ -1,0 +1,66 @@
+"""Reads for the banked game's pages: open tables, a player's rounds, the house's days."""
+
+from __future__ import annotations
+
+from django.db.models import Count, Q, QuerySet, Sum, Value
+from django.db.models.functions import Coalesce, TruncDate
+
+from showdown.models import ShowdownRound, ShowdownTable
+
+Status = ShowdownRound.Status
+
+
+def tables_for_lobby() -> QuerySet[ShowdownTable]:
+    return ShowdownTable.objects.filter(is_open=True).select_related(
+        "bet_paytable", "hole_card_bonus_paytable", "final_hand_bonus_paytable"
+    )
+
+
+def table_for_play(table_id: int) -> ShowdownTable | None:
+    return tables_for_lobby().filter(pk=table_id).first()
+
+
+def round_unfinished(*, player, table) -> ShowdownRound | None:
+    """The player's round at this table still waiting for their decision (they come back to
+    it: the online game has no timer)."""
+    return ShowdownRound.objects.filter(player=player, table=table, status=Status.DEALT).first()
+
+
+def round_last_finished(*, player, table) -> ShowdownRound | None:
+    return (
+        ShowdownRound.objects.filter(player=player, table=table)
+        .exclude(status=Status.DEALT)
+        .order_by("-id")
+        .first()
+    )
+
+
+def player_rounds(*, player) -> QuerySet[ShowdownRound]:
+    return ShowdownRound.objects.filter(player=player).select_related("table").order_by("-id")
+
+
+def house_days() -> QuerySet:
+    """Per UTC day of settlement: rounds, stakes and the house's result (minus the players'
+    nets); voids (money to charity) per day of voiding are counted apart."""
+    return (
+        ShowdownRound.objects.filter(status=Status.SETTLED)
+        .annotate(day=TruncDate("settled_at"))
+        .values("day")
+        .annotate(
+            rounds=Count("id"),
+            staked=Coalesce(Sum("staked"), Value(0)),
+            players_net=Coalesce(Sum("net"), Value(0)),
+            capped=Count("id", filter=Q(payout_capped=True)),
+        )
+        .order_by("-day")
+    )
+
+
+def void_days() -> QuerySet:
+    return (
+        ShowdownRound.objects.filter(status=Status.VOIDED)
+        .annotate(day=TruncDate("voided_at"))
+        .values("day")
+        .annotate(rounds=Count("id"), to_charity=Coalesce(Sum("staked"), Value(0)))
+        .order_by("-day")
+    )

@@ -1,0 +1,319 @@
+"""The banked game's services (RULES.md 9, online: one player against the house).
+
+Each is one transaction: lock, check, call the engine, post to the cashier, write the round.
+Refusals raise `ShowdownRefused(code, message)` (or the cashier's `CashierError`, both kinds
+of `config.errors.Refused`) and change nothing. Money moves only through
+`cashier.services.banked_*`: the wagers placed at the deal and the Call/Raise bet at the
+decision go from the wallet to `banked_bets_in_play`; the settlement moves them out again, to
+the wallet and from or to `house_bankroll`; a void moves them to `charity`.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import datetime, timedelta
+
+from django.contrib.auth import get_user_model
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from cashier.services import banked_round_settle, banked_round_void, banked_wager_place
+from config.errors import Refused
+from config.inputs import parse_cents, parse_idempotency_key
+from poker.engine.dealer import shuffle_deck
+from poker.engine.showdown import ShowdownError
+from poker.engine.showdown import ShowdownRound as EngineRound
+from poker.engine.showdown_math import report
+from poker.engine.showdown_paytables import PaytableError
+from showdown.models import Paytable, ShowdownRound, ShowdownTable
+
+# RULES.md 6: a bet still unresolved after 90 days is voided and goes to charity.
+VOID_AFTER = timedelta(days=90)
+SEAT = 1  # online, the player is the table's one seat
+
+Status = ShowdownRound.Status
+
+
+def deck_shuffle() -> list[str]:
+    """A fresh deck from the operating system's CSPRNG (RULES.md 1), through the engine's
+    dealer; tests replace this function to deal known cards."""
+    return shuffle_deck(secrets.randbelow)
+
+
+class ShowdownRefused(Refused):
+    """A refused request at a banked table: `code` for programs, `message` for people."""
+
+
+# -- paytables
+
+
+def paytable_measure(*, paytable: Paytable) -> Paytable:
+    """Check a paytable by the engine's rules (top awards 25, 100 and 200 to 1) and store it
+    with its exact house edge and hit rate; refused with `bad_paytable`, nothing saved."""
+    try:
+        engine = paytable.engine()
+    except PaytableError as error:
+        raise ShowdownRefused("bad_paytable", str(error)) from error
+    figures = report([engine])["paytables"][0]
+    paytable.pays = dict(engine.pays)
+    paytable.edge = figures["edge"]
+    paytable.edge_pct = figures["edge_pct"]
+    paytable.hit_rate_pct = figures["hit_rate_pct"]
+    paytable.updated_at = timezone.now()
+    paytable.save()
+    return paytable
+
+
+# -- rounds
+
+
+def _check_player(player):
+    if not isinstance(player, get_user_model()) or player.pk is None:
+        raise ShowdownRefused("unknown_player", "No such player.")
+    return player
+
+
+def _side_bet(value, *, field: str) -> int:
+    """0 (not placed) or whole cents; the table's limits are the engine's to check."""
+    return parse_cents(value, field=field, minimum=0, error=ShowdownRefused)
+
+
+def _refused(error: ShowdownError) -> ShowdownRefused:
+    return ShowdownRefused(error.code, error.reason[:1].upper() + error.reason[1:] + ".")
+
+
+def _engine_round(round_: ShowdownRound) -> EngineRound:
+    """The stored round rebuilt (and replay-checked) by the engine, deck included."""
+    try:
+        return EngineRound.from_dict({**round_.state, "deck": round_.deck})
+    except ShowdownError as error:
+        raise ShowdownRefused(
+            "bad_state", f"Round {round_.pk} cannot be read back ({error.reason}); staff have it."
+        ) from error
+
+
+def _stored_state(game: EngineRound) -> tuple[dict, list[str]]:
+    state = game.to_dict()
+    deck = state["deck"]
+    state["deck"] = []
+    return state, deck
+
+
+def _same_deal(round_: ShowdownRound, *, table, ante, hole_card_bonus, final_hand_bonus) -> bool:
+    return (round_.table_id, round_.ante, round_.hole_card_bonus, round_.final_hand_bonus) == (
+        table.pk,
+        ante,
+        hole_card_bonus,
+        final_hand_bonus,
+    )
+
+
+def _replayed_deal(player, key: str, **request) -> ShowdownRound | None:
+    earlier = ShowdownRound.objects.filter(player=player, deal_key=key).first()
+    if earlier is None:
+        return None
+    if not _same_deal(earlier, **request):
+        raise ShowdownRefused(
+            "idempotency_conflict", "This idempotency key was already used for a different deal."
+        )
+    return earlier
+
+
+def round_deal(
+    *,
+    player,
+    table: ShowdownTable,
+    ante: int,
+    hole_card_bonus: int = 0,
+    final_hand_bonus: int = 0,
+    idempotency_key: str,
+    now: datetime | None = None,
+) -> ShowdownRound:
+    """Place the Ante and side bets (wallet -> bets in play) and deal four hole cards.
+
+    A second call with the same key (a double-clicked Deal, a resubmitted form) returns the
+    first round and moves nothing; a player has at most one unfinished round per table.
+    """
+    player = _check_player(player)
+    key = parse_idempotency_key(idempotency_key, error=ShowdownRefused)
+    ante = parse_cents(ante, field="ante", error=ShowdownRefused)
+    hole_card_bonus = _side_bet(hole_card_bonus, field="hole card bonus")
+    final_hand_bonus = _side_bet(final_hand_bonus, field="final hand bonus")
+    if not isinstance(table, ShowdownTable) or table.pk is None:
+        raise ShowdownRefused("unknown_table", "No such table.")
+    request = {
+        "table": table,
+        "ante": ante,
+        "hole_card_bonus": hole_card_bonus,
+        "final_hand_bonus": final_hand_bonus,
+    }
+    now = now or timezone.now()
+    with transaction.atomic():
+        earlier = _replayed_deal(player, key, **request)
+        if earlier is not None:
+            return earlier
+        table = ShowdownTable.objects.select_related(
+            "bet_paytable", "hole_card_bonus_paytable", "final_hand_bonus_paytable"
+        ).get(pk=table.pk)
+        if not table.is_open:
+            raise ShowdownRefused("table_closed", f"{table.name} is closed.")
+        if ShowdownRound.objects.filter(player=player, table=table, status=Status.DEALT).exists():
+            raise ShowdownRefused(
+                "round_unfinished", "Your last round here is still waiting for your decision."
+            )
+        try:
+            game = EngineRound.open(limits=table.limits(), paytables=table.paytables())
+            game.place(
+                SEAT, ante=ante, hole_card_bonus=hole_card_bonus, final_hand_bonus=final_hand_bonus
+            )
+            game.deal(deck_shuffle())
+        except ShowdownError as error:
+            raise _refused(error) from error
+        except PaytableError as error:
+            raise ShowdownRefused("bad_paytable", str(error)) from error
+        state, deck = _stored_state(game)
+        staked = ante + hole_card_bonus + final_hand_bonus
+        try:
+            with transaction.atomic():
+                round_ = ShowdownRound.objects.create(
+                    player=player,
+                    table=table,
+                    state=state,
+                    deck=deck,
+                    ante=ante,
+                    hole_card_bonus=hole_card_bonus,
+                    final_hand_bonus=final_hand_bonus,
+                    staked=staked,
+                    deal_key=key,
+                    created_at=now,
+                )
+        except IntegrityError:
+            # A twin request committed first: the same key replays it, another key meets the
+            # one-unfinished-round rule.
+            earlier = _replayed_deal(player, key, **request)
+            if earlier is not None:
+                return earlier
+            raise ShowdownRefused(
+                "round_unfinished", "Your last round here is still waiting for your decision."
+            ) from None
+        round_.wager_entry = banked_wager_place(
+            player=player, round_id=round_.pk, amount=staked, now=now
+        )
+        round_.save(update_fields=["wager_entry"])
+        return round_
+
+
+def round_decide(
+    *,
+    player,
+    round_id: int,
+    decision: str,
+    idempotency_key: str,
+    now: datetime | None = None,
+) -> ShowdownRound:
+    """Fold, Call (Bet = Ante) or Raise (Bet = 2 x Ante): the Bet goes in play, the board is
+    dealt and every wager settles in one ledger entry. Repeating it with the same key returns
+    the settled round and moves nothing."""
+    player = _check_player(player)
+    key = parse_idempotency_key(idempotency_key, error=ShowdownRefused)
+    if decision not in ShowdownRound.Decision.values:
+        raise ShowdownRefused("bad_decision", f"Decide fold, call or raise, not {decision!r}.")
+    if isinstance(round_id, bool) or not isinstance(round_id, int):
+        raise ShowdownRefused("unknown_round", "You have no such round.")
+    now = now or timezone.now()
+    with transaction.atomic():
+        round_ = (
+            ShowdownRound.objects.select_for_update().filter(pk=round_id, player=player).first()
+        )
+        if round_ is None:
+            raise ShowdownRefused("unknown_round", "You have no such round.")
+        if round_.decide_key and round_.decide_key == key:
+            if round_.decision != decision:
+                raise ShowdownRefused(
+                    "idempotency_conflict",
+                    "This idempotency key was already used for a different decision.",
+                )
+            return round_
+        if round_.status == Status.SETTLED:
+            raise ShowdownRefused("settled", "This round is already settled.")
+        if round_.status == Status.VOIDED:
+            raise ShowdownRefused(
+                "voided", "This round was voided after 90 days; its wagers went to charity."
+            )
+        game = _engine_round(round_)
+        bet = round_.ante * {"fold": 0, "call": 1, "raise": 2}[decision]
+        if bet:
+            round_.bet_entry = banked_wager_place(
+                player=player, round_id=round_.pk, amount=bet, now=now
+            )
+        try:
+            game.decide(SEAT, decision)
+        except ShowdownError as error:
+            raise _refused(error) from error
+        assert game.result is not None
+        seat = game.result["seats"][0]
+        round_.result_entry = banked_round_settle(
+            player=player, round_id=round_.pk, staked=seat["staked"], net=seat["net"], now=now
+        )
+        round_.state, round_.deck = _stored_state(game)
+        round_.status = Status.SETTLED
+        round_.decision = decision
+        round_.bet = bet
+        round_.staked = seat["staked"]
+        round_.result = game.result
+        round_.net = seat["net"]
+        round_.payout_capped = game.result["payout_cap"]["applied"]
+        round_.decide_key = key
+        round_.settled_at = now
+        round_.save()
+        return round_
+
+
+def round_void(*, round_id: int, now: datetime | None = None) -> ShowdownRound | None:
+    """Void one round unresolved for 90 days: its wagers in play go to charity (RULES.md 6).
+    None when it is no longer due (decided meanwhile, or already voided)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        round_ = (
+            ShowdownRound.objects.select_for_update()
+            .filter(pk=round_id, status=Status.DEALT, created_at__lte=now - VOID_AFTER)
+            .select_related("player")
+            .first()
+        )
+        if round_ is None:
+            return None
+        round_.result_entry = banked_round_void(
+            player=round_.player, round_id=round_.pk, amount=round_.staked, now=now
+        )
+        round_.status = Status.VOIDED
+        round_.voided_at = now
+        round_.save(update_fields=["result_entry", "status", "voided_at"])
+        return round_
+
+
+def rounds_void_stale(*, now: datetime | None = None) -> list[int]:
+    """Void every round unresolved for 90 days, each in its own transaction (one that fails
+    leaves the others voided); the ids voided."""
+    now = now or timezone.now()
+    due = ShowdownRound.objects.filter(
+        status=Status.DEALT, created_at__lte=now - VOID_AFTER
+    ).values_list("pk", flat=True)
+    return [round_.pk for pk in list(due) if (round_ := round_void(round_id=pk, now=now))]
+
+
+def voided_rounds_tell(*, player, now: datetime | None = None) -> list[ShowdownRound]:
+    """The player's voided rounds they have not been told of, marked as told now (the page
+    that calls this shows them)."""
+    if not getattr(player, "is_authenticated", False):
+        return []
+    now = now or timezone.now()
+    with transaction.atomic():
+        untold = list(
+            ShowdownRound.objects.select_for_update()
+            .filter(player=player, status=Status.VOIDED, void_told_at__isnull=True)
+            .select_related("table")
+            .order_by("pk")
+        )
+        if untold:
+            ShowdownRound.objects.filter(pk__in=[r.pk for r in untold]).update(void_told_at=now)
+        return untold

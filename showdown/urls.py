@@ -1,0 +1,12 @@
+from django.urls import path
+
+from showdown import views
+
+app_name = "showdown"
+
+urlpatterns = [
+    path("history/", views.history, name="history"),
+    path("<int:table_id>/", views.play, name="table"),
+    path("<int:table_id>/deal", views.deal, name="deal"),
+    path("rounds/<int:round_id>/decide", views.decide, name="decide"),
+]

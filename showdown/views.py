@@ -1,0 +1,165 @@
+"""The banked game's pages: play at a table (wagers, Deal, Fold / Call / Raise, the result)
+and the player's history. Server-rendered forms, POST then redirect: a reload never repeats
+anything, and a round left unfinished is on the page again whenever the player comes back."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from cashier.selectors import wallet_balance
+from config.errors import Refused
+from config.inputs import dollars
+from showdown import selectors
+from showdown.forms import DealForm, DecideForm
+from showdown.models import ShowdownRound, ShowdownTable
+from showdown.services import round_deal, round_decide, voided_rounds_tell
+
+HISTORY_PAGE_SIZE = 20
+WAGERS = ("ante", "bet", "hole_card_bonus", "final_hand_bonus")
+
+
+def tell_voided_rounds(request: HttpRequest) -> None:
+    """Tell the player, once, about rounds of theirs voided after 90 days (RULES.md 6)."""
+    for round_ in voided_rounds_tell(player=request.user):
+        messages.warning(
+            request,
+            f"Your Omaha Showdown round #{round_.pk} at {round_.table.name}, dealt "
+            f"{round_.created_at:%Y-%m-%d}, was left undecided for 90 days and voided on "
+            f"{round_.voided_at:%Y-%m-%d}: its {dollars(round_.staked)} in wagers went to "
+            "the charity account.",
+        )
+
+
+def _table_or_404(table_id: int) -> ShowdownTable:
+    table = selectors.table_for_play(table_id)
+    if table is None:
+        raise Http404("No such table")
+    return table
+
+
+def _costs(round_: ShowdownRound, balance: int) -> list[dict]:
+    return [
+        {"decision": "fold", "label": "Fold", "cost": 0, "affordable": True},
+        {
+            "decision": "call",
+            "label": "Call",
+            "cost": round_.ante,
+            "affordable": balance >= round_.ante,
+        },
+        {
+            "decision": "raise",
+            "label": "Raise",
+            "cost": 2 * round_.ante,
+            "affordable": balance >= 2 * round_.ante,
+        },
+    ]
+
+
+def _wager_rows(round_: ShowdownRound) -> list[dict]:
+    seat = round_.seat_result
+    if seat is None:
+        return []
+    return [{"wager": name, **seat["wagers"][name]} for name in WAGERS if name in seat["wagers"]]
+
+
+@login_required
+def play(request: HttpRequest, table_id: int) -> HttpResponse:
+    table = _table_or_404(table_id)
+    tell_voided_rounds(request)
+    balance = wallet_balance(player=request.user)
+    current = selectors.round_unfinished(player=request.user, table=table)
+    last = None if current else selectors.round_last_finished(player=request.user, table=table)
+    previous = current or last
+    initial = {
+        "ante": (previous.ante if previous else table.ante_min) / 100,
+        "hole_card_bonus": (previous.hole_card_bonus if previous else 0) / 100 or None,
+        "final_hand_bonus": (previous.final_hand_bonus if previous else 0) / 100 or None,
+        "idempotency_key": uuid.uuid4().hex,
+    }
+    return render(
+        request,
+        "showdown/play.html",
+        {
+            "table": table,
+            "balance": balance,
+            "round": current,
+            "costs": _costs(current, balance) if current else [],
+            "decide_key": uuid.uuid4().hex,
+            "last": last,
+            "last_wagers": _wager_rows(last) if last else [],
+            "deal_form": DealForm(initial=initial),
+            "paytables": [
+                table.bet_paytable,
+                table.hole_card_bonus_paytable,
+                table.final_hand_bonus_paytable,
+            ],
+        },
+    )
+
+
+def _refusal(request: HttpRequest, verb: str, form) -> None:
+    for errors in form.errors.values():
+        for error in errors:
+            messages.error(request, f"{verb} refused: {error}")
+
+
+@login_required
+@require_POST
+def deal(request: HttpRequest, table_id: int) -> HttpResponse:
+    table = _table_or_404(table_id)
+    form = DealForm(request.POST)
+    if not form.is_valid():
+        _refusal(request, "Deal", form)
+        return redirect("showdown:table", table.pk)
+    try:
+        round_deal(
+            player=request.user,
+            table=table,
+            ante=form.cleaned_data["ante"],
+            hole_card_bonus=form.cleaned_data["hole_card_bonus"],
+            final_hand_bonus=form.cleaned_data["final_hand_bonus"],
+            idempotency_key=form.cleaned_data["idempotency_key"],
+        )
+    except Refused as error:
+        messages.error(request, f"Deal refused: {error.message}")
+    return redirect("showdown:table", table.pk)
+
+
+@login_required
+@require_POST
+def decide(request: HttpRequest, round_id: int) -> HttpResponse:
+    round_ = ShowdownRound.objects.filter(pk=round_id, player=request.user).first()
+    if round_ is None:
+        raise Http404("No such round")
+    form = DecideForm(request.POST)
+    if not form.is_valid():
+        _refusal(request, "Decision", form)
+        return redirect("showdown:table", round_.table_id)
+    try:
+        round_decide(
+            player=request.user,
+            round_id=round_.pk,
+            decision=form.cleaned_data["decision"],
+            idempotency_key=form.cleaned_data["idempotency_key"],
+        )
+    except Refused as error:
+        messages.error(
+            request, f"{form.cleaned_data['decision'].capitalize()} refused: {error.message}"
+        )
+    return redirect("showdown:table", round_.table_id)
+
+
+@login_required
+def history(request: HttpRequest) -> HttpResponse:
+    tell_voided_rounds(request)
+    page = Paginator(selectors.player_rounds(player=request.user), HISTORY_PAGE_SIZE).get_page(
+        request.GET.get("page")
+    )
+    return render(request, "showdown/history.html", {"page": page})
