@@ -224,18 +224,35 @@ def make_showdown_table(**overrides):
     """An Omaha Showdown table (showdown.models.ShowdownTable) with RULES.md 9's recommended
     limits and default paytables (Bet, Hole Card Bonus A, Final Hand Bonus A, loaded by the
     app's data migration), no payout cap, unless overridden."""
-    from showdown.models import Paytable, ShowdownTable
+    from showdown.models import ShowdownTable
 
     global _table_count
     _table_count += 1
     fields = {
         "name": f"Showdown {_table_count}",
-        "bet_paytable": Paytable.objects.get(name="bet"),
-        "hole_card_bonus_paytable": Paytable.objects.get(name="hcb-a"),
-        "final_hand_bonus_paytable": Paytable.objects.get(name="fhb-a"),
+        "bet_paytable": showdown_paytable("bet"),
+        "hole_card_bonus_paytable": showdown_paytable("hcb-a"),
+        "final_hand_bonus_paytable": showdown_paytable("fhb-a"),
     }
     fields.update(overrides)
     return ShowdownTable.objects.create(**fields)
+
+
+def showdown_paytable(name: str):
+    """One of RULES.md 9's paytables as stored (showdown.models.Paytable). The data migration
+    loads them; a transactional test that ran before may have flushed them, so they are put
+    back (with their edges) when missing."""
+    from poker.engine.showdown_paytables import paytable
+    from showdown.models import Paytable
+    from showdown.services import paytable_measure
+
+    stored = Paytable.objects.filter(name=name).first()
+    if stored is None:
+        table = paytable(name)
+        stored = paytable_measure(
+            paytable=Paytable(kind=table.kind, name=table.name, pays=dict(table.pays))
+        )
+    return stored
 
 
 def showdown_deck(hole: str, board: str) -> list[str]:

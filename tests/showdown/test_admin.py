@@ -1,0 +1,106 @@
+"""Staff pages of the banked game: a paytable edited in the admin is checked by the engine's
+rules and stored with its exact edge; rounds are read-only and never show the deck of a round
+still to be decided; the house's result per day."""
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from showdown.models import Paytable, ShowdownRound
+from showdown.services import round_deal, round_decide
+from tests.factories import make_player
+from tests.showdown.test_services import NOTHING
+
+
+@pytest.fixture
+def staff_client(client, db):
+    client.force_login(make_player("boss", is_staff=True, is_superuser=True))
+    return client
+
+
+def paytable_form(paytable: Paytable, **pays) -> dict:
+    import json
+
+    return {
+        "kind": paytable.kind,
+        "name": paytable.name,
+        "pays": json.dumps({**paytable.pays, **pays}),
+    }
+
+
+def test_an_edited_paytable_is_stored_with_its_new_edge(staff_client):
+    fhb = Paytable.objects.get(name="fhb-a")
+    url = reverse("admin:showdown_paytable_change", args=[fhb.pk])
+    response = staff_client.post(url, paytable_form(fhb, **{"four of a kind": 40}))
+    assert response.status_code == 302, response.content.decode()[:2000]
+    fhb.refresh_from_db()
+    assert fhb.pays["four of a kind"] == 40
+    assert fhb.edge == Paytable.objects.get(name="fhb-e").edge  # E pays 40 on quads
+    assert fhb.edge_pct == pytest.approx(12.1465, abs=1e-4)
+
+
+@pytest.mark.parametrize(
+    ("name", "pays", "says"),
+    [
+        ("bet", {"royal flush": 26}, "top award of 25"),
+        ("hcb-a", {"four of a kind": 101}, "top award of 100"),
+        ("fhb-a", {"royal flush": 201}, "top award of 200"),
+        ("fhb-a", {"royal flush": -1}, "whole number from 0"),
+        ("hcb-a", {"one pair": 1.5}, "whole number"),
+        ("bet", {"two pair": 1}, "unknown category"),
+    ],
+)
+def test_a_paytable_breaking_the_rules_is_refused(staff_client, name, pays, says):
+    paytable = Paytable.objects.get(name=name)
+    before = (dict(paytable.pays), paytable.edge)
+    url = reverse("admin:showdown_paytable_change", args=[paytable.pk])
+    response = staff_client.post(url, paytable_form(paytable, **pays))
+    assert response.status_code == 200
+    assert says in response.content.decode()
+    paytable.refresh_from_db()
+    assert (dict(paytable.pays), paytable.edge) == before
+
+
+def test_a_new_paytable_can_be_added_with_its_edge(staff_client):
+    hcb = Paytable.objects.get(name="hcb-a")
+    form = paytable_form(hcb, **{"two pair": 5})
+    form["name"] = "hcb-house"
+    response = staff_client.post(reverse("admin:showdown_paytable_add"), form)
+    assert response.status_code == 302
+    added = Paytable.objects.get(name="hcb-house")
+    assert added.edge_pct is not None and added.edge_pct < hcb.edge_pct  # pays more
+    listing = staff_client.get(reverse("admin:showdown_paytable_changelist")).content.decode()
+    assert "hcb-house" in listing and "%" in listing
+
+
+def test_rounds_are_read_only_and_hide_the_deck_until_settled(staff_client, gambler, next_deck):
+    from tests.factories import make_showdown_table
+
+    table = make_showdown_table()
+    next_deck(*NOTHING)
+    round_ = round_deal(player=gambler, table=table, ante=500, idempotency_key="k")
+    url = reverse("admin:showdown_showdownround_change", args=[round_.pk])
+    page = staff_client.get(url).content.decode()
+    assert "board not dealt" in page
+    for card in round_.deck[4:9]:  # as a card, not as part of an icon's path data
+        assert not re.search(rf"(?<![0-9A-Za-z]){card}(?![0-9A-Za-z])", page), card
+    assert staff_client.post(url, {"status": "settled"}).status_code == 403
+    listing = reverse("admin:showdown_showdownround_changelist")
+    assert staff_client.get(listing, {"deck__4": "9h"}).status_code in (302, 400)
+    round_decide(player=gambler, round_id=round_.pk, decision="call", idempotency_key="d")
+    page = staff_client.get(url).content.decode()
+    assert "board 9h Jd Qc Kh 3s" in page
+
+
+def test_the_house_result_per_day(staff_client, gambler, next_deck):
+    from tests.factories import make_showdown_table
+
+    table = make_showdown_table()
+    next_deck(*NOTHING)
+    round_ = round_deal(player=gambler, table=table, ante=500, idempotency_key="k")
+    round_decide(player=gambler, round_id=round_.pk, decision="call", idempotency_key="d")
+    page = staff_client.get(reverse("admin:showdown_houseday_changelist")).content.decode()
+    assert 'id="house-days"' in page
+    assert "$10.00" in page  # the house won the Ante and the Bet
+    assert ShowdownRound.objects.get().net == -1000
