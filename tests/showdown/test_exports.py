@@ -1,0 +1,65 @@
+"""Auditors' exports carry the banked game's entries: wagers in play, settlements and voids,
+each naming its player and round, and the house accounts' balances."""
+
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth.models import Group
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from showdown.services import round_deal, round_decide, rounds_void_stale
+from tests.factories import make_funded_player, make_player, make_showdown_table
+from tests.showdown.test_services import ROYAL
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def auditor(db):
+    user = make_player("audrey")
+    user.groups.add(Group.objects.get(name="auditors"))
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+def test_the_journal_and_balances_include_the_banked_game(auditor, next_deck):
+    player = make_funded_player("banker")
+    table = make_showdown_table()
+    next_deck(*ROYAL)
+    won = round_deal(player=player, table=table, ante=500, idempotency_key="a")
+    won = round_decide(player=player, round_id=won.pk, decision="raise", idempotency_key="b")
+    old = round_deal(
+        player=player,
+        table=make_showdown_table(),
+        ante=1_000,
+        idempotency_key="c",
+        now=timezone.now() - timedelta(days=91),
+    )
+    rounds_void_stale()
+    journal = auditor.get("/api/cashier/audit/journal/", {"format": "json"}).json()
+    rows = journal["results"] if isinstance(journal, dict) else journal
+    banked = [row for row in rows if row["reason"] in ("banked_bet", "banked_payout", "void")]
+    assert [row["reason"] for row in banked] == [
+        "banked_bet",
+        "banked_bet",
+        "banked_payout",
+        "banked_bet",
+        "void",
+    ]
+    assert {row["player"] for row in banked} == {"banker"}
+    assert banked[2]["memo"] == f"showdown round {won.pk}"
+    assert f"showdown round {old.pk}" in banked[4]["memo"]
+    payout = {p["account_kind"]: p["amount"] for p in banked[2]["postings"]}
+    assert payout == {
+        "banked_bets_in_play": -1_500,
+        "wallet": 1_500 + won.net,
+        "house_bankroll": -won.net,
+    }
+    balances = auditor.get("/api/cashier/audit/balances/", {"format": "json"}).json()
+    rows = balances["results"] if isinstance(balances, dict) else balances
+    by_kind = {row["account_kind"]: row["balance"] for row in rows if not row["account_owner"]}
+    assert by_kind["house_bankroll"] == -won.net
+    assert by_kind["charity"] == 1_000
+    assert by_kind["banked_bets_in_play"] == 0
