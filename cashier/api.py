@@ -1,6 +1,7 @@
 """REST API: a player's own wallet, deposits, withdrawals and history; auditors' exports.
 
-Amounts are integer cents. Refusals come back as 400 with `{"code", "message"}`; nothing moved.
+Amounts are integer cents. Refusals come back as 400 with `{"code", "message"}`; nothing moved
+(a `Refused` raised here or in a service is rendered by config.api.exception_handler).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ import csv
 import io
 from datetime import UTC, date, datetime, time, timedelta
 
+from django.http import QueryDict
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
@@ -23,7 +25,15 @@ from rest_framework.views import APIView
 from cashier import audit
 from cashier.models import Account
 from cashier.selectors import player_postings, wallet_balance
-from cashier.services import CashierError, wallet_deposit, wallet_withdraw
+from cashier.services import wallet_deposit, wallet_withdraw
+from config.inputs import (
+    MAX_CENTS,
+    MAX_KEY_LENGTH,
+    parse_cents,
+    parse_idempotency_key,
+    parse_query_date,
+    parse_query_id,
+)
 
 # -- shapes
 
@@ -31,6 +41,10 @@ from cashier.services import CashierError, wallet_deposit, wallet_withdraw
 class ErrorSerializer(serializers.Serializer):
     code = serializers.CharField()
     message = serializers.CharField()
+
+
+class DetailSerializer(serializers.Serializer):
+    detail = serializers.CharField()
 
 
 class StackSerializer(serializers.Serializer):
@@ -45,13 +59,27 @@ class WalletSerializer(serializers.Serializer):
     stacks = StackSerializer(many=True)
 
 
+# The body's shape for the schema; the view checks it with config.inputs.
 class MoveRequestSerializer(serializers.Serializer):
-    amount = serializers.IntegerField(help_text="cents, a whole number above zero")
-    idempotency_key = serializers.CharField(
-        max_length=100,
-        help_text="unique per request; resending it moves the money once (or send the "
-        "Idempotency-Key header)",
+    amount = serializers.IntegerField(
+        min_value=1, max_value=MAX_CENTS, help_text="cents, a whole number above zero"
     )
+    idempotency_key = serializers.CharField(
+        required=False,
+        min_length=1,
+        max_length=MAX_KEY_LENGTH,
+        help_text="printable text, unique per request; resending it moves the money once "
+        "(required here or in the Idempotency-Key header)",
+    )
+
+
+IDEMPOTENCY_KEY_HEADER = OpenApiParameter(
+    "Idempotency-Key",
+    str,
+    location=OpenApiParameter.HEADER,
+    required=False,
+    description="the idempotency key, when the body has none",
+)
 
 
 class MoveResultSerializer(serializers.Serializer):
@@ -70,18 +98,6 @@ class TransactionSerializer(serializers.Serializer):
     table = serializers.CharField(source="account.table.name", default=None)
     hand_id = serializers.IntegerField(source="entry.hand_id", allow_null=True)
     amount = serializers.IntegerField(help_text="cents: + into the account, - out of it")
-
-
-def _error(error: CashierError, http_status=status.HTTP_400_BAD_REQUEST) -> Response:
-    return Response({"code": error.code, "message": error.message}, status=http_status)
-
-
-def _cents(value):
-    """JSON integers as they are; form-encoded digit strings as ints; anything else as given,
-    so the service refuses it with its own clear message."""
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value.strip())
-    return value
 
 
 # -- the player's own money
@@ -116,13 +132,14 @@ class _MoveView(APIView):
     reason = ""
 
     def post(self, request: Request) -> Response:
-        key = request.data.get("idempotency_key") or request.headers.get("Idempotency-Key")
-        try:
-            entry = type(self).service(
-                player=request.user, amount=_cents(request.data.get("amount")), idempotency_key=key
-            )
-        except CashierError as error:
-            return _error(error)
+        # The parser guarantees an object: a JSON dict, or a QueryDict from a form, whose
+        # values are text (so digit strings are amounts there, and only there).
+        data = request.data
+        amount = parse_cents(data.get("amount"), text=isinstance(data, QueryDict))
+        key = parse_idempotency_key(
+            data.get("idempotency_key") or request.headers.get("Idempotency-Key")
+        )
+        entry = type(self).service(player=request.user, amount=amount, idempotency_key=key)
         amount = abs(entry.postings.filter(account__kind=Account.Kind.WALLET).get().amount)
         return Response(
             {
@@ -142,6 +159,7 @@ class DepositView(_MoveView):
 
     @extend_schema(
         request=MoveRequestSerializer,
+        parameters=[IDEMPOTENCY_KEY_HEADER],
         responses={201: MoveResultSerializer, 400: ErrorSerializer},
     )
     def post(self, request: Request) -> Response:
@@ -155,12 +173,20 @@ class WithdrawView(_MoveView):
 
     @extend_schema(
         request=MoveRequestSerializer,
+        parameters=[IDEMPOTENCY_KEY_HEADER],
         responses={201: MoveResultSerializer, 400: ErrorSerializer},
     )
     def post(self, request: Request) -> Response:
         return super().post(request)
 
 
+@extend_schema(
+    responses={
+        200: TransactionSerializer(many=True),
+        400: ErrorSerializer,
+        404: DetailSerializer,  # a page past the last one
+    }
+)
 class TransactionsView(ListAPIView):
     """The signed-in player's own history (wallet and table stacks), newest first."""
 
@@ -199,26 +225,11 @@ class CSVRenderer(BaseRenderer):
 
 
 def _parse_date(request: Request, name: str) -> date | None:
-    raw = request.query_params.get(name)
-    if not raw:
-        return None
-    try:
-        return date.fromisoformat(raw)
-    except ValueError as error:
-        raise _BadFilter(f"'{name}' must be a date like 2026-01-31, not {raw!r}.") from error
+    return parse_query_date(request.query_params.get(name), name=name)
 
 
 def _parse_int(request: Request, name: str) -> int | None:
-    raw = request.query_params.get(name)
-    if not raw:
-        return None
-    if not raw.isdigit():
-        raise _BadFilter(f"'{name}' must be an id (a whole number), not {raw!r}.")
-    return int(raw)
-
-
-class _BadFilter(Exception):
-    pass
+    return parse_query_id(request.query_params.get(name), name=name)
 
 
 RANGE_PARAMETERS = [
@@ -246,14 +257,8 @@ class _ExportView(APIView):
 
     def get(self, request: Request) -> Response:
         as_csv = request.accepted_renderer.format == "csv"
-        try:
-            rows = self.rows(request, as_csv)
-        except _BadFilter as error:
-            return Response(
-                {"code": "invalid_filter", "message": str(error)},
-                status=status.HTTP_400_BAD_REQUEST,
-            )
-        response = Response(rows)
+        # A bad filter raises BadInput: 400 `bad_parameter` (config.api.exception_handler).
+        response = Response(self.rows(request, as_csv))
         if as_csv:
             response["Content-Disposition"] = f'attachment; filename="{self.export_name}.csv"'
         return response
@@ -269,7 +274,7 @@ class JournalExportView(_ExportView):
             *RANGE_PARAMETERS,
             OpenApiParameter("account", int, description="only entries touching this account"),
         ],
-        responses=EXPORT_ROWS,
+        responses={200: EXPORT_ROWS, 400: ErrorSerializer},
     )
     def get(self, request: Request) -> Response:
         return super().get(request)
@@ -294,7 +299,7 @@ class BalancesExportView(_ExportView):
             OpenApiParameter("account", int, description="only this account"),
             OpenApiParameter("format", str, enum=["json", "csv"]),
         ],
-        responses=EXPORT_ROWS,
+        responses={200: EXPORT_ROWS, 400: ErrorSerializer},
     )
     def get(self, request: Request) -> Response:
         return super().get(request)
@@ -315,7 +320,8 @@ class RakeReportView(_ExportView):
     export_name = "rake"
 
     @extend_schema(
-        parameters=[*RANGE_PARAMETERS, OpenApiParameter("table", int)], responses=EXPORT_ROWS
+        parameters=[*RANGE_PARAMETERS, OpenApiParameter("table", int)],
+        responses={200: EXPORT_ROWS, 400: ErrorSerializer},
     )
     def get(self, request: Request) -> Response:
         return super().get(request)

@@ -25,12 +25,8 @@ from django.utils import timezone
 from cashier.models import Account, Entry, Posting
 from cashier.ratholing import buy_in_range_for
 from config.errors import Refused
-from config.inputs import parse_cents
+from config.inputs import MAX_CENTS, dollars, parse_cents, parse_idempotency_key
 from poker.models import Table
-
-# A sane ceiling for one movement: one billion dollars in cents.
-MAX_AMOUNT = 10**11
-MAX_KEY_LENGTH = 100
 
 Kind = Account.Kind
 Reason = Entry.Reason
@@ -40,43 +36,16 @@ class CashierError(Refused):
     """A refused money movement: `code` for programs, `message` for people. Nothing moved."""
 
 
-def dollars(cents: int) -> str:
-    """$1,234.50 for 123450; for messages."""
-    sign = "-" if cents < 0 else ""
-    whole, part = divmod(abs(cents), 100)
-    return f"{sign}${whole:,}.{part:02d}"
-
-
 # -- validation
 
 
 def _check_amount(amount, *, what: str = "amount") -> int:
-    # bool is an int in Python; a True must not buy in for one cent.
-    if isinstance(amount, bool) or not isinstance(amount, int):
-        raise CashierError(
-            "invalid_amount", f"The {what} must be a whole number of cents, not {amount!r}."
-        )
-    if amount <= 0:
-        raise CashierError("invalid_amount", f"The {what} must be more than zero.")
-    if amount > MAX_AMOUNT:
-        raise CashierError(
-            "invalid_amount", f"The {what} may be at most {dollars(MAX_AMOUNT)} at once."
-        )
-    return amount
+    """Whole cents, 1 to 10^11, by the room's one rule (config.inputs): `bad_amount` else."""
+    return parse_cents(amount, field=what, error=CashierError)
 
 
 def _check_key(idempotency_key) -> str:
-    if not isinstance(idempotency_key, str) or not idempotency_key.strip():
-        raise CashierError(
-            "missing_idempotency_key",
-            "Every deposit, withdrawal, buy-in and top-up needs an idempotency key.",
-        )
-    if len(idempotency_key) > MAX_KEY_LENGTH:
-        raise CashierError(
-            "invalid_idempotency_key",
-            f"The idempotency key may be at most {MAX_KEY_LENGTH} characters long.",
-        )
-    return idempotency_key
+    return parse_idempotency_key(idempotency_key, error=CashierError)
 
 
 def _check_player(player):
@@ -461,12 +430,10 @@ def hand_settle(
     for user_id, net in net_by_player.items():
         if isinstance(user_id, bool) or not isinstance(user_id, int):
             raise CashierError("unknown_player", f"Not a player id: {user_id!r}.")
-        if isinstance(net, bool) or not isinstance(net, int) or abs(net) > MAX_AMOUNT:
-            raise CashierError(
-                "invalid_amount", f"Player {user_id}'s net result must be whole cents: {net!r}."
-            )
-    if isinstance(rake, bool) or not isinstance(rake, int) or not 0 <= rake <= MAX_AMOUNT:
-        raise CashierError("invalid_amount", f"The rake must be whole cents, 0 or more: {rake!r}.")
+        parse_cents(
+            net, field=f"player {user_id}'s net result", minimum=-MAX_CENTS, error=CashierError
+        )
+    parse_cents(rake, field="rake", minimum=0, error=CashierError)
     if sum(net_by_player.values()) + rake != 0:
         raise CashierError(
             "unbalanced",

@@ -142,6 +142,23 @@ else:
         }
     }
 
+# A cache shared by every process (Redis in production, this process's memory when embedded):
+# counters such as the table sockets' reconnect limit must hold across ASGI processes.
+if EMBEDDED:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": env.str("CACHE_REDIS_URL", default=REDIS_URL),
+            "KEY_PREFIX": env.str("CACHE_KEY_PREFIX", default="room"),
+        }
+    }
+# One player may open a table's socket this many times per window; past it the socket is
+# closed with 4429 (docs/protocol.md), so a reconnect loop cannot flood the table with updates.
+POKER_RECONNECT_LIMIT = env.int("POKER_RECONNECT_LIMIT", default=12)
+POKER_RECONNECT_WINDOW_SECONDS = env.int("POKER_RECONNECT_WINDOW_SECONDS", default=60)
+
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=REDIS_URL or "memory://")
 CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default=REDIS_URL or "cache+memory://")
 CELERY_TASK_ACKS_LATE = True
@@ -207,7 +224,15 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    # Malformed input is a 400 with a reason, never a 500 (config/api.py): bodies must be one
+    # JSON object of sane depth, a bad ?page= is refused, and `Refused` renders as code+message.
+    "DEFAULT_PARSER_CLASSES": [
+        "config.api.JSONObjectParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
+    "EXCEPTION_HANDLER": "config.api.exception_handler",
+    "DEFAULT_PAGINATION_CLASS": "config.api.PageNumberPagination400",
     "PAGE_SIZE": 25,
 }
 SPECTACULAR_SETTINGS = {

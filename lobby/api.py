@@ -1,7 +1,8 @@
 """REST endpoints for accounts: the player's own profile and API tokens for bots."""
 
 from django.contrib.auth import authenticate
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.authtoken.models import Token
 from rest_framework.permissions import AllowAny
@@ -28,6 +29,11 @@ class TokenSerializer(serializers.Serializer):
     token = serializers.CharField()
 
 
+# 400 bodies: `{"code", "message"}` for a body that is not one JSON object (config.api),
+# `{"<field>": [...]}` for a field that is wrong, `{"detail"}` for wrong credentials.
+BAD_REQUEST = OpenApiResponse(OpenApiTypes.OBJECT, description="the request was refused")
+
+
 def _profile_payload(profile: Profile) -> dict:
     return {
         "username": profile.user.get_username(),
@@ -43,7 +49,7 @@ class MeView(APIView):
     def get(self, request: Request) -> Response:
         return Response(_profile_payload(profile_ensure(user=request.user)))
 
-    @extend_schema(request=ProfileSerializer, responses=ProfileSerializer)
+    @extend_schema(request=ProfileSerializer, responses={200: ProfileSerializer, 400: BAD_REQUEST})
     def patch(self, request: Request) -> Response:
         serializer = ProfileSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -62,7 +68,9 @@ class TokenView(APIView):
     permission_classes = [AllowAny]
     authentication_classes: list = []
 
-    @extend_schema(request=CredentialsSerializer, responses={200: TokenSerializer})
+    @extend_schema(
+        request=CredentialsSerializer, responses={200: TokenSerializer, 400: BAD_REQUEST}
+    )
     def post(self, request: Request) -> Response:
         credentials = CredentialsSerializer(data=request.data)
         credentials.is_valid(raise_exception=True)

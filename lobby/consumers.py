@@ -8,9 +8,12 @@ import json
 
 from channels.generic.websocket import AsyncWebsocketConsumer
 
+from config.errors import Refused
+from config.inputs import parse_json_object
+
 LOBBY_GROUP = "lobby"
 CLOSE_UNAUTHENTICATED = 4401
-MAX_FRAME_BYTES = 4096
+MAX_FRAME_BYTES = 4096  # of UTF-8, as sent on the wire (not characters)
 
 
 class LobbyConsumer(AsyncWebsocketConsumer):
@@ -27,15 +30,15 @@ class LobbyConsumer(AsyncWebsocketConsumer):
         await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if text_data is None or len(text_data) > MAX_FRAME_BYTES:
+        if text_data is None or len(text_data.encode("utf-8", "surrogatepass")) > MAX_FRAME_BYTES:
             await self.send_error("bad_frame", "Send one JSON text frame of at most 4 KiB.")
             return
         try:
-            frame = json.loads(text_data)
-        except ValueError:
-            await self.send_error("bad_frame", "That frame is not valid JSON.")
+            frame = parse_json_object(text_data, what="frame")
+        except Refused as error:  # not JSON, not an object, or nested absurdly deep
+            await self.send_error("bad_frame", error.message)
             return
-        if not isinstance(frame, dict) or not isinstance(frame.get("type"), str):
+        if not isinstance(frame.get("type"), str):
             await self.send_error("bad_frame", 'A frame is a JSON object with a string "type".')
             return
         if frame["type"] == "ping":

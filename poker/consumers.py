@@ -14,11 +14,15 @@ import logging
 import uuid
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
 
 from config.db_pool import DatabaseBusy, refuse_when_pool_exhausted
 from config.errors import Refused
+from config.inputs import parse_cents, parse_idempotency_key, parse_json_object
+from config.ratelimit import rate_limit_hit
 from poker import services
 from poker.broadcast import group_name, remember_socket_loop, user_group_name
 from poker.models import Table
@@ -29,8 +33,8 @@ log = logging.getLogger(__name__)
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_NO_TABLE = 4404
 CLOSE_SUPERSEDED = 4409
-MAX_FRAME_BYTES = 4096
-MAX_CENTS = services.MAX_AMOUNT
+CLOSE_TOO_MANY_RECONNECTS = 4429
+MAX_FRAME_BYTES = 4096  # of UTF-8, as sent on the wire (not characters)
 
 
 class FrameError(Refused):
@@ -41,12 +45,8 @@ def _int_field(frame: dict, name: str, *, amount: bool = False, nullable: bool =
     value = frame.get(name)
     if value is None and nullable:
         return None
-    if amount and isinstance(value, float | int) and not isinstance(value, bool):
-        if isinstance(value, float) or value <= 0 or value > MAX_CENTS:
-            raise FrameError(
-                "bad_amount", f"{name} must be a whole positive number of cents, not {value!r}."
-            )
-        return value
+    if amount:
+        return parse_cents(value, field=name, error=FrameError)
     if not isinstance(value, int) or isinstance(value, bool):
         raise FrameError("bad_field", f"{name} must be a whole number, not {value!r}.")
     return value
@@ -68,6 +68,18 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.you: dict | None = None
         if self.user is None or not self.user.is_authenticated:
             await self.close(code=CLOSE_UNAUTHENTICATED)
+            return
+        if not await _reconnect_allowed(self.table_id, self.user.pk):
+            # Accepted only to say why (a close before accepting reaches a browser as 1006);
+            # it joins nothing and touches no seat, so the table hears nothing of it.
+            await self.accept()
+            await self.send_error(
+                "too_many_reconnects",
+                "This table was opened too many times in a short while; wait a minute and "
+                "reload the page.",
+                None,
+            )
+            await self.close(code=CLOSE_TOO_MANY_RECONNECTS)
             return
         if not await _table_is_open(self.table_id, self.user):
             await self.close(code=CLOSE_NO_TABLE)
@@ -105,13 +117,13 @@ class TableConsumer(AsyncWebsocketConsumer):
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         seq = None
         try:
-            if text_data is None or len(text_data) > MAX_FRAME_BYTES:
+            if text_data is None or _utf8_size(text_data) > MAX_FRAME_BYTES:
                 raise FrameError("bad_frame", "Send one JSON text frame of at most 4 KiB.")
             try:
-                frame = json.loads(text_data)
-            except ValueError as error:
-                raise FrameError("bad_frame", "That frame is not valid JSON.") from error
-            if not isinstance(frame, dict) or not isinstance(frame.get("type"), str):
+                frame = parse_json_object(text_data, what="frame")
+            except Refused as error:  # not JSON, not an object, or nested absurdly deep
+                raise FrameError("bad_frame", error.message) from error
+            if not isinstance(frame.get("type"), str):
                 raise FrameError("bad_frame", 'A frame is a JSON object with a string "type".')
             if frame["type"] == "act" and _is_int(frame.get("seq")):
                 seq = frame["seq"]
@@ -175,8 +187,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         key = frame.get("key")
         if key is None:
             return f"{kind}-{uuid.uuid4()}"
-        if not isinstance(key, str) or not 8 <= len(key) <= 64:
-            raise FrameError("bad_field", "key must be a string of 8 to 64 characters.")
+        key = parse_idempotency_key(key, field="key", min_length=8, max_length=64, error=FrameError)
         return f"{kind}-{self.table_id}-{key}"
 
     async def call(self, name: str, **kwargs: Any) -> None:
@@ -210,6 +221,21 @@ class TableConsumer(AsyncWebsocketConsumer):
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _utf8_size(text: str) -> int:
+    """Bytes on the wire: "€" is one character but three bytes."""
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+@sync_to_async
+def _reconnect_allowed(table_id: int, user_id: int) -> bool:
+    """Count this socket against the player's reconnects to this table (all processes)."""
+    return rate_limit_hit(
+        key=f"table-socket:{table_id}:{user_id}",
+        limit=settings.POKER_RECONNECT_LIMIT,
+        window_seconds=settings.POKER_RECONNECT_WINDOW_SECONDS,
+    )
 
 
 @database_sync_to_async

@@ -25,6 +25,7 @@ from django.utils import timezone
 from cashier import services as cashier
 from cashier.selectors import table_stack_balance, table_stacks
 from config.errors import Refused
+from config.inputs import parse_cents
 from poker import broadcast
 from poker.engine import dealer
 from poker.engine.hand import Hand as EngineHand
@@ -33,7 +34,7 @@ from poker.models import Hand, HandIncident, Seat, Table
 
 log = logging.getLogger(__name__)
 
-MAX_AMOUNT = 10**11  # cents; anything larger is a bad frame, not a bet
+MAX_SEQ = 10**11  # a client counter larger than this is a bad frame, not a long session
 # A running hand whose deadline passed this long ago and still did not move is cancelled.
 STUCK_HAND_SECONDS = getattr(settings, "POKER_STUCK_HAND_SECONDS", 120)
 # Tolerance for a start-next-hand task arriving a little before its countdown.
@@ -65,11 +66,8 @@ def _is_int(value: Any) -> bool:
 
 
 def _check_amount(amount: Any, what: str) -> int:
-    if not _is_int(amount) or amount <= 0 or amount > MAX_AMOUNT:
-        raise TableError(
-            "bad_amount", f"The {what} must be a whole positive number of cents, not {amount!r}."
-        )
-    return amount
+    """Whole cents, 1 to 10^11, by the room's one rule (config.inputs): `bad_amount` else."""
+    return parse_cents(amount, field=what, error=TableError)
 
 
 def _check_bool(value: Any, what: str) -> bool:
@@ -692,13 +690,11 @@ def table_act(*, table: Table, player, action: Any, amount: Any, turn: Any, seq:
     refused); the engine decides if it is legal."""
     if not isinstance(action, str):
         raise TableError("bad_field", 'action must be a string such as "call".')
-    if amount is not None and (not _is_int(amount) or amount < 0 or amount > MAX_AMOUNT):
-        raise TableError(
-            "bad_amount", f"amount must be null or a whole number of cents, not {amount!r}."
-        )
+    if amount is not None:
+        amount = _check_amount(amount, "amount")
     if not _is_int(turn) or turn < 1:
         raise TableError("bad_field", f"turn must be a positive whole number, not {turn!r}.")
-    if not _is_int(seq) or seq < 1 or seq > MAX_AMOUNT:
+    if not _is_int(seq) or seq < 1 or seq > MAX_SEQ:
         raise TableError("bad_field", f"seq must be a positive whole number, not {seq!r}.")
     try:
         with transaction.atomic():

@@ -13,6 +13,10 @@
   const CLOSE_SUPERSEDED = 4409;
   const CLOSE_UNAUTHENTICATED = 4401;
   const CLOSE_NO_TABLE = 4404;
+  // Too many sockets from this player to this table in the server's window (a minute): wait
+  // the window out before one more try, instead of the usual quick backoff.
+  const CLOSE_TOO_MANY_RECONNECTS = 4429;
+  const TOO_MANY_RECONNECTS_WAIT_MS = 60000;
   const LOG_LIMIT = 200;
 
   let socket = null;
@@ -132,6 +136,14 @@
       return;
     }
     if (stopped) return;
+    if (code === CLOSE_TOO_MANY_RECONNECTS) {
+      const wait = TOO_MANY_RECONNECTS_WAIT_MS * (1 + Math.random() * 0.25);
+      retries += 1;
+      const seconds = Math.ceil(wait / 1000);
+      setConnection("offline", "Reconnected too often; trying again in " + seconds + " s");
+      reconnectTimer = setTimeout(connect, wait);
+      return;
+    }
     const delay = Math.min(15000, 500 * 2 ** retries) * (0.75 + Math.random() * 0.5);
     retries += 1;
     setConnection("offline", "Offline, reconnecting in " + Math.ceil(delay / 1000) + " s");

@@ -125,12 +125,31 @@ def test_daily_rake_report_per_table_and_game(auditor, ledger):
     assert [r["rake"] for r in csv_rows] == ["130", "50"]
 
 
-@pytest.mark.parametrize("query", ["from=yesterday", "to=2026-13-01", "account=x", "at=soon"])
-def test_bad_filters_are_refused_clearly(auditor, query):
-    url = "balances" if query.startswith("at") else "journal"
-    response = auditor.get(f"/api/cashier/audit/{url}/?{query}")
+@pytest.mark.parametrize(
+    ("export", "query"),
+    [
+        ("journal", "from=yesterday"),
+        ("journal", "to=2026-13-01"),
+        ("journal", "account=x"),
+        ("balances", "at=soon"),
+        # Each of these was a 500: "²".isdigit() is true but int() refuses it, and the day
+        # after 9999-12-31 does not exist.
+        ("journal", "account=²"),
+        ("balances", "account=²"),
+        ("rake", "table=²"),
+        ("journal", "account=" + "1" * 5000),
+        ("journal", "to=9999-12-31"),
+        ("rake", "to=9999-12-31"),
+        ("balances", "at=9999-12-31"),
+    ],
+)
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_bad_filters_are_refused_clearly(auditor, export, query, fmt):
+    response = auditor.get(f"/api/cashier/audit/{export}/?{query}&format={fmt}")
     assert response.status_code == 400
-    assert response.json()["code"] == "invalid_filter"
+    body = response.json() if fmt == "json" else parse_csv(response)[0]
+    assert body["code"] == "bad_parameter"
+    assert query.split("=")[0] in body["message"]
 
 
 @pytest.mark.parametrize("export", ["journal", "balances", "rake"])

@@ -12,7 +12,6 @@ from cashier.selectors import (
     wallet_balance,
 )
 from cashier.services import (
-    MAX_AMOUNT,
     CashierError,
     hand_release,
     hand_settle,
@@ -23,6 +22,7 @@ from cashier.services import (
     wallet_deposit,
     wallet_withdraw,
 )
+from config.inputs import MAX_CENTS
 from tests.factories import make_funded_player, make_player, make_table
 
 pytestmark = pytest.mark.django_db
@@ -94,7 +94,7 @@ def test_withdraw_more_than_the_wallet_is_refused(player):
 
 @pytest.mark.parametrize(
     "amount",
-    [0, -1, -500, 1.5, 100.0, "100", None, True, MAX_AMOUNT + 1, 10**30],
+    [0, -1, -500, 1.5, 100.0, "100", None, True, MAX_CENTS + 1, 10**30],
     ids=repr,
 )
 def test_bad_amounts_are_refused_and_move_nothing(player, table, amount):
@@ -108,12 +108,14 @@ def test_bad_amounts_are_refused_and_move_nothing(player, table, amount):
     ):
         with pytest.raises(CashierError) as error:
             call()
-        assert error.value.code == "invalid_amount"
+        assert error.value.code == "bad_amount"
         assert error.value.message
     assert ledger_snapshot() == before
 
 
-@pytest.mark.parametrize("key", [None, "", "   ", 42, "k" * 101], ids=repr)
+@pytest.mark.parametrize(
+    "key", [None, "", "   ", 42, "k" * 101, "k\x00ey", "k\ud800ey", "k\x1bey"], ids=repr
+)
 def test_missing_or_bad_idempotency_key_is_refused(player, table, key):
     wallet_deposit(player=player, amount=20_000, idempotency_key="fund")
     before = ledger_snapshot()
@@ -124,7 +126,7 @@ def test_missing_or_bad_idempotency_key_is_refused(player, table, key):
     ):
         with pytest.raises(CashierError) as error:
             call()
-        assert error.value.code in {"missing_idempotency_key", "invalid_idempotency_key"}
+        assert error.value.code in {"missing_idempotency_key", "bad_idempotency_key"}
     assert ledger_snapshot() == before
 
 
@@ -282,8 +284,8 @@ def test_settling_twice_is_refused(table):
     [
         ({"a": 100, "b": -50}, 0, "unbalanced"),
         ({"a": 100, "b": -100}, 10, "unbalanced"),
-        ({"a": 110, "b": -100}, -10, "invalid_amount"),
-        ({"a": 1.5, "b": -1.5}, 0, "invalid_amount"),
+        ({"a": 110, "b": -100}, -10, "bad_amount"),
+        ({"a": 1.5, "b": -1.5}, 0, "bad_amount"),
         ({"a": -20_000, "b": 20_000}, 0, "insufficient_funds"),
         ({}, 0, "invalid_settlement"),
     ],

@@ -65,6 +65,25 @@ def test_bad_amounts_on_the_page_move_nothing(player_client, amount):
     assert Entry.objects.count() == 0
 
 
+@pytest.mark.parametrize(
+    ("amount", "key", "says"),
+    [
+        ("5", "k\x01ey", "printable"),  # a control character Django's form lets through
+        ("5", "k" * 101, "100 characters"),
+        ("2000000000", "k", "$1,000,000,000.00"),  # over the room's one-movement ceiling
+    ],
+    ids=["control-key", "long-key", "too-much"],
+)
+def test_the_page_refuses_what_the_api_refuses(player_client, amount, key, says):
+    """The form checks cents and keys by the same rules as the API and the socket."""
+    response = player_client.post(
+        "/cashier/deposit/", {"amount": amount, "idempotency_key": key}, follow=True
+    )
+    html = response.content.decode()
+    assert "Deposit refused" in html and says in html
+    assert Entry.objects.count() == 0
+
+
 def test_history_is_own_and_paginated(player_client, player):
     make_funded_player("bob", cents=777_777)
     for i in range(25):

@@ -80,6 +80,10 @@ async def test_foreign_origin_is_refused(player):
         (json.dumps([1, 2]), "bad_frame"),
         (json.dumps({"type": 5}), "bad_frame"),
         (json.dumps({"type": "ping", "pad": "x" * 5000}), "bad_frame"),
+        # 1,400 characters but 4,200 bytes: the limit is on the wire, in UTF-8.
+        (json.dumps({"type": "ping", "pad": "€" * 1400}, ensure_ascii=False), "bad_frame"),
+        # Past Python's recursion limit: a RecursionError that broke the socket before.
+        ("[" * 1000 + "]" * 1000, "bad_frame"),
         (json.dumps({"type": "steal_chips"}), "unknown_type"),
     ],
 )
