@@ -4,9 +4,16 @@ settlement, and the house-edge calculator's run time against evaluating every de
 Run with ``.venv/bin/python -m bench.showdown`` (``--quick`` for a short run). Each line shows
 ours, the peer and the ratio ours/peer, as in bench/engine.py. Record the figures in
 docs/benchmarks.md.
+
+``--service`` adds the online game through Django on PostgreSQL: rounds per second through
+`showdown.services` (deal: the wagers into play; decide: the Bet into play, the board, the
+settlement to the wallet and the house; every movement a ledger entry) against pgbench's
+one-row update TPS with the same number of clients in the same run, on scratch databases
+(bench/ledger.py's server, `BENCH_DATABASE_URL`). ``--service-only`` skips the engine.
 """
 
 import argparse
+import os
 import random
 import resource
 import subprocess
@@ -185,14 +192,154 @@ def measure_calculator(settings: Settings) -> list[Measurement]:
     ]
 
 
+# -- the online game through the services and the ledger
+
+SERVICE_DB = "room_bench_showdown"
+PGBENCH_DB = "room_bench_showdown_pgbench"
+SERVICE_WALLET = 10**10  # $100M: no client runs dry
+
+
+def _prepare_service(clients: int) -> tuple[int, list[int]]:
+    """Migrate the scratch database (the data migration loads the paytables) and fund one
+    player per client; (table id, player ids)."""
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+
+    from cashier.services import wallet_deposit
+    from showdown.models import ShowdownTable
+
+    call_command("migrate", verbosity=0)
+    table = ShowdownTable.objects.get(name="Showdown")
+    users = get_user_model().objects
+    ids = []
+    for n in range(clients):
+        player = users.create_user(username=f"bench-showdown-{n}")
+        wallet_deposit(player=player, amount=SERVICE_WALLET, idempotency_key="bench")
+        ids.append(player.pk)
+    return table.pk, ids
+
+
+def _play_rounds(table_id: int, player_id: int, seconds: float, tag: str, queue) -> None:
+    """Deal and decide rounds for `seconds` (in a child process); report how many."""
+    from django.contrib.auth import get_user_model
+    from django.db import connections
+
+    from showdown.models import ShowdownTable
+    from showdown.services import round_deal, round_decide
+
+    connections.close_all()  # never share the parent's socket
+    table = ShowdownTable.objects.get(pk=table_id)
+    player = get_user_model().objects.get(pk=player_id)
+    rounds = 0
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline:
+        dealt = round_deal(
+            player=player,
+            table=table,
+            ante=ANTE,
+            hole_card_bonus=HOLE_CARD_BONUS,
+            final_hand_bonus=FINAL_HAND_BONUS,
+            idempotency_key=f"{tag}-{rounds}-deal",
+        )
+        round_decide(
+            player=player,
+            round_id=dealt.pk,
+            decision=DECISIONS[rounds % len(DECISIONS)],
+            idempotency_key=f"{tag}-{rounds}-decide",
+        )
+        rounds += 1
+    connections.close_all()
+    queue.put(rounds)
+
+
+def _measure_service(table_id: int, players: list[int], seconds: float, tag: str) -> float:
+    import multiprocessing
+
+    from django.db import connection, connections
+
+    connections.close_all()
+    connection.close_pool()  # a forked child must not inherit the pool's open sockets
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    workers = [
+        context.Process(target=_play_rounds, args=(table_id, pid, seconds, f"{tag}-{n}", queue))
+        for n, pid in enumerate(players)
+    ]
+    started = time.perf_counter()
+    for worker in workers:
+        worker.start()
+    total = sum(queue.get() for _ in workers)
+    for worker in workers:
+        worker.join()
+    elapsed = time.perf_counter() - started
+    if any(worker.exitcode for worker in workers):
+        sys.exit("a Showdown bench client failed")
+    return total / max(elapsed, seconds)
+
+
+def measure_service(client_counts: Sequence[int], seconds: float) -> None:
+    """Rounds per second through the services against pgbench's one-row update, per client
+    count, then verify_ledger over everything the run wrote."""
+    from bench.ledger import SERVER_URL, Server, find_pgbench, measure_pgbench
+
+    server = Server.from_url(SERVER_URL)
+    pgbench = find_pgbench()
+    server.recreate(PGBENCH_DB)
+    base = [pgbench, "-h", server.host, "-p", str(server.port), "-U", server.user]
+    subprocess.run([*base, "-i", "-q", PGBENCH_DB], capture_output=True, check=True)
+    server.recreate(SERVICE_DB)
+    try:
+        os.environ["DATABASE_URL"] = server.url(SERVICE_DB)
+        os.environ.setdefault("DEBUG", "true")
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+        import django
+
+        django.setup()
+        table_id, players = _prepare_service(max(client_counts))
+        for run, clients in enumerate(client_counts):
+            peer = measure_pgbench(server, pgbench, clients, seconds, database=PGBENCH_DB)
+            ours = _measure_service(table_id, players[:clients], seconds, f"run{run}")
+            name = f"online rounds, {clients} client{'s' if clients > 1 else ''}"
+            print(
+                f"{name:<34} ours {ours:>12,.1f} /s       pgbench {peer:>12,.1f} tps      "
+                f"ratio {ours / peer:5.2f}x (higher is better)",
+                flush=True,
+            )
+        from django.db import connections
+
+        from cashier.verify import ledger_verify
+        from showdown.models import ShowdownRound
+
+        report = ledger_verify()
+        rounds = ShowdownRound.objects.count()
+        verdict = "consistent" if report.ok else "NOT CONSISTENT: " + "; ".join(report.problems)
+        print(
+            f"  ({rounds:,} rounds, {report.entries:,} entries, {report.postings:,} postings; "
+            f"ledger {verdict})",
+            flush=True,
+        )
+        connections.close_all()
+    finally:
+        server.drop(SERVICE_DB)
+        server.drop(PGBENCH_DB)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a short run (smaller samples)")
-    settings = QUICK if parser.parse_args(argv).quick else FULL
+    parser.add_argument("--service", action="store_true", help="add the services on PostgreSQL")
+    parser.add_argument("--service-only", action="store_true", help="only the services")
+    parser.add_argument("--clients", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--seconds", type=float, default=5.0, help="per service measurement")
+    args = parser.parse_args(argv)
+    settings = QUICK if args.quick else FULL
     print(f"Python {sys.version.split()[0]}, {settings}")
-    for section in (measure_rounds, measure_calculator):
-        for measurement in section(settings):
-            print(measurement.line(), flush=True)
+    if not args.service_only:
+        for section in (measure_rounds, measure_calculator):
+            for measurement in section(settings):
+                print(measurement.line(), flush=True)
+    if args.service or args.service_only:
+        measure_service(args.clients, 2.0 if args.quick else args.seconds)
 
 
 if __name__ == "__main__":
