@@ -18,9 +18,10 @@ Method
 2. **Bots** are bench/load.py's (autobahn over real WebSockets, the random policy, top-ups
    and sitting back in), spread over the ASGI processes. When their socket drops they
    reconnect to any ASGI port after a short jittered wait, as the table page does.
-3. **Baseline, then faults.** The bots first play ``--baseline-hands`` hands with nothing
-   killed (the peer: hands/s without faults, same processes, same run). Then, until
-   ``--hands`` more hands have ended, every few seconds (uniform in ``--kill-every``) one
+3. **Without faults, then with them, alternated** ``--rounds`` times (so that a busy spell on
+   a shared machine hits both): the bots play a share of ``--baseline-hands`` hands with
+   nothing killed (the peer: hands/s without faults, same processes, same run), then a share
+   of ``--hands`` hands during which, every few seconds (uniform in ``--kill-every``), one
    process gets SIGKILL (with its process group): the first two kills are one worker and one
    ASGI process in a seeded order, then a seeded choice (a worker one time in three). It
    stays down a seeded 0-1.5 s and is started again; the next kill waits until it is ready.
@@ -84,7 +85,8 @@ class ChaosSpec:
     log_dir: str
     hands: int = 40  # hands to end while processes are being killed...
     min_kills: int = 0  # ...and kills to have made by then
-    baseline_hands: int = 0  # hands to end first with nothing killed (the peer)
+    baseline_hands: int = 0  # hands to end with nothing killed (the peer)
+    rounds: int = 1  # the two phases alternate this many times, so a busy spell hits both
     seed: int = 1
     asgi: int = 2
     kill_every: tuple[float, float] = (3.0, 7.0)
@@ -411,10 +413,11 @@ def idle_and_sat_out(db, table_ids: list[int]) -> bool:
     return running == 0 and playing == 0
 
 
-async def fault_loop(room: Room, rng: random.Random, stop: asyncio.Event, kills: list) -> None:
-    """Kill one process every few seconds (seeded), keep it down a moment, start it again."""
-    first = ["worker", "asgi"]
-    rng.shuffle(first)
+async def fault_loop(
+    room: Room, rng: random.Random, stop: asyncio.Event, kills: list, first: list[str]
+) -> None:
+    """Kill one process every few seconds (seeded), keep it down a moment, start it again;
+    the first two kills are of the kinds in `first`."""
     asgi = [name for name in room.names if name.startswith("asgi")]
     while not stop.is_set():
         wait = rng.uniform(*room.spec.kill_every)
@@ -434,16 +437,21 @@ async def fault_loop(room: Room, rng: random.Random, stop: asyncio.Event, kills:
 
 
 async def until_hands(
-    db, spec: ChaosSpec, target: int, room: Room, note: list[str], faults=None, kills=()
+    db,
+    spec: ChaosSpec,
+    target: int,
+    room: Room,
+    note: list[str],
+    faults=None,
+    kills=(),
+    min_kills=0,
 ) -> bool:
-    """Wait until `target` hands at the tables have ended (and `spec.min_kills` were made, when
-    `faults` run); note overdue hands on the way."""
+    """Wait until `target` hands at the tables have ended and `min_kills` were made; note
+    overdue hands on the way."""
     table_ids = [t["table_id"] for t in spec.tables]
     deadline = time.monotonic() + spec.timeout
     while time.monotonic() < deadline:
-        if hand_counts(db, table_ids)["ended"] >= target and (
-            faults is None or len(kills) >= spec.min_kills
-        ):
+        if hand_counts(db, table_ids)["ended"] >= target and len(kills) >= min_kills:
             return True
         if faults is not None and faults.done():
             faults.result()  # a process that would not start again: the run has failed
@@ -464,8 +472,8 @@ def _note_overdue(db, spec: ChaosSpec, note: list[str]) -> None:
 
 
 async def chaos_play(spec: ChaosSpec) -> dict:
-    """Start the room, let the bots play the baseline and then the fault phase, wind down,
-    stop everything. Returns the figures (the books are checked afterwards, with Django)."""
+    """Start the room, let the bots play the phases without and with faults, wind down, stop
+    everything. Returns the figures (the books are checked afterwards, with Django)."""
     import psycopg
 
     rng = random.Random(spec.seed)
@@ -487,23 +495,41 @@ async def chaos_play(spec: ChaosSpec) -> dict:
                 watch.bots.append(bot)
                 bots.append(bot)
                 await connect(bot, room.ports[i % len(room.ports)], seed.table_id)
-        start = hand_counts(db, table_ids)["ended"]
-        began = time.perf_counter()
+        fault_rng = random.Random(spec.seed)
+        first = ["worker", "asgi"]
+        fault_rng.shuffle(first)
+        played = {"baseline": [0, 0.0, True], "faults": [0, 0.0, True]}  # hands, s, reached
+        for r in range(spec.rounds):
+
+            def share(total: int, r: int = r) -> int:
+                return total * (r + 1) // spec.rounds - total * r // spec.rounds
+
+            for phase in ("baseline", "faults"):
+                if phase == "baseline" and not spec.baseline_hands:
+                    continue
+                start, began = hand_counts(db, table_ids)["ended"], time.perf_counter()
+                if phase == "baseline":
+                    target = start + share(spec.baseline_hands)
+                    reached = await until_hands(db, spec, target, room, overdue)
+                else:
+                    stop = asyncio.Event()
+                    loop = fault_loop(room, fault_rng, stop, kills, first)
+                    faults = asyncio.create_task(loop)
+                    try:
+                        reached = await until_hands(
+                            db, spec, start + share(spec.hands), room, overdue, faults, kills,
+                            min_kills=spec.min_kills * (r + 1) // spec.rounds,
+                        )  # fmt: skip
+                    finally:
+                        stop.set()
+                        await faults
+                totals = played[phase]
+                totals[0] += hand_counts(db, table_ids)["ended"] - start
+                totals[1] += time.perf_counter() - began
+                totals[2] = totals[2] and reached
         if spec.baseline_hands:
-            reached = await until_hands(db, spec, start + spec.baseline_hands, room, overdue)
-            ended = hand_counts(db, table_ids)["ended"]
-            result["baseline"] = _phase(ended - start, time.perf_counter() - began, reached)
-            start, began = ended, time.perf_counter()
-        stop = asyncio.Event()
-        faults = asyncio.create_task(fault_loop(room, random.Random(spec.seed), stop, kills))
-        try:
-            reached = await until_hands(db, spec, start + spec.hands, room, overdue, faults, kills)
-        finally:
-            stop.set()
-            await faults
-        counts = hand_counts(db, table_ids)
-        result["faults"] = _phase(counts["ended"] - start, time.perf_counter() - began, reached)
-        result["faults"]["kills"] = kills
+            result["baseline"] = _phase(*played["baseline"])
+        result["faults"] = {**_phase(*played["faults"]), "kills": kills}
         # Wind-down: everyone sits out and plays the hand in progress out.
         began = time.perf_counter()
         for bot in bots:
@@ -575,7 +601,7 @@ def play_in_child(spec: ChaosSpec, *, timeout: float) -> dict:
             child.kill()
             child.wait()
     finally:
-        _kill_listed(log_dir / "pids")
+        _kill_listed(log_dir / "pids", queue=spec.queue)
     if child.returncode != 0 or not out_path.exists():
         raise RuntimeError(
             f"the chaos run failed (exit {child.returncode}, seed {spec.seed}, logs in "
@@ -584,13 +610,19 @@ def play_in_child(spec: ChaosSpec, *, timeout: float) -> dict:
     return json.loads(out_path.read_text())
 
 
-def _kill_listed(pids: Path) -> None:
-    """Kill the process groups a run started and left behind (by their ids, nothing else)."""
+def _kill_listed(pids: Path, *, queue: str) -> None:
+    """Kill the process groups a run started and left behind, by their ids: only those still
+    running with this run's environment (its own Celery queue), never a process that took a
+    freed id since."""
     if not pids.exists():
         return
+    marker = f"CELERY_QUEUE={queue}".encode()
     for line in pids.read_text().split():
-        with suppress(ProcessLookupError, PermissionError):
-            os.killpg(int(line), signal.SIGKILL)
+        try:
+            if marker in Path(f"/proc/{line}/environ").read_bytes().split(b"\0"):
+                os.killpg(int(line), signal.SIGKILL)
+        except (OSError, ProcessLookupError):
+            continue
 
 
 # -- the long form
@@ -631,6 +663,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
     parser.add_argument("--hands", type=int, default=1000, help="hands to end under faults")
     parser.add_argument("--baseline-hands", type=int, default=200, help="hands without faults")
+    parser.add_argument("--rounds", type=int, default=4, help="alternations of the two phases")
     parser.add_argument("--tables", type=int, default=2)
     parser.add_argument("--bots", type=int, default=4, help="bots per table")
     parser.add_argument("--asgi", type=int, default=2, help="daphne processes")
@@ -716,6 +749,7 @@ def _long_form(args) -> int:
             log_dir=str(log_dir),
             hands=args.hands,
             baseline_hands=args.baseline_hands,
+            rounds=args.rounds,
             seed=seed,
             asgi=args.asgi,
             kill_every=tuple(args.kill_every),
