@@ -529,16 +529,32 @@ def _check_round_id(round_id) -> int:
     return round_id
 
 
+def _lock_banked(*, player, kinds: tuple[str, ...], wallet: bool = True) -> dict[str, Account]:
+    """The player's wallet (if asked) and the room's accounts of `kinds`, locked in id order by
+    one query (each created on first use); by kind."""
+    wanted = Q(kind__in=kinds, owner__isnull=True, table__isnull=True)
+    if wallet:
+        wanted |= Q(kind=Kind.WALLET, owner=player)
+    for _attempt in range(2):
+        locked = {
+            a.kind: a for a in Account.objects.select_for_update().filter(wanted).order_by("pk")
+        }
+        missing = [k for k in (*kinds, *([Kind.WALLET] if wallet else [])) if k not in locked]
+        if not missing:
+            return locked
+        for kind in missing:  # the room's first banked round, or the player's first money
+            _account(kind, owner=player if kind == Kind.WALLET else None)
+    raise CashierError("unknown_account", f"Could not open the accounts {missing}.")
+
+
 @transaction.atomic
 def banked_wager_place(*, player, round_id: int, amount: int, now=None) -> Entry:
     """Wallet -> bets in play: a round's wagers as they are placed (the Ante and side bets at
     the deal, the Call or Raise bet at the decision)."""
     player, round_id = _check_player(player), _check_round_id(round_id)
     amount = _check_amount(amount, what="wager")
-    wallet = _account(Kind.WALLET, owner=player)
-    in_play = _account(Kind.BANKED_BETS_IN_PLAY)
-    locked = _lock([wallet, in_play])
-    wallet, in_play = locked[wallet.pk], locked[in_play.pk]
+    locked = _lock_banked(player=player, kinds=(Kind.BANKED_BETS_IN_PLAY,))
+    wallet, in_play = locked[Kind.WALLET], locked[Kind.BANKED_BETS_IN_PLAY]
     if wallet.balance < amount:
         raise CashierError(
             "insufficient_funds",
@@ -563,22 +579,20 @@ def banked_round_settle(*, player, round_id: int, staked: int, net: int, now=Non
     player, round_id = _check_player(player), _check_round_id(round_id)
     staked = _check_amount(staked, what="staked amount")
     net = parse_cents(net, field="net result", minimum=-staked, error=CashierError)
-    wallet = _account(Kind.WALLET, owner=player)
-    in_play = _account(Kind.BANKED_BETS_IN_PLAY)
-    house = _account(Kind.HOUSE_BANKROLL)
-    locked = _lock([wallet, in_play, house])
-    if locked[in_play.pk].balance < staked:
+    locked = _lock_banked(player=player, kinds=(Kind.BANKED_BETS_IN_PLAY, Kind.HOUSE_BANKROLL))
+    in_play = locked[Kind.BANKED_BETS_IN_PLAY]
+    if in_play.balance < staked:
         raise CashierError(
             "not_in_play",
-            f"Only {dollars(locked[in_play.pk].balance)} is in play; round {round_id} "
+            f"Only {dollars(in_play.balance)} is in play; round {round_id} "
             f"cannot settle {dollars(staked)}.",
         )
     return _post(
         reason=Reason.BANKED_PAYOUT,
         legs=[
-            (locked[in_play.pk], -staked),
-            (locked[wallet.pk], staked + net),
-            (locked[house.pk], -net),
+            (in_play, -staked),
+            (locked[Kind.WALLET], staked + net),
+            (locked[Kind.HOUSE_BANKROLL], -net),
         ],
         player=player,
         memo=f"showdown round {round_id}",
@@ -592,18 +606,19 @@ def banked_round_void(*, player, round_id: int, amount: int, now=None) -> Entry:
     charity account. Caused by the room, not the player; the entry names the player."""
     player, round_id = _check_player(player), _check_round_id(round_id)
     amount = _check_amount(amount, what="voided amount")
-    in_play = _account(Kind.BANKED_BETS_IN_PLAY)
-    charity = _account(Kind.CHARITY)
-    locked = _lock([in_play, charity])
-    if locked[in_play.pk].balance < amount:
+    locked = _lock_banked(
+        player=player, kinds=(Kind.BANKED_BETS_IN_PLAY, Kind.CHARITY), wallet=False
+    )
+    in_play = locked[Kind.BANKED_BETS_IN_PLAY]
+    if in_play.balance < amount:
         raise CashierError(
             "not_in_play",
-            f"Only {dollars(locked[in_play.pk].balance)} is in play; round {round_id} "
+            f"Only {dollars(in_play.balance)} is in play; round {round_id} "
             f"cannot void {dollars(amount)}.",
         )
     return _post(
         reason=Reason.VOID,
-        legs=[(locked[in_play.pk], -amount), (locked[charity.pk], amount)],
+        legs=[(in_play, -amount), (locked[Kind.CHARITY], amount)],
         player=player,
         memo=f"showdown round {round_id} voided after 90 days unresolved",
         now=now,

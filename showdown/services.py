@@ -157,10 +157,6 @@ def round_deal(
         ).get(pk=table.pk)
         if not table.is_open:
             raise ShowdownRefused("table_closed", f"{table.name} is closed.")
-        if ShowdownRound.objects.filter(player=player, table=table, status=Status.DEALT).exists():
-            raise ShowdownRefused(
-                "round_unfinished", "Your last round here is still waiting for your decision."
-            )
         try:
             game = EngineRound.open(limits=table.limits(), paytables=table.paytables())
             game.place(
@@ -188,8 +184,8 @@ def round_deal(
                     created_at=now,
                 )
         except IntegrityError:
-            # A twin request committed first: the same key replays it, another key meets the
-            # one-unfinished-round rule.
+            # The same key (a twin request that committed first) replays it; another key
+            # meets the one-unfinished-round-per-table rule (a partial unique index).
             earlier = _replayed_deal(player, key, **request)
             if earlier is not None:
                 return earlier
