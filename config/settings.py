@@ -172,6 +172,16 @@ CELERY_TIMEZONE = "UTC"
 # PostgreSQL backend per turn timer. config/celery.py gives the task's connection back to the
 # pool instead, as a finished web request does; Celery recycles the pool every this many tasks.
 CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=200)
+# A silent channel layer heals itself: each socket re-joins its groups this often (so a Redis
+# that lost its data is repaired within it), and after the room notices such a loss it holds
+# turn timers for as long (docs/rules.md "Silent tables"). Pages expect a table heartbeat every
+# POKER_HEARTBEAT_SECONDS and ask for a snapshot after two missed ones.
+CHANNEL_REJOIN_SECONDS = env.float("CHANNEL_REJOIN_SECONDS", default=10.0)
+POKER_HEARTBEAT_SECONDS = env.float("POKER_HEARTBEAT_SECONDS", default=5.0)
+if CHANNEL_REJOIN_SECONDS <= 0 or POKER_HEARTBEAT_SECONDS <= 0:
+    raise ImproperlyConfigured(
+        "CHANNEL_REJOIN_SECONDS and POKER_HEARTBEAT_SECONDS must be above 0."
+    )
 CELERY_BEAT_SCHEDULE: dict = {
     "worker-heartbeat": {"task": "lobby.record_worker_heartbeat", "schedule": 30.0},
     # Live tables: act on overdue turns and start due hands from what the database says, so a
@@ -179,6 +189,12 @@ CELERY_BEAT_SCHEDULE: dict = {
     "poker-sweep-tables": {
         "task": "poker.sweep_tables",
         "schedule": env.float("POKER_SWEEP_SECONDS", default=2.0),
+    },
+    # Every table's version through its group, so pages can tell a silent socket from a quiet
+    # table (config/channel_health.py, docs/protocol.md "heartbeat").
+    "poker-table-heartbeats": {
+        "task": "poker.tables_heartbeat",
+        "schedule": POKER_HEARTBEAT_SECONDS,
     },
     # Omaha Showdown: rounds unresolved for 90 days go to charity (RULES.md 6), once a day.
     "showdown-void-stale-rounds": {

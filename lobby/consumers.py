@@ -8,6 +8,7 @@ import json
 
 from channels.generic.websocket import AsyncWebsocketConsumer
 
+from config.channel_health import GroupRejoinMixin
 from config.errors import Refused
 from config.inputs import parse_json_object
 
@@ -16,17 +17,19 @@ CLOSE_UNAUTHENTICATED = 4401
 MAX_FRAME_BYTES = 4096  # of UTF-8, as sent on the wire (not characters)
 
 
-class LobbyConsumer(AsyncWebsocketConsumer):
+class LobbyConsumer(GroupRejoinMixin, AsyncWebsocketConsumer):
     async def connect(self) -> None:
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
             await self.close(code=CLOSE_UNAUTHENTICATED)
             return
         await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
+        self.groups_rejoin_start([LOBBY_GROUP])
         await self.accept()
         await self.send_frame({"type": "welcome", "username": user.get_username()})
 
     async def disconnect(self, code: int) -> None:
+        await self.groups_rejoin_stop()
         await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:

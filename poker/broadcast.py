@@ -25,7 +25,14 @@ from poker.selectors import TableView, player_json
 
 log = logging.getLogger(__name__)
 
-__all__ = ["frames_for_change", "group_name", "player_json", "send", "user_group_name"]
+__all__ = [
+    "frames_for_change",
+    "group_name",
+    "player_json",
+    "send",
+    "send_heartbeats",
+    "user_group_name",
+]
 
 
 def group_name(table_id: int) -> str:
@@ -91,32 +98,53 @@ def remember_socket_loop(loop: asyncio.AbstractEventLoop) -> None:
     _socket_loop = loop
 
 
-def send(*, table_id: int, frames: dict[str, Any]) -> None:
-    """One group message to every socket at the table; a dead layer costs a log line, not the
-    change (clients get a fresh snapshot when they reconnect).
+def _run_on_layer(call) -> None:
+    """Run `call(layer)`, an async function using the channel layer, from synchronous code.
 
     The embedded room's in-memory layer keeps plain asyncio queues, which only wake their
     reader when written from the sockets' own loop; a timer running in the embedded worker
     thread therefore hands its send to that loop.
     """
     layer = get_channel_layer()
+    loop = _socket_loop
+    if isinstance(layer, InMemoryChannelLayer) and loop is not None and loop.is_running():
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is not loop:
+            asyncio.run_coroutine_threadsafe(call(layer), loop).result(timeout=5)
+            return
+    async_to_sync(call)(layer)
+
+
+def send(*, table_id: int, frames: dict[str, Any]) -> None:
+    """One group message to every socket at the table; a dead layer costs a log line, not the
+    change (clients get a fresh snapshot when they reconnect or notice they are behind)."""
     message = {"type": "table.update", **frames}
+
+    async def deliver(layer) -> None:
+        await layer.group_send(group_name(table_id), message)
+
     try:
-        loop = _socket_loop
-        if isinstance(layer, InMemoryChannelLayer) and loop is not None and loop.is_running():
-            try:
-                running = asyncio.get_running_loop()
-            except RuntimeError:
-                running = None
-            if running is not loop:
-                future = asyncio.run_coroutine_threadsafe(
-                    layer.group_send(group_name(table_id), message), loop
-                )
-                future.result(timeout=5)
-                return
-        async_to_sync(layer.group_send)(group_name(table_id), message)
+        _run_on_layer(deliver)
     except Exception:
         log.exception("could not broadcast a change at table %s", table_id)
+
+
+def send_heartbeats(versions: dict[int, int]) -> None:
+    """Each table's version to its sockets, through the table's group like every update, so a
+    page that hears none can tell its socket fell out of the group (docs/protocol.md)."""
+
+    async def beat(layer) -> None:
+        for table_id, version in versions.items():
+            message = {"type": "table.heartbeat", "version": version}
+            await layer.group_send(group_name(table_id), message)
+
+    try:
+        _run_on_layer(beat)
+    except Exception:
+        log.exception("could not send the tables' heartbeats")
 
 
 def send_lobby(*, table_id: int, seats_taken: int) -> None:

@@ -19,6 +19,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 
+from config.channel_health import GroupRejoinMixin
 from config.db_pool import DatabaseBusy, refuse_when_pool_exhausted
 from config.errors import Refused
 from config.inputs import parse_cents, parse_idempotency_key, parse_json_object
@@ -35,6 +36,7 @@ CLOSE_NO_TABLE = 4404
 CLOSE_SUPERSEDED = 4409
 CLOSE_TOO_MANY_RECONNECTS = 4429
 MAX_FRAME_BYTES = 4096  # of UTF-8, as sent on the wire (not characters)
+SNAPSHOT_MIN_SECONDS = 1.0  # a page may ask for a snapshot this often (each reads the database)
 
 
 class FrameError(Refused):
@@ -59,7 +61,9 @@ def _bool_field(frame: dict, name: str) -> bool:
     return value
 
 
-class TableConsumer(AsyncWebsocketConsumer):
+class TableConsumer(GroupRejoinMixin, AsyncWebsocketConsumer):
+    snapshot_asked_at = float("-inf")  # loop time of the last snapshot the page asked for
+
     async def connect(self) -> None:
         self.user = self.scope.get("user")
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
@@ -94,15 +98,15 @@ class TableConsumer(AsyncWebsocketConsumer):
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.channel_layer.group_add(self.user_group, self.channel_name)
         self.joined = True
+        self.groups_rejoin_start([self.group, self.user_group])
         await self.accept()
-        state = await _state_for(self.table_id, self.user)
-        self.you = state["you"]
-        await self.send_frame({"type": "snapshot", "state": state})
+        await self.snapshot_send()
         await self.call("table_connection_set", connected=True, socket=self.channel_name)
 
     async def disconnect(self, code: int) -> None:
         if not self.joined:
             return
+        await self.groups_rejoin_stop()
         await self.channel_layer.group_discard(self.group, self.channel_name)
         await self.channel_layer.group_discard(self.user_group, self.channel_name)
         if not self.superseded:
@@ -179,6 +183,8 @@ class TableConsumer(AsyncWebsocketConsumer):
             )
         elif kind == "leave":
             await self.call("table_leave")
+        elif kind == "snapshot":
+            await self.snapshot_requested()
         else:
             raise FrameError("unknown_type", f"The table does not know {kind!r} frames.")
 
@@ -204,6 +210,35 @@ class TableConsumer(AsyncWebsocketConsumer):
             frame = message["public"]
             frame = {**frame, "state": {**frame["state"], "you": self.you}}
         await self.send_frame(frame)
+
+    async def table_heartbeat(self, message: dict) -> None:
+        """The room's periodic beat through the table's group (docs/protocol.md): it proves
+        this socket is still in the group and tells the page which version is current."""
+        await self.send_frame({"type": "heartbeat", "version": message["version"]})
+
+    # -- a silent socket heals (config/channel_health.py)
+
+    async def snapshot_send(self) -> None:
+        """The whole STATE now, read from the database, with the heartbeat the page expects."""
+        state = await _state_for(self.table_id, self.user)
+        self.you = state["you"]
+        frame = {
+            "type": "snapshot",
+            "state": state,
+            "heartbeat_seconds": settings.POKER_HEARTBEAT_SECONDS,
+        }
+        await self.send_frame(frame)
+
+    async def snapshot_requested(self) -> None:
+        """A page that heard no heartbeat, or a newer version than it shows, asks again: join
+        the groups again at once (the channel layer may have lost them) and answer."""
+        now = asyncio.get_running_loop().time()
+        if now - self.snapshot_asked_at < SNAPSHOT_MIN_SECONDS:
+            raise FrameError("too_soon", "Ask for a snapshot at most once a second.")
+        self.snapshot_asked_at = now
+        if not self.superseded:
+            await self.groups_rejoin()
+        await self.snapshot_send()
 
     async def table_supersede(self, message: dict) -> None:
         if message["channel"] == self.channel_name:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Q, QuerySet
 
 from cashier.selectors import buy_in_range, table_stacks, wallet_balance
 from cashier.services import dollars
@@ -237,6 +237,13 @@ def table_state_for(*, table: Table, player) -> dict[str, Any]:
     """The personal STATE of docs/protocol.md (a spectator when not seated)."""
     table = Table.objects.get(pk=table.pk)
     return TableView(table).state_for(player)
+
+
+def table_versions_for_heartbeat() -> dict[int, int]:
+    """{table id: version} of every table a socket may be open at: open ones, and closed ones
+    still seating players (who may connect to leave)."""
+    tables = Table.objects.filter(Q(is_open=True) | Q(seats__isnull=False)).distinct()
+    return dict(tables.values_list("pk", "version"))
 
 
 def tables_for_lobby() -> QuerySet[Table]:

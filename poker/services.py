@@ -734,9 +734,14 @@ def table_act(*, table: Table, player, action: Any, amount: Any, turn: Any, seq:
         raise TableError("hand_cancelled", refused.reason) from refused
 
 
-def hand_turn_timeout(*, hand_id: int, turn: int) -> str:
+def hand_turn_timeout(
+    *, hand_id: int, turn: int, broadcast_healed_at: datetime | None = None
+) -> str:
     """The timer of one turn: nothing if the turn moved on or the deadline moved later;
-    else check if possible, otherwise fold, and sit the player out when the hand ends."""
+    else check if possible, otherwise fold, and sit the player out when the hand ends.
+
+    `broadcast_healed_at` set means the room cannot reach its players until then
+    (config.channel_health): the turn is held (`_turn_hold`), not timed out."""
     try:
         with transaction.atomic():
             # Turns only grow and a hand only leaves "running": a timer whose turn has passed
@@ -754,6 +759,9 @@ def hand_turn_timeout(*, hand_id: int, turn: int) -> str:
             if hand_row.deadline is not None and now < hand_row.deadline:
                 _schedule_turn_timer(hand_row, now)
                 return "not_yet"
+            if broadcast_healed_at is not None:
+                _turn_hold(table, hand_row, healed_at=broadcast_healed_at, now=now)
+                return "held"
             engine = _load(hand_row)
             seat_number = engine.to_act
             since = len(engine.events)
@@ -768,6 +776,61 @@ def hand_turn_timeout(*, hand_id: int, turn: int) -> str:
     except _HandRefused as refused:
         _cancel_refused(refused)
         return "cancelled"
+
+
+# ------------------------------------------------------------------ holding turns
+
+
+def _turn_hold(table: Table, hand_row: Hand, *, healed_at: datetime, now: datetime) -> bool:
+    """The room cannot reach its players until `healed_at` (its broadcast path lost its
+    groups): a turn whose clock would run out before then, or too soon after for the player
+    to see it, runs until a full turn after it (docs/rules.md "Silent tables"). The table is
+    locked by the caller. True if the deadline moved."""
+    margin = timedelta(seconds=min(table.countdown_seconds, table.action_seconds))
+    if hand_row.deadline is None or hand_row.deadline >= healed_at + margin:
+        return False
+    engine = _load(hand_row)
+    actor = Seat.objects.filter(table=table, number=engine.to_act).first()
+    seconds = table.action_seconds
+    if actor is not None and not actor.connected:
+        seconds += table.disconnect_grace_seconds
+    # The clock restarts now (so the page's countdown and clock sync stay true) and runs
+    # until a whole turn after the path is healed.
+    hand_row.action_started_at = now
+    hand_row.deadline = healed_at + timedelta(seconds=seconds)
+    hand_row.save(update_fields=["action_started_at", "deadline"])
+    change = _Change(table)
+    change.hand(hand_row, engine, len(engine.events))
+    _publish(change)
+    _schedule_turn_timer(hand_row, now)
+    return True
+
+
+def hands_hold(*, healed_at: datetime, now: datetime | None = None) -> int:
+    """Hold every running turn that would time out before the room can reach its players
+    again (`healed_at`); one transaction per hand. Returns how many deadlines moved."""
+    now = now or timezone.now()
+    held = 0
+    running = Hand.objects.filter(status=Hand.Status.RUNNING, deadline__isnull=False)
+    rows = running.values_list(
+        "pk", "deadline", "table__countdown_seconds", "table__action_seconds"
+    )
+    for hand_id, deadline, countdown_seconds, action_seconds in rows:
+        if deadline >= healed_at + timedelta(seconds=min(countdown_seconds, action_seconds)):
+            continue
+        try:
+            with transaction.atomic():
+                table = _lock_table(Hand.objects.values_list("table_id", flat=True).get(pk=hand_id))
+                hand_row = Hand.objects.get(pk=hand_id)
+                if hand_row.status == Hand.Status.RUNNING and _turn_hold(
+                    table, hand_row, healed_at=healed_at, now=now
+                ):
+                    held += 1
+        except _HandRefused as refused:
+            _cancel_refused(refused)
+        except Exception:
+            log.exception("could not hold the turn of hand %s", hand_id)
+    return held
 
 
 # ------------------------------------------------------------------ cancelling
@@ -815,14 +878,22 @@ def hand_cancel(*, hand: Hand, reason: str, code: str = "cancelled", detail: str
 # ------------------------------------------------------------------ the sweep
 
 
-def tables_sweep(*, now: datetime | None = None) -> dict[str, int]:
+def tables_sweep(
+    *, now: datetime | None = None, broadcast_healed_at: datetime | None = None
+) -> dict[str, int]:
     """Catch what lost or late tasks missed, from what the database says (idempotent):
-    overdue turns, stuck hands, hands that should have started, sitters-out past the limit."""
+    overdue turns, stuck hands, hands that should have started, sitters-out past the limit.
+
+    With `broadcast_healed_at` (the room cannot reach its players until then) turns are held
+    instead of timed out, and no hand counts as stuck."""
     now = now or timezone.now()
-    done = {"timeouts": 0, "cancelled": 0, "started": 0, "evicted": 0}
+    done = {"timeouts": 0, "cancelled": 0, "started": 0, "evicted": 0, "held": 0}
     overdue = Hand.objects.filter(status=Hand.Status.RUNNING, deadline__lt=now).values_list(
         "pk", "turn", "deadline"
     )
+    if broadcast_healed_at is not None:
+        done["held"] = hands_hold(healed_at=broadcast_healed_at, now=now)
+        overdue = overdue.none()
     for hand_id, turn, deadline in overdue:
         try:
             if hand_turn_timeout(hand_id=hand_id, turn=turn) in ("check", "fold"):

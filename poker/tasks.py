@@ -1,17 +1,24 @@
 """Table timers (RULES.md 6) as Celery tasks. Each only calls a service that re-reads the
 database under the table lock, so a duplicated, late or lost task changes nothing: a turn
 timer carries its turn and does nothing once the turn has moved on, and the periodic sweep
-acts on deadlines stored in the database."""
+acts on deadlines stored in the database.
+
+Before a timer may act, the room asks its channel layer whether it can still reach the
+players (config.channel_health): while it cannot, turns are held, not timed out."""
 
 from celery import shared_task
 
-from poker import services
+from config.channel_health import broadcast_healed_at
+from poker import broadcast, services
+from poker.selectors import table_versions_for_heartbeat
 
 
 @shared_task(name="poker.turn_timeout", ignore_result=True)
 def turn_timeout(hand_id: int, turn: int) -> str:
     """Time is up for `turn` of the hand: check if possible, else fold (if still that turn)."""
-    return services.hand_turn_timeout(hand_id=hand_id, turn=turn)
+    return services.hand_turn_timeout(
+        hand_id=hand_id, turn=turn, broadcast_healed_at=broadcast_healed_at()
+    )
 
 
 @shared_task(name="poker.start_next_hand", ignore_result=True)
@@ -27,4 +34,13 @@ def start_next_hand(table_id: int) -> bool:
 def sweep_tables() -> dict:
     """Every few seconds: overdue turns, stuck hands, hands due to start, sitters-out past
     the limit."""
-    return services.tables_sweep()
+    return services.tables_sweep(broadcast_healed_at=broadcast_healed_at())
+
+
+@shared_task(name="poker.tables_heartbeat", ignore_result=True)
+def tables_heartbeat() -> int:
+    """Every POKER_HEARTBEAT_SECONDS: each table's version to its sockets through its group,
+    so a page can tell a silent socket from a quiet table. Returns how many tables."""
+    versions = table_versions_for_heartbeat()
+    broadcast.send_heartbeats(versions)
+    return len(versions)

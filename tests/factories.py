@@ -220,6 +220,23 @@ def call_down(hand, players: dict, *, until_street: str | None = None):
     raise AssertionError("the hand did not end")
 
 
+def channel_layer_flush() -> None:
+    """`FLUSHDB` on the channel layer's Redis (each of its servers), as a mistaken command or a
+    restart without persistence would: every group, queued message and marker is gone."""
+    import redis
+
+    from config.channel_health import layer_addresses
+
+    addresses = layer_addresses()
+    assert addresses, "a flush needs the Redis channel layer (REDIS_URL)"
+    for address in addresses:
+        client = redis.Redis.from_url(address)
+        try:
+            assert client.flushdb()
+        finally:
+            client.close()
+
+
 def make_showdown_table(**overrides):
     """An Omaha Showdown table (showdown.models.ShowdownTable) with RULES.md 9's recommended
     limits and default paytables (Bet, Hole Card Bonus A, Final Hand Bonus A, loaded by the
