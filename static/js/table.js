@@ -109,6 +109,7 @@
     setConnection("connecting", retries ? "Reconnecting…" : "Connecting…");
     socket = new WebSocket(socketUrl());
     socket.addEventListener("message", (event) => {
+      if (event.target !== socket) return; // a socket the watchdog gave up on
       let frame;
       try {
         frame = JSON.parse(event.data);
@@ -117,12 +118,15 @@
       }
       onFrame(frame);
     });
-    socket.addEventListener("close", (event) => onClose(event.code));
+    socket.addEventListener("close", (event) => {
+      if (event.target === socket) onClose(event.code);
+    });
   }
 
   function onClose(code) {
     clearInterval(pingTimer);
     socket = null;
+    watchdogReset();
     if (code === CLOSE_SUPERSEDED) {
       stop("This table is open in another tab or window. This page no longer plays.");
       return;
@@ -178,14 +182,21 @@
 
   function onFrame(frame) {
     switch (frame.type) {
-      case "snapshot":
+      case "snapshot": {
+        const asked = snapshotAnswered(frame);
         retries = 0;
         setConnection("online", "Connected");
         clearInterval(pingTimer);
         pingTimer = setInterval(() => send({ type: "ping" }), 25000);
-        render(frame.state);
+        // One the watchdog asked for is drawn only if the page had fallen behind.
+        if (!asked || !state || frame.state.version > state.version) render(frame.state);
+        break;
+      }
+      case "heartbeat":
+        onHeartbeat(frame);
         break;
       case "update":
+        heardAt = Date.now();
         (frame.events || []).forEach(logEvent);
         syncClock(frame.state);
         render(frame.state);
@@ -200,6 +211,68 @@
         break;
       default:
         break; // pong and anything newer than this page
+    }
+  }
+
+  // ------------------------------------------------------------------ the watchdog
+
+  /* A socket can stay open and hear nothing: when the channel layer's Redis loses its data the
+   * server's sockets fall out of the table's group. The room sends a heartbeat with the table's
+   * version through that group every `heartbeat_seconds` (docs/protocol.md). A page that hears
+   * nothing through the group for two beats, or hears of a version newer than the one it shows,
+   * asks for a snapshot (the server re-joins the socket to its groups as it answers); a socket
+   * that does not answer that is dropped and a new one opened. An update with a version gap
+   * needs nothing: each update carries the whole STATE. */
+  const ANSWER_MS = 5000; // a snapshot asked for and not answered by then: the socket is dead
+  const ASK_EVERY_MS = 2000; // the server refuses more than one request a second
+  const BEHIND_GRACE_MS = 1500; // an update sent just before the heartbeat may still be coming
+  let heartbeatMs = 0; // 0 until the first snapshot says; the server sends none: no watchdog
+  let heardAt = 0; // when the table's group last reached this page
+  let snapshotAskedAt = 0; // when the watchdog asked and got no answer yet (0: not waiting)
+  let lastAskAt = 0;
+  let behindTimer = null;
+
+  function watchdogReset() {
+    snapshotAskedAt = 0;
+    clearTimeout(behindTimer);
+    behindTimer = null;
+  }
+
+  /* True if this snapshot answers the watchdog's request. */
+  function snapshotAnswered(frame) {
+    const asked = snapshotAskedAt !== 0;
+    watchdogReset();
+    heardAt = Date.now();
+    heartbeatMs = (Number(frame.heartbeat_seconds) || 0) * 1000;
+    return asked;
+  }
+
+  function onHeartbeat(frame) {
+    heardAt = Date.now();
+    if (!state || !(frame.version > state.version) || behindTimer) return;
+    behindTimer = setTimeout(() => {
+      behindTimer = null;
+      if (state && state.version < frame.version) askSnapshot();
+    }, BEHIND_GRACE_MS);
+  }
+
+  function askSnapshot() {
+    const now = Date.now();
+    if (!socket || socket.readyState !== WebSocket.OPEN || snapshotAskedAt) return;
+    if (now - lastAskAt < ASK_EVERY_MS) return;
+    snapshotAskedAt = lastAskAt = now;
+    socket.send(JSON.stringify({ type: "snapshot" }));
+  }
+
+  function watch() {
+    if (!socket || socket.readyState !== WebSocket.OPEN || !heartbeatMs) return;
+    const now = Date.now();
+    if (snapshotAskedAt && now - snapshotAskedAt > ANSWER_MS) {
+      const dead = socket;
+      onClose(1006); // forgets `dead` and reconnects as after any drop
+      dead.close();
+    } else if (now - heardAt > 2 * heartbeatMs + 2000) {
+      askSnapshot();
     }
   }
 
@@ -929,6 +1002,7 @@
   bindSeatControls();
   bindKeys();
   setInterval(tick, 250);
+  setInterval(watch, 1000);
   window.addEventListener("online", () => {
     if (!socket && !stopped) connect();
   });
