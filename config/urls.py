@@ -15,6 +15,7 @@ urlpatterns = [
     path("api/accounts/", include("lobby.api_urls")),
     path("cashier/", include("cashier.urls")),
     path("api/cashier/", include("cashier.api_urls")),
+    path("api/showdown/", include("showdown.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
