@@ -13,8 +13,6 @@ from rest_framework.exceptions import ParseError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.parsers import JSONParser, get_encoding
 from rest_framework.response import Response
-from rest_framework.views import exception_handler as drf_exception_handler
-from rest_framework.views import set_rollback
 
 from config.errors import Refused
 from config.inputs import BAD_JSON, parse_json_object, parse_query_page
@@ -54,6 +52,12 @@ class PageNumberPagination400(PageNumberPagination):
 
 def exception_handler(exc, context):
     """DRF's handler, plus: `Refused` is 400 `{"code", "message"}`, and so are parse errors."""
+    # Imported here: rest_framework.views reads DEFAULT_PARSER_CLASSES, which names this module,
+    # so importing it at the top fails whenever this module is the first to load DRF's views
+    # (a Celery worker's system checks do exactly that).
+    from rest_framework.views import exception_handler as drf_exception_handler
+    from rest_framework.views import set_rollback
+
     if isinstance(exc, Refused):
         set_rollback()
         return Response(
