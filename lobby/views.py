@@ -11,6 +11,7 @@ from lobby.forms import ProfileForm, SignUpForm
 from lobby.services import account_register, profile_ensure, profile_set_display_name
 from poker.selectors import tables_for_lobby
 from showdown.selectors import tables_for_lobby as banked_tables_for_lobby
+from showdown.selectors import tables_waiting_for
 from showdown.views import tell_voided_rounds
 
 
@@ -21,7 +22,11 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "lobby/home.html",
-        {"tables": tables_for_lobby(), "banked_tables": banked_tables_for_lobby()},
+        {
+            "tables": tables_for_lobby(),
+            "banked_tables": banked_tables_for_lobby(),
+            "banked_waiting": tables_waiting_for(player=request.user),
+        },
     )
 
 

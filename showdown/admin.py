@@ -106,9 +106,12 @@ class ShowdownRoundAdmin(admin.ModelAdmin):
 
     @admin.display(description="cards")
     def cards(self, obj: ShowdownRound) -> str:
+        # Like a running ring-game hand: no card of a round still in play, hole cards included.
+        if obj.status == ShowdownRound.Status.DEALT:
+            return "not shown while the round waits for the player's decision"
         hole = " ".join(obj.hole)
-        if obj.status != ShowdownRound.Status.SETTLED:
-            return f"hole {hole}; board not dealt"
+        if obj.status == ShowdownRound.Status.VOIDED:
+            return f"hole {hole}; voided before the board was dealt"
         seat = obj.seat_result or {}
         final = (seat.get("final_hand") or {}).get("name", "")
         return format_html("hole {}; board {}; {}", hole, " ".join(obj.board), final)

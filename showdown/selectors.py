@@ -16,8 +16,25 @@ def tables_for_lobby() -> QuerySet[ShowdownTable]:
     )
 
 
-def table_for_play(table_id: int) -> ShowdownTable | None:
-    return tables_for_lobby().filter(pk=table_id).first()
+def table_for_play(table_id: int, *, player=None) -> ShowdownTable | None:
+    """An open table, or a closed one where this player has played (closing a table stops new
+    rounds, never a player's way back to a round they left, or to its result)."""
+    tables = ShowdownTable.objects.select_related(
+        "bet_paytable", "hole_card_bonus_paytable", "final_hand_bonus_paytable"
+    ).filter(pk=table_id)
+    played = Q(rounds__player=player) if player else Q(pk=None)
+    return tables.filter(Q(is_open=True) | played).distinct().first()
+
+
+def tables_waiting_for(*, player) -> set[int]:
+    """Ids of the tables where this player has a round waiting for their decision."""
+    if not getattr(player, "is_authenticated", False):
+        return set()
+    return set(
+        ShowdownRound.objects.filter(player=player, status=Status.DEALT).values_list(
+            "table_id", flat=True
+        )
+    )
 
 
 def round_unfinished(*, player, table) -> ShowdownRound | None:

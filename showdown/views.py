@@ -37,8 +37,8 @@ def tell_voided_rounds(request: HttpRequest) -> None:
         )
 
 
-def _table_or_404(table_id: int) -> ShowdownTable:
-    table = selectors.table_for_play(table_id)
+def _table_or_404(request: HttpRequest, table_id: int) -> ShowdownTable:
+    table = selectors.table_for_play(table_id, player=request.user)
     if table is None:
         raise Http404("No such table")
     return table
@@ -71,7 +71,7 @@ def _wager_rows(round_: ShowdownRound) -> list[dict]:
 
 @login_required
 def play(request: HttpRequest, table_id: int) -> HttpResponse:
-    table = _table_or_404(table_id)
+    table = _table_or_404(request, table_id)
     tell_voided_rounds(request)
     balance = wallet_balance(player=request.user)
     current = selectors.round_unfinished(player=request.user, table=table)
@@ -113,7 +113,7 @@ def _refusal(request: HttpRequest, verb: str, form) -> None:
 @login_required
 @require_POST
 def deal(request: HttpRequest, table_id: int) -> HttpResponse:
-    table = _table_or_404(table_id)
+    table = _table_or_404(request, table_id)
     form = DealForm(request.POST)
     if not form.is_valid():
         _refusal(request, "Deal", form)

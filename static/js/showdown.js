@@ -39,6 +39,12 @@
     });
   });
 
+  // A page restored from the back-forward cache may show a round that has moved on since
+  // (and forms disabled after sending): draw it again from the server.
+  window.addEventListener("pageshow", (event) => {
+    if (event.persisted) window.location.reload();
+  });
+
   const deal = document.getElementById("sd-deal-form");
   const total = document.getElementById("sd-total");
   if (deal && total) {

@@ -157,3 +157,34 @@ def test_the_player_is_told_of_a_voided_round_once(gambler_client, gambler, show
     assert "$5.00 in wagers went to the charity account" in first
     second = gambler_client.get(reverse("lobby:home")).content.decode()
     assert "voided" not in second
+
+
+def test_a_closed_table_still_lets_the_player_finish_their_round(
+    gambler_client, gambler, showdown_table
+):
+    round_ = round_deal(player=gambler, table=showdown_table, ante=500, idempotency_key="k")
+    lobby = gambler_client.get(reverse("lobby:home")).content.decode()
+    assert "Your round waits" in lobby
+    showdown_table.is_open = False
+    showdown_table.save()
+    url = reverse("showdown:table", args=[showdown_table.pk])
+    page = gambler_client.get(url).content.decode()
+    assert f'data-round="{round_.pk}"' in page
+    gambler_client.post(
+        reverse("showdown:decide", args=[round_.pk]),
+        {"decision": "fold", "idempotency_key": deal_key(page)},
+    )
+    round_.refresh_from_db()
+    assert round_.status == "settled"
+    page = gambler_client.get(url).content.decode()
+    assert 'id="sd-closed"' in page and 'id="sd-deal-form"' not in page
+    assert "Your round waits" not in gambler_client.get(reverse("lobby:home")).content.decode()
+
+
+def test_a_closed_table_is_not_found_for_anyone_else(client, showdown_table):
+    from tests.factories import make_funded_player
+
+    showdown_table.is_open = False
+    showdown_table.save()
+    client.force_login(make_funded_player("walker"))
+    assert client.get(reverse("showdown:table", args=[showdown_table.pk])).status_code == 404
