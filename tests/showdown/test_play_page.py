@@ -99,6 +99,15 @@ def test_deal_reload_raise_and_see_the_result(signed_in_page, viewport):
         assert page.inner_text("#sd-balance") == dollars(balance)
         screenshot(page, f"{size}-result")
         assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+
+        page.click("text=Your rounds")
+        page.wait_for_selector(f'tr[data-round="{round_.pk}"][data-status="settled"]')
+        screenshot(page, f"{size}-history")
+        assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+        page.goto("/")
+        page.wait_for_selector(f'tr[data-banked-table="{table.pk}"]')
+        screenshot(page, f"{size}-lobby")
+        assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
         assert page.errors == []
     finally:
         page.context.close()
