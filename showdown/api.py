@@ -14,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from cashier.api import ErrorSerializer
 from config.inputs import MAX_ID, parse_cents, parse_idempotency_key, parse_query_id
 from showdown import selectors
 from showdown.models import ShowdownRound, ShowdownTable
@@ -31,12 +32,7 @@ IDEMPOTENCY_KEY_HEADER = OpenApiParameter(
 # -- shapes
 
 
-class ErrorSerializer(serializers.Serializer):
-    code = serializers.CharField()
-    message = serializers.CharField()
-
-
-class PaytableSerializer(serializers.Serializer):
+class ShowdownPaytableSerializer(serializers.Serializer):
     kind = serializers.CharField()
     name = serializers.CharField()
     pays = serializers.DictField(child=serializers.IntegerField(), help_text='"X to 1"')
@@ -44,7 +40,7 @@ class PaytableSerializer(serializers.Serializer):
     hit_rate_pct = serializers.FloatField(allow_null=True)
 
 
-class TableSerializer(serializers.Serializer):
+class ShowdownTableSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
     ante_min = serializers.IntegerField(help_text="cents")
@@ -56,10 +52,10 @@ class TableSerializer(serializers.Serializer):
     max_aggregate_payout = serializers.IntegerField(
         allow_null=True, help_text="the most the house pays in winnings per round, cents"
     )
-    paytables = PaytableSerializer(many=True)
+    paytables = ShowdownPaytableSerializer(many=True)
 
 
-class RoundSerializer(serializers.Serializer):
+class ShowdownRoundSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     table_id = serializers.IntegerField()
     status = serializers.CharField()
@@ -82,7 +78,7 @@ class RoundSerializer(serializers.Serializer):
     voided_at = serializers.DateTimeField(allow_null=True)
 
 
-class DealRequestSerializer(serializers.Serializer):
+class ShowdownDealSerializer(serializers.Serializer):
     table_id = serializers.IntegerField()
     ante = serializers.IntegerField(help_text="cents")
     hole_card_bonus = serializers.IntegerField(required=False, help_text="cents, 0 for none")
@@ -90,7 +86,7 @@ class DealRequestSerializer(serializers.Serializer):
     idempotency_key = serializers.CharField(required=False)
 
 
-class DecideRequestSerializer(serializers.Serializer):
+class ShowdownDecideSerializer(serializers.Serializer):
     decision = serializers.ChoiceField(choices=ShowdownRound.Decision.values)
     idempotency_key = serializers.CharField(required=False)
 
@@ -104,7 +100,7 @@ def table_data(table: ShowdownTable) -> dict:
     return {
         **{
             field: getattr(table, field)
-            for field in TableSerializer().fields
+            for field in ShowdownTableSerializer().fields
             if field not in ("paytables",)
         },
         "paytables": [
@@ -189,16 +185,18 @@ def _cents(data: dict, field: str, *, text: bool, required: bool) -> int:
 class TablesView(APIView):
     """The open Omaha Showdown tables: limits, maximum aggregate payout and paytables."""
 
-    @extend_schema(responses=TableSerializer(many=True))
+    @extend_schema(responses=ShowdownTableSerializer(many=True))
     def get(self, request: Request) -> Response:
         return Response([table_data(table) for table in selectors.tables_for_lobby()])
 
 
-@extend_schema(responses={200: RoundSerializer(many=True), 400: ErrorSerializer})
+@extend_schema(responses={200: ShowdownRoundSerializer(many=True), 400: ErrorSerializer})
 class RoundsView(ListAPIView):
     """The signed-in player's rounds, newest first (GET); deal a new round (POST)."""
 
-    serializer_class = RoundSerializer  # for the schema and OPTIONS; rows come from round_data
+    serializer_class = (
+        ShowdownRoundSerializer  # for the schema and OPTIONS; rows come from round_data
+    )
 
     def get_queryset(self):
         return selectors.player_rounds(player=self.request.user)
@@ -208,9 +206,9 @@ class RoundsView(ListAPIView):
         return self.get_paginated_response([round_data(r) for r in page])
 
     @extend_schema(
-        request=DealRequestSerializer,
+        request=ShowdownDealSerializer,
         parameters=[IDEMPOTENCY_KEY_HEADER],
-        responses={201: RoundSerializer, 400: ErrorSerializer},
+        responses={201: ShowdownRoundSerializer, 400: ErrorSerializer},
     )
     def post(self, request: Request) -> Response:
         data, text = _body(request)
@@ -238,7 +236,7 @@ def _own_round(request: Request, round_id: int) -> ShowdownRound:
 class RoundView(APIView):
     """One of the player's rounds."""
 
-    @extend_schema(responses={200: RoundSerializer, 404: ErrorSerializer})
+    @extend_schema(responses={200: ShowdownRoundSerializer, 404: ErrorSerializer})
     def get(self, request: Request, round_id: int) -> Response:
         return Response(round_data(_own_round(request, round_id)))
 
@@ -247,9 +245,9 @@ class DecideView(APIView):
     """Fold, call or raise: the Bet goes in play, the board comes, every wager settles."""
 
     @extend_schema(
-        request=DecideRequestSerializer,
+        request=ShowdownDecideSerializer,
         parameters=[IDEMPOTENCY_KEY_HEADER],
-        responses={200: RoundSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
+        responses={200: ShowdownRoundSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
     )
     def post(self, request: Request, round_id: int) -> Response:
         data, _ = _body(request)
