@@ -198,6 +198,38 @@ def test_two_deals_racing_with_one_key_place_once(showdown_table):
     assert_conserved(player, net=-700, in_play=700)
 
 
+@pytest.mark.django_db(transaction=True)
+def test_two_decisions_racing_with_one_key_settle_once(showdown_table):
+    player = make_funded_player("decider", cents=START)
+    round_ = deal(player, showdown_table, key="deal")
+    barrier = threading.Barrier(2)
+    settled, errors = [], []
+
+    def click() -> None:
+        try:
+            barrier.wait()
+            decided = round_decide(
+                player=player, round_id=round_.pk, decision="raise", idempotency_key="same"
+            )
+            settled.append(decided.result_entry_id)
+        except Exception as error:
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=click) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert len(settled) == 2 and len(set(settled)) == 1
+    assert Entry.objects.filter(reason="banked_payout").count() == 1
+    assert Entry.objects.filter(reason="banked_bet").count() == 2  # the deal's and the Bet
+    round_.refresh_from_db()
+    assert_conserved(player, net=round_.net)
+
+
 @pytest.mark.parametrize(
     ("wagers", "code"),
     [
