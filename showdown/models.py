@@ -131,16 +131,14 @@ class ShowdownTable(models.Model):
         try:
             self.limits()
         except ShowdownError as error:
-            raise ValidationError(error.reason) from error
+            raise ValidationError(error.reason[:1].upper() + error.reason[1:] + ".") from error
         for kind in Paytable.Kind.values:
-            table = getattr(self, f"{kind}_paytable", None) if self._has_paytable(kind) else None
-            if table is not None and table.kind != kind:
-                raise ValidationError(
-                    {f"{kind}_paytable": f"{table} is not a {Paytable.Kind(kind).label} paytable"}
-                )
-
-    def _has_paytable(self, kind: str) -> bool:
-        return getattr(self, f"{kind}_paytable_id", None) is not None
+            chosen = (
+                getattr(self, f"{kind}_paytable") if getattr(self, f"{kind}_paytable_id") else None
+            )
+            if chosen is not None and chosen.kind != kind:
+                label = Paytable.Kind(kind).label
+                raise ValidationError({f"{kind}_paytable": f"{chosen} is not a {label} paytable."})
 
 
 class ShowdownRound(models.Model):

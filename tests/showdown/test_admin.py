@@ -104,3 +104,37 @@ def test_the_house_result_per_day(staff_client, gambler, next_deck):
     assert 'id="house-days"' in page
     assert "$10.00" in page  # the house won the Ante and the Bet
     assert ShowdownRound.objects.get().net == -1000
+
+
+def test_a_table_with_limits_the_engine_refuses_is_not_saved(staff_client):
+    from showdown.models import ShowdownTable
+
+    table = ShowdownTable.objects.get(name="Showdown")
+    form = {
+        "name": table.name,
+        "ante_min": 5_000,
+        "ante_max": 500,  # below the minimum
+        "hole_card_bonus_min": 100,
+        "hole_card_bonus_max": 10_000,
+        "final_hand_bonus_min": 100,
+        "final_hand_bonus_max": 5_000,
+        "max_aggregate_payout": 2_500_000,
+        "bet_paytable": table.bet_paytable_id,
+        "hole_card_bonus_paytable": table.hole_card_bonus_paytable_id,
+        "final_hand_bonus_paytable": table.final_hand_bonus_paytable_id,
+        "is_open": "on",
+    }
+    url = reverse("admin:showdown_showdowntable_change", args=[table.pk])
+    response = staff_client.post(url, form)
+    assert response.status_code == 200
+    assert "0 &lt; min &lt;= max" in response.content.decode()
+    form["ante_max"] = 50_000
+    form["hole_card_bonus_paytable"] = table.bet_paytable_id  # a Bet table as the side bet's
+    response = staff_client.post(url, form)
+    assert response.status_code == 200
+    table.refresh_from_db()
+    assert (table.ante_min, table.ante_max) == (500, 20_000)
+    form["hole_card_bonus_paytable"] = table.hole_card_bonus_paytable_id
+    assert staff_client.post(url, form).status_code == 302
+    table.refresh_from_db()
+    assert (table.ante_min, table.ante_max) == (5_000, 50_000)
