@@ -201,6 +201,12 @@ CELERY_BEAT_SCHEDULE: dict = {
         "task": "showdown.void_stale_rounds",
         "schedule": 24 * 60 * 60.0,
     },
+    # The quick RNG battery on the shuffle and secrets.randbelow, stored as an RngCheck
+    # (docs/fairness.md; the long form is `manage.py rng_check --long`, on demand).
+    "poker-rng-check": {
+        "task": "poker.rng_check_daily",
+        "schedule": 24 * 60 * 60.0,
+    },
 }
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -7,9 +7,9 @@ hand's hole cards and deck appear nowhere here (its page, the list, search or UR
 
 from django.contrib import admin
 from django.db.models.constants import LOOKUP_SEP
-from django.utils.html import format_html_join
+from django.utils.html import format_html, format_html_join
 
-from poker.models import Hand, HandIncident, RakeSchedule, Seat, Table
+from poker.models import Hand, HandIncident, RakeSchedule, RngCheck, Seat, Table
 from poker.selectors import hand_history
 
 
@@ -104,3 +104,38 @@ class HandIncidentAdmin(ReadOnlyAdmin):
     list_display = ("created_at", "table", "hand", "code", "reason")
     list_filter = ("code",)
     search_fields = ("table__name", "reason")
+
+
+@admin.register(RngCheck)
+class RngCheckAdmin(ReadOnlyAdmin):
+    """RNG battery runs (`manage.py rng_check`, the daily task): a record, never edited."""
+
+    list_display = ("started_at", "form", "passed", "shuffles", "raw_draws", "seconds")
+    list_filter = ("passed", "form")
+    fields = ("started_at", "form", "generator", "passed", "shuffles", "raw_draws", "alpha",
+              "seconds", "statistics_table", "dieharder")  # fmt: skip
+    readonly_fields = fields
+
+    @admin.display(description="statistics")
+    def statistics_table(self, check: RngCheck) -> str:
+        return format_html(
+            "<table><tr><th>statistic</th><th>value</th><th>df</th><th>p-values</th>"
+            "<th>needs p at least</th><th>verdict</th><th>tests that</th></tr>{}</table>",
+            format_html_join(
+                "",
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+                "<td>{}</td></tr>",
+                (
+                    (
+                        s["name"],
+                        f"{s['statistic']:,.2f}",
+                        "" if s["df"] is None else s["df"],
+                        " then ".join(f"{p:.6g}" for p in s["p_values"]),
+                        f"{s['threshold']:.6f}",
+                        "pass" if s["passed"] else "FAIL",
+                        s["says"],
+                    )
+                    for s in check.statistics
+                ),
+            ),
+        )

@@ -280,3 +280,32 @@ class HandIncident(models.Model):
 
     def __str__(self) -> str:
         return f"{self.table.name} hand {self.hand_id}: {self.code}"
+
+
+class RngCheck(models.Model):
+    """One run of the RNG integrity battery (`manage.py rng_check`, the daily beat task): the
+    verdict and every statistic, kept for staff and auditors (docs/fairness.md)."""
+
+    class Form(models.TextChoices):
+        QUICK = "quick", "quick (daily)"
+        LONG = "long", "long (10^6 shuffles)"
+        CUSTOM = "custom", "custom size"
+
+    form = models.CharField(max_length=10, choices=Form.choices)
+    generator = models.CharField(max_length=60, help_text="what fed the shuffle")
+    shuffles = models.PositiveIntegerField()
+    raw_draws = models.PositiveIntegerField()
+    passed = models.BooleanField()
+    alpha = models.FloatField(help_text="the battery's false-alarm level (0.01: 99% confidence)")
+    statistics = models.JSONField(help_text="each statistic, its p-values and verdict")
+    dieharder = models.TextField(blank=True, default="", help_text="dieharder's summary, if run")
+    started_at = models.DateTimeField()
+    seconds = models.FloatField(help_text="how long the battery took")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+
+    def __str__(self) -> str:
+        verdict = "passed" if self.passed else "FAILED"
+        return f"RNG check {self.started_at:%Y-%m-%d %H:%M} ({self.form}): {verdict}"

@@ -10,6 +10,8 @@ from celery import shared_task
 
 from config.channel_health import broadcast_healed_at
 from poker import broadcast, services
+from poker.models import RngCheck
+from poker.rng_checks import QUICK_RAW_DRAWS, QUICK_SHUFFLES, rng_check_run
 from poker.selectors import table_versions_for_heartbeat
 
 
@@ -44,3 +46,12 @@ def tables_heartbeat() -> int:
     versions = table_versions_for_heartbeat()
     broadcast.send_heartbeats(versions)
     return len(versions)
+
+
+@shared_task(name="poker.rng_check_daily", ignore_result=True)
+def rng_check_daily() -> bool:
+    """Once a day: the quick form of the RNG battery on `secrets`, stored as an RngCheck
+    (staff see it in the admin; a failure is also logged as an error). Returns the verdict."""
+    return rng_check_run(
+        shuffles=QUICK_SHUFFLES, raw_draws=QUICK_RAW_DRAWS, form=RngCheck.Form.QUICK
+    ).passed
