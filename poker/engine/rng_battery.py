@@ -198,12 +198,15 @@ def _deck_tallies(shuffle: Callable[[], list[str]], shuffles: int) -> dict[str, 
     return {"positions": positions, "first": first, "pairs": pairs}
 
 
-def _raw_stream(randbelow: Callable[[int], int], draws: int) -> list[int]:
-    stream = [randbelow(RAW_MODULUS) for _ in range(draws)]
-    for value in stream:
+def _raw_stream(randbelow: Callable[[int], int], draws: int) -> bytes:
+    """`draws` values of randbelow(52), one byte each (10^7 draws take 10 MB, not 80)."""
+    stream = bytearray(draws)
+    for k in range(draws):
+        value = randbelow(RAW_MODULUS)
         if type(value) is not int or not 0 <= value < RAW_MODULUS:
             raise ValueError(f"randbelow({RAW_MODULUS}) returned {value!r}")
-    return stream
+        stream[k] = value
+    return bytes(stream)
 
 
 def _card_by_position(tallies: dict[str, list[int]], shuffles: int) -> _Measure:
@@ -235,17 +238,15 @@ def _first_pair(tallies: dict[str, list[int]], shuffles: int) -> _Measure:
     return _Measure(statistic, df, expected, shuffles, chi_square_sf(statistic, df))
 
 
-def _raw_frequency(stream: list[int]) -> _Measure:
-    counts = [0] * RAW_MODULUS
-    for value in stream:
-        counts[value] += 1
+def _raw_frequency(stream: bytes) -> _Measure:
+    counts = [stream.count(value) for value in range(RAW_MODULUS)]
     expected = len(stream) / RAW_MODULUS
     statistic = _pearson(counts, expected)
     df = RAW_MODULUS - 1
     return _Measure(statistic, df, expected, len(stream), chi_square_sf(statistic, df))
 
 
-def _raw_serial(stream: list[int]) -> _Measure:
+def _raw_serial(stream: bytes) -> _Measure:
     # Non-overlapping pairs are independent draws from the 52 x 52 cells, so Pearson's sum is
     # chi-square with 52^2 - 1 df (overlapping pairs would need Good's correction).
     counts = [0] * (RAW_MODULUS * RAW_MODULUS)
@@ -258,12 +259,14 @@ def _raw_serial(stream: list[int]) -> _Measure:
     return _Measure(statistic, df, expected, pairs, chi_square_sf(statistic, df))
 
 
-def _raw_runs(stream: list[int]) -> _Measure:
+_HIGH = bytes(int(value >= RAW_MODULUS // 2) for value in range(256))
+
+
+def _raw_runs(stream: bytes) -> _Measure:
     # Runs of low (below 26) and high values: each is exactly half the outcomes, and for fair
     # coin flips each neighbour pair differs independently with probability 1/2, so the number
     # of changes is Binomial(n - 1, 1/2) and the p-value is an exact binomial tail.
-    middle = RAW_MODULUS // 2
-    highs = [value >= middle for value in stream]
+    highs = stream.translate(_HIGH)
     changes = sum(1 for a, b in itertools.pairwise(highs) if a != b)
     flips = len(stream) - 1
     return _Measure(
@@ -280,7 +283,7 @@ _SHUFFLE_STATISTICS: tuple[tuple[str, str, Callable[[dict, int], _Measure]], ...
     ("first_card", "the first card dealt is each of the 52 cards equally often", _first_card),
     ("first_pair", "the first two cards dealt are each ordered pair equally often", _first_pair),
 )
-_RAW_STATISTICS: tuple[tuple[str, str, Callable[[list[int]], _Measure]], ...] = (
+_RAW_STATISTICS: tuple[tuple[str, str, Callable[[bytes], _Measure]], ...] = (
     ("raw_frequency", "randbelow(52) gives each value equally often", _raw_frequency),
     ("raw_serial", "consecutive draws of randbelow(52) are each pair equally often", _raw_serial),
     ("raw_runs", "runs of low and high draws are as many as for independent draws", _raw_runs),
