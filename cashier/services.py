@@ -27,6 +27,7 @@ from cashier.ratholing import buy_in_range_for
 from config.errors import Refused
 from config.inputs import MAX_CENTS, dollars, parse_cents, parse_idempotency_key
 from poker.models import Table
+from responsible import rules as responsible
 
 Kind = Account.Kind
 Reason = Entry.Reason
@@ -214,6 +215,11 @@ def _keyed_transfer(
 def wallet_deposit(*, player, amount: int, idempotency_key: str) -> Entry:
     """Play money in from the (pretend) payment provider to the player's wallet."""
     player, amount, key = _check_player(player), _check_amount(amount), _check_key(idempotency_key)
+
+    def refuse(world: Account, wallet: Account) -> None:
+        # Under the wallet's lock: exclusions, the e-mail proof and deposit limits.
+        responsible.check_deposit(player=player, amount=amount, error=CashierError)
+
     return _keyed_transfer(
         reason=Reason.DEPOSIT,
         player=player,
@@ -222,6 +228,7 @@ def wallet_deposit(*, player, amount: int, idempotency_key: str) -> Entry:
         amount=amount,
         idempotency_key=key,
         fingerprint=_fingerprint(op="deposit", player=player.pk, amount=amount),
+        refuse=refuse,
     )
 
 
@@ -265,6 +272,7 @@ def table_buy_in(*, player, table, amount: int, idempotency_key: str, now=None) 
     now = now or timezone.now()
 
     def refuse(wallet: Account, stack: Account) -> None:
+        responsible.check_play(player=player, error=CashierError, now=now)
         if stack.balance > 0:
             raise CashierError(
                 "already_seated",
@@ -305,6 +313,7 @@ def table_top_up(*, player, table, amount: int, idempotency_key: str, now=None) 
     now = now or timezone.now()
 
     def refuse(wallet: Account, stack: Account) -> None:
+        responsible.check_play(player=player, error=CashierError, now=now)
         if stack.balance == 0:
             raise CashierError("not_seated", "You have no chips at this table; buy in first.")
         if stack.in_hand_id is not None:

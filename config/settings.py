@@ -44,6 +44,7 @@ INSTALLED_APPS = [
     "poker",
     "showdown",
     "lobby",
+    "responsible",
 ]
 
 MIDDLEWARE = [
@@ -221,6 +222,13 @@ AUTHENTICATION_BACKENDS = [
     "django.contrib.auth.backends.ModelBackend",
 ]
 LOGIN_URL = "lobby:login"
+# Mail (password resets, address checks): EMAIL_URL such as smtp+tls://user:pass@host:587 in
+# production; the embedded room prints mail to the console (or filemail:///path keeps it in
+# files); tests swap in Django's outbox (locmem).
+vars().update(env.email_url("EMAIL_URL", default="consolemail://"))
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Omaha Room <noreply@omaha-room.test>")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+PASSWORD_RESET_TIMEOUT = env.int("PASSWORD_RESET_TIMEOUT", default=60 * 60 * 3)
 LOGIN_REDIRECT_URL = "lobby:home"
 LOGOUT_REDIRECT_URL = "lobby:home"
 

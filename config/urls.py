@@ -16,6 +16,8 @@ urlpatterns = [
     path("cashier/", include("cashier.urls")),
     path("api/cashier/", include("cashier.api_urls")),
     path("api/showdown/", include("showdown.api_urls")),
+    path("responsible/", include("responsible.urls")),
+    path("api/responsible/", include("responsible.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path(

@@ -1,11 +1,11 @@
 from django.contrib import admin
 
-from lobby.models import Profile, WorkerHeartbeat
+from lobby.models import EmailVerification, Profile, WorkerHeartbeat
 
 
 @admin.register(Profile)
 class ProfileAdmin(admin.ModelAdmin):
-    list_display = ("display_name", "user", "created_at")
+    list_display = ("display_name", "user", "created_at", "display_name_changed_at")
     search_fields = ("display_name", "user__username", "user__email")
 
 
@@ -13,3 +13,10 @@ class ProfileAdmin(admin.ModelAdmin):
 class WorkerHeartbeatAdmin(admin.ModelAdmin):
     list_display = ("hostname", "beat_at")
     readonly_fields = ("hostname", "beat_at")
+
+
+@admin.register(EmailVerification)
+class EmailVerificationAdmin(admin.ModelAdmin):
+    list_display = ("user", "email", "verified_at")
+    search_fields = ("user__username", "email")
+    readonly_fields = ("user", "email", "verified_at")

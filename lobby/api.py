@@ -11,12 +11,19 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from lobby.models import Profile, display_name_validator
-from lobby.services import DisplayNameTaken, profile_ensure, profile_set_display_name
+from lobby.services import (
+    DisplayNameTaken,
+    DisplayNameTooSoon,
+    email_is_verified,
+    profile_ensure,
+    profile_set_display_name,
+)
 
 
 class ProfileSerializer(serializers.Serializer):
     username = serializers.CharField(read_only=True)
     email = serializers.EmailField(read_only=True)
+    email_verified = serializers.BooleanField(read_only=True)
     display_name = serializers.CharField(max_length=20, validators=[display_name_validator])
 
 
@@ -38,6 +45,7 @@ def _profile_payload(profile: Profile) -> dict:
     return {
         "username": profile.user.get_username(),
         "email": profile.user.email,
+        "email_verified": email_is_verified(user=profile.user),
         "display_name": profile.display_name,
     }
 
@@ -57,7 +65,7 @@ class MeView(APIView):
             profile = profile_set_display_name(
                 user=request.user, display_name=serializer.validated_data["display_name"]
             )
-        except DisplayNameTaken as exc:
+        except (DisplayNameTaken, DisplayNameTooSoon) as exc:
             return Response({"display_name": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
         return Response(_profile_payload(profile))
 

@@ -19,6 +19,8 @@ class Profile(models.Model):
     )
     display_name = models.CharField(max_length=20, unique=True, validators=[display_name_validator])
     created_at = models.DateTimeField(auto_now_add=True)
+    # The last time the player changed the name chosen at sign-up (at most once every 30 days).
+    display_name_changed_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return self.display_name
@@ -32,3 +34,20 @@ class WorkerHeartbeat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.hostname} at {self.beat_at:%Y-%m-%d %H:%M:%S}"
+
+
+class EmailVerification(models.Model):
+    """That a player proved they read mail at `email` (a signed link), before their first deposit.
+
+    Kept apart from `Profile` because players made outside sign-up get their profile lazily;
+    a change of address on the account makes the proof stale (the address must match).
+    """
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="email_verification"
+    )
+    email = models.EmailField()
+    verified_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.email} verified {self.verified_at:%Y-%m-%d}"

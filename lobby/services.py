@@ -1,38 +1,142 @@
 """Account services: every write to players' accounts goes through here."""
 
 import re
+from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
+from django.core import signing
+from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
+from django.urls import reverse
 from django.utils import timezone
 
-from lobby.models import Profile, WorkerHeartbeat
+from lobby.models import EmailVerification, Profile, WorkerHeartbeat
+
+# Other players recognise someone by the name at the table: it may change, but not often.
+DISPLAY_NAME_CHANGE_EVERY = timedelta(days=30)
+EMAIL_VERIFICATION_SALT = "lobby.email-verification"
+EMAIL_VERIFICATION_MAX_AGE = timedelta(days=3)
 
 
 class DisplayNameTaken(ValueError):
     pass
 
 
+class DisplayNameTooSoon(ValueError):
+    """The name was changed less than 30 days ago."""
+
+
+class EmailVerificationInvalid(ValueError):
+    """A verification link that is forged, expired, or for an address the account no longer has."""
+
+
 @transaction.atomic
 def account_register(
-    *, username: str, email: str, password: str, display_name: str | None = None
+    *,
+    username: str,
+    email: str,
+    password: str,
+    display_name: str | None = None,
+    email_verified: bool = False,
 ) -> AbstractBaseUser:
-    """Create a player and their profile together, so no player exists without one."""
+    """Create a player and their profile together, so no player exists without one.
+
+    `email_verified` is for demo data only: a real sign-up proves the address by a link.
+    """
     user = get_user_model().objects.create_user(username=username, email=email, password=password)
     profile_set_display_name(user=user, display_name=display_name or username)
+    if email_verified:
+        email_mark_verified(user=user)
     return user
 
 
-def profile_set_display_name(*, user: AbstractBaseUser, display_name: str) -> Profile:
+def profile_set_display_name(
+    *, user: AbstractBaseUser, display_name: str, now: datetime | None = None
+) -> Profile:
+    """Name a new profile, or rename one: a rename at most once every 30 days."""
+    now = now or timezone.now()
     try:
         with transaction.atomic():
-            profile, _ = Profile.objects.update_or_create(
-                user=user, defaults={"display_name": display_name}
-            )
+            profile = Profile.objects.select_for_update().filter(user=user).first()
+            if profile is None:
+                return Profile.objects.create(user=user, display_name=display_name)
+            if profile.display_name == display_name:
+                return profile
+            next_change = display_name_next_change(profile=profile)
+            if next_change is not None and next_change > now:
+                raise DisplayNameTooSoon(
+                    "You changed your display name on "
+                    f"{profile.display_name_changed_at:%Y-%m-%d}; you can change it again "
+                    f"from {next_change:%Y-%m-%d %H:%M} UTC."
+                )
+            profile.display_name = display_name
+            profile.display_name_changed_at = now
+            profile.save(update_fields=["display_name", "display_name_changed_at"])
     except IntegrityError as exc:
         raise DisplayNameTaken(f"The display name {display_name!r} is taken.") from exc
     return profile
+
+
+def display_name_next_change(*, profile: Profile) -> datetime | None:
+    """When the player may rename again; None when they may now (never renamed)."""
+    if profile.display_name_changed_at is None:
+        return None
+    return profile.display_name_changed_at + DISPLAY_NAME_CHANGE_EVERY
+
+
+def email_is_verified(*, user: AbstractBaseUser) -> bool:
+    """The player proved the address the account has now."""
+    return EmailVerification.objects.filter(user=user, email__iexact=user.email).exists()
+
+
+def email_mark_verified(*, user: AbstractBaseUser) -> EmailVerification:
+    verification, _ = EmailVerification.objects.update_or_create(
+        user=user, defaults={"email": user.email, "verified_at": timezone.now()}
+    )
+    return verification
+
+
+def email_verification_token(*, user: AbstractBaseUser) -> str:
+    """A signed, timestamped token naming the player and the address; no table needed."""
+    return signing.dumps({"u": user.pk, "e": user.email.lower()}, salt=EMAIL_VERIFICATION_SALT)
+
+
+def email_verification_send(*, user: AbstractBaseUser, base_url: str) -> None:
+    """Mail the player a link that proves they read mail at their address."""
+    token = email_verification_token(user=user)
+    link = base_url.rstrip("/") + reverse("lobby:email_verify", kwargs={"token": token})
+    send_mail(
+        subject="Omaha Room: confirm your e-mail address",
+        message=(
+            "Open this link to confirm your address (it works for "
+            f"{EMAIL_VERIFICATION_MAX_AGE.days} days):\n\n{link}\n\n"
+            "You need a confirmed address before your first deposit. If you did not sign up, "
+            "ignore this message."
+        ),
+        from_email=settings.DEFAULT_FROM_EMAIL,
+        recipient_list=[user.email],
+    )
+
+
+def email_verify(*, token: str) -> AbstractBaseUser:
+    """Check a verification link's token and mark the address verified."""
+    try:
+        data = signing.loads(
+            token,
+            salt=EMAIL_VERIFICATION_SALT,
+            max_age=EMAIL_VERIFICATION_MAX_AGE.total_seconds(),
+        )
+    except signing.SignatureExpired as exc:
+        raise EmailVerificationInvalid("This link has expired; ask for a new one.") from exc
+    except signing.BadSignature as exc:
+        raise EmailVerificationInvalid("This link is not valid.") from exc
+    user = get_user_model().objects.filter(pk=data.get("u")).first()
+    if user is None or user.email.lower() != data.get("e"):
+        raise EmailVerificationInvalid("This link is for an address the account no longer has.")
+    email_mark_verified(user=user)
+    return user
 
 
 def profile_ensure(*, user: AbstractBaseUser) -> Profile:

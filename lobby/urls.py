@@ -25,6 +25,40 @@ urlpatterns = [
         ),
         name="password_change",
     ),
+    # Password reset by e-mail: Django's views (token from default_token_generator, valid
+    # PASSWORD_RESET_TIMEOUT; the page answers the same whether or not the address is known).
+    path(
+        "accounts/password/reset/",
+        auth_views.PasswordResetView.as_view(
+            template_name="accounts/password_reset.html",
+            email_template_name="accounts/password_reset_email.txt",
+            subject_template_name="accounts/password_reset_subject.txt",
+            success_url=reverse_lazy("lobby:password_reset_done"),
+        ),
+        name="password_reset",
+    ),
+    path(
+        "accounts/password/reset/sent/",
+        auth_views.PasswordResetDoneView.as_view(template_name="accounts/password_reset_done.html"),
+        name="password_reset_done",
+    ),
+    path(
+        "accounts/password/reset/<uidb64>/<token>/",
+        auth_views.PasswordResetConfirmView.as_view(
+            template_name="accounts/password_reset_confirm.html",
+            success_url=reverse_lazy("lobby:password_reset_complete"),
+        ),
+        name="password_reset_confirm",
+    ),
+    path(
+        "accounts/password/reset/complete/",
+        auth_views.PasswordResetCompleteView.as_view(
+            template_name="accounts/password_reset_complete.html"
+        ),
+        name="password_reset_complete",
+    ),
+    path("accounts/email/verify/", views.email_verify_send, name="email_verify_send"),
+    path("accounts/email/verify/<str:token>/", views.email_verify, name="email_verify"),
     path(
         "accounts/password/done/",
         auth_views.PasswordChangeDoneView.as_view(

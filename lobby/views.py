@@ -5,11 +5,23 @@ from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_POST
 
 from lobby.forms import ProfileForm, SignUpForm
-from lobby.services import account_register, profile_ensure, profile_set_display_name
+from lobby.services import (
+    DisplayNameTaken,
+    DisplayNameTooSoon,
+    EmailVerificationInvalid,
+    account_register,
+    display_name_next_change,
+    email_is_verified,
+    email_verification_send,
+    profile_ensure,
+    profile_set_display_name,
+)
+from lobby.services import email_verify as email_verify_token
 from poker.selectors import tables_for_lobby
+from responsible.views import responsible_context
 from showdown.selectors import tables_for_lobby as banked_tables_for_lobby
 from showdown.selectors import tables_waiting_for
 from showdown.views import tell_voided_rounds
@@ -43,7 +55,12 @@ def signup(request: HttpRequest) -> HttpResponse:
             display_name=form.cleaned_data["display_name"],
         )
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        messages.success(request, f"Welcome, {user.profile.display_name}.")
+        email_verification_send(user=user, base_url=request.build_absolute_uri("/"))
+        messages.success(
+            request,
+            f"Welcome, {user.profile.display_name}. We sent a link to {user.email}: "
+            "confirm your address before your first deposit.",
+        )
         return redirect("lobby:home")
     return render(request, "accounts/signup.html", {"form": form})
 
@@ -54,7 +71,48 @@ def profile(request: HttpRequest) -> HttpResponse:
     current = profile_ensure(user=request.user)
     form = ProfileForm(request.POST or None, instance=current)
     if request.method == "POST" and form.is_valid():
-        profile_set_display_name(user=request.user, display_name=form.cleaned_data["display_name"])
-        messages.success(request, "Your display name is saved.")
-        return redirect("lobby:profile")
-    return render(request, "accounts/profile.html", {"form": form, "profile": current})
+        try:
+            profile_set_display_name(
+                user=request.user, display_name=form.cleaned_data["display_name"]
+            )
+        except (DisplayNameTaken, DisplayNameTooSoon) as exc:
+            form.add_error("display_name", str(exc))
+        else:
+            messages.success(request, "Your display name is saved.")
+            return redirect("lobby:profile")
+    current.refresh_from_db()
+    return render(
+        request,
+        "accounts/profile.html",
+        {
+            "form": form,
+            "profile": current,
+            "email_verified": email_is_verified(user=request.user),
+            "display_name_next_change": display_name_next_change(profile=current),
+            **responsible_context(request),
+        },
+    )
+
+
+@login_required
+@require_POST
+def email_verify_send(request: HttpRequest) -> HttpResponse:
+    """Mail a fresh confirmation link (sign-up sends the first)."""
+    if email_is_verified(user=request.user):
+        messages.info(request, "Your address is already confirmed.")
+    else:
+        email_verification_send(user=request.user, base_url=request.build_absolute_uri("/"))
+        messages.success(request, f"We sent a confirmation link to {request.user.email}.")
+    return redirect("lobby:profile")
+
+
+@require_http_methods(["GET"])
+def email_verify(request: HttpRequest, token: str) -> HttpResponse:
+    """The link from the mail: works without logging in (it is the proof)."""
+    try:
+        email_verify_token(token=token)
+    except EmailVerificationInvalid as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, "Your e-mail address is confirmed; you can deposit now.")
+    return redirect("lobby:profile" if request.user.is_authenticated else "lobby:login")

@@ -156,3 +156,20 @@ def send_lobby(*, table_id: int, seats_taken: int) -> None:
         async_to_sync(get_channel_layer().group_send)(LOBBY_GROUP, message)
     except Exception:
         log.exception("could not tell the lobby about table %s", table_id)
+
+
+def send_player_excluded(*, table_ids: list[int], user_id: int, message: str) -> None:
+    """Tell a player's sockets at every table that they started a time-out or self-exclusion:
+    each sends the page the reason and closes (responsible.services.exclusion_start)."""
+
+    async def tell(layer) -> None:
+        for table_id in table_ids:
+            await layer.group_send(
+                user_group_name(table_id, user_id),
+                {"type": "table.player_excluded", "message": message},
+            )
+
+    try:
+        _run_on_layer(tell)
+    except Exception:
+        log.exception("could not close the sockets of excluded player %s", user_id)

@@ -28,10 +28,12 @@ from poker import services
 from poker.broadcast import group_name, remember_socket_loop, user_group_name
 from poker.models import Table
 from poker.selectors import table_state_for
+from responsible import rules as responsible
 
 log = logging.getLogger(__name__)
 
 CLOSE_UNAUTHENTICATED = 4401
+CLOSE_EXCLUDED = 4403
 CLOSE_NO_TABLE = 4404
 CLOSE_SUPERSEDED = 4409
 CLOSE_TOO_MANY_RECONNECTS = 4429
@@ -87,6 +89,13 @@ class TableConsumer(GroupRejoinMixin, AsyncWebsocketConsumer):
             return
         if not await _table_is_open(self.table_id, self.user):
             await self.close(code=CLOSE_NO_TABLE)
+            return
+        excluded = await _exclusion_message(self.user)
+        if excluded is not None:
+            # A time-out or self-exclusion: accepted only to say why (like the reconnect limit).
+            await self.accept()
+            await self.send_error("excluded", excluded, None)
+            await self.close(code=CLOSE_EXCLUDED)
             return
         remember_socket_loop(asyncio.get_running_loop())
         self.group = group_name(self.table_id)
@@ -247,6 +256,12 @@ class TableConsumer(GroupRejoinMixin, AsyncWebsocketConsumer):
         await self.send_frame({"type": "superseded"})
         await self.close(code=CLOSE_SUPERSEDED)
 
+    async def table_player_excluded(self, message: dict) -> None:
+        """The player started a time-out or self-exclusion: say so and close; the seat is
+        already leaving after the hand (responsible.services.exclusion_start)."""
+        await self.send_frame({"type": "excluded", "message": message["message"]})
+        await self.close(code=CLOSE_EXCLUDED)
+
     async def send_frame(self, frame: dict) -> None:
         await self.send(text_data=json.dumps(frame, separators=(",", ":")))
 
@@ -278,6 +293,12 @@ def _table_is_open(table_id: int, user) -> bool:
     """Open tables take anyone; a closed one only its seated players (so they can leave)."""
     table = Table.objects.filter(pk=table_id).first()
     return table is not None and (table.is_open or table.seats.filter(player=user).exists())
+
+
+@database_sync_to_async
+def _exclusion_message(user) -> str | None:
+    exclusion = responsible.exclusion_active(player=user)
+    return None if exclusion is None else responsible.exclusion_message(exclusion)
 
 
 @database_sync_to_async

@@ -31,6 +31,7 @@ from poker.engine import dealer
 from poker.engine.hand import Hand as EngineHand
 from poker.engine.hand import IllegalAction, ReplayMismatch
 from poker.models import Hand, HandIncident, Seat, Table
+from responsible import rules as responsible
 
 log = logging.getLogger(__name__)
 
@@ -244,6 +245,7 @@ def table_sit(
                 )
             if Seat.objects.filter(table=table, player=player).exists():
                 raise TableError("already_seated", "You already have a seat at this table.")
+            responsible.check_play(player=player, error=TableError)
             if Seat.objects.filter(table=table, number=seat_number).exists():
                 raise TableError("seat_taken", f"Seat {seat_number} is taken.")
             cashier.table_buy_in(
@@ -329,6 +331,7 @@ def table_sit_in(*, table: Table, player, post_big_blind: bool) -> Seat:
         seat = _seat_of(table, player)
         if seat.status != Status.SITTING_OUT:
             raise TableError("not_sitting_out", "You are not sitting out.")
+        responsible.check_play(player=player, error=TableError)
         if table_stack_balance(player=player, table=table) <= 0:
             raise TableError("no_chips", "You have no chips here: top up first.")
         if seat.missed_big_blind:

@@ -3,6 +3,7 @@
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
 
 from poker.models import Table
 
@@ -17,5 +18,7 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
         "ws_path": f"/ws/tables/{table.pk}/",
         "user_id": request.user.pk,
         "display_name": getattr(profile, "display_name", "") or request.user.get_username(),
+        # The player's reality check (responsible gaming): the page asks it when to remind.
+        "reality_check_url": reverse("api-responsible-reality-check"),
     }
     return render(request, "poker/table.html", {"table": table, "table_config": config})

@@ -25,6 +25,7 @@ from poker.engine.showdown import ShowdownError
 from poker.engine.showdown import ShowdownRound as EngineRound
 from poker.engine.showdown_math import report
 from poker.engine.showdown_paytables import PaytableError
+from responsible import rules as responsible
 from showdown.models import Paytable, ShowdownRound, ShowdownTable
 
 # RULES.md 6: a bet still unresolved after 90 days is voided and goes to charity.
@@ -157,6 +158,7 @@ def round_deal(
         ).get(pk=table.pk)
         if not table.is_open:
             raise ShowdownRefused("table_closed", f"{table.name} is closed.")
+        responsible.check_play(player=player, error=ShowdownRefused, now=now)
         try:
             game = EngineRound.open(limits=table.limits(), paytables=table.paytables())
             game.place(

@@ -8,7 +8,13 @@ DEFAULT_PASSWORD = "correct-horse-battery-staple-42"
 def make_player(username: str = "alice", *, password: str = DEFAULT_PASSWORD, **fields):
     """A registered player (a plain Django user; the profile comes with it)."""
     fields.setdefault("email", f"{username}@example.test")
-    return get_user_model().objects.create_user(username=username, password=password, **fields)
+    email_verified = fields.pop("email_verified", True)  # a player who may deposit
+    user = get_user_model().objects.create_user(username=username, password=password, **fields)
+    if email_verified:
+        from lobby.services import email_mark_verified
+
+        email_mark_verified(user=user)
+    return user
 
 
 # The four games of the room as `make_table` overrides, for tests parametrized over them. Fixed

@@ -13,6 +13,7 @@
   const CLOSE_SUPERSEDED = 4409;
   const CLOSE_UNAUTHENTICATED = 4401;
   const CLOSE_NO_TABLE = 4404;
+  const CLOSE_EXCLUDED = 4403; // a time-out or self-exclusion (responsible gaming)
   // Too many sockets from this player to this table in the server's window (a minute): wait
   // the window out before one more try, instead of the usual quick backoff.
   const CLOSE_TOO_MANY_RECONNECTS = 4429;
@@ -139,6 +140,10 @@
       stop("This table does not exist any more.");
       return;
     }
+    if (code === CLOSE_EXCLUDED) {
+      if (!stopped) stop("You are on a time-out or self-exclusion: no play until it ends.");
+      return;
+    }
     if (stopped) return;
     if (code === CLOSE_TOO_MANY_RECONNECTS) {
       const wait = TOO_MANY_RECONNECTS_WAIT_MS * (1 + Math.random() * 0.25);
@@ -208,6 +213,9 @@
         break;
       case "superseded":
         stop("This table is open in another tab or window. This page no longer plays.");
+        break;
+      case "excluded":
+        stop(frame.message);
         break;
       default:
         break; // pong and anything newer than this page
@@ -996,17 +1004,77 @@
     });
   }
 
+  // ------------------------------------------------------------------ reality check
+
+  /* Every N minutes of the session (N set on the profile; the session begins at login) a
+   * dialog shows the time played and the net result at the room, from the server
+   * (GET reality_check_url); the player dismisses it. */
+  let realityTimer = null;
+
+  function realityDelayMs(check) {
+    if (!check || !check.interval_minutes) return null;
+    const every = check.interval_minutes * 60;
+    const into = check.seconds_played % every;
+    return (every - into) * 1000;
+  }
+
+  function playedLabel(seconds) {
+    const minutes = Math.floor(seconds / 60);
+    const hours = Math.floor(minutes / 60);
+    const rest = minutes % 60;
+    if (!hours) return minutes + (minutes === 1 ? " minute" : " minutes");
+    return hours + (hours === 1 ? " hour " : " hours ") + rest + (rest === 1 ? " minute" : " minutes");
+  }
+
+  function realityShow(check) {
+    $("reality-played").textContent = playedLabel(check.seconds_played);
+    $("reality-net").textContent = (check.net > 0 ? "+" : "") + money(check.net);
+    const dialog = $("reality-dialog");
+    if (!dialog.open) dialog.showModal();
+  }
+
+  function realityFetch() {
+    return fetch(config.reality_check_url, { credentials: "same-origin" })
+      .then((response) => (response.ok ? response.json() : null))
+      .catch(() => null);
+  }
+
+  function realitySchedule(check) {
+    clearTimeout(realityTimer);
+    const delay = realityDelayMs(check);
+    if (delay === null || stopped) return;
+    realityTimer = setTimeout(() => {
+      realityFetch().then((fresh) => {
+        if (!fresh || !fresh.interval_minutes || stopped) return realitySchedule(fresh);
+        realityShow(fresh);
+        realitySchedule(fresh);
+      });
+    }, delay);
+  }
+
+  function bindRealityCheck() {
+    $("reality-leave").addEventListener("click", () => {
+      $("reality-dialog").close();
+      send({ type: "leave" });
+    });
+    if (config.reality_check_url) realityFetch().then(realitySchedule);
+  }
+
   // ------------------------------------------------------------------ start
 
   bindActions();
   bindSeatControls();
   bindKeys();
+  bindRealityCheck();
   setInterval(tick, 250);
   setInterval(watch, 1000);
   window.addEventListener("online", () => {
     if (!socket && !stopped) connect();
   });
   // For browser tests and for drawing a saved state by hand: read the state, render one.
-  window.tablePage = { render: render, logEvent: logEvent, toast: toast, state: () => state };
+  window.tablePage = {
+    render: render, logEvent: logEvent, toast: toast, state: () => state,
+    realityDelayMs: realityDelayMs, realityShow: realityShow,
+  };
   connect();
 })();

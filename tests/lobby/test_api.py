@@ -30,6 +30,7 @@ def test_token_for_right_credentials_authenticates_the_api(api, player):
     assert me.json() == {
         "username": "alice",
         "email": "alice@example.test",
+        "email_verified": True,
         "display_name": "alice",
     }
 

@@ -29,6 +29,7 @@ class Command(BaseCommand):
                     email=f"{username}@demo.omaha-room.test",
                     password=DEMO_PASSWORD,
                     display_name=username.capitalize(),
+                    email_verified=True,
                 )
         if not users.filter(username=STAFF_USERNAME).exists():
             users.create_superuser(

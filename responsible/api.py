@@ -1,0 +1,131 @@
+"""REST API for the player's own limits, exclusions and reality check (/api/responsible/).
+
+Refusals are 400 `{"code", "message"}` (config.api); the rules are the services', so the API
+can do nothing the page cannot.
+"""
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from responsible.models import DepositLimit, Exclusion
+from responsible.selectors import reality_check_for, responsible_summary
+from responsible.services import deposit_limit_set, exclusion_start, reality_check_set
+
+REFUSED = OpenApiResponse(OpenApiTypes.OBJECT, description="refused: {code, message}")
+
+
+class ResponsibleLimitSerializer(serializers.Serializer):
+    period = serializers.ChoiceField(choices=DepositLimit.Period.values)
+    limit = serializers.IntegerField(allow_null=True, help_text="cents in force; null: none")
+    left = serializers.IntegerField(allow_null=True, help_text="cents left in the window")
+    pending_amount = serializers.IntegerField(allow_null=True)
+    pending_from = serializers.DateTimeField(allow_null=True)
+
+
+class ResponsibleExclusionSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=Exclusion.Kind.values)
+    starts_at = serializers.DateTimeField()
+    ends_at = serializers.DateTimeField()
+
+
+class ResponsibleSummarySerializer(serializers.Serializer):
+    limits = ResponsibleLimitSerializer(many=True)
+    exclusion = ResponsibleExclusionSerializer(allow_null=True)
+    reality_check_minutes = serializers.IntegerField(allow_null=True)
+
+
+class ResponsibleLimitRequestSerializer(serializers.Serializer):
+    period = serializers.CharField()
+    amount = serializers.JSONField(help_text="cents, or null to remove (waits 24 hours)")
+
+
+class ResponsibleExclusionRequestSerializer(serializers.Serializer):
+    kind = serializers.CharField(help_text="time_out or self_exclusion")
+    length = serializers.JSONField(help_text="time_out: days 1-42; self_exclusion: 6m, 1y, 5y")
+
+
+class ResponsibleRealityCheckSerializer(serializers.Serializer):
+    interval_minutes = serializers.IntegerField(allow_null=True)
+    session_started_at = serializers.DateTimeField()
+    seconds_played = serializers.IntegerField()
+    net = serializers.IntegerField(help_text="cents won (+) or lost (-) this session")
+
+
+class ResponsibleRealityCheckRequestSerializer(serializers.Serializer):
+    minutes = serializers.JSONField(help_text="10 to 240, or null for none")
+
+
+def _summary(player) -> dict:
+    summary = responsible_summary(player=player)
+    exclusion = summary["exclusion"]
+    summary["limits"] = [
+        {key: value for key, value in limit.items() if key != "label"}
+        for limit in summary["limits"]
+    ]
+    summary["exclusion"] = (
+        None
+        if exclusion is None
+        else {
+            "kind": exclusion.kind,
+            "starts_at": exclusion.starts_at,
+            "ends_at": exclusion.ends_at,
+        }
+    )
+    return ResponsibleSummarySerializer(summary).data
+
+
+class SummaryView(APIView):
+    """The player's caps (in force, left, waiting), running exclusion and reminder interval."""
+
+    @extend_schema(responses=ResponsibleSummarySerializer)
+    def get(self, request: Request) -> Response:
+        return Response(_summary(request.user))
+
+
+class LimitView(APIView):
+    @extend_schema(
+        request=ResponsibleLimitRequestSerializer,
+        responses={200: ResponsibleSummarySerializer, 400: REFUSED},
+    )
+    def post(self, request: Request) -> Response:
+        """Set one period's cap: lower applies now, higher (or null) after 24 hours."""
+        deposit_limit_set(
+            player=request.user,
+            period=request.data.get("period"),
+            amount=request.data.get("amount"),
+        )
+        return Response(_summary(request.user))
+
+
+class ExclusionView(APIView):
+    @extend_schema(
+        request=ResponsibleExclusionRequestSerializer,
+        responses={201: ResponsibleSummarySerializer, 400: REFUSED},
+    )
+    def post(self, request: Request) -> Response:
+        """Start a time-out or self-exclusion: ends every session and token, cannot be undone."""
+        player = request.user
+        exclusion_start(
+            player=player, kind=request.data.get("kind"), length=request.data.get("length")
+        )
+        return Response(_summary(player), status=status.HTTP_201_CREATED)
+
+
+class RealityCheckView(APIView):
+    @extend_schema(responses=ResponsibleRealityCheckSerializer)
+    def get(self, request: Request) -> Response:
+        """What the table page's reminder shows; the session began at the player's login."""
+        data = reality_check_for(player=request.user, session_started_at=request.user.last_login)
+        return Response(ResponsibleRealityCheckSerializer(data).data)
+
+    @extend_schema(
+        request=ResponsibleRealityCheckRequestSerializer,
+        responses={200: ResponsibleSummarySerializer, 400: REFUSED},
+    )
+    def put(self, request: Request) -> Response:
+        reality_check_set(player=request.user, minutes=request.data.get("minutes"))
+        return Response(_summary(request.user))

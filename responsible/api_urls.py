@@ -1,0 +1,10 @@
+from django.urls import path
+
+from responsible import api
+
+urlpatterns = [
+    path("", api.SummaryView.as_view(), name="api-responsible"),
+    path("limits/", api.LimitView.as_view(), name="api-responsible-limits"),
+    path("exclusion/", api.ExclusionView.as_view(), name="api-responsible-exclusion"),
+    path("reality-check/", api.RealityCheckView.as_view(), name="api-responsible-reality-check"),
+]

@@ -1,0 +1,105 @@
+"""Responsible gaming (AGCO 2.13/2.23, UK practice): deposit limits, time-outs and
+self-exclusions, the reality-check interval, and the record of every change to them.
+
+Rules live in `responsible.rules` (checks the cashier, tables and banked game call) and
+`responsible.services` (the changes players make); nothing here can be undone early.
+"""
+
+from django.conf import settings
+from django.db import models
+
+
+class DepositLimit(models.Model):
+    """A player's cap on deposits in a rolling window (day = 24 h, week = 7 d, month = 30 d).
+
+    A lower cap applies at once; a higher cap (or none) waits 24 hours in `pending_*`, so a
+    player cannot lift a limit in the heat of a session.
+    """
+
+    class Period(models.TextChoices):
+        DAY = "day", "day (24 hours)"
+        WEEK = "week", "week (7 days)"
+        MONTH = "month", "month (30 days)"
+
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="deposit_limits"
+    )
+    period = models.CharField(max_length=5, choices=Period.choices)
+    amount = models.BigIntegerField(null=True, blank=True, help_text="cents; empty: no limit")
+    pending_amount = models.BigIntegerField(null=True, blank=True)
+    pending_from = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["player", "period"], name="responsible_limit_once"),
+            models.CheckConstraint(
+                name="responsible_limit_positive",
+                condition=models.Q(amount__isnull=True) | models.Q(amount__gt=0),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} {self.period}: {self.amount}"
+
+
+class Exclusion(models.Model):
+    """A time-out or a self-exclusion: no deposits, no seats, no new rounds until `ends_at`."""
+
+    class Kind(models.TextChoices):
+        TIME_OUT = "time_out", "time-out"
+        SELF_EXCLUSION = "self_exclusion", "self-exclusion"
+
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="exclusions"
+    )
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    starts_at = models.DateTimeField()
+    ends_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        ordering = ["-ends_at"]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} of {self.player} until {self.ends_at:%Y-%m-%d %H:%M}"
+
+
+class RealityCheck(models.Model):
+    """How often the table page reminds the player of time played and net result."""
+
+    player = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="reality_check"
+    )
+    interval_minutes = models.PositiveSmallIntegerField()
+
+    def __str__(self) -> str:
+        return f"{self.player} every {self.interval_minutes} min"
+
+
+class ResponsibleGamingEvent(models.Model):
+    """One change a player made to their limits, exclusions or reality check.
+
+    Append-only in spirit (services only insert; the admin shows, never edits): the room's
+    audit log, when it exists, takes these over.
+    """
+
+    class Kind(models.TextChoices):
+        LIMIT_LOWERED = "limit_lowered", "deposit limit set or lowered (at once)"
+        LIMIT_RAISE_PENDING = "limit_raise_pending", "deposit limit raise (after 24 h)"
+        TIME_OUT = "time_out", "time-out started"
+        SELF_EXCLUSION = "self_exclusion", "self-exclusion started"
+        SESSIONS_ENDED = "sessions_ended", "sessions ended and seats left"
+        REALITY_CHECK_SET = "reality_check_set", "reality check interval set"
+
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="responsible_events"
+    )
+    kind = models.CharField(max_length=30, choices=Kind.choices)
+    detail = models.JSONField(default=dict)
+    created_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.created_at:%Y-%m-%d %H:%M} {self.player} {self.kind}"

@@ -1,0 +1,111 @@
+"""The checks other services call before money comes in or play starts.
+
+Small and low: it reads this app's models, the cashier's ledger rows and the lobby's e-mail
+proof, and imports no service, so `cashier.services`, `poker.services` and
+`showdown.services` can call it without a cycle. Each check raises the caller's own kind of
+`Refused` (as `config.inputs` does), so callers keep catching `CashierError` or `TableError`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from django.db.models import Sum
+from django.utils import timezone
+
+from cashier.models import Account, Entry, Posting
+from config.errors import Refused
+from config.inputs import dollars
+from lobby.services import email_is_verified
+from responsible.models import DepositLimit, Exclusion
+
+# Rolling windows (docs/rules.md "Responsible gaming"): a limit means the same thing whenever
+# the player looks, with no reset at midnight or on the 1st to deposit again at once.
+WINDOWS = {
+    DepositLimit.Period.DAY: timedelta(days=1),
+    DepositLimit.Period.WEEK: timedelta(days=7),
+    DepositLimit.Period.MONTH: timedelta(days=30),
+}
+
+
+def exclusion_active(*, player, now: datetime | None = None) -> Exclusion | None:
+    """The exclusion (time-out or self-exclusion) that runs longest now, or None."""
+    now = now or timezone.now()
+    return (
+        Exclusion.objects.filter(player=player, starts_at__lte=now, ends_at__gt=now)
+        .order_by("-ends_at")
+        .first()
+    )
+
+
+def exclusion_message(exclusion: Exclusion) -> str:
+    return (
+        f"You are on a {exclusion.get_kind_display()} until "
+        f"{exclusion.ends_at:%Y-%m-%d %H:%M} UTC: no deposits and no play until then."
+    )
+
+
+def check_play(*, player, error: type[Refused], now: datetime | None = None) -> None:
+    """Refuse a seat, a buy-in, a top-up or a new banked round to an excluded player."""
+    exclusion = exclusion_active(player=player, now=now)
+    if exclusion is not None:
+        raise error("excluded", exclusion_message(exclusion))
+
+
+def limit_effective(limit: DepositLimit, *, now: datetime) -> int | None:
+    """The cap in force now: the pending one once its 24 hours have passed."""
+    if limit.pending_from is not None and limit.pending_from <= now:
+        return limit.pending_amount
+    return limit.amount
+
+
+def deposits_total(*, player, since: datetime) -> int:
+    """Cents the player deposited into their wallet after `since` (ledger rows, not a counter)."""
+    total = Posting.objects.filter(
+        entry__reason=Entry.Reason.DEPOSIT,
+        entry__player=player,
+        entry__created_at__gt=since,
+        account__kind=Account.Kind.WALLET,
+    ).aggregate(total=Sum("amount"))["total"]
+    return total or 0
+
+
+def deposit_room(*, player, now: datetime | None = None) -> dict[str, dict]:
+    """Per period with a cap in force: the cap, what was deposited in its window, what is left."""
+    now = now or timezone.now()
+    room = {}
+    for limit in DepositLimit.objects.filter(player=player):
+        cap = limit_effective(limit, now=now)
+        if cap is None:
+            continue
+        used = deposits_total(player=player, since=now - WINDOWS[limit.period])
+        room[limit.period] = {"limit": cap, "used": used, "left": max(cap - used, 0)}
+    return room
+
+
+def check_deposit(
+    *, player, amount: int, error: type[Refused], now: datetime | None = None
+) -> None:
+    """Refuse a deposit by an excluded player, before the address is confirmed, or past a cap.
+
+    Called by `cashier.services.wallet_deposit` with the wallet row locked, so two deposits
+    at once cannot both squeeze under the same cap.
+    """
+    now = now or timezone.now()
+    check_play(player=player, error=error, now=now)
+    if not email_is_verified(user=player):
+        raise error(
+            "email_unverified",
+            "Confirm your e-mail address before your first deposit (the link is in your mail; "
+            "your profile page sends a new one).",
+        )
+    for period, room in deposit_room(player=player, now=now).items():
+        if amount > room["left"]:
+            raise error(
+                "deposit_limit",
+                f"This deposit would pass your {period} limit of {dollars(room['limit'])}: "
+                f"you deposited {dollars(room['used'])} in the last "
+                f"{WINDOWS[period].days * 24 if period == 'day' else WINDOWS[period].days} "
+                f"{'hours' if period == 'day' else 'days'} and can deposit "
+                f"{dollars(room['left'])} more now.",
+            )

@@ -1,0 +1,181 @@
+"""The changes a player makes to their own responsible-gaming settings, each recorded.
+
+Every function is one transaction and writes a `ResponsibleGamingEvent`. None of them can
+loosen anything at once: a higher deposit limit waits 24 hours, and an exclusion can only be
+made longer, never shorter or lifted.
+"""
+
+from __future__ import annotations
+
+import calendar
+from datetime import datetime, timedelta
+
+from django.contrib.auth import get_user_model
+from django.contrib.sessions.models import Session
+from django.db import transaction
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
+
+from config.errors import Refused
+from config.inputs import parse_cents
+from poker import broadcast
+from poker import services as poker
+from poker.models import Seat, Table
+from responsible.models import DepositLimit, Exclusion, RealityCheck, ResponsibleGamingEvent
+from responsible.rules import exclusion_active, limit_effective
+
+RAISE_DELAY = timedelta(hours=24)
+TIME_OUT_DAYS = (1, 42)  # 24 hours to 6 weeks
+SELF_EXCLUSION_MONTHS = {"6m": 6, "1y": 12, "5y": 60}
+REALITY_CHECK_MINUTES = (10, 240)
+Kind = ResponsibleGamingEvent.Kind
+
+
+class ResponsibleError(Refused):
+    """A refused change to limits or exclusions: `code` for programs, `message` for people."""
+
+
+def _record(*, player, kind: str, now: datetime, **detail) -> ResponsibleGamingEvent:
+    return ResponsibleGamingEvent.objects.create(
+        player=player, kind=kind, detail=detail, created_at=now
+    )
+
+
+def _add_months(moment: datetime, months: int) -> datetime:
+    """The same day and time `months` later (the last day of a shorter month)."""
+    month0 = moment.month - 1 + months
+    year, month = moment.year + month0 // 12, month0 % 12 + 1
+    day = min(moment.day, calendar.monthrange(year, month)[1])
+    return moment.replace(year=year, month=month, day=day)
+
+
+@transaction.atomic
+def deposit_limit_set(
+    *, player, period: str, amount: int | None, now: datetime | None = None
+) -> DepositLimit:
+    """Set the cap for one rolling window; `amount` None removes it (which counts as raising)."""
+    now = now or timezone.now()
+    if period not in DepositLimit.Period.values:
+        raise ResponsibleError(
+            "bad_period", f"A limit's period is one of {', '.join(DepositLimit.Period.values)}."
+        )
+    if amount is not None:
+        amount = parse_cents(amount, field="limit", error=ResponsibleError)
+    limit, _ = DepositLimit.objects.select_for_update().get_or_create(player=player, period=period)
+    current = limit_effective(limit, now=now)
+    if limit.pending_from is not None and limit.pending_from <= now:
+        limit.amount = limit.pending_amount  # the raise that matured is the cap now
+    if current is not None and (amount is None or amount > current):
+        limit.pending_amount, limit.pending_from = amount, now + RAISE_DELAY
+        _record(
+            player=player,
+            kind=Kind.LIMIT_RAISE_PENDING,
+            now=now,
+            period=period,
+            current=current,
+            requested=amount,
+            applies_from=limit.pending_from.isoformat(),
+        )
+    else:
+        # Lower (or the first cap): at once, and it cancels any raise still waiting.
+        limit.amount, limit.pending_amount, limit.pending_from = amount, None, None
+        _record(
+            player=player,
+            kind=Kind.LIMIT_LOWERED,
+            now=now,
+            period=period,
+            previous=current,
+            amount=amount,
+        )
+    limit.save()
+    return limit
+
+
+def exclusion_end_for(*, kind: str, length, now: datetime) -> datetime:
+    """When an exclusion asked for now would end; refuses lengths outside the rules."""
+    if kind == Exclusion.Kind.TIME_OUT:
+        low, high = TIME_OUT_DAYS
+        if not isinstance(length, int) or isinstance(length, bool) or not low <= length <= high:
+            raise ResponsibleError(
+                "bad_length", f"A time-out lasts {low} to {high} days (24 hours to 6 weeks)."
+            )
+        return now + timedelta(days=length)
+    if kind == Exclusion.Kind.SELF_EXCLUSION:
+        if not isinstance(length, str) or length not in SELF_EXCLUSION_MONTHS:
+            raise ResponsibleError(
+                "bad_length", "A self-exclusion lasts 6m (six months), 1y (a year) or 5y."
+            )
+        return _add_months(now, SELF_EXCLUSION_MONTHS[length])
+    raise ResponsibleError("bad_kind", "Choose a time-out or a self-exclusion.")
+
+
+@transaction.atomic
+def exclusion_start(*, player, kind: str, length, now: datetime | None = None) -> Exclusion:
+    """Stop the player's deposits and play until the end, at once and for good.
+
+    Ends every session and API token of the player, takes them out of every seat after the
+    hand they are in (`poker.table_leave`: the leave-pending mechanism), and, after commit,
+    closes their table sockets. A shorter exclusion than one already running is refused, so
+    none can be cut short.
+    """
+    now = now or timezone.now()
+    ends_at = exclusion_end_for(kind=kind, length=length, now=now)
+    # One exclusion change per player at a time (two tabs, two requests).
+    get_user_model().objects.select_for_update().filter(pk=player.pk).first()
+    running = exclusion_active(player=player, now=now)
+    if running is not None and running.ends_at >= ends_at:
+        raise ResponsibleError(
+            "already_excluded",
+            f"You are already on a {running.get_kind_display()} until "
+            f"{running.ends_at:%Y-%m-%d %H:%M} UTC; it cannot be shortened.",
+        )
+    exclusion = Exclusion.objects.create(player=player, kind=kind, starts_at=now, ends_at=ends_at)
+    _record(player=player, kind=kind, now=now, length=length, ends_at=ends_at.isoformat())
+    sessions = player_sessions_end(player=player)
+    tables = []
+    for seat in Seat.objects.filter(player=player).order_by("table_id"):
+        poker.table_leave(table=seat.table_id, player=player)
+        tables.append(seat.table_id)
+    _record(player=player, kind=Kind.SESSIONS_ENDED, now=now, sessions=sessions, tables=tables)
+    table_ids = list(Table.objects.values_list("pk", flat=True))
+    message = (
+        f"You started a {exclusion.get_kind_display()} until "
+        f"{ends_at:%Y-%m-%d %H:%M} UTC; you leave the table after this hand."
+    )
+    transaction.on_commit(
+        lambda: broadcast.send_player_excluded(
+            table_ids=table_ids, user_id=player.pk, message=message
+        )
+    )
+    return exclusion
+
+
+def player_sessions_end(*, player) -> int:
+    """Delete the player's sessions (database sessions) and API tokens; how many sessions."""
+    uid = str(player.pk)
+    ended = [
+        session.session_key
+        for session in Session.objects.filter(expire_date__gt=timezone.now()).iterator()
+        if session.get_decoded().get("_auth_user_id") == uid
+    ]
+    Session.objects.filter(session_key__in=ended).delete()
+    Token.objects.filter(user=player).delete()
+    return len(ended)
+
+
+@transaction.atomic
+def reality_check_set(*, player, minutes: int | None, now: datetime | None = None) -> None:
+    """Remind the player every `minutes` of play at the tables (None: no reminder)."""
+    now = now or timezone.now()
+    low, high = REALITY_CHECK_MINUTES
+    if minutes is not None and (
+        not isinstance(minutes, int) or isinstance(minutes, bool) or not low <= minutes <= high
+    ):
+        raise ResponsibleError(
+            "bad_interval", f"A reality check comes every {low} to {high} minutes, or never."
+        )
+    if minutes is None:
+        RealityCheck.objects.filter(player=player).delete()
+    else:
+        RealityCheck.objects.update_or_create(player=player, defaults={"interval_minutes": minutes})
+    _record(player=player, kind=Kind.REALITY_CHECK_SET, now=now, minutes=minutes)

@@ -1,0 +1,55 @@
+"""The table page in Chromium: the reality check dialog comes after N minutes of the session
+(the page's clock is Playwright's, fast-forwarded) with the time played and the net result,
+and a time-out started elsewhere stops the page with the reason."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from config.inputs import dollars
+from responsible.selectors import net_result_since
+from responsible.services import exclusion_start, reality_check_set
+from tests.factories import call_down, deal_hand, make_seated_player, make_table
+from tests.poker.table_page import LAPTOP, close_and_settle, open_table
+from tests.poker.test_table_page_recovery import beside_the_browser
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_reality_check_dialog_and_exclusion_on_the_table_page(signed_in_page):
+    table = make_table(next_hand_delay_seconds=3600)
+    alice, bob = make_seated_player(table, "alice", 1), make_seated_player(table, "bob", 2)
+    call_down(deal_hand(table), {1: alice, 2: bob})
+    reality_check_set(player=alice, minutes=10)
+    page = signed_in_page(alice, LAPTOP)
+    # The session began 25 minutes ago: the next reminder is due at 30, five minutes away.
+    login = timezone.now() - timedelta(minutes=25)
+    type(alice).objects.filter(pk=alice.pk).update(last_login=login)
+    net = net_result_since(player=alice, since=login)
+    page.clock.install()
+    open_table(page, table)
+    assert (
+        page.evaluate(
+            "window.tablePage.realityDelayMs({interval_minutes: 10, seconds_played: 1500})"
+        )
+        == 5 * 60 * 1000
+    )
+    assert not page.is_visible("#reality-dialog")
+
+    page.clock.fast_forward("04:50")
+    page.wait_for_timeout(300)
+    assert not page.is_visible("#reality-dialog")
+    page.clock.fast_forward("00:15")
+    page.wait_for_selector("#reality-dialog[open]")
+    assert page.text_content("#reality-played") == "25 minutes"
+    shown = page.text_content("#reality-net")
+    assert shown.replace(".00", "") == (("+" if net > 0 else "") + dollars(net)).replace(".00", "")
+    page.click("#reality-continue")
+    page.wait_for_selector("#reality-dialog:not([open])", state="attached")
+
+    beside_the_browser(exclusion_start, player=alice, kind="time_out", length=1)
+    page.wait_for_selector("#notice:not([hidden])")
+    assert "time-out" in page.text_content("#notice")
+    assert page.errors == []
+    close_and_settle(table, [page])
