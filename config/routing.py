@@ -2,5 +2,6 @@
 
 from lobby.routing import websocket_urlpatterns as lobby_routes
 from poker.routing import websocket_urlpatterns as poker_routes
+from showdown.routing import websocket_urlpatterns as showdown_routes
 
-websocket_urlpatterns = [*lobby_routes, *poker_routes]
+websocket_urlpatterns = [*lobby_routes, *poker_routes, *showdown_routes]

@@ -203,6 +203,11 @@ CELERY_BEAT_SCHEDULE: dict = {
         "task": "showdown.void_stale_rounds",
         "schedule": 24 * 60 * 60.0,
     },
+    # Live Omaha Showdown tables: deal and fold on the stored deadlines when a timer was lost.
+    "showdown-sweep-live-rounds": {
+        "task": "showdown.sweep_live_rounds",
+        "schedule": env.float("SHOWDOWN_SWEEP_SECONDS", default=2.0),
+    },
     # The quick RNG battery on the shuffle and secrets.randbelow, stored as an RngCheck
     # (docs/fairness.md; the long form is `manage.py rng_check --long`, on demand).
     "poker-rng-check": {

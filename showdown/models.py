@@ -100,6 +100,13 @@ class ShowdownTable(models.Model):
         limit_choices_to={"kind": Paytable.Kind.FINAL_HAND_BONUS},
     )
     is_open = models.BooleanField(default=True)
+    # 1: the online game, one player against the house; 2-7: a live table (RULES.md 9's
+    # land-based game), seats that place wagers in a betting window and share one board.
+    seats = models.PositiveSmallIntegerField(default=1)
+    # Live tables only: how long the betting window stays open after the first wager, and
+    # how long the seats have to decide before the undecided fold (docs/rules.md).
+    bet_seconds = models.PositiveSmallIntegerField(default=15)
+    action_seconds = models.PositiveSmallIntegerField(default=20)
 
     class Meta:
         ordering = ["ante_min", "name"]
@@ -108,9 +115,10 @@ class ShowdownTable(models.Model):
         return self.name
 
     def limits(self) -> ShowdownLimits:
-        """The engine's limits: one seat online; ShowdownError when they break a rule."""
+        """The engine's limits (one seat online, up to seven live); ShowdownError when they
+        break a rule."""
         return ShowdownLimits(
-            seats=1,
+            seats=self.seats,
             ante_min=self.ante_min,
             ante_max=self.ante_max,
             hole_card_bonus_min=self.hole_card_bonus_min,
@@ -119,6 +127,10 @@ class ShowdownTable(models.Model):
             final_hand_bonus_max=self.final_hand_bonus_max,
             max_aggregate_payout=self.max_aggregate_payout,
         )
+
+    @property
+    def is_live(self) -> bool:
+        return self.seats > 1
 
     def paytables(self) -> ShowdownPaytables:
         return ShowdownPaytables(
@@ -180,6 +192,12 @@ class ShowdownRound(models.Model):
     decide_key = models.CharField(max_length=100, blank=True, default="")
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
     settled_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    # At a live table: the shared round (deck, board, every seat's wagers) and this player's
+    # seat in it. The row itself is the player's share: their wagers, cards, entries and net.
+    live_round = models.ForeignKey(
+        "LiveRound", on_delete=models.PROTECT, null=True, blank=True, related_name="seat_rounds"
+    )
+    live_seat = models.PositiveSmallIntegerField(null=True, blank=True)
     voided_at = models.DateTimeField(null=True, blank=True)
     # When the player was told their round was voided (on their next visit).
     void_told_at = models.DateTimeField(null=True, blank=True)
@@ -225,6 +243,67 @@ class ShowdownRound(models.Model):
     @property
     def seat_result(self) -> dict | None:
         return self.result["seats"][0] if self.result else None
+
+
+class LiveSeat(models.Model):
+    """A player sitting at a live Showdown table (seats 1-7, clockwise from the dealer's left)."""
+
+    table = models.ForeignKey(ShowdownTable, on_delete=models.CASCADE, related_name="live_seats")
+    number = models.PositiveSmallIntegerField()
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="showdown_seats"
+    )
+    sat_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["table", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="showdown_live_seat_once"),
+            models.UniqueConstraint(fields=["table", "player"], name="showdown_live_player_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"seat {self.number} at {self.table_id}"
+
+
+class LiveRound(models.Model):
+    """One round at a live table: the engine's multi-seat state (deck apart, as online), the
+    betting window's and the decision window's deadlines. Each seat's money is in its own
+    ShowdownRound (`seat_rounds`), so the ledger and verify_ledger see one round per player."""
+
+    class Phase(models.TextChoices):
+        BETTING = "betting", "Betting"
+        DECIDING = "deciding", "Deciding"
+        SETTLED = "settled", "Settled"
+
+    table = models.ForeignKey(ShowdownTable, on_delete=models.PROTECT, related_name="live_rounds")
+    phase = models.CharField(max_length=10, choices=Phase.choices, default=Phase.BETTING)
+    state = models.JSONField()
+    deck = models.JSONField(default=list)
+    bet_deadline = models.DateTimeField()
+    action_deadline = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    dealt_at = models.DateTimeField(null=True, blank=True)
+    settled_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["table"],
+                condition=~Q(phase="settled"),
+                name="showdown_one_live_round_per_table",
+            ),
+        ]
+        indexes = [models.Index(fields=["phase"])]
+
+    def __str__(self) -> str:
+        return f"live round #{self.pk} at {self.table_id}"
+
+    @property
+    def deadline(self):
+        """When the timer acts next: the deal, or the folding of the undecided."""
+        return self.bet_deadline if self.phase == self.Phase.BETTING else self.action_deadline
 
 
 class HouseDay(ShowdownRound):

@@ -123,6 +123,9 @@ def test_a_table_with_limits_the_engine_refuses_is_not_saved(staff_client):
         "hole_card_bonus_paytable": table.hole_card_bonus_paytable_id,
         "final_hand_bonus_paytable": table.final_hand_bonus_paytable_id,
         "is_open": "on",
+        "seats": 1,
+        "bet_seconds": 15,
+        "action_seconds": 20,
     }
     url = reverse("admin:showdown_showdowntable_change", args=[table.pk])
     response = staff_client.post(url, form)

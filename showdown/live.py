@@ -1,0 +1,452 @@
+"""The live Omaha Showdown table (RULES.md 9, land-based: up to seven seats, one board).
+
+A round goes betting -> deciding -> settled. The first wager opens the betting window
+(`bet_seconds`); the cards are dealt when it closes, or at once when every seated player has
+placed. Each seat with wagers then has `action_seconds` to Fold, Call or Raise; when the last
+decides, or the deadline passes and the undecided are folded, the board settles every seat.
+Seats without wagers sit the round out.
+
+Every service is one transaction under the table's row lock (`select_for_update`), like the
+poker table's. Money moves only through `cashier.services.banked_*`, on each player's own
+`ShowdownRound` (the seat's share of the shared `LiveRound`), so the ledger and verify_ledger
+see one round per player exactly as online. Timers (`showdown.tasks`) carry the round and its
+phase and do nothing once the round moved on; a sweep acts on the stored deadlines.
+Refusals raise `ShowdownRefused` and change nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from cashier.services import banked_round_settle, banked_wager_place
+from config.inputs import parse_cents, parse_idempotency_key
+from poker.engine.showdown import ShowdownError
+from poker.engine.showdown import ShowdownRound as EngineRound
+from poker.engine.showdown_paytables import PaytableError
+from responsible import rules as responsible
+from showdown import services
+from showdown.models import LiveRound, LiveSeat, ShowdownRound, ShowdownTable
+from showdown.services import ShowdownRefused
+
+log = logging.getLogger(__name__)
+
+Phase = LiveRound.Phase
+Status = ShowdownRound.Status
+
+
+def group_name(table_id: int) -> str:
+    """The channel-layer group of every socket at a live table."""
+    return f"showdown-{table_id}"
+
+
+# -- helpers
+
+
+def _check_player(player):
+    if not getattr(player, "is_authenticated", False) or player.pk is None:
+        raise ShowdownRefused("unknown_player", "No such player.")
+    return player
+
+
+def _lock_table(table_id) -> ShowdownTable:
+    if isinstance(table_id, bool) or not isinstance(table_id, int):
+        raise ShowdownRefused("unknown_table", "No such table.")
+    table = (
+        ShowdownTable.objects.select_for_update()
+        .filter(pk=table_id, seats__gt=1)
+        .select_related("bet_paytable", "hole_card_bonus_paytable", "final_hand_bonus_paytable")
+        .first()
+    )
+    if table is None:
+        raise ShowdownRefused("unknown_table", "No such live table.")
+    return table
+
+
+def _open_round(table: ShowdownTable) -> LiveRound | None:
+    return LiveRound.objects.filter(table=table).exclude(phase=Phase.SETTLED).first()
+
+
+def _engine(live: LiveRound) -> EngineRound:
+    try:
+        return EngineRound.from_dict({**live.state, "deck": live.deck})
+    except ShowdownError as error:
+        raise ShowdownRefused(
+            "bad_state",
+            f"Live round {live.pk} cannot be read back ({error.reason}); staff have it.",
+        ) from error
+
+
+def _store(live: LiveRound, game: EngineRound) -> None:
+    state = game.to_dict()
+    live.deck = state["deck"]
+    state["deck"] = []
+    live.state = state
+
+
+def _refused(error: ShowdownError) -> ShowdownRefused:
+    return ShowdownRefused(error.code, error.reason[:1].upper() + error.reason[1:] + ".")
+
+
+def _after_commit(live: LiveRound | None, table_id: int) -> None:
+    """Tell the table's sockets, and arm the round's timer for its next deadline."""
+    from showdown import tasks
+
+    round_id = live.pk if live is not None else None
+    phase = live.phase if live is not None else None
+    deadline = live.deadline if live is not None else None
+
+    def send() -> None:
+        notify_table(table_id)
+        if round_id is None or phase == Phase.SETTLED or deadline is None:
+            return
+        try:
+            tasks.live_round_advance.apply_async(
+                args=(round_id, phase),
+                eta=deadline,
+                queue=settings.CELERY_TASK_DEFAULT_QUEUE,
+            )
+        except Exception:  # the broker is down: the sweep acts on the stored deadline
+            log.exception("could not schedule live showdown round %s (%s)", round_id, phase)
+
+    transaction.on_commit(send)
+
+
+def notify_table(table_id: int) -> None:
+    """One message to the table's group; each socket then reads its own player's view (so
+    hole cards never travel to anyone else). A dead layer costs a log line, not the change."""
+    # The poker table's bridge: it also reaches the embedded room's in-memory layer from a
+    # timer running in another thread.
+    from poker.broadcast import _run_on_layer
+
+    async def deliver(layer) -> None:
+        await layer.group_send(group_name(table_id), {"type": "showdown.changed"})
+
+    try:
+        _run_on_layer(deliver)
+    except Exception:
+        log.exception("could not tell live showdown table %s", table_id)
+
+
+# -- seats
+
+
+def live_seat_take(*, player, table_id: int, seat: int, now: datetime | None = None) -> LiveSeat:
+    """Sit at a free seat of an open live table (one seat per player and table)."""
+    player = _check_player(player)
+    now = now or timezone.now()
+    with transaction.atomic():
+        table = _lock_table(table_id)
+        taken = LiveSeat.objects.filter(table=table, player=player).first()
+        if taken is not None:
+            if taken.number == seat:
+                return taken
+            raise ShowdownRefused("already_seated", f"You already sit in seat {taken.number}.")
+        if not table.is_open:
+            raise ShowdownRefused("table_closed", f"{table.name} is closed.")
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= table.seats:
+            raise ShowdownRefused("no_such_seat", f"Pick a seat from 1 to {table.seats}.")
+        if LiveSeat.objects.filter(table=table, number=seat).exists():
+            raise ShowdownRefused("seat_taken", f"Seat {seat} is taken.")
+        responsible.check_play(player=player, error=ShowdownRefused, now=now)
+        live = _open_round(table)
+        if live is not None and any(wager["seat"] == seat for wager in live.state["wagers"]):
+            raise ShowdownRefused(
+                "seat_in_play", f"Seat {seat} still has wagers in this round; try after it."
+            )
+        placed = LiveSeat.objects.create(table=table, number=seat, player=player, sat_at=now)
+        _after_commit(None, table.pk)
+        return placed
+
+
+def live_seat_leave(*, player, table_id: int) -> None:
+    """Stand up; refused while the player's wagers are in the round being played."""
+    player = _check_player(player)
+    with transaction.atomic():
+        table = _lock_table(table_id)
+        seat = LiveSeat.objects.filter(table=table, player=player).first()
+        if seat is None:
+            raise ShowdownRefused("not_seated", "You do not sit at this table.")
+        live = _open_round(table)
+        if live is not None and live.seat_rounds.filter(player=player).exists():
+            raise ShowdownRefused(
+                "round_in_play", "Your wagers are in this round; you can leave once it settles."
+            )
+        seat.delete()
+        _after_commit(None, table.pk)
+
+
+# -- wagers
+
+
+def _side_bet(value, field: str) -> int:
+    return parse_cents(value, field=field, minimum=0, error=ShowdownRefused)
+
+
+def live_wagers_place(
+    *,
+    player,
+    table_id: int,
+    ante: int,
+    hole_card_bonus: int = 0,
+    final_hand_bonus: int = 0,
+    idempotency_key: str,
+    now: datetime | None = None,
+) -> ShowdownRound:
+    """Place a seated player's Ante and side bets for the round in its betting window (the
+    first wager opens one). Wallet -> bets in play. The same key replays, moving nothing."""
+    player = _check_player(player)
+    key = parse_idempotency_key(idempotency_key, error=ShowdownRefused)
+    ante = parse_cents(ante, field="ante", error=ShowdownRefused)
+    hole_card_bonus = _side_bet(hole_card_bonus, "hole card bonus")
+    final_hand_bonus = _side_bet(final_hand_bonus, "final hand bonus")
+    now = now or timezone.now()
+    with transaction.atomic():
+        table = _lock_table(table_id)
+        earlier = ShowdownRound.objects.filter(player=player, deal_key=key).first()
+        if earlier is not None:
+            same = (earlier.table_id, earlier.ante, earlier.hole_card_bonus) == (
+                table.pk,
+                ante,
+                hole_card_bonus,
+            ) and earlier.final_hand_bonus == final_hand_bonus
+            if not same:
+                raise ShowdownRefused(
+                    "idempotency_conflict",
+                    "This idempotency key was already used for different wagers.",
+                )
+            return earlier
+        seat = LiveSeat.objects.filter(table=table, player=player).first()
+        if seat is None:
+            raise ShowdownRefused("not_seated", "Take a seat before placing wagers.")
+        if not table.is_open:
+            raise ShowdownRefused("table_closed", f"{table.name} is closed.")
+        responsible.check_play(player=player, error=ShowdownRefused, now=now)
+        live = _open_round(table)
+        if live is not None and live.phase != Phase.BETTING:
+            raise ShowdownRefused(
+                "round_dealt", "The cards are out; place your wagers for the next round."
+            )
+        try:
+            if live is None:
+                game = EngineRound.open(limits=table.limits(), paytables=table.paytables())
+            else:
+                game = _engine(live)
+            game.place(
+                seat.number,
+                ante=ante,
+                hole_card_bonus=hole_card_bonus,
+                final_hand_bonus=final_hand_bonus,
+            )
+        except ShowdownError as error:
+            raise _refused(error) from error
+        except PaytableError as error:
+            raise ShowdownRefused("bad_paytable", str(error)) from error
+        if live is None:
+            live = LiveRound(
+                table=table,
+                bet_deadline=now + timedelta(seconds=table.bet_seconds),
+                created_at=now,
+            )
+        _store(live, game)
+        live.save()
+        staked = ante + hole_card_bonus + final_hand_bonus
+        try:
+            with transaction.atomic():
+                mine = ShowdownRound.objects.create(
+                    player=player,
+                    table=table,
+                    live_round=live,
+                    live_seat=seat.number,
+                    state={"holes": {}, "board": []},
+                    deck=[],
+                    ante=ante,
+                    hole_card_bonus=hole_card_bonus,
+                    final_hand_bonus=final_hand_bonus,
+                    staked=staked,
+                    deal_key=key,
+                    created_at=now,
+                )
+        except IntegrityError:
+            raise ShowdownRefused(
+                "round_unfinished", "Your last round here is still unfinished."
+            ) from None
+        mine.wager_entry = banked_wager_place(
+            player=player, round_id=mine.pk, amount=staked, now=now
+        )
+        mine.save(update_fields=["wager_entry"])
+        seated = set(LiveSeat.objects.filter(table=table).values_list("number", flat=True))
+        if seated <= set(game.seats):
+            _deal(live, game, table, now)  # everyone seated is in: no need to wait
+        _after_commit(live, table.pk)
+        return mine
+
+
+def _deal(live: LiveRound, game: EngineRound, table: ShowdownTable, now: datetime) -> None:
+    game.deal(services.deck_shuffle())
+    _store(live, game)
+    live.phase = Phase.DECIDING
+    live.dealt_at = now
+    live.action_deadline = now + timedelta(seconds=table.action_seconds)
+    live.save()
+    for mine in live.seat_rounds.all():
+        mine.state = {"holes": {"1": list(game.seats[mine.live_seat].hole)}, "board": []}
+        mine.save(update_fields=["state"])
+
+
+# -- decisions
+
+
+def live_decide(
+    *,
+    player,
+    table_id: int,
+    decision: str,
+    idempotency_key: str,
+    now: datetime | None = None,
+) -> ShowdownRound:
+    """Fold, Call (Bet = Ante) or Raise (Bet = 2 x Ante) in the decision window; the Bet goes
+    in play at once. The last seat to decide deals the board and settles everyone. The same
+    key replays the decision and moves nothing."""
+    player = _check_player(player)
+    key = parse_idempotency_key(idempotency_key, error=ShowdownRefused)
+    if decision not in ShowdownRound.Decision.values:
+        raise ShowdownRefused("bad_decision", f"Decide fold, call or raise, not {decision!r}.")
+    now = now or timezone.now()
+    with transaction.atomic():
+        table = _lock_table(table_id)
+        replay = ShowdownRound.objects.filter(
+            player=player, table=table, decide_key=key, live_round__isnull=False
+        ).first()
+        if replay is not None:
+            if replay.decision != decision:
+                raise ShowdownRefused(
+                    "idempotency_conflict",
+                    "This idempotency key was already used for a different decision.",
+                )
+            return replay
+        live = _open_round(table)
+        mine = live.seat_rounds.filter(player=player).first() if live is not None else None
+        if mine is None:
+            raise ShowdownRefused("no_round", "You have no wagers in the round being played.")
+        if live.phase == Phase.BETTING:
+            raise ShowdownRefused("not_dealt", "Decisions come after the deal.")
+        if mine.decision:
+            raise ShowdownRefused("already_decided", "You have already decided this round.")
+        game = _engine(live)
+        _decide_seat(live, game, mine, decision, key=key, now=now)
+        if game.phase == "settled":
+            _settle(live, game, now)
+        else:
+            live.save()
+        mine.refresh_from_db()
+        _after_commit(live, table.pk)
+        return mine
+
+
+def _decide_seat(
+    live: LiveRound, game: EngineRound, mine: ShowdownRound, decision: str, *, key: str, now
+) -> None:
+    bet = mine.ante * {"fold": 0, "call": 1, "raise": 2}[decision]
+    try:
+        game.decide(mine.live_seat, decision)
+    except ShowdownError as error:
+        raise _refused(error) from error
+    if bet:
+        mine.bet_entry = banked_wager_place(
+            player=mine.player, round_id=mine.pk, amount=bet, now=now
+        )
+    mine.decision = decision
+    mine.decide_key = key
+    mine.bet = bet
+    mine.staked = mine.ante + bet + mine.hole_card_bonus + mine.final_hand_bonus
+    mine.save(update_fields=["bet_entry", "decision", "decide_key", "bet", "staked"])
+    _store(live, game)
+
+
+def _settle(live: LiveRound, game: EngineRound, now: datetime) -> None:
+    """One board settles every seat: each player's own settlement entry, from their share."""
+    assert game.result is not None
+    by_seat = {seat["seat"]: seat for seat in game.result["seats"]}
+    for mine in live.seat_rounds.select_related("player").order_by("live_seat"):
+        seat = by_seat[mine.live_seat]
+        mine.result_entry = banked_round_settle(
+            player=mine.player, round_id=mine.pk, staked=seat["staked"], net=seat["net"], now=now
+        )
+        mine.state = {"holes": {"1": seat["hole"]}, "board": game.result["board"]}
+        mine.result = {
+            "board": game.result["board"],
+            "seats": [seat],
+            "payout_cap": game.result["payout_cap"],
+            "house_net": -seat["net"],
+        }
+        mine.status = Status.SETTLED
+        mine.staked = seat["staked"]
+        mine.net = seat["net"]
+        mine.payout_capped = game.result["payout_cap"]["applied"]
+        mine.settled_at = now
+        mine.save()
+    _store(live, game)
+    live.phase = Phase.SETTLED
+    live.settled_at = now
+    live.save()
+
+
+# -- timers
+
+
+def live_round_advance(*, round_id: int, phase: str, now: datetime | None = None) -> str:
+    """The timer: deal when the betting window has closed, fold the undecided and settle when
+    the decision deadline has passed. "" when there is nothing to do (the round moved on, or
+    its deadline is still ahead); else "dealt" or "settled"."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        table_id = (
+            LiveRound.objects.filter(pk=round_id, phase=phase).values_list("table_id", flat=True)
+        ).first()
+        if table_id is None:
+            return ""
+        table = _lock_table(table_id)
+        live = LiveRound.objects.filter(pk=round_id, phase=phase).first()
+        if live is None or live.deadline is None or live.deadline > now:
+            return ""
+        game = _engine(live)
+        if phase == Phase.BETTING:
+            _deal(live, game, table, now)
+            done = "dealt"
+        else:
+            for mine in live.seat_rounds.filter(decision="").select_related("player"):
+                _decide_seat(live, game, mine, "fold", key=f"timeout-{live.pk}", now=now)
+            _settle(live, game, now)
+            done = "settled"
+        _after_commit(live, table.pk)
+        return done
+
+
+def live_rounds_sweep(*, now: datetime | None = None) -> dict[str, int]:
+    """The backstop: every live round past its deadline advanced (a lost timer costs at most
+    the sweep's period). Each round in its own transaction; counts per outcome."""
+    now = now or timezone.now()
+    counts = {"dealt": 0, "settled": 0}
+    due = (
+        LiveRound.objects.filter(phase=Phase.BETTING, bet_deadline__lte=now)
+        .values_list("pk", "phase")
+        .union(
+            LiveRound.objects.filter(phase=Phase.DECIDING, action_deadline__lte=now).values_list(
+                "pk", "phase"
+            )
+        )
+    )
+    for round_id, phase in list(due):
+        try:
+            done = live_round_advance(round_id=round_id, phase=phase, now=now)
+        except ShowdownRefused:
+            log.exception("live showdown round %s could not advance", round_id)
+            continue
+        if done:
+            counts[done] += 1
+    return counts

@@ -1,0 +1,172 @@
+"""The live Showdown socket: a snapshot on connect, every change after commit, bad frames
+refused with error frames, and each player's hole cards only on that player's socket until
+the round settles (every frame each socket received is scanned for the others' cards)."""
+
+import json
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+
+from config.asgi import application
+from showdown import services
+from showdown.models import LiveRound, LiveSeat, ShowdownRound
+from tests.factories import make_funded_player, make_showdown_table, session_headers_for
+from tests.showdown.test_live_services import live_deck
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+HOLES = {"ann": "AsKs2c3d", "bob": "2d7c4s8c"}
+BOARD = "QsJsTs4h9c"
+
+
+def cards(text: str) -> list[str]:
+    return [text[i : i + 2] for i in range(0, len(text), 2)]
+
+
+class Socket:
+    def __init__(self, communicator):
+        self.communicator = communicator
+        self.frames: list[dict] = []
+
+    @classmethod
+    async def open(cls, table_id: int, user):
+        headers = await sync_to_async(session_headers_for)(user)
+        communicator = WebsocketCommunicator(application, f"/ws/showdown/{table_id}/", headers)
+        connected, _ = await communicator.connect(timeout=10)
+        assert connected
+        return cls(communicator)
+
+    async def send(self, frame: dict) -> None:
+        await self.communicator.send_json_to(frame)
+
+    async def until(self, predicate, timeout: float = 10) -> dict:
+        while True:
+            frame = await self.communicator.receive_json_from(timeout=timeout)
+            self.frames.append(frame)
+            if predicate(frame):
+                return frame
+
+    async def until_phase(self, phase: str) -> dict:
+        frame = await self.until(
+            lambda f: (
+                (f.get("state") or {}).get("round") is not None
+                and f["state"]["round"]["phase"] == phase
+            )
+        )
+        return frame["state"]
+
+    def text(self) -> str:
+        return json.dumps(self.frames)
+
+
+@pytest.fixture
+def live_table(transactional_db):
+    return make_showdown_table(seats=7, bet_seconds=30, action_seconds=30)
+
+
+async def test_each_player_sees_only_their_own_hole_cards_until_the_board(live_table, monkeypatch):
+    ann = await sync_to_async(make_funded_player)("ann")
+    bob = await sync_to_async(make_funded_player)("bob")
+    watcher = await sync_to_async(make_funded_player)("watcher")
+    deck = live_deck([HOLES["ann"], HOLES["bob"]], BOARD)
+    monkeypatch.setattr(services, "deck_shuffle", lambda: list(deck))
+    sockets = {
+        name: await Socket.open(live_table.pk, user)
+        for name, user in (("ann", ann), ("bob", bob), ("watcher", watcher))
+    }
+    for socket in sockets.values():
+        snapshot = await socket.until(lambda f: f["type"] == "snapshot")
+        assert snapshot["state"]["table"]["seats"] == 7 and snapshot["state"]["round"] is None
+    await sockets["ann"].send({"type": "sit", "seat": 1})
+    await sockets["bob"].send({"type": "sit", "seat": 2})
+    await sockets["watcher"].until(lambda f: len((f.get("state") or {}).get("seats", [])) == 2)
+    await sockets["ann"].send({"type": "wager", "ante": 500, "key": "ann-wager-1"})
+    await sockets["bob"].send(
+        {"type": "wager", "ante": 1000, "final_hand_bonus": 100, "key": "bob-wager-1"}
+    )
+    dealt = {name: await s.until_phase("deciding") for name, s in sockets.items()}
+    mine = {name: dealt[name]["round"]["seats"] for name in ("ann", "bob")}
+    assert next(s for s in mine["ann"] if s["you"])["hole"] == cards(HOLES["ann"])
+    assert next(s for s in mine["bob"] if s["you"])["hole"] == cards(HOLES["bob"])
+    assert dealt["watcher"]["round"]["deadline"] is not None
+
+    await sockets["ann"].send({"type": "decide", "decision": "raise", "key": "ann-decide-1"})
+    # A resent frame (same key) is answered, moves nothing.
+    await sockets["ann"].send({"type": "decide", "decision": "raise", "key": "ann-decide-1"})
+    await sockets["bob"].until(
+        lambda f: any(s["decided"] for s in ((f.get("state") or {}).get("round") or {}).get(
+            "seats", []))
+    )  # fmt: skip
+    # Before the board: nobody's socket has carried anyone else's cards, nor the board.
+    for name, socket in sockets.items():
+        text = socket.text()
+        for other, hole in HOLES.items():
+            for card in cards(hole):
+                assert (f'"{card}"' in text) == (other == name), (name, other, card)
+        for card in cards(BOARD):
+            assert f'"{card}"' not in text, (name, card)
+        assert "deck" not in text
+
+    await sockets["bob"].send({"type": "decide", "decision": "call", "key": "bob-decide-1"})
+    settled = {name: await s.until_phase("settled") for name, s in sockets.items()}
+    for state in settled.values():
+        assert state["round"]["board"] == cards(BOARD)
+        assert {s["seat"]: s["hole"] for s in state["round"]["seats"]} == {
+            1: cards(HOLES["ann"]),
+            2: cards(HOLES["bob"]),
+        }
+    rounds = await sync_to_async(
+        lambda: {r.player.username: r for r in ShowdownRound.objects.select_related("player")}
+    )()
+    assert rounds["ann"].bet == 1000 and rounds["bob"].bet == 1000
+    for socket in sockets.values():
+        await socket.communicator.disconnect()
+
+
+@pytest.mark.parametrize(
+    "frame, code",
+    [
+        ("not json", "bad_frame"),
+        ("[1, 2]", "bad_frame"),
+        (json.dumps({"type": "dance"}), "unknown_type"),
+        (json.dumps({"type": "sit", "seat": "one"}), "bad_field"),
+        (json.dumps({"type": "sit", "seat": 9}), "no_such_seat"),
+        (json.dumps({"type": "wager", "ante": 500, "key": "short"}), "bad_idempotency_key"),
+        (json.dumps({"type": "wager", "ante": 5.5, "key": "wager-key-1"}), "bad_amount"),
+        (json.dumps({"type": "wager", "ante": 500, "key": "wager-key-1"}), "not_seated"),
+        (json.dumps({"type": "decide", "decision": "check", "key": "decide-key"}), "bad_field"),
+        (json.dumps({"type": "decide", "decision": "call", "key": "decide-key"}), "no_round"),
+        (json.dumps({"type": "leave"}), "not_seated"),
+        ("x" * 5000, "bad_frame"),
+    ],
+)
+async def test_bad_frames_get_an_error_and_change_nothing(live_table, frame, code):
+    ann = await sync_to_async(make_funded_player)("ann")
+    socket = await Socket.open(live_table.pk, ann)
+    await socket.until(lambda f: f["type"] == "snapshot")
+    await socket.communicator.send_to(text_data=frame)
+    error = await socket.until(lambda f: f["type"] == "error")
+    assert error["code"] == code, error
+    counts = await sync_to_async(
+        lambda: (LiveSeat.objects.count(), LiveRound.objects.count(), ShowdownRound.objects.count())
+    )()
+    assert counts == (0, 0, 0)
+    # The socket stays open and still answers.
+    await socket.send({"type": "snapshot"})
+    await socket.until(lambda f: f["type"] == "state")
+    await socket.communicator.disconnect()
+
+
+async def test_anonymous_sockets_and_unknown_tables_are_closed(live_table):
+    ann = await sync_to_async(make_funded_player)("ann")
+    anonymous = WebsocketCommunicator(
+        application, f"/ws/showdown/{live_table.pk}/", [(b"origin", b"http://127.0.0.1")]
+    )
+    connected, _ = await anonymous.connect(timeout=10)
+    assert not connected
+    online = await sync_to_async(make_showdown_table)()  # one seat: not a live table
+    headers = await sync_to_async(session_headers_for)(ann)
+    socket = WebsocketCommunicator(application, f"/ws/showdown/{online.pk}/", headers)
+    connected, _ = await socket.connect(timeout=10)
+    assert not connected

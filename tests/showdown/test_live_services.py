@@ -1,0 +1,310 @@
+"""The live seven-seat table's services: several seats against one board, the betting window
+and the decision deadline (a seat that does not decide in time folds), money conserved and
+verify_ledger clean, repeated frames replayed, refusals that change nothing."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from cashier.models import Account, Entry
+from cashier.selectors import wallet_balance
+from cashier.verify import ledger_verify
+from config.errors import Refused
+from poker.engine.cards import FULL_DECK, parse_cards
+from showdown import services
+from showdown.live import (
+    live_decide,
+    live_round_advance,
+    live_rounds_sweep,
+    live_seat_leave,
+    live_seat_take,
+    live_wagers_place,
+)
+from showdown.live_selectors import live_table_view
+from showdown.models import LiveRound, LiveSeat, ShowdownRound
+from showdown.services import ShowdownRefused
+from tests.factories import make_funded_player, make_showdown_table
+
+Kind = Account.Kind
+START = 100_000
+
+
+def live_deck(holes: list[str], board: str) -> list[str]:
+    """A deck dealing `holes[i]` to the i-th seat with wagers (clockwise) and then `board`;
+    the engine deals one card at a time round the seats."""
+    hands = [parse_cards(hole) for hole in holes]
+    named = [hand[k] for k in range(4) for hand in hands] + list(parse_cards(board))
+    return named + [card for card in FULL_DECK if card not in named]
+
+
+@pytest.fixture
+def live_table(db):
+    return make_showdown_table(seats=7, bet_seconds=15, action_seconds=20)
+
+
+@pytest.fixture
+def deck_is(monkeypatch):
+    def set_deck(holes: list[str], board: str) -> None:
+        deck = live_deck(holes, board)
+        monkeypatch.setattr(services, "deck_shuffle", lambda: list(deck))
+
+    return set_deck
+
+
+def seated(table, name: str, seat: int):
+    player = make_funded_player(name, cents=START)
+    live_seat_take(player=player, table_id=table.pk, seat=seat)
+    return player
+
+
+def wager(player, table, key: str, ante=500, hcb=0, fhb=0, now=None):
+    return live_wagers_place(
+        player=player,
+        table_id=table.pk,
+        ante=ante,
+        hole_card_bonus=hcb,
+        final_hand_bonus=fhb,
+        idempotency_key=key,
+        now=now,
+    )
+
+
+def assert_books_balance() -> None:
+    assert sum(Account.objects.values_list("balance", flat=True)) == 0
+    report = ledger_verify()
+    assert report.ok, report.problems
+
+
+def in_play() -> int:
+    account = Account.objects.filter(kind=Kind.BANKED_BETS_IN_PLAY).first()
+    return account.balance if account else 0
+
+
+def snapshot_of_books() -> tuple:
+    return (
+        tuple(Account.objects.order_by("pk").values_list("pk", "balance")),
+        Entry.objects.count(),
+        ShowdownRound.objects.count(),
+        tuple(LiveRound.objects.order_by("pk").values_list("pk", "phase", "state")),
+        tuple(LiveSeat.objects.order_by("pk").values_list("pk", "number")),
+    )
+
+
+def test_three_seats_decide_and_one_board_settles_them_all(live_table, deck_is):
+    ann, bob, cat = (seated(live_table, n, s) for n, s in (("ann", 1), ("bob", 3), ("cat", 6)))
+    # Ann: royal flush (Bet 25 to 1); Bob: queen high; Cat: a heart flush in the hole.
+    deck_is(["AsKs2c3d", "2d7c4s8c", "2h5h9hKh"], "QsJsTs4h9c")
+    wager(ann, live_table, "a1", ante=500, fhb=100)
+    wager(bob, live_table, "b1", ante=1000)
+    live = LiveRound.objects.get()
+    assert live.phase == LiveRound.Phase.BETTING
+    wager(cat, live_table, "c1", ante=500, hcb=200)
+    live.refresh_from_db()
+    assert live.phase == LiveRound.Phase.DECIDING  # every seated player is in: dealt at once
+    assert in_play() == 500 + 100 + 1000 + 500 + 200
+    assert_books_balance()
+
+    assert live_decide(player=ann, table_id=live_table.pk, decision="raise", idempotency_key="a2")
+    live_decide(player=bob, table_id=live_table.pk, decision="fold", idempotency_key="b2")
+    assert LiveRound.objects.get().phase == LiveRound.Phase.DECIDING
+    live_decide(player=cat, table_id=live_table.pk, decision="call", idempotency_key="c2")
+
+    live.refresh_from_db()
+    assert live.phase == LiveRound.Phase.SETTLED
+    rounds = {r.player.username: r for r in ShowdownRound.objects.select_related("player")}
+    assert all(r.status == ShowdownRound.Status.SETTLED for r in rounds.values())
+    # One board for all: the engine's result for each seat is that player's round.
+    assert {r.result["board"][0] for r in rounds.values()} == {"Qs"}
+    assert rounds["ann"].net == 500 * 1 + 1000 * 25 + 100 * 200
+    assert rounds["bob"].net == -1000
+    assert rounds["cat"].result["seats"][0]["wagers"]["hole_card_bonus"]["category"] == "flush"
+    for name, player in (("ann", ann), ("bob", bob), ("cat", cat)):
+        assert wallet_balance(player=player) == START + rounds[name].net
+    assert in_play() == 0
+    house = Account.objects.get(kind=Kind.HOUSE_BANKROLL).balance
+    assert house == -sum(r.net for r in rounds.values())
+    assert_books_balance()
+
+
+def test_the_betting_window_closes_and_seats_without_wagers_sit_out(live_table, deck_is):
+    ann, bob = seated(live_table, "ann", 2), seated(live_table, "bob", 5)
+    deck_is(["AsKs2c3d"], "QsJsTs4h9c")
+    start = timezone.now()
+    wager(ann, live_table, "a1", now=start)
+    live = LiveRound.objects.get()
+    assert live.bet_deadline == start + timedelta(seconds=15)
+    # The timer early (or a duplicate of it) does nothing.
+    assert live_round_advance(round_id=live.pk, phase="betting", now=start) == ""
+    assert LiveRound.objects.get().phase == LiveRound.Phase.BETTING
+    assert live_round_advance(round_id=live.pk, phase="betting", now=live.bet_deadline) == "dealt"
+    live.refresh_from_db()
+    assert live.phase == LiveRound.Phase.DECIDING
+    assert live.action_deadline == live.bet_deadline + timedelta(seconds=20)
+    assert live.seat_rounds.get().hole == ["As", "Ks", "2c", "3d"]
+    # Bob placed nothing: he sits this round out and cannot join it now.
+    with pytest.raises(ShowdownRefused) as refused:
+        wager(bob, live_table, "b1")
+    assert refused.value.code == "round_dealt"
+    with pytest.raises(ShowdownRefused) as refused:
+        live_decide(player=bob, table_id=live_table.pk, decision="call", idempotency_key="b2")
+    assert refused.value.code == "no_round"
+    assert wallet_balance(player=bob) == START
+    # A late betting timer does nothing now.
+    assert live_round_advance(round_id=live.pk, phase="betting", now=live.action_deadline) == ""
+    assert_books_balance()
+
+
+def test_a_seat_that_does_not_decide_in_time_folds(live_table, deck_is):
+    ann, bob = seated(live_table, "ann", 1), seated(live_table, "bob", 2)
+    deck_is(["AsKs2c3d", "2d7c4s8c"], "QsJsTs4h9c")
+    start = timezone.now()
+    wager(ann, live_table, "a1", fhb=100, now=start)
+    wager(bob, live_table, "b1", hcb=100, now=start)
+    live = LiveRound.objects.get()
+    live_decide(player=ann, table_id=live_table.pk, decision="call", idempotency_key="a2")
+    assert (
+        live_round_advance(
+            round_id=live.pk, phase="deciding", now=live.action_deadline - timedelta(seconds=1)
+        )
+        == ""
+    )
+    assert (
+        live_round_advance(round_id=live.pk, phase="deciding", now=live.action_deadline)
+        == "settled"
+    )
+    bob_round = ShowdownRound.objects.get(player=bob)
+    assert bob_round.decision == "fold" and bob_round.bet == 0
+    assert bob_round.result["seats"][0]["wagers"]["ante"]["result"] == "fold"
+    # A folded seat's side bet still settles (2d 7c 4s 8c is no Hole Card Bonus hand).
+    assert bob_round.net == -500 - 100
+    assert wallet_balance(player=bob) == START - 600
+    assert ShowdownRound.objects.get(player=ann).net == 500 + 500 * 25 + 100 * 200
+    assert in_play() == 0
+    assert_books_balance()
+    # The timer once more, or the sweep, changes nothing.
+    before = snapshot_of_books()
+    assert live_round_advance(round_id=live.pk, phase="deciding", now=live.action_deadline) == ""
+    assert live_rounds_sweep(now=live.action_deadline + timedelta(minutes=5)) == {
+        "dealt": 0,
+        "settled": 0,
+    }
+    assert snapshot_of_books() == before
+
+
+def test_the_sweep_deals_and_folds_on_the_stored_deadlines(live_table, deck_is):
+    ann = seated(live_table, "ann", 4)
+    seated(live_table, "bob", 5)
+    deck_is(["2d7c4s8c"], "QsJsTs4h9c")
+    start = timezone.now()
+    wager(ann, live_table, "a1", now=start)
+    assert live_rounds_sweep(now=start) == {"dealt": 0, "settled": 0}
+    assert live_rounds_sweep(now=start + timedelta(seconds=15)) == {"dealt": 1, "settled": 0}
+    assert live_rounds_sweep(now=start + timedelta(seconds=35)) == {"dealt": 0, "settled": 1}
+    mine = ShowdownRound.objects.get()
+    assert (mine.decision, mine.net) == ("fold", -500)
+    assert_books_balance()
+
+
+def test_repeated_frames_replay_and_reused_keys_are_refused(live_table, deck_is):
+    ann, bob = seated(live_table, "ann", 1), seated(live_table, "bob", 2)
+    deck_is(["AsKs2c3d", "2d7c4s8c"], "QsJsTs4h9c")
+    first = wager(ann, live_table, "a1")
+    assert wager(ann, live_table, "a1").pk == first.pk
+    assert wallet_balance(player=ann) == START - 500
+    with pytest.raises(ShowdownRefused) as refused:
+        wager(ann, live_table, "a1", ante=600)
+    assert refused.value.code == "idempotency_conflict"
+    with pytest.raises(ShowdownRefused) as refused:
+        wager(ann, live_table, "a-other")
+    assert refused.value.code == "already_placed"
+    wager(bob, live_table, "b1")
+    decided = live_decide(player=ann, table_id=live_table.pk, decision="raise", idempotency_key="k")
+    again = live_decide(player=ann, table_id=live_table.pk, decision="raise", idempotency_key="k")
+    assert decided.pk == again.pk and again.bet == 1000
+    assert wallet_balance(player=ann) == START - 1500
+    with pytest.raises(ShowdownRefused) as refused:
+        live_decide(player=ann, table_id=live_table.pk, decision="call", idempotency_key="k")
+    assert refused.value.code == "idempotency_conflict"
+    with pytest.raises(ShowdownRefused) as refused:
+        live_decide(player=ann, table_id=live_table.pk, decision="call", idempotency_key="k2")
+    assert refused.value.code == "already_decided"
+    assert_books_balance()
+
+
+@pytest.mark.parametrize(
+    "attempt, code",
+    [
+        (lambda t, p, o: wager(o, t, "x", ante=500), "not_seated"),
+        (lambda t, p, o: wager(p, t, "x", ante=499), "outside_limits"),
+        (lambda t, p, o: wager(p, t, "x", ante="5.00"), "bad_amount"),
+        (lambda t, p, o: wager(p, t, "x", ante=500, hcb=-1), "bad_amount"),
+        (lambda t, p, o: wager(p, t, "", ante=500), "missing_idempotency_key"),
+        (lambda t, p, o: live_decide(player=p, table_id=t.pk, decision="call",
+                                     idempotency_key="d"), "no_round"),
+        (lambda t, p, o: live_decide(player=p, table_id=t.pk, decision="check",
+                                     idempotency_key="d"), "bad_decision"),
+        (lambda t, p, o: live_seat_take(player=o, table_id=t.pk, seat=1), "seat_taken"),
+        (lambda t, p, o: live_seat_take(player=o, table_id=t.pk, seat=8), "no_such_seat"),
+        (lambda t, p, o: live_seat_take(player=p, table_id=t.pk, seat=2), "already_seated"),
+        (lambda t, p, o: live_seat_leave(player=o, table_id=t.pk), "not_seated"),
+        (lambda t, p, o: live_seat_take(player=o, table_id=t.pk + 999, seat=2), "unknown_table"),
+    ],
+)  # fmt: skip
+def test_refusals_change_nothing(live_table, attempt, code):
+    player = seated(live_table, "ann", 1)
+    other = make_funded_player("bob", cents=START)
+    before = snapshot_of_books()
+    with pytest.raises(Refused) as refused:
+        attempt(live_table, player, other)
+    assert refused.value.code == code
+    assert snapshot_of_books() == before
+
+
+def test_wagers_the_wallet_cannot_cover_are_refused_and_open_no_round(live_table):
+    poor = make_funded_player("poor", cents=400)
+    live_seat_take(player=poor, table_id=live_table.pk, seat=3)
+    before = snapshot_of_books()
+    with pytest.raises(Refused) as refused:
+        wager(poor, live_table, "p1", ante=500)
+    assert refused.value.code == "insufficient_funds"
+    assert snapshot_of_books() == before and not LiveRound.objects.exists()
+
+
+def test_refusals_during_a_round_change_nothing(live_table, deck_is):
+    ann, bob = seated(live_table, "ann", 1), seated(live_table, "bob", 2)
+    deck_is(["AsKs2c3d"], "QsJsTs4h9c")
+    wager(ann, live_table, "a1")
+    before = snapshot_of_books()
+    for attempt, code in [
+        (lambda: live_decide(player=ann, table_id=live_table.pk, decision="call",
+                             idempotency_key="d"), "not_dealt"),
+        (lambda: live_seat_leave(player=ann, table_id=live_table.pk), "round_in_play"),
+    ]:  # fmt: skip
+        with pytest.raises(ShowdownRefused) as refused:
+            attempt()
+        assert refused.value.code == code
+        assert snapshot_of_books() == before
+    # Bob may leave (he has no wagers in play) and his seat frees up.
+    live_seat_leave(player=bob, table_id=live_table.pk)
+    assert not LiveSeat.objects.filter(player=bob).exists()
+
+
+def test_the_view_shows_a_player_their_own_cards_only_until_the_round_settles(live_table, deck_is):
+    ann, bob = seated(live_table, "ann", 1), seated(live_table, "bob", 2)
+    deck_is(["AsKs2c3d", "2d7c4s8c"], "QsJsTs4h9c")
+    wager(ann, live_table, "a1")
+    wager(bob, live_table, "b1")
+    view = live_table_view(table_id=live_table.pk, user=ann)
+    seats = {seat["seat"]: seat for seat in view["round"]["seats"]}
+    assert seats[1]["hole"] == ["As", "Ks", "2c", "3d"]
+    assert "hole" not in seats[2] and view["round"]["board"] == []
+    assert "deck" not in str(view) and "Qs" not in str(view) and "2d" not in str(view)
+    live_decide(player=ann, table_id=live_table.pk, decision="call", idempotency_key="a2")
+    view = live_table_view(table_id=live_table.pk, user=bob)
+    assert "decision" not in {k for s in view["round"]["seats"] if not s["you"] for k in s}
+    live_decide(player=bob, table_id=live_table.pk, decision="fold", idempotency_key="b2")
+    view = live_table_view(table_id=live_table.pk, user=bob)
+    seats = {seat["seat"]: seat for seat in view["round"]["seats"]}
+    assert seats[1]["hole"] == ["As", "Ks", "2c", "3d"] and seats[1]["decision"] == "call"
+    assert view["round"]["board"] == ["Qs", "Js", "Ts", "4h", "9c"]
