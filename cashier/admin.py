@@ -7,17 +7,7 @@ add, change or delete for accounts, entries or postings.
 from django.contrib import admin
 
 from cashier.models import Account, Entry, Posting
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
+from config.admin import ReadOnlyAdmin
 
 
 class PostingInline(admin.TabularInline):

@@ -9,6 +9,7 @@ from django.contrib import admin
 from django.db.models.constants import LOOKUP_SEP
 from django.utils.html import format_html, format_html_join
 
+from config.admin import ReadOnlyAdmin
 from poker.models import Hand, HandIncident, RakeSchedule, RngCheck, Seat, Table
 from poker.selectors import hand_history
 
@@ -38,17 +39,6 @@ class TableAdmin(admin.ModelAdmin):
     readonly_fields = ("button_seat", "big_blind_seat", "last_hand_players",
                        "last_hand_ended_at", "version")  # fmt: skip
     inlines = [SeatInline]
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
 
 
 @admin.register(Seat)

@@ -2,18 +2,8 @@
 
 from django.contrib import admin
 
+from config.admin import ReadOnlyAdmin
 from responsible.models import DepositLimit, Exclusion, RealityCheck, ResponsibleGamingEvent
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
 
 
 @admin.register(DepositLimit)
