@@ -12,9 +12,9 @@ Method
 1. **The room as in production, on a scratch database**: ``--asgi`` daphne processes serving
    config.asgi on their own ports and one Celery worker (solo pool) with an embedded beat,
    each in its own process group, on PostgreSQL and Redis, with the sweep every second
-   (``POKER_SWEEP_SECONDS``) and a short stuck-hand limit (``POKER_STUCK_HAND_SECONDS`` via
-   bench/chaos_settings.py). Tables are pot-limit Omaha with 2 s to act and 1 s of
-   disconnection grace, so a turn lost with a process costs seconds, not minutes.
+   (``POKER_SWEEP_SECONDS``) and a short stuck-hand limit (``POKER_STUCK_HAND_SECONDS``).
+   Tables are pot-limit Omaha with 2 s to act and 1 s of disconnection grace, so a turn
+   lost with a process costs seconds, not minutes.
 2. **Bots** are bench/load.py's (autobahn over real WebSockets, the random policy, top-ups
    and sitting back in), spread over the ASGI processes. When their socket drops they
    reconnect to any ASGI port after a short jittered wait, as the table page does.
@@ -241,7 +241,7 @@ class Room:
         self.env = {
             **os.environ,
             "DATABASE_URL": spec.database_url,
-            "DJANGO_SETTINGS_MODULE": "bench.chaos_settings",
+            "DJANGO_SETTINGS_MODULE": "config.settings",
             "CELERY_QUEUE": spec.queue,
             "POKER_SWEEP_SECONDS": str(spec.sweep_seconds),
             "POKER_STUCK_HAND_SECONDS": str(spec.stuck_seconds),

@@ -184,6 +184,9 @@ if CHANNEL_REJOIN_SECONDS <= 0 or POKER_HEARTBEAT_SECONDS <= 0:
     raise ImproperlyConfigured(
         "CHANNEL_REJOIN_SECONDS and POKER_HEARTBEAT_SECONDS must be above 0."
     )
+# A running hand whose turn deadline passed this long ago without moving is cancelled by the
+# sweep (every bet returned: poker/services.py, docs/architecture.md "Faults").
+POKER_STUCK_HAND_SECONDS = env.int("POKER_STUCK_HAND_SECONDS", default=120)
 CELERY_BEAT_SCHEDULE: dict = {
     "worker-heartbeat": {"task": "lobby.record_worker_heartbeat", "schedule": 30.0},
     # Live tables: act on overdue turns and start due hands from what the database says, so a

@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 
 MAX_SEQ = 10**11  # a client counter larger than this is a bad frame, not a long session
 # A running hand whose deadline passed this long ago and still did not move is cancelled.
-STUCK_HAND_SECONDS = getattr(settings, "POKER_STUCK_HAND_SECONDS", 120)
+STUCK_HAND_SECONDS = settings.POKER_STUCK_HAND_SECONDS
 # Tolerance for a start-next-hand task arriving a little before its countdown.
 START_SLACK_SECONDS = 0.25
 
