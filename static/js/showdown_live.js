@@ -1,0 +1,182 @@
+// The live Omaha Showdown table (docs/protocol.md "Live Omaha Showdown"): one socket, and the
+// page drawn again from each `state` frame. Plain JS, no build step.
+(function () {
+  "use strict";
+  const root = document.getElementById("sdl");
+  if (!root) return;
+  const tableId = root.dataset.table;
+  const $ = (id) => document.getElementById(id);
+  const SUITS = { s: "♠", h: "♥", d: "♦", c: "♣" };
+  const WAGERS = { ante: "Ante", bet: "Bet", hole_card_bonus: "Hole Card Bonus", final_hand_bonus: "Final Hand Bonus" };
+  let socket = null;
+  let state = null;
+  let retry = 500;
+  let ticker = null;
+
+  const dollars = (cents) => (cents < 0 ? "-$" : "$") + (Math.abs(cents) / 100).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  const key = () => (crypto.randomUUID ? crypto.randomUUID() : String(Date.now()) + Math.random().toString(16).slice(2));
+
+  function card(code) {
+    const el = document.createElement("span");
+    if (!code) { el.className = "card back"; el.setAttribute("aria-label", "card face down"); return el; }
+    el.className = "card suit-" + code[1];
+    el.dataset.card = code;
+    el.innerHTML = "<b>" + (code[0] === "T" ? "10" : code[0]) + "</b><i>" + SUITS[code[1]] + "</i>";
+    return el;
+  }
+
+  function cents(text) {
+    const value = String(text || "").trim().replace(/^\$/, "");
+    if (value === "") return 0;
+    if (!/^\d+(\.\d{1,2})?$/.test(value)) return null;
+    return Math.round(parseFloat(value) * 100);
+  }
+
+  function say(text, bad) {
+    const el = $("sdl-message");
+    el.textContent = text || "";
+    el.classList.toggle("bad", !!bad);
+  }
+
+  function send(frame) {
+    if (!socket || socket.readyState !== WebSocket.OPEN) { say("Not connected; reconnecting…", true); return; }
+    socket.send(JSON.stringify(frame));
+  }
+
+  function tick() {
+    const round = state && state.round;
+    const el = $("sdl-countdown");
+    if (!round || !round.deadline) { el.textContent = ""; return; }
+    const left = Math.max(0, Math.ceil((Date.parse(round.deadline) - Date.now()) / 1000));
+    el.textContent = (round.phase === "betting" ? "Cards in " : "Decide within ") + left + " s";
+    el.classList.toggle("urgent", left <= 5);
+  }
+
+  function render() {
+    const you = state.you || {};
+    const round = state.round;
+    const mySeat = you.seat;
+    $("sdl-wallet").textContent = dollars(you.wallet || 0);
+    root.classList.toggle("seated", mySeat != null);
+    const seated = {};
+    state.seats.forEach((s) => { seated[s.seat] = s; });
+    const inRound = {};
+    (round ? round.seats : []).forEach((s) => { inRound[s.seat] = s; });
+    root.querySelectorAll(".sdl-seat").forEach((box) => {
+      const n = Number(box.dataset.seat);
+      const sitter = seated[n];
+      const share = inRound[n];
+      const body = box.querySelector(".sdl-seat-body");
+      body.textContent = "";
+      box.classList.toggle("mine", !!(sitter && sitter.you) || !!(share && share.you));
+      box.classList.toggle("empty", !sitter && !share);
+      box.querySelector(".sdl-seat-name").textContent = share ? share.player : sitter ? sitter.player : "Seat " + n;
+      if (!sitter && !share && mySeat == null) {
+        const sit = document.createElement("button");
+        sit.type = "button"; sit.textContent = "Sit here"; sit.className = "sdl-sit";
+        sit.addEventListener("click", () => send({ type: "sit", seat: n }));
+        body.appendChild(sit);
+        return;
+      }
+      if (!share) {
+        if (sitter) body.appendChild(Object.assign(document.createElement("div"), { className: "help", textContent: round && round.phase !== "settled" ? "sitting out" : "no wagers yet" }));
+        return;
+      }
+      const cards = document.createElement("div");
+      cards.className = "sd-cards sdl-hole";
+      const hole = share.hole || (round.phase === "betting" ? [] : [null, null, null, null]);
+      hole.forEach((c) => cards.appendChild(card(c)));
+      body.appendChild(cards);
+      const line = document.createElement("div");
+      line.className = "sdl-stakes";
+      let text = "Ante " + dollars(share.ante);
+      if (share.hole_card_bonus) text += " · HCB " + dollars(share.hole_card_bonus);
+      if (share.final_hand_bonus) text += " · FHB " + dollars(share.final_hand_bonus);
+      line.textContent = text;
+      body.appendChild(line);
+      const status = document.createElement("div");
+      status.className = "sdl-status";
+      if (round.phase === "settled") {
+        const net = share.net || 0;
+        status.textContent = (share.decision || "") + " · " + (share.result ? share.result.final_hand.name : "") + " · " + (net >= 0 ? "+" : "") + dollars(net);
+        status.classList.add(net > 0 ? "win" : net < 0 ? "loss" : "push");
+      } else if (round.phase === "deciding") {
+        status.textContent = share.decision ? share.decision + (share.bet ? " " + dollars(share.bet) : "") : share.decided ? "decided" : "deciding…";
+      }
+      body.appendChild(status);
+    });
+    const board = $("sdl-board");
+    board.textContent = "";
+    if (round && round.phase !== "betting") {
+      (round.board.length ? round.board : [null, null, null, null, null]).forEach((c) => board.appendChild(card(c)));
+    }
+    const mine = round && round.seats.find((s) => s.you);
+    let phase = "Place your wagers to start a round.";
+    if (round && round.phase === "betting") phase = "Betting: " + round.seats.length + " seat" + (round.seats.length === 1 ? "" : "s") + " in";
+    else if (round && round.phase === "deciding") phase = "Fold, Call or Raise";
+    else if (round && round.phase === "settled") phase = "Round settled" + (mine ? ": you " + (mine.net >= 0 ? "won " + dollars(mine.net) : "lost " + dollars(-mine.net)) : "");
+    $("sdl-phase").textContent = phase;
+    const canWager = mySeat != null && (!round || round.phase === "settled" || (round.phase === "betting" && !mine));
+    $("sdl-wager").hidden = !canWager;
+    const canDecide = !!(mine && round.phase === "deciding" && !mine.decision);
+    $("sdl-decide").hidden = !canDecide;
+    if (canDecide) {
+      $("sdl-call-cost").textContent = "Bet " + dollars(mine.ante);
+      $("sdl-raise-cost").textContent = "Bet " + dollars(2 * mine.ante);
+      root.querySelector('[data-decision="call"]').disabled = (you.wallet || 0) < mine.ante;
+      root.querySelector('[data-decision="raise"]').disabled = (you.wallet || 0) < 2 * mine.ante;
+    }
+    $("sdl-leave").hidden = mySeat == null || !!(mine && round.phase !== "settled");
+    if (mySeat == null && state.seats.length >= state.table.seats) say("The table is full; watch, or come back later.");
+    tick();
+  }
+
+  function connect() {
+    const scheme = location.protocol === "https:" ? "wss://" : "ws://";
+    socket = new WebSocket(scheme + location.host + "/ws/showdown/" + tableId + "/");
+    socket.addEventListener("open", () => { retry = 500; });
+    socket.addEventListener("message", (event) => {
+      const frame = JSON.parse(event.data);
+      if (frame.type === "snapshot" || frame.type === "state") {
+        state = frame.state; render();
+      } else if (frame.type === "error") {
+        say(frame.message, true);
+      }
+    });
+    socket.addEventListener("close", (event) => {
+      if (event.code === 4401) { say("Sign in again to play.", true); return; }
+      if (event.code === 4404) { say("This table is gone.", true); return; }
+      $("sdl-phase").textContent = "Reconnecting…";
+      setTimeout(connect, retry);
+      retry = Math.min(retry * 2, 8000);
+    });
+  }
+
+  $("sdl-wager").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const form = event.target;
+    const wagers = {};
+    for (const name of ["ante", "hole_card_bonus", "final_hand_bonus"]) {
+      const value = cents(form.elements[name].value);
+      if (value === null) { say(WAGERS[name] + ": write an amount in dollars, such as 5 or 5.50.", true); return; }
+      wagers[name] = value;
+    }
+    say("");
+    send(Object.assign({ type: "wager", key: key() }, wagers));
+  });
+  $("sdl-decide").addEventListener("click", (event) => {
+    const button = event.target.closest("button[data-decision]");
+    if (!button || button.disabled) return;
+    $("sdl-decide").hidden = true;
+    send({ type: "decide", decision: button.dataset.decision, key: key() });
+  });
+  $("sdl-leave").addEventListener("click", () => send({ type: "leave" }));
+  document.addEventListener("keydown", (event) => {
+    if ($("sdl-decide").hidden || event.target.matches("input, textarea")) return;
+    const decision = { f: "fold", c: "call", r: "raise" }[event.key.toLowerCase()];
+    const button = decision && root.querySelector('[data-decision="' + decision + '"]');
+    if (button) button.click();
+  });
+  ticker = setInterval(tick, 250);
+  connect();
+})();

@@ -1,0 +1,97 @@
+"""The live table page in Debian's Chromium against a real daphne: two players (a laptop and
+a phone) sit, place wagers, see their own cards and only the backs of the other's, decide, and
+see one board settle both; the wallets shown match the ledger. Set SHOWDOWN_SCREENSHOTS=<dir>
+to keep screenshots."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from cashier.selectors import wallet_balance
+from cashier.verify import ledger_verify
+from showdown.models import ShowdownRound
+from tests.factories import make_funded_player, make_showdown_table
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+LAPTOP = {"width": 1366, "height": 768}
+PHONE = {"width": 390, "height": 844}
+
+
+def screenshot(page, name: str) -> None:
+    folder = os.environ.get("SHOWDOWN_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(folder) / f"live-{name}.png"), full_page=True)
+
+
+def faces(page, seat: int) -> list[str]:
+    return page.eval_on_selector_all(
+        f'.sdl-seat[data-seat="{seat}"] .card[data-card]', "cards => cards.map(c => c.dataset.card)"
+    )
+
+
+def backs(page, seat: int) -> int:
+    return page.locator(f'.sdl-seat[data-seat="{seat}"] .card.back').count()
+
+
+def test_two_players_play_a_round_at_the_live_table(signed_in_page):
+    table = make_showdown_table(seats=7, bet_seconds=60, action_seconds=60)
+    ann, bob = make_funded_player("ann"), make_funded_player("bob")
+    pages = {"ann": signed_in_page(ann, LAPTOP), "bob": signed_in_page(bob, PHONE)}
+    try:
+        for page in pages.values():
+            page.goto(f"/showdown/live/{table.pk}/")
+            page.wait_for_selector(".sdl-sit")
+        pages["ann"].click('.sdl-seat[data-seat="1"] .sdl-sit')
+        pages["ann"].wait_for_selector("#sdl-wager:not([hidden])")
+        pages["bob"].wait_for_function(
+            "() => !document.querySelector('.sdl-seat[data-seat=\"1\"] .sdl-sit')"
+        )
+        pages["bob"].click('.sdl-seat[data-seat="4"] .sdl-sit')
+        pages["bob"].wait_for_selector("#sdl-wager:not([hidden])")
+        pages["ann"].fill("#sdl-wager [name=ante]", "abc")
+        pages["ann"].click("#sdl-wager button")
+        assert "write an amount" in pages["ann"].inner_text("#sdl-message")
+        pages["ann"].fill("#sdl-wager [name=ante]", "10")
+        pages["ann"].fill("#sdl-wager [name=final_hand_bonus]", "1")
+        pages["ann"].click("#sdl-wager button")
+        pages["ann"].wait_for_function(
+            "() => document.getElementById('sdl-phase').textContent.startsWith('Betting')"
+        )
+        assert pages["ann"].inner_text("#sdl-countdown").startswith("Cards in")
+        screenshot(pages["ann"], "laptop-betting")
+        pages["bob"].click("#sdl-wager button")  # the table's minimum Ante, $5
+        for page in pages.values():
+            page.wait_for_selector("#sdl-board .card")
+        # Each sees their own four cards face up and the other's four backs, nothing more.
+        assert len(faces(pages["ann"], 1)) == 4 and backs(pages["ann"], 4) == 4
+        assert faces(pages["ann"], 4) == [] and faces(pages["bob"], 1) == []
+        assert len(faces(pages["bob"], 4)) == 4 and backs(pages["bob"], 1) == 4
+        pages["ann"].wait_for_selector("#sdl-decide:not([hidden])")
+        screenshot(pages["ann"], "laptop-deciding")
+        screenshot(pages["bob"], "phone-deciding")
+        ann_cards = faces(pages["ann"], 1)
+        pages["ann"].keyboard.press("r")
+        pages["bob"].click('#sdl-decide [data-decision="fold"]')
+        for page in pages.values():
+            page.wait_for_function(
+                "() => document.getElementById('sdl-phase').textContent.startsWith('Round settled')"
+            )
+        assert faces(pages["bob"], 1) == ann_cards
+        assert len(pages["bob"].locator("#sdl-board .card[data-card]").all()) == 5
+        screenshot(pages["ann"], "laptop-settled")
+        screenshot(pages["bob"], "phone-settled")
+        rounds = {r.player.username: r for r in ShowdownRound.objects.select_related("player")}
+        assert rounds["ann"].decision == "raise" and rounds["bob"].decision == "fold"
+        for name, player in (("ann", ann), ("bob", bob)):
+            shown = pages[name].inner_text("#sdl-wallet")
+            cents = wallet_balance(player=player)
+            assert shown == f"${cents // 100:,}.{cents % 100:02d}"
+        assert pages["bob"].evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+        assert ledger_verify().ok
+        assert all(not page.errors for page in pages.values())
+    finally:
+        for page in pages.values():
+            page.context.close()
