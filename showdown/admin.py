@@ -61,8 +61,8 @@ class PaytableAdmin(admin.ModelAdmin):
 @admin.register(ShowdownTable)
 class ShowdownTableAdmin(admin.ModelAdmin):
     list_display = ("name", "ante_range", "cap", "bet_paytable", "hole_card_bonus_paytable",
-                    "final_hand_bonus_paytable", "is_open")  # fmt: skip
-    list_filter = ("is_open",)
+                    "final_hand_bonus_paytable", "seats", "is_open")  # fmt: skip
+    list_filter = ("is_open", "seats")
     search_fields = ("name",)
 
     @admin.display(description="ante")

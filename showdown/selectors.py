@@ -21,7 +21,7 @@ def table_for_play(table_id: int, *, player=None) -> ShowdownTable | None:
     rounds, never a player's way back to a round they left, or to its result)."""
     tables = ShowdownTable.objects.select_related(
         "bet_paytable", "hole_card_bonus_paytable", "final_hand_bonus_paytable"
-    ).filter(pk=table_id)
+    ).filter(pk=table_id, seats=1)  # a live table has its own page (showdown/live_views.py)
     played = Q(rounds__player=player) if player else Q(pk=None)
     return tables.filter(Q(is_open=True) | played).distinct().first()
 

@@ -158,6 +158,10 @@ def round_deal(
         ).get(pk=table.pk)
         if not table.is_open:
             raise ShowdownRefused("table_closed", f"{table.name} is closed.")
+        if table.is_live:
+            raise ShowdownRefused(
+                "live_table", f"{table.name} is a live table: take a seat there and bet in rounds."
+            )
         responsible.check_play(player=player, error=ShowdownRefused, now=now)
         try:
             game = EngineRound.open(limits=table.limits(), paytables=table.paytables())
@@ -221,7 +225,9 @@ def round_decide(
     now = now or timezone.now()
     with transaction.atomic():
         round_ = (
-            ShowdownRound.objects.select_for_update().filter(pk=round_id, player=player).first()
+            ShowdownRound.objects.select_for_update()
+            .filter(pk=round_id, player=player, live_round__isnull=True)
+            .first()
         )
         if round_ is None:
             raise ShowdownRefused("unknown_round", "You have no such round.")

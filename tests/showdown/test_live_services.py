@@ -308,3 +308,25 @@ def test_the_view_shows_a_player_their_own_cards_only_until_the_round_settles(li
     seats = {seat["seat"]: seat for seat in view["round"]["seats"]}
     assert seats[1]["hole"] == ["As", "Ks", "2c", "3d"] and seats[1]["decision"] == "call"
     assert view["round"]["board"] == ["Qs", "Js", "Ts", "4h", "9c"]
+
+
+def test_the_online_services_and_page_leave_live_tables_alone(live_table, deck_is, client):
+    from showdown.services import round_deal, round_decide
+
+    ann = seated(live_table, "ann", 1)
+    deck_is(["AsKs2c3d"], "QsJsTs4h9c")
+    mine = wager(ann, live_table, "a1")
+    before = snapshot_of_books()
+    with pytest.raises(ShowdownRefused) as refused:
+        round_deal(player=ann, table=live_table, ante=500, idempotency_key="online-1")
+    assert refused.value.code == "live_table"
+    with pytest.raises(ShowdownRefused) as refused:
+        round_decide(player=ann, round_id=mine.pk, decision="call", idempotency_key="online-2")
+    assert refused.value.code == "unknown_round"
+    assert snapshot_of_books() == before
+    client.force_login(ann)
+    assert client.get(f"/showdown/{live_table.pk}/").status_code == 404
+    assert client.get(f"/showdown/live/{live_table.pk}/").status_code == 200
+    online = make_showdown_table()
+    assert client.get(f"/showdown/live/{online.pk}/").status_code == 404
+    assert f'href="/showdown/live/{live_table.pk}/"' in client.get("/").content.decode()
