@@ -330,3 +330,37 @@ def test_the_online_services_and_page_leave_live_tables_alone(live_table, deck_i
     online = make_showdown_table()
     assert client.get(f"/showdown/live/{online.pk}/").status_code == 404
     assert f'href="/showdown/live/{live_table.pk}/"' in client.get("/").content.decode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_wagers_racing_to_open_a_round_join_one_round():
+    import threading
+
+    from django.db import connection
+
+    table = make_showdown_table(seats=7, bet_seconds=60)
+    players = [seated(table, f"racer{n}", n) for n in range(1, 5)]
+    make_funded_player("watcher")
+    barrier = threading.Barrier(len(players))
+    errors: list[Exception] = []
+
+    def place(player) -> None:
+        try:
+            barrier.wait()
+            wager(player, table, f"race-{player.pk}")
+        except Exception as error:  # reported below
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=place, args=(p,)) for p in players]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    live = LiveRound.objects.get()
+    assert live.phase == LiveRound.Phase.DECIDING  # all four seated placed: dealt at once
+    assert sorted(live.seat_rounds.values_list("live_seat", flat=True)) == [1, 2, 3, 4]
+    assert in_play() == 4 * 500
+    assert_books_balance()
