@@ -21,6 +21,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from cashier.services import banked_round_settle, banked_wager_place
@@ -432,15 +433,10 @@ def live_rounds_sweep(*, now: datetime | None = None) -> dict[str, int]:
     the sweep's period). Each round in its own transaction; counts per outcome."""
     now = now or timezone.now()
     counts = {"dealt": 0, "settled": 0}
-    due = (
-        LiveRound.objects.filter(phase=Phase.BETTING, bet_deadline__lte=now)
-        .values_list("pk", "phase")
-        .union(
-            LiveRound.objects.filter(phase=Phase.DECIDING, action_deadline__lte=now).values_list(
-                "pk", "phase"
-            )
-        )
-    )
+    due = LiveRound.objects.filter(
+        Q(phase=Phase.BETTING, bet_deadline__lte=now)
+        | Q(phase=Phase.DECIDING, action_deadline__lte=now)
+    ).values_list("pk", "phase")
     for round_id, phase in list(due):
         try:
             done = live_round_advance(round_id=round_id, phase=phase, now=now)
