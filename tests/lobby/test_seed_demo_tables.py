@@ -28,3 +28,17 @@ def test_demo_tables_cover_every_game_and_structure():
         expected = default_rake_schedule(table.structure).to_data()
         assert table.engine_rake() == expected
     assert len(tables) == 6
+
+
+def test_demo_has_a_seven_seat_live_showdown_table_beside_the_online_ones():
+    from showdown.models import ShowdownTable
+
+    call_command("seed_demo", verbosity=0)
+    call_command("seed_demo", verbosity=0)
+    live = ShowdownTable.objects.get(name="Showdown Live")
+    online = ShowdownTable.objects.filter(seats=1).order_by("ante_min", "name").first()
+    assert live.seats == 7 and live.is_open
+    assert (live.ante_min, live.ante_max) == (online.ante_min, online.ante_max)
+    assert live.bet_paytable_id == online.bet_paytable_id
+    assert ShowdownTable.objects.filter(seats=1).count() >= 1
+    live.full_clean()

@@ -41,6 +41,7 @@ class Command(BaseCommand):
         )
         self.seed_wallets()
         self.seed_tables()
+        self.seed_live_showdown()
 
     # --- cashier (H-cashier): funded demo wallets -------------------------------------------
     def seed_wallets(self) -> None:
@@ -98,3 +99,22 @@ class Command(BaseCommand):
         )
 
     # --- end live tables ----------------------------------------------------------------------
+
+    def seed_live_showdown(self) -> None:
+        """A seven-seat live Omaha Showdown table beside the online ones (the data migration
+        makes those), on the same limits and paytables as the room's first banked table."""
+        from showdown.models import ShowdownTable
+
+        online = ShowdownTable.objects.filter(seats=1).order_by("ante_min", "name").first()
+        if online is None:
+            return
+        live, _ = ShowdownTable.objects.get_or_create(
+            name="Showdown Live",
+            defaults={
+                field.name: getattr(online, field.name)
+                for field in ShowdownTable._meta.concrete_fields
+                if field.name not in ("id", "name", "seats")
+            }
+            | {"seats": 7},
+        )
+        self.stdout.write(f"Demo live Showdown table: {live.name} ({live.seats} seats)")
