@@ -1,6 +1,7 @@
 """The table page in Chromium: the reality check dialog comes after N minutes of the session
 (the page's clock is Playwright's, fast-forwarded) with the time played and the net result,
-and a time-out started elsewhere stops the page with the reason."""
+and a time-out started elsewhere stops the page with the reason. The profile's responsible
+gaming section fits a phone, a waiting limit change included."""
 
 from datetime import timedelta
 
@@ -9,9 +10,9 @@ from django.utils import timezone
 
 from config.inputs import dollars
 from responsible.selectors import net_result_since
-from responsible.services import exclusion_start, reality_check_set
+from responsible.services import deposit_limit_set, exclusion_start, reality_check_set
 from tests.factories import call_down, deal_hand, make_seated_player, make_table
-from tests.poker.table_page import LAPTOP, close_and_settle, open_table
+from tests.poker.table_page import LAPTOP, PHONE, close_and_settle, open_table
 from tests.poker.test_table_page_recovery import beside_the_browser
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -55,3 +56,16 @@ def test_reality_check_dialog_and_exclusion_on_the_table_page(signed_in_page):
     assert "time-out" in page.text_content("#notice")
     assert page.errors == []
     close_and_settle(table, [page])
+
+
+def test_the_responsible_gaming_section_fits_a_phone(signed_in_page):
+    alice = make_seated_player(make_table(), "alice", 1)
+    deposit_limit_set(player=alice, period="day", amount=10_000)
+    deposit_limit_set(player=alice, period="day", amount=50_000)  # waits 24 hours
+    page = signed_in_page(alice, PHONE)
+    page.goto("/accounts/profile/")
+    limits = page.text_content("[data-deposit-limits]")
+    assert "$100.00" in limits and "then $500.00 from" in limits
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    assert page.errors == []
+    page.context.close()
