@@ -1075,6 +1075,7 @@
   window.tablePage = {
     render: render, logEvent: logEvent, toast: toast, state: () => state,
     realityDelayMs: realityDelayMs, realityShow: realityShow,
+    realityArmed: () => realityTimer !== null,
   };
   connect();
 })();
