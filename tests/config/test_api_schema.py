@@ -5,7 +5,8 @@ the "auditors" group) or anonymous.
 The API is called in process through Django's WSGI handler (the same middleware and views
 daphne serves) on the test database, so each operation's examples run inside one rolled-back
 test. CI-sized: a few examples per operation (`MAX_EXAMPLES`) on top of schemathesis's
-examples and coverage phases, no shrinking, a seed fixed unless CHAOS_SEED is set."""
+examples and coverage phases, no shrinking, a seed fixed unless CHAOS_SEED is set. The long
+form sets CHAOS_API_EXAMPLES (docs/benchmarks.md, "Faults")."""
 
 import os
 
@@ -23,7 +24,7 @@ from tests.factories import make_funded_player, make_player
 pytestmark = [pytest.mark.chaos, pytest.mark.django_db]
 
 SEED = int(os.environ.get("CHAOS_SEED", "20261124"))
-MAX_EXAMPLES = 5
+MAX_EXAMPLES = int(os.environ.get("CHAOS_API_EXAMPLES", "5"))
 
 
 def room_wsgi(environ, start_response):
