@@ -48,12 +48,6 @@ def group_name(table_id: int) -> str:
 # -- helpers
 
 
-def _check_player(player):
-    if not getattr(player, "is_authenticated", False) or player.pk is None:
-        raise ShowdownRefused("unknown_player", "No such player.")
-    return player
-
-
 def _lock_table(table_id) -> ShowdownTable:
     if isinstance(table_id, bool) or not isinstance(table_id, int):
         raise ShowdownRefused("unknown_table", "No such table.")
@@ -138,7 +132,7 @@ def notify_table(table_id: int) -> None:
 
 def live_seat_take(*, player, table_id: int, seat: int, now: datetime | None = None) -> LiveSeat:
     """Sit at a free seat of an open live table (one seat per player and table)."""
-    player = _check_player(player)
+    player = services._check_player(player)
     now = now or timezone.now()
     with transaction.atomic():
         table = _lock_table(table_id)
@@ -166,7 +160,7 @@ def live_seat_take(*, player, table_id: int, seat: int, now: datetime | None = N
 
 def live_seat_leave(*, player, table_id: int) -> None:
     """Stand up; refused while the player's wagers are in the round being played."""
-    player = _check_player(player)
+    player = services._check_player(player)
     with transaction.atomic():
         table = _lock_table(table_id)
         seat = LiveSeat.objects.filter(table=table, player=player).first()
@@ -184,10 +178,6 @@ def live_seat_leave(*, player, table_id: int) -> None:
 # -- wagers
 
 
-def _side_bet(value, field: str) -> int:
-    return parse_cents(value, field=field, minimum=0, error=ShowdownRefused)
-
-
 def live_wagers_place(
     *,
     player,
@@ -200,26 +190,23 @@ def live_wagers_place(
 ) -> ShowdownRound:
     """Place a seated player's Ante and side bets for the round in its betting window (the
     first wager opens one). Wallet -> bets in play. The same key replays, moving nothing."""
-    player = _check_player(player)
+    player = services._check_player(player)
     key = parse_idempotency_key(idempotency_key, error=ShowdownRefused)
     ante = parse_cents(ante, field="ante", error=ShowdownRefused)
-    hole_card_bonus = _side_bet(hole_card_bonus, "hole card bonus")
-    final_hand_bonus = _side_bet(final_hand_bonus, "final hand bonus")
+    hole_card_bonus = services._side_bet(hole_card_bonus, field="hole card bonus")
+    final_hand_bonus = services._side_bet(final_hand_bonus, field="final hand bonus")
     now = now or timezone.now()
     with transaction.atomic():
         table = _lock_table(table_id)
-        earlier = ShowdownRound.objects.filter(player=player, deal_key=key).first()
+        earlier = services._replayed_deal(
+            player,
+            key,
+            table=table,
+            ante=ante,
+            hole_card_bonus=hole_card_bonus,
+            final_hand_bonus=final_hand_bonus,
+        )
         if earlier is not None:
-            same = (earlier.table_id, earlier.ante, earlier.hole_card_bonus) == (
-                table.pk,
-                ante,
-                hole_card_bonus,
-            ) and earlier.final_hand_bonus == final_hand_bonus
-            if not same:
-                raise ShowdownRefused(
-                    "idempotency_conflict",
-                    "This idempotency key was already used for different wagers.",
-                )
             return earlier
         seat = LiveSeat.objects.filter(table=table, player=player).first()
         if seat is None:
@@ -313,7 +300,7 @@ def live_decide(
     """Fold, Call (Bet = Ante) or Raise (Bet = 2 x Ante) in the decision window; the Bet goes
     in play at once. The last seat to decide deals the board and settles everyone. The same
     key replays the decision and moves nothing."""
-    player = _check_player(player)
+    player = services._check_player(player)
     key = parse_idempotency_key(idempotency_key, error=ShowdownRefused)
     if decision not in ShowdownRound.Decision.values:
         raise ShowdownRefused("bad_decision", f"Decide fold, call or raise, not {decision!r}.")
