@@ -23,6 +23,7 @@ from poker import services as poker
 from poker.models import Seat, Table
 from responsible.models import DepositLimit, Exclusion, RealityCheck, ResponsibleGamingEvent
 from responsible.rules import exclusion_active, limit_effective
+from showdown import live as showdown_live
 
 RAISE_DELAY = timedelta(hours=24)
 TIME_OUT_DAYS = (1, 42)  # 24 hours to 6 weeks
@@ -114,7 +115,8 @@ def exclusion_start(*, player, kind: str, length, now: datetime | None = None) -
     """Stop the player's deposits and play until the end, at once and for good.
 
     Ends every session and API token of the player, takes them out of every seat after the
-    hand they are in (`poker.table_leave`: the leave-pending mechanism), and, after commit,
+    hand they are in (`poker.table_leave`: the leave-pending mechanism) and out of every live
+    Showdown seat after the round holding their wagers, and, after commit,
     closes their table sockets. A shorter exclusion than one already running is refused, so
     none can be cut short.
     """
@@ -136,7 +138,15 @@ def exclusion_start(*, player, kind: str, length, now: datetime | None = None) -
     for seat in Seat.objects.filter(player=player).order_by("table_id"):
         poker.table_leave(table=seat.table_id, player=player)
         tables.append(seat.table_id)
-    _record(player=player, kind=Kind.SESSIONS_ENDED, now=now, sessions=sessions, tables=tables)
+    showdown_tables = showdown_live.live_seats_leave_after_round(player=player)
+    _record(
+        player=player,
+        kind=Kind.SESSIONS_ENDED,
+        now=now,
+        sessions=sessions,
+        tables=tables,
+        showdown_tables=showdown_tables,
+    )
     table_ids = list(Table.objects.values_list("pk", flat=True))
     message = (
         f"You started a {exclusion.get_kind_display()} until "

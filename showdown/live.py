@@ -175,6 +175,33 @@ def live_seat_leave(*, player, table_id: int) -> None:
         _after_commit(None, table.pk)
 
 
+def live_seats_leave_after_round(*, player) -> list[int]:
+    """Take the player out of every live table: at once where no wagers of theirs are in
+    play, else when that round settles (a self-exclusion: the round is theirs to finish, and
+    its timer folds them if they do not decide). The tables left, in id order."""
+    player = services._check_player(player)
+    tables = []
+    for table_id in (
+        LiveSeat.objects.filter(player=player)
+        .order_by("table_id")
+        .values_list("table_id", flat=True)
+    ):
+        with transaction.atomic():
+            table = _lock_table(table_id)
+            seat = LiveSeat.objects.filter(table=table, player=player).first()
+            if seat is None:
+                continue
+            live = _open_round(table)
+            if live is not None and live.seat_rounds.filter(player=player).exists():
+                seat.leave_pending = True
+                seat.save(update_fields=["leave_pending"])
+            else:
+                seat.delete()
+            _after_commit(None, table.pk)
+        tables.append(table_id)
+    return tables
+
+
 # -- wagers
 
 
@@ -382,6 +409,7 @@ def _settle(live: LiveRound, game: EngineRound, now: datetime) -> None:
     live.phase = Phase.SETTLED
     live.settled_at = now
     live.save()
+    LiveSeat.objects.filter(table_id=live.table_id, leave_pending=True).delete()
 
 
 # -- timers

@@ -254,6 +254,8 @@ class LiveSeat(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="showdown_seats"
     )
     sat_at = models.DateTimeField(default=timezone.now)
+    # Stands up when the round holding this player's wagers settles (a self-exclusion).
+    leave_pending = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["table", "number"]

@@ -364,3 +364,35 @@ def test_wagers_racing_to_open_a_round_join_one_round():
     assert sorted(live.seat_rounds.values_list("live_seat", flat=True)) == [1, 2, 3, 4]
     assert in_play() == 4 * 500
     assert_books_balance()
+
+
+def test_a_self_excluded_player_leaves_at_once_or_when_the_round_with_their_wagers_settles(
+    live_table, deck_is
+):
+    from responsible.services import exclusion_start
+
+    ann, bob = seated(live_table, "ann", 1), seated(live_table, "bob", 2)
+    cat = seated(live_table, "cat", 3)
+    deck_is(["AsKs2c3d", "2d7c4s8c"], "QsJsTs4h9c")
+    start = timezone.now()
+    wager(ann, live_table, "a1", now=start)
+    wager(bob, live_table, "b1", now=start)
+    live = LiveRound.objects.get()
+    live_round_advance(round_id=live.pk, phase="betting", now=live.bet_deadline)
+
+    exclusion_start(player=cat, kind="time_out", length=1)  # no wagers in play: gone now
+    exclusion_start(player=bob, kind="time_out", length=1)  # the round holds bob's Ante
+    assert list(LiveSeat.objects.values_list("player__username", "leave_pending")) == [
+        ("ann", False),
+        ("bob", True),
+    ]
+    with pytest.raises(Refused):
+        wager(bob, live_table, "b2")
+
+    live.refresh_from_db()
+    live_decide(player=ann, table_id=live_table.pk, decision="call", idempotency_key="a2")
+    assert live_round_advance(round_id=live.pk, phase="deciding", now=live.action_deadline)
+    assert ShowdownRound.objects.get(player=bob).decision == "fold"
+    assert list(LiveSeat.objects.values_list("player__username", flat=True)) == ["ann"]
+    assert in_play() == 0
+    assert_books_balance()
