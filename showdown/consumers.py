@@ -17,6 +17,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
+from config.channel_health import GroupRejoinMixin
 from config.errors import Refused
 from config.inputs import parse_cents, parse_idempotency_key, parse_json_object
 from poker.broadcast import remember_socket_loop
@@ -53,7 +54,7 @@ def _cents(frame: dict, name: str, *, optional: bool) -> int:
     return parse_cents(frame.get(name), field=name, minimum=0 if optional else 1, error=FrameError)
 
 
-class LiveShowdownConsumer(AsyncWebsocketConsumer):
+class LiveShowdownConsumer(GroupRejoinMixin, AsyncWebsocketConsumer):
     async def connect(self) -> None:
         self.user = self.scope.get("user")
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
@@ -67,10 +68,14 @@ class LiveShowdownConsumer(AsyncWebsocketConsumer):
         remember_socket_loop(asyncio.get_running_loop())
         self.group = live.group_name(self.table_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
+        # Re-joined periodically, so a channel layer that lost its data (a Redis flush)
+        # reaches this socket again within CHANNEL_REJOIN_SECONDS (config/channel_health.py).
+        self.groups_rejoin_start([self.group])
         await self.accept()
         await self.send_frame({"type": "snapshot", "state": view})
 
     async def disconnect(self, code: int) -> None:
+        await self.groups_rejoin_stop()
         if hasattr(self, "group"):
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
@@ -127,6 +132,7 @@ class LiveShowdownConsumer(AsyncWebsocketConsumer):
                 idempotency_key=f"live-{self.table_id}-{_key(frame)}",
             )
         elif kind == "snapshot":
+            await self.groups_rejoin()
             await self.showdown_changed({})
         elif isinstance(kind, str):
             raise FrameError("unknown_type", f"The table does not know {kind!r} frames.")
