@@ -52,6 +52,10 @@ class ShowdownTableSerializer(serializers.Serializer):
     max_aggregate_payout = serializers.IntegerField(
         allow_null=True, help_text="the most the house pays in winnings per round, cents"
     )
+    seats = serializers.IntegerField(
+        help_text="1: the online game, played through this API; 2-7: a live table, played "
+        "over its socket /ws/showdown/<id>/ (docs/protocol.md)"
+    )
     paytables = ShowdownPaytableSerializer(many=True)
 
 

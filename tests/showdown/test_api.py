@@ -8,7 +8,7 @@ from rest_framework.test import APIClient
 from cashier.selectors import wallet_balance
 from cashier.verify import ledger_verify
 from showdown.models import ShowdownRound
-from tests.factories import make_funded_player
+from tests.factories import make_funded_player, make_showdown_table
 from tests.showdown.test_services import ROYAL
 
 pytestmark = pytest.mark.django_db
@@ -28,6 +28,13 @@ def test_tables_list_limits_cap_and_paytables(api, showdown_table):
     kinds = [p["kind"] for p in table["paytables"]]
     assert kinds == ["bet", "hole_card_bonus", "final_hand_bonus"]
     assert table["paytables"][0]["pays"]["royal flush"] == 25
+    assert table["seats"] == 1  # the online game; live tables say how many seats they have
+
+
+def test_the_tables_list_tells_a_live_table_by_its_seats(api):
+    live = make_showdown_table(name="Live seven", seats=7)
+    tables = {t["id"]: t for t in api.get("/api/showdown/tables/").json()}
+    assert tables[live.pk]["seats"] == 7
 
 
 def test_deal_read_and_raise(api, gambler, showdown_table, next_deck):
