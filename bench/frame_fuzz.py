@@ -528,8 +528,8 @@ def fuzz_table_setup(prefix: str) -> dict:
             taken_seats=sorted(players),
             free_seats=[n for n in range(1, table.max_seats + 1) if n not in players],
             to_act_seat=legal.seat,
-            to_act_last_seq=hand.last_seq.get(str(to_act.pk), 0),
-            waiting_last_seq=hand.last_seq.get(str(waiting.pk), 0),
+            to_act_last_seq=hand.last_seq_of(to_act.pk),
+            waiting_last_seq=hand.last_seq_of(waiting.pk),
             statuses={
                 role: (rows[number].status, rows[number].posts_big_blind_next)
                 for role, number in (("to_act", legal.seat), ("waiting", waiting_seat))

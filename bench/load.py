@@ -10,8 +10,9 @@ Method
 1. **Production processes.** A scratch PostgreSQL database (``room_load``) is migrated once into
    a template (``room_load_tpl``); every run copies it afresh, so runs never see each other's
    seats or hands. The run then starts, as separate process groups with the environment of
-   docs/operations.md (DEBUG off, a 64-character SECRET_KEY, Redis DB 5 for the channel layer,
-   DB 6 for the Celery broker, the chosen ``CHANNEL_LAYER_BACKEND``): ``--asgi`` daphne
+   docs/operations.md (DEBUG off, a 64-character SECRET_KEY, one Redis database, DB 5 or
+   ``LOAD_REDIS_URL``, for the channel layer and the Celery broker, the chosen
+   ``CHANNEL_LAYER_BACKEND``): ``--asgi`` daphne
    processes on consecutive ports, one Celery worker and Celery beat.
 2. **Seeding through the services.** N 6-max pot-limit Omaha tables ($0.50/$1, 5 s to act,
    ``next_hand_delay_seconds`` 0.2) and six bot users per table, each funded with
@@ -71,8 +72,9 @@ PG_URL = os.environ.get("LOAD_PG_URL", "postgres://postgres@127.0.0.1:5432")
 DB_NAME = "room_load"
 TEMPLATE_DB = "room_load_tpl"
 PGBENCH_DB = "room_load_pgbench"
-REDIS_CHANNELS = "redis://127.0.0.1:6379/5"
-REDIS_BROKER = "redis://127.0.0.1:6379/6"
+# One Redis database for the channel layer and the broker (their keys do not overlap); the run
+# flushes it, so pick one nothing else uses.
+REDIS_CHANNELS = REDIS_BROKER = os.environ.get("LOAD_REDIS_URL", "redis://127.0.0.1:6379/5")
 LAYERS = {
     "core": "channels_redis.core.RedisChannelLayer",
     "pubsub": "channels_redis.pubsub.RedisPubSubChannelLayer",
@@ -94,6 +96,7 @@ class Options:
     asgi: int = 2
     celery_concurrency: int = 2
     think_ms: float = 0.0
+    profile: bool = False  # py-spy on each ASGI process during the window
     pgbench_clients: int = 4
     base_port: int = 18700
 
@@ -169,7 +172,7 @@ def fresh_database() -> None:
     )
     import redis
 
-    for url in (REDIS_CHANNELS, REDIS_BROKER):
+    for url in {REDIS_CHANNELS, REDIS_BROKER}:
         redis.Redis.from_url(url).flushdb()
 
 
@@ -194,6 +197,7 @@ def seed(tables: int) -> list[TableSeed]:
     from django.contrib.auth import get_user_model
 
     from cashier.services import wallet_deposit
+    from lobby.services import email_mark_verified
     from poker.models import Table
 
     user_model = get_user_model()
@@ -213,9 +217,10 @@ def seed(tables: int) -> list[TableSeed]:
         )
         bots = []
         for s in range(1, SEATS + 1):
-            user = user_model(username=f"bot-{t + 1}-{s}")
+            user = user_model(username=f"bot-{t + 1}-{s}", email=f"bot-{t + 1}-{s}@load.test")
             user.set_unusable_password()
             user.save()
+            email_mark_verified(user=user)  # a first deposit needs a confirmed address
             wallet_deposit(player=user, amount=WALLET, idempotency_key=f"load-{user.pk}")
             bots.append(BotSeed(user.pk, user.username, session_key_for(user), s))
         seeds.append(TableSeed(table.pk, table.min_buy_in, table.max_buy_in, bots))
@@ -349,16 +354,16 @@ def start_room(procs: Processes, options: Options, log_dir: Path) -> list[int]:
         procs.start(
             "asgi", f"daphne-{i + 1}",
             [str(VENV_BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), "-v", "1",
-             "config.asgi:application"],
-            env,
+             "bench.dbcount:application"],
+            env | {"LOAD_COUNT_ROLE": "asgi"},
         )  # fmt: skip
     worker_name = f"load-{os.getpid()}@{socket.gethostname()}"
     procs.start(
         "celery", "celery-worker",
-        [str(VENV_BIN / "celery"), "-A", "config", "worker", "--loglevel", "WARNING",
+        [str(VENV_BIN / "celery"), "-A", "bench.dbcount", "worker", "--loglevel", "WARNING",
          "--queues", "room-load", "--concurrency", str(options.celery_concurrency),
          "--hostname", worker_name, "--without-gossip", "--without-mingle"],
-        env,
+        env | {"LOAD_COUNT_ROLE": "celery"},
     )  # fmt: skip
     procs.start(
         "beat", "celery-beat",
@@ -459,7 +464,9 @@ def client_factory(url: str, origin: str, cookie: str, bot: Bot):
             bot.on_close(code, reason)
 
     factory = WebSocketClientFactory(url, origin=origin, headers={"Cookie": cookie})
-    factory.setProtocolOptions(utf8validateIncoming=False, autoPingInterval=0)
+    factory.setProtocolOptions(
+        utf8validateIncoming=False, autoPingInterval=0, openHandshakeTimeout=30
+    )
     factory.protocol = BotProtocol
     return factory
 
@@ -480,12 +487,14 @@ class Stats:
     closes: dict[str, int] = field(default_factory=dict)
     stalls: int = 0
     out_of_order: int = 0
+    gaps: int = 0
     frames: int = 0
     frame_bytes: int = 0
     stall_notes: list[str] = field(default_factory=list)
     lock_waits: list[int] = field(default_factory=list)
     lock_queries: dict[str, int] = field(default_factory=dict)
     db: dict[str, int] = field(default_factory=dict)  # pg_stat_database deltas in the window
+    trips: dict[str, int] = field(default_factory=dict)  # bench/dbcount.py deltas, role:counter
 
     def in_window(self, t: float) -> bool:
         return self.window[0] <= t < self.window[1]
@@ -505,6 +514,35 @@ def progress_of(state: dict) -> tuple[int, int] | None:
     if last and last.get("hand_id", last.get("id")) is not None:
         return last.get("hand_id", last.get("id")), 1 << 30
     return None
+
+
+def new_mirror():
+    """What a client holds of a table, from its frames (poker.mirror, as the tests use)."""
+    try:
+        from poker.mirror import TableMirror
+    except ImportError:  # the code before issue 12: every frame carried the whole STATE
+        return WholeStateMirror()
+    return TableMirror()  # replaced by a WholeStateMirror at the first update with a STATE
+
+
+class WholeStateMirror:
+    """The protocol before issue 12 (each `snapshot` and `update` carried the whole STATE), so
+    the benchmark can still measure that code for a before-and-after."""
+
+    def __init__(self) -> None:
+        self.state: dict | None = None
+        self.gaps = 0
+        self.stale = 0
+
+    def apply(self, frame: dict) -> bool:
+        if frame.get("type") not in ("snapshot", "update"):
+            return False
+        state = frame["state"]
+        if self.state is not None and state.get("version", 0) <= self.state.get("version", 0):
+            self.stale += 1
+            return False
+        self.state = state
+        return True
 
 
 class TableWatch:
@@ -565,6 +603,7 @@ class Bot:
         self.protocol = None  # the autobahn protocol once open
         self.opened = asyncio.get_running_loop().create_future()
         self.seq = 0
+        self.mirror = new_mirror()
         self.state: dict | None = None
         self.acted: set[tuple[int, int]] = set()
         self.sent_for: dict[int, tuple[int, int]] = {}  # seq -> (hand, turn) of an act
@@ -594,14 +633,20 @@ class Bot:
 
     def on_frame(self, frame: dict, t: float) -> None:
         kind = frame.get("type")
-        if kind in ("snapshot", "update"):
-            state = frame["state"]
-            if self.state is not None and state.get("version", 0) <= self.state.get("version", 0):
-                # Broadcasts from different processes may cross; the protocol says to ignore a
-                # frame not newer than the one shown.
-                self.watch.stats.out_of_order += 1
+        if kind == "update" and "state" in frame and not isinstance(self.mirror, WholeStateMirror):
+            self.mirror = WholeStateMirror()  # the protocol before issue 12
+        if kind in ("snapshot", "update", "private"):
+            # Broadcasts from different processes may cross; the protocol says to ignore a
+            # frame not newer than the one shown, and to ask for a snapshot after a gap.
+            stale, gaps = self.mirror.stale, self.mirror.gaps
+            changed = self.mirror.apply(frame)
+            self.watch.stats.out_of_order += self.mirror.stale - stale
+            if self.mirror.gaps > gaps:
+                self.watch.stats.gaps += 1
+                self.admin({"type": "snapshot"})
+            if not changed:
                 return
-            self.state = state
+            self.state = self.mirror.state
             progress = progress_of(self.state)
             if progress is not None:
                 self.watch.seen(self, progress, t)
@@ -717,6 +762,19 @@ async def sample_lock_waits(stats: Stats, stop: asyncio.Event) -> None:
                 await asyncio.wait_for(stop.wait(), 0.5)
 
 
+def trip_counters() -> dict[str, int]:
+    """Statements, transactions and rows the room's processes counted so far (bench/dbcount.py,
+    flushed to Redis every half second)."""
+    import redis
+
+    client = redis.Redis.from_url(REDIS_BROKER)
+    try:
+        raw = client.hgetall("room-load:db")
+    finally:
+        client.close()
+    return {key.decode(): int(value) for key, value in raw.items()}
+
+
 def db_counters() -> dict[str, int]:
     """The room database's commits and row counts so far (pg_stat_database)."""
     import psycopg
@@ -753,7 +811,9 @@ async def play(
     try:
         await asyncio.sleep(options.warmup)
         cpu0, busy0, wall0 = cpu_sample(procs), machine_busy(), time.perf_counter()
-        db0 = db_counters()
+        db0, trips0 = db_counters(), trip_counters()
+        if options.profile:
+            profile_start(procs, options.seconds)
         end = stats.window[1]
         while (now := time.perf_counter()) < end:
             procs.check_alive()
@@ -772,6 +832,8 @@ async def play(
             await asyncio.sleep(min(0.5, max(0.0, end - now)))
         cpu1, busy1, wall1 = cpu_sample(procs), machine_busy(), time.perf_counter()
         stats.db = {key: db_counters()[key] - db0[key] for key in db0}
+        trips1 = trip_counters()  # both ends lag the processes by up to half a second
+        stats.trips = {key: trips1[key] - trips0.get(key, 0) for key in trips1}
         # Results of actions sent just before the end may still be on their way.
         await asyncio.sleep(1.0)
     finally:
@@ -837,6 +899,7 @@ class Result:
     machine: float
     log_errors: dict[str, int]
     log_dir: Path
+    profile: list[str] = field(default_factory=list)
 
     @property
     def seconds(self) -> float:
@@ -877,15 +940,110 @@ class Result:
             f"actions that ended a hand ({len(self.stats.end_latencies)}): "
             f"p50 {self.pct(50, end=True):.1f} ms, p99 {self.pct(99, end=True):.1f} ms",
             f"    sent {s.sent} in window, completed {s.actions}; errors {s.errors or 0}; "
-            f"closes {s.closes or 0}; stalls {s.stalls}; frames out of order {s.out_of_order}; "
+            f"closes {s.closes or 0}; stalls {s.stalls}; frames out of order {s.out_of_order}, "
+            f"gaps {s.gaps}; "
             f"PG sessions waiting on locks {waits}",
             f"    CPU (% of one core): {cpu}; whole machine {self.machine:.0f}% of "
             f"{os.cpu_count()} cores (others: {others:.0f}% of one core)",
             "    PostgreSQL per completed action: "
             + ", ".join(f"{k} {v / max(1, s.actions):.1f}" for k, v in s.db.items()),
+            "    round trips per completed action (statements + BEGIN/COMMIT, bench/dbcount.py): "
+            + self.trips_text(),
             f"    frames received {s.frames:,}, {s.frame_bytes / max(1, s.frames):,.0f} bytes on "
             f"average; log errors {self.log_errors or 0}; logs in {self.log_dir}",
+            *self.profile,
         ]
+
+    def trips_text(self) -> str:
+        s, n = self.stats, max(1, self.stats.actions)
+        parts = []
+        for role in ("asgi", "celery"):
+            statements = s.trips.get(f"{role}:statements", 0)
+            transactions = s.trips.get(f"{role}:transactions", 0)
+            rows = s.trips.get(f"{role}:rows", 0)
+            parts.append(
+                f"{role} {(statements + 2 * transactions) / n:.1f} ({statements / n:.1f} "
+                f"statements, {transactions / n:.1f} transactions, {rows / n:.1f} rows returned)"
+            )
+        return "; ".join(parts)
+
+
+# Where an ASGI process's samples are, by the first matching frame from the leaf up.
+PROFILE_BUCKETS = (
+    ("psycopg and its pool", ("psycopg/", "psycopg_pool/")),
+    ("JSON", ("json/",)),
+    ("building frames", ("poker/broadcast", "poker/selectors", "poker/mirror")),
+    ("the engine", ("poker/engine/",)),
+    ("Django ORM and SQL compiling", ("django/db/",)),
+    ("our services (poker.services, cashier)", ("poker/services", "cashier/")),
+    ("channel layer (channels_redis, redis)", ("channels_redis/", "redis/", "msgpack")),
+    ("WebSocket server (daphne, twisted, autobahn)", ("daphne/", "twisted/", "autobahn/")),
+    ("asgiref and channels (thread hops, consumers)", ("asgiref/", "channels/", "poker/consumers")),
+    ("asyncio event loop", ("asyncio/",)),
+    ("Python's thread pool and locks", ("concurrent/", "threading.py", "queue.py")),
+)  # fmt: skip
+
+
+def profile_start(procs: Processes, seconds: float) -> list[subprocess.Popen]:
+    """py-spy (the bench extra: `pip install -e '.[bench]'`) on each ASGI process for the
+    window, as raw collapsed stacks in the run's log directory; idle threads are not sampled."""
+    spy = VENV_BIN / "py-spy"
+    started = []
+    for proc in procs.procs:
+        if proc.role != "asgi" or not spy.exists():
+            continue
+        out = procs.log_dir / f"{proc.name}.pyspy.txt"
+        started.append(
+            subprocess.Popen(
+                [str(spy), "record", "--pid", str(proc.popen.pid), "--duration",
+                 str(int(seconds)), "--rate", "50", "--format", "raw", "--nonblocking",
+                 "--output", str(out)],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            )
+        )  # fmt: skip
+    return started
+
+
+def profile_report(log_dir: Path) -> list[str]:
+    """Share of the ASGI processes' CPU samples per bucket (PROFILE_BUCKETS, the first match
+    from the leaf up), and the leaf functions with the most samples of their own."""
+    deadline = time.monotonic() + 30
+    files = sorted(log_dir.glob("*.pyspy.txt"))
+    while not files and time.monotonic() < deadline:
+        time.sleep(0.5)
+        files = sorted(log_dir.glob("*.pyspy.txt"))
+    buckets: dict[str, int] = {}
+    leaves: dict[str, int] = {}
+    total = 0
+    for path in files:
+        for line in path.read_text(errors="replace").splitlines():
+            stack, _, count = line.rpartition(" ")
+            if not count.isdigit():
+                continue
+            n = int(count)
+            frames = stack.split(";")
+            total += n
+            leaf = frames[-1]
+            leaves[leaf] = leaves.get(leaf, 0) + n
+            for frame in reversed(frames):
+                name = next(
+                    (b for b, keys in PROFILE_BUCKETS if any(k in frame for k in keys)), None
+                )
+                if name:
+                    buckets[name] = buckets.get(name, 0) + n
+                    break
+            else:
+                buckets["other"] = buckets.get("other", 0) + n
+    if not total:
+        return ["    profile: no samples (is py-spy installed, and may it attach?)"]
+    top = sorted(buckets.items(), key=lambda kv: -kv[1])
+    lines = [
+        f"    profile of the ASGI processes ({total:,} busy samples at 50/s): "
+        + ", ".join(f"{name} {100 * n / total:.0f}%" for name, n in top)
+    ]
+    for leaf, n in sorted(leaves.items(), key=lambda kv: -kv[1])[:8]:
+        lines.append(f"      {100 * n / total:4.1f}%  {leaf}")
+    return lines
 
 
 def scan_logs(log_dir: Path) -> dict[str, int]:
@@ -912,11 +1070,12 @@ def run_once(options: Options, tables: int, layer: str, log_root: Path) -> Resul
         ports = start_room(procs, options, log_dir)
         stats, cpu, machine = asyncio.run(play(seeds, ports, options, procs))
         log_errors = scan_logs(log_dir)  # before the shutdown, which logs warnings of its own
+        profile = profile_report(log_dir) if options.profile else []
     finally:
         procs.stop_all()
     if stats.stall_notes:
         (log_dir / "bots.log").write_text("\n".join(stats.stall_notes) + "\n")
-    return Result(layer, tables, stats, cpu, machine, log_errors, log_dir)
+    return Result(layer, tables, stats, cpu, machine, log_errors, log_dir, profile)
 
 
 def find_max(options: Options, layer: str, log_root: Path) -> tuple[int, list[Result]]:
@@ -956,6 +1115,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pgbench-clients", type=int, default=Options.pgbench_clients)
     parser.add_argument("--repeat", type=int, default=1, help="runs per layer, alternated")
     parser.add_argument("--find-max", action="store_true", help="most tables with p99 <= 100 ms")
+    parser.add_argument(
+        "--profile", action="store_true", help="py-spy on the ASGI processes in the window"
+    )
     parser.add_argument("--seed-only", nargs=2, metavar=("TABLES", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.seed_only:
@@ -970,7 +1132,7 @@ def main(argv: list[str] | None = None) -> int:
     options = Options(
         tables=args.tables, seconds=args.seconds, warmup=args.warmup, asgi=args.asgi,
         celery_concurrency=args.celery_concurrency, think_ms=args.think_ms,
-        pgbench_clients=args.pgbench_clients,
+        pgbench_clients=args.pgbench_clients, profile=args.profile,
     )  # fmt: skip
     layers = ["core", "pubsub"] if args.layer == "both" else [args.layer]
 

@@ -1,6 +1,6 @@
 """Staff views of tables, rake schedules, seats, hands and cancelled-hand incidents.
 
-Seats and hands change only through poker/services.py (the table lock, the cashier): here they
+Seats and hands change only through poker/services/ (the table lock, the cashier): here they
 are read-only, so staff can look but never edit a live hand or move chips by hand. A running
 hand's hole cards and deck appear nowhere here (its page, the list, search or URL filters).
 """
@@ -9,13 +9,15 @@ from django.contrib import admin
 from django.db.models.constants import LOOKUP_SEP
 from django.utils.html import format_html, format_html_join
 
-from config.admin import ReadOnlyAdmin
+from audit.admin_changes import AuditedChanges
+from config.admin import ReadOnlyAdmin, money
+from poker.admin_tools import HandTools, SeatTools, TableMoneyForm, TableTools
 from poker.models import Hand, HandIncident, RakeSchedule, RngCheck, Seat, Table
 from poker.selectors import hand_history
 
 
 @admin.register(RakeSchedule)
-class RakeScheduleAdmin(admin.ModelAdmin):
+class RakeScheduleAdmin(AuditedChanges, admin.ModelAdmin):
     list_display = ("name",)
     search_fields = ("name",)
 
@@ -32,19 +34,25 @@ class SeatInline(admin.TabularInline):
 
 
 @admin.register(Table)
-class TableAdmin(admin.ModelAdmin):
-    list_display = ("name", "game", "structure", "stakes_label", "max_seats", "is_open")
+class TableAdmin(AuditedChanges, TableTools, admin.ModelAdmin):
+    form = TableMoneyForm  # stakes in dollars and cents
+    list_display = ("name", "game", "structure", "stakes_label", "buy_in_range", "max_seats",
+                    "is_open")  # fmt: skip
     list_filter = ("game", "structure", "is_open")
     search_fields = ("name",)
     readonly_fields = ("button_seat", "big_blind_seat", "last_hand_players",
                        "last_hand_ended_at", "version")  # fmt: skip
     inlines = [SeatInline]
 
+    @admin.display(description="buy-in")
+    def buy_in_range(self, table: Table) -> str:
+        return f"{money(table.min_buy_in)} to {money(table.max_buy_in)}"
+
 
 @admin.register(Seat)
-class SeatAdmin(ReadOnlyAdmin):
+class SeatAdmin(SeatTools, ReadOnlyAdmin):
     list_display = ("table", "number", "player", "status", "connected", "sat_out_at")
-    list_filter = ("status", "connected")
+    list_filter = ("status", "connected", "table")
     search_fields = ("table__name", "player__username")
 
 
@@ -53,14 +61,15 @@ CARD_FIELDS = ("deck", "setup", "state", "result")
 
 
 @admin.register(Hand)
-class HandAdmin(ReadOnlyAdmin):
+class HandAdmin(HandTools, ReadOnlyAdmin):
     """Hands as staff may see them: a running hand's hole cards and deck never (DESIGN.md),
     a finished or cancelled one's whole history, hole cards included, as readable text."""
 
     list_display = ("id", "table", "number", "status", "turn", "started_at", "ended_at")
-    list_filter = ("status",)
+    list_filter = ("status", "table", "started_at")
     list_select_related = ("table",)
-    search_fields = ("table__name",)
+    search_fields = ("table__name",)  # and a player's exact username (HandTools)
+    date_hierarchy = "started_at"
     # Listed, not excluded: a field added to Hand later stays off this page until named here.
     fields = ("table", "number", "status", "cancel_reason", "turn", "action_started_at",
               "deadline", "started_at", "ended_at", "history")  # fmt: skip

@@ -1,16 +1,21 @@
-"""After a table changes: each recipient's frame, computed once, sent through the channel layer.
+"""After a table changes: the public frame built once, each player's private part built once,
+each sent only where it belongs (docs/protocol.md "Frames").
 
 Services call `frames_for_change` inside their transaction (so the frames show exactly the
-state they committed) and `send` after commit. One `group_send` to `table-<id>` carries a frame
-per seated player (and per player the change concerned, e.g. one who just left) plus the
-public frame; each socket forwards only its own user's frame, or the public one. Hidden cards
-are filtered here, per recipient, by the engine's own views: never the deck, burns, another's
-hole cards before they are shown, or another's legal actions.
+state they committed) and `send` after commit. The table's group `table-<id>` gets one public
+`update`: the public events and the changed parts of the public STATE, as a spectator sees
+them. A player's own part (their `you`, their hole cards, their legal actions) goes as a
+`private` frame to their own group `table-<id>-user-<uid>` only, and only to the players whose
+own part this change may have moved. No message on the channel layer carries one player's
+hidden cards to another player's socket; never the deck or burns.
+
+Both are serialised to JSON here, once, so a socket forwards text without encoding it again.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Iterable
 from typing import Any
@@ -20,10 +25,14 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer
 
 from poker.engine.hand import Hand as EngineHand
 from poker.engine.views import events_for
-from poker.models import Hand, Table
+from poker.models import Hand, Seat, Table
 from poker.selectors import TableView, player_json
 
 log = logging.getLogger(__name__)
+
+# The lobby pages' group: defined here, below the edges, so that services telling the lobby
+# about seats need not import an edge (lobby.consumers joins it from here).
+LOBBY_GROUP = "lobby"
 
 __all__ = [
     "frames_for_change",
@@ -34,14 +43,71 @@ __all__ = [
     "user_group_name",
 ]
 
+# Changes made only of these events move nothing but the running hand's betting (the hot path,
+# an action or a timeout): the seats list, the last result and every `you` stay as they were,
+# except for the players they name and the player now to act. Anything else (a hand starting or
+# ending, sitting down, leaving, ...) sends the seats and last result, and every seated player
+# (and every player the change concerned) their own part.
+BETTING_EVENTS = frozenset(
+    {
+        "action",
+        "street_dealt",
+        "uncalled_bet_returned",
+        "timeout",
+        "showdown",
+        "cards_shown",
+        "cards_mucked",
+        "pot_awarded",
+    }
+)
+
 
 def group_name(table_id: int) -> str:
     return f"table-{table_id}"
 
 
 def user_group_name(table_id: int, user_id: int) -> str:
-    """Every socket of one player at one table (to supersede an older tab)."""
+    """Every socket of one player at one table: their private frames, and superseding an
+    older tab."""
     return f"table-{table_id}-user-{user_id}"
+
+
+def _dumps(frame: dict[str, Any]) -> str:
+    return json.dumps(frame, separators=(",", ":"))
+
+
+# What stays the same through a hand (or is never in the public hand): left out of a change.
+_HAND_FIXED = ("number", "game", "structure", "stakes", "button", "you", "legal_actions")
+
+
+def _hand_changes(hand: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any]:
+    """The public hand without what the betting cannot change, and only the seats it moved:
+    those the events name, or all when a street was dealt (the bets went to the pot)."""
+    changes = {key: value for key, value in hand.items() if key not in _HAND_FIXED}
+    if not any(event["type"] == "street_dealt" for event in events):
+        named = {event.get("seat") for event in events}
+        changes["seats"] = [seat for seat in hand["seats"] if seat["seat"] in named]
+    return changes
+
+
+def private_hand(view: TableView, seat_number: int | None, legal=None) -> dict[str, Any] | None:
+    """A player's own part of the running hand: their seat, hole cards and (when it is their
+    turn) legal actions, tied to the hand id and turn they belong to."""
+    engine, hand_row = view.engine, view.hand_row
+    if engine is None or hand_row is None or seat_number not in engine.seats:
+        return None
+    if legal is None:
+        legal = engine.legal_actions()
+    index = engine.seats.index(seat_number)
+    return {
+        "id": hand_row.pk,
+        "turn": hand_row.turn,
+        "seat": seat_number,
+        "cards": list(engine.hole_cards[index]),
+        "legal_actions": legal.to_dict()
+        if legal is not None and legal.seat == seat_number
+        else None,
+    }
 
 
 def frames_for_change(
@@ -52,41 +118,70 @@ def frames_for_change(
     engine: EngineHand | None,
     since: int,
     extra_user_ids: Iterable[int] = (),
+    seats: dict[int, Seat] | None = None,
 ) -> dict[str, Any]:
-    """{"frames": {user id (str): update frame}, "public": update frame}."""
-    view = TableView(table, hand_row=hand_row, engine=engine)
-    recipients: dict[int, Any] = {seat.player_id: seat.player for seat in view.seats.values()}
-    missing = [uid for uid in extra_user_ids if uid not in recipients]
+    """{"public": JSON text of the `update` frame, "private": {user id: JSON text of their
+    `private` frame}}; `extra_user_ids` are players the change concerned who may hold no seat
+    now (one who just left). `seats`, the change's own read of them, serve a change that is
+    only betting (which moves no seat); any other change reads them afresh."""
+    all_events = list(events)
+    if engine is not None and hand_row is not None:
+        all_events.extend(
+            {**event, "hand_id": hand_row.pk} for event in events_for(engine, None, since)
+        )
+    betting = bool(all_events) and all(event["type"] in BETTING_EVENTS for event in all_events)
+    view = TableView(
+        table,
+        hand_row=hand_row,
+        engine=engine,
+        last_result=not betting,
+        seats=seats if betting else None,
+    )
+
+    owners = {seat.number: seat.player_id for seat in view.seats.values()}
+    if betting:
+        named = {event["seat"] for event in all_events if isinstance(event.get("seat"), int)}
+        if view.engine is not None and view.engine.to_act is not None:
+            named.add(view.engine.to_act)
+        user_ids = {owners[number] for number in named if number in owners}
+    else:
+        user_ids = set(owners.values())
+    user_ids.update(extra_user_ids)
+
+    version = table.version
+    public: dict[str, Any] = {"type": "update", "version": version, "events": all_events}
+    hand = view.hand_json(None)
+    if betting and hand is not None:
+        public["hand_changes"] = _hand_changes(hand, all_events)
+    else:
+        public["hand"] = hand
+    if not betting:
+        public["seats"] = view.seats_json
+        public["last_result"] = view.last_result
+
+    players: dict[int, Any] = {
+        seat.player_id: seat.player for seat in view.seats.values() if seat.player_id in user_ids
+    }
+    missing = [uid for uid in user_ids if uid not in players]
     if missing:
         from django.contrib.auth import get_user_model
 
         for user in get_user_model().objects.filter(pk__in=missing):
-            recipients[user.pk] = user
-
-    view.prefetch_wallets(recipients)
-
-    def events_seen_by(seat_number: int | None) -> list[dict[str, Any]]:
-        seen = list(events)
-        if engine is not None and hand_row is not None:
-            in_hand = seat_number if seat_number in engine.seats else None
-            seen.extend(
-                {**event, "hand_id": hand_row.pk} for event in events_for(engine, in_hand, since)
-            )
-        return seen
-
-    frames = {}
-    for user_id, player in recipients.items():
+            players[user.pk] = user
+    view.prefetch_wallets(players)
+    legal = view.engine.legal_actions() if view.engine is not None else None
+    private = {}
+    for user_id, player in players.items():
         seat = view.seat_of(user_id)
-        frames[str(user_id)] = {
-            "type": "update",
-            "state": view.state_for(player),
-            "events": events_seen_by(seat.number if seat else None),
-        }
-    public_state = view.state_for(None)
-    return {
-        "frames": frames,
-        "public": {"type": "update", "state": public_state, "events": events_seen_by(None)},
-    }
+        private[user_id] = _dumps(
+            {
+                "type": "private",
+                "version": version,
+                "you": view.you_json(player),
+                "hand": private_hand(view, seat.number if seat else None, legal),
+            }
+        )
+    return {"public": _dumps(public), "private": private}
 
 
 # The event loop serving the sockets, for the embedded in-memory layer (set by the consumer).
@@ -119,12 +214,19 @@ def _run_on_layer(call) -> None:
 
 
 def send(*, table_id: int, frames: dict[str, Any]) -> None:
-    """One group message to every socket at the table; a dead layer costs a log line, not the
-    change (clients get a fresh snapshot when they reconnect or notice they are behind)."""
-    message = {"type": "table.update", **frames}
+    """Each private frame to its player's own group, then the public frame to the table's
+    group: a page that applies both shows its own part with the change that made it. A dead
+    layer costs a log line, not the change (clients get a fresh snapshot when they reconnect
+    or notice they are behind)."""
 
     async def deliver(layer) -> None:
-        await layer.group_send(group_name(table_id), message)
+        for user_id, text in frames["private"].items():
+            await layer.group_send(
+                user_group_name(table_id, int(user_id)), {"type": "table.private", "text": text}
+            )
+        await layer.group_send(
+            group_name(table_id), {"type": "table.update", "text": frames["public"]}
+        )
 
     try:
         _run_on_layer(deliver)
@@ -149,8 +251,6 @@ def send_heartbeats(versions: dict[int, int]) -> None:
 
 def send_lobby(*, table_id: int, seats_taken: int) -> None:
     """Tell lobby sockets a table's seats changed (they refresh their table list)."""
-    from lobby.consumers import LOBBY_GROUP
-
     message = {"type": "lobby.update", "update": {"table": table_id, "seats_taken": seats_taken}}
     try:
         async_to_sync(get_channel_layer().group_send)(LOBBY_GROUP, message)

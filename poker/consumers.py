@@ -1,8 +1,9 @@
 """The table socket (docs/protocol.md): a snapshot on connect, then each change as it happens.
 
 Thin edge: it checks the frame's shape, calls a service (which owns the rules and the
-transaction) and forwards broadcasts, keeping only this user's frame. A bad frame gets an
-error to this socket alone and changes nothing; the socket stays open.
+transaction) and forwards broadcasts: the table's public frames and this user's own private
+ones. A bad frame gets an error to this socket alone and changes nothing; the socket stays
+open.
 """
 
 from __future__ import annotations
@@ -12,25 +13,31 @@ import contextlib
 import json
 import logging
 import uuid
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
+from django.utils.translation import gettext as _
 
 from config.channel_health import GroupRejoinMixin
 from config.db_pool import DatabaseBusy, refuse_when_pool_exhausted
+from config.db_threads import in_db_thread
 from config.errors import Refused
+from config.i18n import socket_language_activate
 from config.inputs import parse_cents, parse_idempotency_key, parse_json_object
 from config.ratelimit import rate_limit_hit
 from poker import services
 from poker.broadcast import group_name, remember_socket_loop, user_group_name
 from poker.models import Table
-from poker.selectors import table_state_for
+from poker.selectors import table_snapshot_for
 from responsible import rules as responsible
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_EXCLUDED = 4403
@@ -45,22 +52,155 @@ class FrameError(Refused):
     """A frame of the wrong shape, refused before any service sees it."""
 
 
-def _int_field(frame: dict, name: str, *, amount: bool = False, nullable: bool = False) -> Any:
+# -- inbound: one typed command per frame type, checked before any service runs
+#
+# Each field has one rule and one code: a whole number or a flag of the wrong kind is
+# `bad_field`; money goes through the room's one amount parser (config.inputs.parse_cents) and
+# is `bad_amount`. A command's fields are its service's keyword arguments.
+
+
+def _whole(frame: dict, name: str) -> int:
     value = frame.get(name)
-    if value is None and nullable:
-        return None
-    if amount:
-        return parse_cents(value, field=name, error=FrameError)
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise FrameError("bad_field", f"{name} must be a whole number, not {value!r}.")
+    if not _is_int(value):
+        raise FrameError(
+            "bad_field",
+            _("%(name)s must be a whole number, not %(value)s.")
+            % {"name": name, "value": repr(value)},
+        )
     return value
 
 
-def _bool_field(frame: dict, name: str) -> bool:
+def _amount(frame: dict, name: str) -> int:
+    return parse_cents(frame.get(name), field=name, error=FrameError)
+
+
+def _flag(frame: dict, name: str) -> bool:
     value = frame.get(name, False)
     if not isinstance(value, bool):
-        raise FrameError("bad_field", f"{name} must be true or false, not {value!r}.")
+        raise FrameError(
+            "bad_field",
+            _("%(name)s must be true or false, not %(value)s.")
+            % {"name": name, "value": repr(value)},
+        )
     return value
+
+
+def _idempotency_key(frame: dict, kind: str, table_id: int) -> str:
+    """The client's `key` (so a resent frame moves money once), else a fresh one."""
+    key = frame.get("key")
+    if key is None:
+        return f"{kind}-{uuid.uuid4()}"
+    key = parse_idempotency_key(key, field="key", min_length=8, max_length=64, error=FrameError)
+    return f"{kind}-{table_id}-{key}"
+
+
+@dataclass(frozen=True)
+class Act:
+    """`act`: an action for `turn`, with the client's `seq` (its echo in an error)."""
+
+    action: str
+    amount: int | None
+    turn: int
+    seq: int
+
+    @classmethod
+    def parse(cls, frame: dict, table_id: int) -> Act:
+        action = frame.get("action")
+        if not isinstance(action, str):
+            raise FrameError("bad_field", _('action must be a string such as "call".'))
+        amount = None if frame.get("amount") is None else _amount(frame, "amount")
+        return cls(action, amount, turn=_whole(frame, "turn"), seq=_whole(frame, "seq"))
+
+
+@dataclass(frozen=True)
+class Sit:
+    """`sit`: a seat, a buy-in, and post a big blind now or wait for it."""
+
+    seat_number: int
+    buy_in: int
+    post_big_blind: bool
+    idempotency_key: str
+
+    @classmethod
+    def parse(cls, frame: dict, table_id: int) -> Sit:
+        return cls(
+            seat_number=_whole(frame, "seat"),
+            buy_in=_amount(frame, "buy_in"),
+            post_big_blind=_flag(frame, "post_big_blind"),
+            idempotency_key=_idempotency_key(frame, "sit", table_id),
+        )
+
+
+@dataclass(frozen=True)
+class SitOut:
+    """`sit_out`."""
+
+
+@dataclass(frozen=True)
+class SitIn:
+    """`sit_in`: one who missed the big blind posts it now or waits for it."""
+
+    post_big_blind: bool
+
+
+@dataclass(frozen=True)
+class BigBlindChoice:
+    """`post_big_blind` (post_now) and `wait_big_blind`."""
+
+    post_now: bool
+
+
+@dataclass(frozen=True)
+class TopUp:
+    """`top_up`: chips between hands."""
+
+    amount: int
+    idempotency_key: str
+
+    @classmethod
+    def parse(cls, frame: dict, table_id: int) -> TopUp:
+        return cls(_amount(frame, "amount"), _idempotency_key(frame, "top-up", table_id))
+
+
+@dataclass(frozen=True)
+class Leave:
+    """`leave`."""
+
+
+@dataclass(frozen=True)
+class ConnectionSet:
+    """Not a frame: this socket opening or closing (it marks the seat connected or not)."""
+
+    connected: bool
+    socket: str
+
+
+Command = Act | Sit | SitOut | SitIn | BigBlindChoice | TopUp | Leave | ConnectionSet
+
+# Frame type -> its command, from the frame and the table (for idempotency keys). `ping` and
+# `snapshot` are answered by the socket itself; any other type is `unknown_type`.
+COMMANDS: dict[str, Callable[[dict, int], Command]] = {
+    "act": Act.parse,
+    "sit": Sit.parse,
+    "sit_out": lambda frame, table_id: SitOut(),
+    "sit_in": lambda frame, table_id: SitIn(_flag(frame, "post_big_blind")),
+    "post_big_blind": lambda frame, table_id: BigBlindChoice(post_now=True),
+    "wait_big_blind": lambda frame, table_id: BigBlindChoice(post_now=False),
+    "top_up": TopUp.parse,
+    "leave": lambda frame, table_id: Leave(),
+}
+
+# Command -> the service it calls as service(table=..., player=..., **its fields).
+SERVICES: dict[type, Callable[..., Any]] = {
+    Act: services.table_act,
+    Sit: services.table_sit,
+    SitOut: services.table_sit_out,
+    SitIn: services.table_sit_in,
+    BigBlindChoice: services.table_big_blind_choose,
+    TopUp: services.table_top_up,
+    Leave: services.table_leave,
+    ConnectionSet: services.table_connection_set,
+}
 
 
 class TableConsumer(GroupRejoinMixin, AsyncWebsocketConsumer):
@@ -71,18 +211,20 @@ class TableConsumer(GroupRejoinMixin, AsyncWebsocketConsumer):
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
         self.joined = False
         self.superseded = False
-        self.you: dict | None = None
         if self.user is None or not self.user.is_authenticated:
             await self.close(code=CLOSE_UNAUTHENTICATED)
             return
+        await socket_language_activate(self.scope)  # refusals in the player's language
         if not await _reconnect_allowed(self.table_id, self.user.pk):
             # Accepted only to say why (a close before accepting reaches a browser as 1006);
             # it joins nothing and touches no seat, so the table hears nothing of it.
             await self.accept()
             await self.send_error(
                 "too_many_reconnects",
-                "This table was opened too many times in a short while; wait a minute and "
-                "reload the page.",
+                _(
+                    "This table was opened too many times in a short while; wait "
+                    "a minute and reload the page."
+                ),
                 None,
             )
             await self.close(code=CLOSE_TOO_MANY_RECONNECTS)
@@ -110,7 +252,7 @@ class TableConsumer(GroupRejoinMixin, AsyncWebsocketConsumer):
         self.groups_rejoin_start([self.group, self.user_group])
         await self.accept()
         await self.snapshot_send()
-        await self.call("table_connection_set", connected=True, socket=self.channel_name)
+        await self.run(ConnectionSet(connected=True, socket=self.channel_name))
 
     async def disconnect(self, code: int) -> None:
         if not self.joined:
@@ -123,7 +265,7 @@ class TableConsumer(GroupRejoinMixin, AsyncWebsocketConsumer):
             # With every database connection busy it stays marked connected (no grace time is
             # added) until the player's next socket; their turns still time out as usual.
             with contextlib.suppress(services.TableError, DatabaseBusy):
-                await self.call("table_connection_set", connected=False, socket=self.channel_name)
+                await self.run(ConnectionSet(connected=False, socket=self.channel_name))
 
     # -- from the client
 
@@ -131,13 +273,13 @@ class TableConsumer(GroupRejoinMixin, AsyncWebsocketConsumer):
         seq = None
         try:
             if text_data is None or _utf8_size(text_data) > MAX_FRAME_BYTES:
-                raise FrameError("bad_frame", "Send one JSON text frame of at most 4 KiB.")
+                raise FrameError("bad_frame", _("Send one JSON text frame of at most 4 KiB."))
             try:
                 frame = parse_json_object(text_data, what="frame")
             except Refused as error:  # not JSON, not an object, or nested absurdly deep
                 raise FrameError("bad_frame", error.message) from error
             if not isinstance(frame.get("type"), str):
-                raise FrameError("bad_frame", 'A frame is a JSON object with a string "type".')
+                raise FrameError("bad_frame", _('A frame is a JSON object with a string "type".'))
             if frame["type"] == "act" and _is_int(frame.get("seq")):
                 seq = frame["seq"]
             await self.handle(frame)
@@ -146,79 +288,41 @@ class TableConsumer(GroupRejoinMixin, AsyncWebsocketConsumer):
         except Exception:  # a bug must not cost the player their socket
             log.exception("table %s: frame from user %s failed", self.table_id, self.user.pk)
             await self.send_error(
-                "server_error", "Something went wrong on our side; nothing changed.", seq
+                "server_error", _("Something went wrong on our side; nothing changed."), seq
             )
 
     async def handle(self, frame: dict) -> None:
         kind = frame["type"]
         if kind == "ping":
             await self.send_frame({"type": "pong", "echo": frame.get("echo")})
-        elif kind == "act":
-            action = frame.get("action")
-            if not isinstance(action, str):
-                raise FrameError("bad_field", 'action must be a string such as "call".')
-            amount = frame.get("amount")
-            if amount is not None:
-                amount = _int_field(frame, "amount", amount=True)
-            await self.call(
-                "table_act",
-                action=action,
-                amount=amount,
-                turn=_int_field(frame, "turn"),
-                seq=_int_field(frame, "seq"),
-            )
-        elif kind == "sit":
-            await self.call(
-                "table_sit",
-                seat_number=_int_field(frame, "seat"),
-                buy_in=_int_field(frame, "buy_in", amount=True),
-                post_big_blind=_bool_field(frame, "post_big_blind"),
-                idempotency_key=self.idempotency_key(frame, "sit"),
-            )
-            await self.call("table_connection_set", connected=True, socket=self.channel_name)
-        elif kind == "sit_out":
-            await self.call("table_sit_out")
-        elif kind == "sit_in":
-            await self.call("table_sit_in", post_big_blind=_bool_field(frame, "post_big_blind"))
-        elif kind == "post_big_blind":
-            await self.call("table_big_blind_choose", post_now=True)
-        elif kind == "wait_big_blind":
-            await self.call("table_big_blind_choose", post_now=False)
-        elif kind == "top_up":
-            await self.call(
-                "table_top_up",
-                amount=_int_field(frame, "amount", amount=True),
-                idempotency_key=self.idempotency_key(frame, "top-up"),
-            )
-        elif kind == "leave":
-            await self.call("table_leave")
         elif kind == "snapshot":
             await self.snapshot_requested()
+        elif kind in COMMANDS:
+            command = COMMANDS[kind](frame, self.table_id)
+            await self.run(command)
+            if isinstance(command, Sit):  # the new seat is live through this socket
+                # The seat is taken already: a busy pool here must not answer "nothing changed".
+                # The seat then counts as disconnected until this socket's next hello.
+                with contextlib.suppress(DatabaseBusy):
+                    await self.run(ConnectionSet(connected=True, socket=self.channel_name))
         else:
-            raise FrameError("unknown_type", f"The table does not know {kind!r} frames.")
+            raise FrameError(
+                "unknown_type", _("The table does not know %(kind)s frames.") % {"kind": repr(kind)}
+            )
 
-    def idempotency_key(self, frame: dict, kind: str) -> str:
-        """The client's `key` (so a resent frame moves money once), else a fresh one."""
-        key = frame.get("key")
-        if key is None:
-            return f"{kind}-{uuid.uuid4()}"
-        key = parse_idempotency_key(key, field="key", min_length=8, max_length=64, error=FrameError)
-        return f"{kind}-{self.table_id}-{key}"
-
-    async def call(self, name: str, **kwargs: Any) -> None:
-        await _call_service(name, self.table_id, self.user, kwargs)
+    async def run(self, command: Command) -> None:
+        await _call_service(command, self.table_id, self.user)
 
     # -- from the channel layer
 
     async def table_update(self, message: dict) -> None:
-        """A change broadcast after commit: forward this user's frame, or the public one."""
-        frame = message["frames"].get(str(self.user.pk))
-        if frame is not None:
-            self.you = frame["state"]["you"]
-        else:
-            frame = message["public"]
-            frame = {**frame, "state": {**frame["state"], "you": self.you}}
-        await self.send_frame(frame)
+        """A change broadcast after commit to the table's group: the public `update` frame,
+        already JSON (poker.broadcast), forwarded as it is."""
+        await self.send(text_data=message["text"])
+
+    async def table_private(self, message: dict) -> None:
+        """This player's own part of a change, sent to their group alone."""
+        await self.send(text_data=message["text"])
 
     async def table_heartbeat(self, message: dict) -> None:
         """The room's periodic beat through the table's group (docs/protocol.md): it proves
@@ -229,11 +333,11 @@ class TableConsumer(GroupRejoinMixin, AsyncWebsocketConsumer):
 
     async def snapshot_send(self) -> None:
         """The whole STATE now, read from the database, with the heartbeat the page expects."""
-        state = await _state_for(self.table_id, self.user)
-        self.you = state["you"]
+        snapshot = await _snapshot_for(self.table_id, self.user)
         frame = {
             "type": "snapshot",
-            "state": state,
+            "state": snapshot["state"],
+            "log": snapshot["log"],
             "heartbeat_seconds": settings.POKER_HEARTBEAT_SECONDS,
         }
         await self.send_frame(frame)
@@ -243,7 +347,7 @@ class TableConsumer(GroupRejoinMixin, AsyncWebsocketConsumer):
         the groups again at once (the channel layer may have lost them) and answer."""
         now = asyncio.get_running_loop().time()
         if now - self.snapshot_asked_at < SNAPSHOT_MIN_SECONDS:
-            raise FrameError("too_soon", "Ask for a snapshot at most once a second.")
+            raise FrameError("too_soon", _("Ask for a snapshot at most once a second."))
         self.snapshot_asked_at = now
         if not self.superseded:
             await self.groups_rejoin()
@@ -288,8 +392,11 @@ def _reconnect_allowed(table_id: int, user_id: int) -> bool:
     )
 
 
-@database_sync_to_async
-def _table_is_open(table_id: int, user) -> bool:
+async def _table_is_open(table_id: int, user) -> bool:
+    return await _in_table_order(table_id, _table_open_read, table_id, user)
+
+
+def _table_open_read(table_id: int, user) -> bool:
     """Open tables take anyone; a closed one only its seated players (so they can leave)."""
     table = Table.objects.filter(pk=table_id).first()
     return table is not None and (table.is_open or table.seats.filter(player=user).exists())
@@ -301,13 +408,47 @@ def _exclusion_message(user) -> str | None:
     return None if exclusion is None else responsible.exclusion_message(exclusion)
 
 
-@database_sync_to_async
-def _state_for(table_id: int, user) -> dict:
-    return table_state_for(table=Table(pk=table_id), player=user)
+async def _snapshot_for(table_id: int, user) -> dict:
+    return await _in_table_order(table_id, _snapshot_read, table_id, user)
 
 
-@database_sync_to_async
-def _call_service(name: str, table_id: int, user, kwargs: dict) -> None:
+def _snapshot_read(table_id: int, user) -> dict:
+    return table_snapshot_for(table=Table(pk=table_id), player=user)
+
+
+class _TableQueue:
+    """This process's calls for one table, one at a time (see `_call_service`)."""
+
+    def __init__(self) -> None:
+        self.lock = asyncio.Lock()
+        self.users = 0
+
+
+_table_queues: dict[int, _TableQueue] = {}
+
+
+async def _call_service(command: Command, table_id: int, user) -> None:
+    await _in_table_order(table_id, _service_run, command, table_id, user)
+
+
+async def _in_table_order(table_id: int, func: Callable[..., T], *args: Any) -> T:
+    """Run `func` on the sockets' database threads (config/db_threads.py), one call per table
+    at a time in this process, first come first served, as on Channels' single thread: the row
+    lock orders a table's changes anyway, and this way their broadcasts also leave this process
+    in the order they committed, and a snapshot is read after the changes asked for before it
+    (the others wait here, holding no thread); calls for different tables run side by side."""
+    queue = _table_queues.setdefault(table_id, _TableQueue())
+    queue.users += 1
+    try:
+        async with queue.lock:
+            return await in_db_thread(func)(*args)
+    finally:
+        queue.users -= 1
+        if not queue.users:
+            del _table_queues[table_id]
+
+
+def _service_run(command: Command, table_id: int, user) -> None:
     """No free database connection in time is a refusal (`busy`), answered like any other."""
     with refuse_when_pool_exhausted():
-        getattr(services, name)(table=table_id, player=user, **kwargs)
+        SERVICES[type(command)](table=table_id, player=user, **vars(command))

@@ -1,7 +1,8 @@
 """Poker's check for `manage.py verify_ledger`: every settled hand's entry is the hand's result.
 
 The cashier sees a settlement only as legs on table stacks and a rake account; what the hand
-said (each seat's net and the rake) is stored here, in `Hand.result` and the engine `state`.
+said (each seat's net and the rake) is stored here, in `Hand.result` and the engine `state`,
+and who sat in each seat in its `HandPlayer` rows.
 `PokerConfig.ready()` registers the check with the cashier, which never imports poker.
 """
 
@@ -14,7 +15,7 @@ from django.db.models.fields.json import KeyTransform
 
 from cashier.models import Account, Entry, Posting
 from cashier.verify import LedgerCheck
-from poker.models import Hand
+from poker.models import Hand, HandPlayer
 
 BATCH = 500
 
@@ -31,7 +32,7 @@ def _expected_legs(hand: dict, nets: dict[int, int], rake: int) -> Counter[Leg]:
     legs: Counter[Leg] = Counter()
     for seat, net in nets.items():
         if net:
-            owner = hand["players"].get(str(seat))
+            owner = hand["players"].get(seat)
             legs[(Account.Kind.TABLE_STACK, owner, hand["table_id"], net)] += 1
     if rake:
         legs[(Account.Kind.TABLE_RAKE, None, hand["table_id"], rake)] += 1
@@ -51,6 +52,13 @@ def _hand_label(hand: dict) -> str:
 
 
 def _check_batch(hands: list[dict]) -> Iterator[str]:
+    by_id = {hand["id"]: hand for hand in hands}
+    for hand in hands:
+        hand["players"] = {}
+    for hand_id, seat, player_id in HandPlayer.objects.filter(hand_id__in=list(by_id)).values_list(
+        "hand_id", "seat", "player_id"
+    ):
+        by_id[hand_id]["players"][seat] = player_id
     entries = {
         entry.hand_id: entry for entry in Entry.objects.filter(hand_id__in=[h["id"] for h in hands])
     }
@@ -100,7 +108,7 @@ def _settlements_unlike_hands() -> Iterator[str]:
     finished = (
         Hand.objects.filter(status=Hand.Status.FINISHED)
         .annotate(state_result=KeyTransform("result", "state"))
-        .values("id", "table_id", "number", "players", "result", "state_result")
+        .values("id", "table_id", "number", "result", "state_result")
         .order_by("id")
     )
     batch: list[dict] = []

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from poker.engine.hand import MAX_PLAYERS, limit_small_blind
 from poker.engine.rake import RakeSchedule as EngineRakeSchedule
@@ -36,12 +37,12 @@ class RakeSchedule(models.Model):
 
 class Table(models.Model):
     class Game(models.TextChoices):
-        OMAHA = "omaha", "Omaha High"
-        OMAHA8 = "omaha8", "Omaha Hi/Lo 8 or Better"
+        OMAHA = "omaha", _("Omaha High")
+        OMAHA8 = "omaha8", _("Omaha Hi/Lo 8 or Better")
 
     class Structure(models.TextChoices):
-        LIMIT = "limit", "Fixed limit"
-        POT_LIMIT = "pot-limit", "Pot limit"
+        LIMIT = "limit", _("Fixed limit")
+        POT_LIMIT = "pot-limit", _("Pot limit")
 
     name = models.CharField(max_length=60, unique=True)
     game = models.CharField(max_length=10, choices=Game.choices)
@@ -75,7 +76,7 @@ class Table(models.Model):
     three_to_start = models.BooleanField(default=False)
     is_open = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
-    # Live state kept with the table (poker/services.py): where the button and the big blind
+    # Live state kept with the table (poker/services/): where the button and the big blind
     # were last hand, how many were dealt in (the three-to-start rule), and a counter that
     # grows with every change so clients can order the frames they get.
     button_seat = models.PositiveSmallIntegerField(null=True, blank=True, editable=False)
@@ -218,11 +219,30 @@ class Seat(models.Model):
         return f"{self.table.name} seat {self.number}: {self.player}"
 
 
-class Hand(models.Model):
-    """One deal at a table: its inputs (deck included, never sent out) and the engine state.
+class HandQuerySet(models.QuerySet):
+    def with_deck(self) -> HandQuerySet:
+        """Also read the deck: only for the services that deal or play the hand on."""
+        return self.defer(None)
 
-    `state` is `poker.engine.hand.Hand.to_dict()`, events included; `turn` grows every time
-    the action moves, so timers and clients can name the decision they mean.
+
+class HandManager(models.Manager.from_queryset(HandQuerySet)):
+    """Hands as everyone reads them: without the deck (the cards still to come live in that
+    one column, read only by the services that play the hand through `with_deck()`)."""
+
+    def get_queryset(self) -> HandQuerySet:
+        return super().get_queryset().defer("deck")
+
+
+class Hand(models.Model):
+    """One deal at a table: its inputs and a snapshot of the engine's hand.
+
+    The deck is stored once, in `deck`, and nowhere else (`Hand.objects` does not even read it;
+    services playing the hand ask for it with `with_deck()`). `setup` is the engine's inputs
+    without it (`setup_without_deck`); the hand itself is its append-only log of `HandEvent`
+    rows, and `state` is only a snapshot (`EngineHand.snapshot()`, no deck) that
+    `EngineHand.rebuild(setup, deck, events)` can always give again. Who was dealt in, and
+    each one's last client seq, are `HandPlayer` rows. `turn` grows every time the action
+    moves, so timers and clients can name the decision they mean.
     """
 
     class Status(models.TextChoices):
@@ -233,21 +253,19 @@ class Hand(models.Model):
     table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="hands")
     number = models.PositiveIntegerField()
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING)
-    deck = models.JSONField()
-    setup = models.JSONField()
-    state = models.JSONField()
-    # seat number (as a string, JSON keys) -> user id of everyone dealt in
-    players = models.JSONField(default=dict)
+    deck = models.JSONField()  # the only place of the deck: read by `with_deck()` alone
+    setup = models.JSONField()  # `EngineHand.setup_without_deck`
+    state = models.JSONField()  # `EngineHand.snapshot()`: rebuilt by its setup, deck and log
     turn = models.PositiveIntegerField(default=1)
     action_started_at = models.DateTimeField(null=True, blank=True)
     deadline = models.DateTimeField(null=True, blank=True)
-    # user id (string) -> the last client seq accepted from that player in this hand
-    last_seq = models.JSONField(default=dict)
     cancel_reason = models.TextField(blank=True)
     # The engine's result once finished (a copy from `state`, so the last result is cheap to read)
     result = models.JSONField(null=True, blank=True)
     started_at = models.DateTimeField(auto_now_add=True)
     ended_at = models.DateTimeField(null=True, blank=True)
+
+    objects = HandManager()
 
     class Meta:
         ordering = ["-id"]
@@ -262,7 +280,133 @@ class Hand(models.Model):
         indexes = [models.Index(fields=["status", "deadline"], name="hand_status_deadline")]
 
     def __str__(self) -> str:
-        return f"{self.table.name} hand #{self.number} ({self.status})"
+        return f"Hand #{self.pk} ({self.table.name}, its hand {self.number}, {self.status})"
+
+    def refresh_from_db(self, *args, **kwargs) -> None:
+        self._seated_players = None  # read the players again too
+        super().refresh_from_db(*args, **kwargs)
+
+    def record(self, engine, *, since: int | None = None) -> None:
+        """Keep what the engine did: its events from `since` appended to the log (one INSERT)
+        and its snapshot as `state`. By default `since` is the end of the stored snapshot,
+        whose events are always logged already. The caller saves the row."""
+        start = len(self.state.get("events", ())) if since is None else since
+        new = engine.events[start:]
+        if new:
+            HandEvent.objects.bulk_create(
+                HandEvent(hand_id=self.pk, seq=start + k, kind=event["type"], payload=event)
+                for k, event in enumerate(new)
+            )
+        self.state = engine.snapshot()
+
+    def seated_players(self) -> dict[int, HandPlayer]:
+        """Seat number -> `HandPlayer` of everyone dealt in; read once per row."""
+        cached = getattr(self, "_seated_players", None)
+        if cached is None:
+            cached = {row.seat: row for row in HandPlayer.objects.filter(hand_id=self.pk)}
+            self._seated_players = cached
+        return cached
+
+    @classmethod
+    def prefetch_players(cls, hands: list[Hand]) -> None:
+        """Read the `HandPlayer` rows of several hands in one query (those not read yet)."""
+        todo = {hand.pk: hand for hand in hands if getattr(hand, "_seated_players", None) is None}
+        if not todo:
+            return
+        for hand in todo.values():
+            hand._seated_players = {}
+        for row in HandPlayer.objects.filter(hand_id__in=list(todo)):
+            todo[row.hand_id]._seated_players[row.seat] = row
+
+    def seat_players_set(self, players: dict[int, int]) -> None:
+        """Write who is dealt in (seat -> user id) when the hand is dealt: one INSERT."""
+        rows = HandPlayer.objects.bulk_create(
+            HandPlayer(hand_id=self.pk, seat=seat, player_id=user_id)
+            for seat, user_id in sorted(players.items())
+        )
+        self._seated_players = {row.seat: row for row in rows}
+
+    def is_dealt(self, seat_number: int) -> bool:
+        """Is this seat dealt into the hand?"""
+        return seat_number in self.seated_players()
+
+    def player_ids(self) -> dict[int, int]:
+        """Seat number -> user id of everyone dealt in."""
+        return {seat: row.player_id for seat, row in self.seated_players().items()}
+
+    def last_seq_of(self, user_id: int) -> int:
+        """The last client seq accepted from this player in this hand (0: none yet)."""
+        return next(
+            (row.last_seq for row in self.seated_players().values() if row.player_id == user_id),
+            0,
+        )
+
+    def nets_record(self, net_by_seat: dict[int, int]) -> None:
+        """Each player's net of the finished hand on their row: one UPDATE for all of them."""
+        rows = list(self.seated_players().values())
+        for row in rows:
+            row.net = net_by_seat.get(row.seat, 0)
+        HandPlayer.objects.bulk_update(rows, ["net"])
+
+    def last_seq_set(self, seat_number: int, seq: int) -> None:
+        """Accept `seq` from the player in this seat: one UPDATE."""
+        row = self.seated_players()[seat_number]
+        row.last_seq = seq
+        row.save(update_fields=["last_seq"])
+
+
+class HandEvent(models.Model):
+    """One event of a hand, as the engine wrote it: the hand's append-only log.
+
+    `seq` is the event's place in the engine's list (0 is `hand_started`). Rows are inserted
+    once and never changed: PostgreSQL refuses UPDATE and DELETE (migration 0006), as it does
+    for the ledger. Hole cards and burns are in the payloads (a finished hand's history needs
+    them), the deck never is; readers redact a running hand's events (`redact_event`).
+    """
+
+    hand = models.ForeignKey(Hand, on_delete=models.PROTECT, related_name="events")
+    seq = models.PositiveIntegerField()
+    kind = models.CharField(max_length=30)
+    payload = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["hand", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["hand", "seq"], name="hand_event_seq_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"hand {self.hand_id} event {self.seq}: {self.kind}"
+
+
+class HandPlayer(models.Model):
+    """A player dealt into a hand, in a seat: "the tables a player played at" and "a player's
+    hands" are queries over these rows. `last_seq` is the last client seq accepted from them in
+    this hand (a repeated or older one is refused)."""
+
+    hand = models.ForeignKey(Hand, on_delete=models.PROTECT, related_name="hand_players")
+    seat = models.PositiveSmallIntegerField(
+        validators=[MinValueValidator(1), MaxValueValidator(10)]
+    )
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="poker_hands"
+    )
+    last_seq = models.PositiveBigIntegerField(default=0)
+    # What the hand won or lost them, rake taken, once it finished (None while it runs, and for
+    # a cancelled hand, which moved nothing): "My hands" filters and sums on it.
+    net = models.BigIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["hand", "seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["hand", "seat"], name="hand_player_seat_unique"),
+            models.UniqueConstraint(fields=["hand", "player"], name="hand_player_once"),
+        ]
+        indexes = [models.Index(fields=["player", "hand"], name="hand_player_by_player")]
+
+    def __str__(self) -> str:
+        return f"hand {self.hand_id} seat {self.seat}: player {self.player_id}"
 
 
 class HandIncident(models.Model):

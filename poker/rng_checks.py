@@ -16,6 +16,8 @@ import threading
 import time
 from datetime import UTC, datetime
 
+from django.db import transaction
+
 from poker.engine.dealer import shuffle_deck
 from poker.engine.rng_battery import battery_run
 from poker.models import RngCheck
@@ -58,18 +60,19 @@ def rng_check_run(
     except ValueError as error:
         raise RngCheckError(str(error)) from error
     summary = dieharder_run() if dieharder else ""
-    check = RngCheck.objects.create(
-        form=form,
-        generator=GENERATOR,
-        shuffles=shuffles,
-        raw_draws=raw_draws,
-        passed=report.passed,
-        alpha=report.alpha,
-        statistics=report.to_dict()["statistics"],
-        dieharder=summary,
-        started_at=started_at,
-        seconds=round(time.monotonic() - clock, 3),
-    )
+    with transaction.atomic():  # the row and its audit record (audit/signals.py) together
+        check = RngCheck.objects.create(
+            form=form,
+            generator=GENERATOR,
+            shuffles=shuffles,
+            raw_draws=raw_draws,
+            passed=report.passed,
+            alpha=report.alpha,
+            statistics=report.to_dict()["statistics"],
+            dieharder=summary,
+            started_at=started_at,
+            seconds=round(time.monotonic() - clock, 3),
+        )
     if not check.passed:
         failed = [s["name"] for s in check.statistics if not s["passed"]]
         logger.error("RNG check %s FAILED: %s", check.pk, ", ".join(failed))

@@ -2,20 +2,22 @@
 a stored hand's readable history for staff.
 
 Nothing here writes. `TableView` loads a table once and builds each recipient's STATE from it,
-so a broadcast to ten players costs one load, not ten.
+so a broadcast to ten players costs one load, not ten. None of it reads a hand's deck: hands
+come from `Hand.objects` (which leaves the deck out) and the engine's hand from its snapshot,
+which can show the hand but not deal from it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Max, Q, QuerySet
 
-from cashier.selectors import buy_in_range, table_stacks, wallet_balance
+from cashier.selectors import buy_in_range, table_stacks_and_wallets, wallet_balance
 from cashier.services import dollars
 from poker.engine.hand import Hand as EngineHand
-from poker.engine.views import redact_event, view_for
-from poker.models import Hand, Seat, Table
+from poker.engine.views import events_for, redact_event, view_for
+from poker.models import Hand, HandPlayer, Seat, Table
 
 
 def player_json(player) -> dict[str, Any]:
@@ -64,7 +66,8 @@ def result_json(hand_row: Hand | None, names: dict[int, str]) -> dict[str, Any] 
         }
     result = hand_row.result or {}
     players = {
-        seat: names.get(user_id, f"player {user_id}") for seat, user_id in hand_row.players.items()
+        str(seat): names.get(user_id, f"player {user_id}")
+        for seat, user_id in hand_row.player_ids().items()
     }
     return {
         "hand_id": hand_row.pk,
@@ -91,13 +94,24 @@ class TableView:
         *,
         hand_row: Hand | None = None,
         engine: EngineHand | None = None,
+        last_result: bool = True,
+        seats: dict[int, Seat] | None = None,
     ) -> None:
+        """`last_result=False` skips reading the last ended hand (a change that is only
+        betting does not send it; `self.last_result` is then None); `seats`, already read by
+        the caller with their players' profiles, spare reading them again."""
         self.table = table
-        self.seats = {
-            seat.number: seat
-            for seat in Seat.objects.filter(table=table).select_related("player__profile")
-        }
-        self.stacks = table_stacks(table=table)
+        self.seats = (
+            seats
+            if seats is not None
+            else {
+                seat.number: seat
+                for seat in Seat.objects.filter(table=table).select_related("player__profile")
+            }
+        )
+        self.stacks, self.wallets = table_stacks_and_wallets(
+            table=table, wallet_owner_ids=[seat.player_id for seat in self.seats.values()]
+        )
         if hand_row is None or hand_row.status != Hand.Status.RUNNING:
             hand_row = Hand.objects.filter(table=table, status=Hand.Status.RUNNING).first()
             engine = None
@@ -115,15 +129,18 @@ class TableView:
             Hand.objects.filter(
                 table=table, status__in=[Hand.Status.FINISHED, Hand.Status.CANCELLED]
             )
-            .only("id", "number", "status", "cancel_reason", "players", "result")
+            .only("id", "number", "status", "cancel_reason", "result")
             .order_by("-id")
             .first()
+            if last_result
+            else None
         )
+        Hand.prefetch_players([row for row in (self.hand_row, ended) if row is not None])
         names = {
             seat.player_id: player_json(seat.player)["display_name"] for seat in self.seats.values()
         }
         if ended is not None:
-            missing = [int(u) for u in ended.players.values() if int(u) not in names]
+            missing = [u for u in ended.player_ids().values() if u not in names]
             if missing:
                 from django.contrib.auth import get_user_model
 
@@ -144,12 +161,13 @@ class TableView:
                 "stack": 0,
                 "status": Seat.Status.EMPTY.value,
                 "connected": False,
+                "sat_out_at": None,
             }
         stack = self.engine_stacks.get(number)
         if (
             stack is None
             or self.hand_row is None
-            or self.hand_row.players.get(str(number)) != seat.player_id
+            or self.hand_row.player_ids().get(number) != seat.player_id
         ):
             stack = self.stacks.get(seat.player_id, 0)
         return {
@@ -158,6 +176,10 @@ class TableView:
             "stack": stack,
             "status": seat.status,
             "connected": seat.connected,
+            # Since when a player sits out (ISO 8601), so the page can say it; None otherwise.
+            "sat_out_at": seat.sat_out_at.isoformat()
+            if seat.status == Seat.Status.SITTING_OUT and seat.sat_out_at
+            else None,
         }
 
     def seat_of(self, user_id: int | None) -> Seat | None:
@@ -186,22 +208,26 @@ class TableView:
         }
 
     def prefetch_wallets(self, user_ids) -> None:
-        """One query for the wallets of everyone a broadcast goes to (not one each)."""
+        """The wallets of everyone a broadcast goes to: the seated ones were read with the
+        stacks; the others (one who just left) in one query, not one each."""
         from cashier.models import Account
 
-        self.wallets = dict.fromkeys(user_ids, 0)
+        missing = [user_id for user_id in user_ids if user_id not in self.wallets]
+        if not missing:
+            return
+        self.wallets.update(dict.fromkeys(missing, 0))
         self.wallets.update(
-            Account.objects.filter(
-                kind=Account.Kind.WALLET, owner_id__in=list(user_ids)
-            ).values_list("owner_id", "balance")
+            Account.objects.filter(kind=Account.Kind.WALLET, owner_id__in=missing).values_list(
+                "owner_id", "balance"
+            )
         )
 
     def you_json(self, player) -> dict[str, Any]:
         seat = self.seat_of(player.pk)
-        wallets = getattr(self, "wallets", {})
+        wallets = self.wallets
         last_seq = 0
         if self.hand_row is not None:
-            last_seq = self.hand_row.last_seq.get(str(player.pk), 0)
+            last_seq = self.hand_row.last_seq_of(player.pk)
         return {
             "seat": seat.number if seat else None,
             "wallet": wallets[player.pk] if player.pk in wallets else wallet_balance(player=player),
@@ -211,6 +237,18 @@ class TableView:
             "posts_big_blind": bool(seat and seat.posts_big_blind_next),
             "last_seq": last_seq,
         }
+
+    def log_for(self, player) -> list[dict[str, Any]]:
+        """The running hand's events so far as this viewer may see them (their own hole cards
+        only if dealt in; never the burns): a page that reloads or reconnects writes its table
+        log again from them (docs/protocol.md, "snapshot")."""
+        if self.engine is None or self.hand_row is None:
+            return []
+        seat = self.seat_of(player.pk) if player is not None else None
+        in_hand = seat.number if seat is not None and seat.number in self.engine.seats else None
+        return [
+            {**event, "hand_id": self.hand_row.pk} for event in events_for(self.engine, in_hand)
+        ]
 
     def state_for(self, player, *, version: int | None = None) -> dict[str, Any]:
         """STATE for a player (seated or watching), or the public one for `player=None`."""
@@ -239,11 +277,35 @@ def table_state_for(*, table: Table, player) -> dict[str, Any]:
     return TableView(table).state_for(player)
 
 
+def table_snapshot_for(*, table: Table, player) -> dict[str, Any]:
+    """The snapshot frame's parts: the personal STATE and the running hand's log so far."""
+    view = TableView(Table.objects.get(pk=table.pk))
+    return {"state": view.state_for(player), "log": view.log_for(player)}
+
+
 def table_versions_for_heartbeat() -> dict[int, int]:
     """{table id: version} of every table a socket may be open at: open ones, and closed ones
     still seating players (who may connect to leave)."""
     tables = Table.objects.filter(Q(is_open=True) | Q(seats__isnull=False)).distinct()
     return dict(tables.values_list("pk", "version"))
+
+
+def tables_played_by(player) -> QuerySet[Table]:
+    """The tables where the player was dealt at least one hand, most recently played first."""
+    return (
+        Table.objects.filter(hands__hand_players__player=player)
+        .annotate(last_hand_id=Max("hands__id", filter=Q(hands__hand_players__player=player)))
+        .order_by("-last_hand_id")
+    )
+
+
+def hands_of_player(player, *, table: Table | None = None) -> QuerySet[Hand]:
+    """The hands the player was dealt into (at one table if given), newest first; never the
+    deck (`Hand.objects`)."""
+    hands = Hand.objects.filter(
+        pk__in=HandPlayer.objects.filter(player=player).values("hand_id")
+    ).order_by("-id")
+    return hands if table is None else hands.filter(table=table)
 
 
 def tables_for_lobby() -> QuerySet[Table]:
@@ -264,10 +326,10 @@ _STREET_TITLES = {"flop": "Flop", "turn": "Turn", "river": "River"}
 def hand_history(hand_row: Hand) -> list[dict[str, Any]]:
     """A stored hand as sections of plain text (`{"title", "lines"}`), for the admin's page.
 
-    It reads the engine's events. While the hand runs staff see only what a spectator sees
-    (`redact_event(event, None)`): the seats, the blinds, the betting and the board dealt so
-    far, never hole cards, burns or the deck. Once the hand is over (finished or cancelled)
-    every player's hole cards are shown too. Amounts are in dollars.
+    It reads the hand's log (`HandEvent` rows). While the hand runs staff see only what a
+    spectator sees (`redact_event(event, None)`): the seats, the blinds, the betting and the
+    board dealt so far, never hole cards, burns or the deck. Once the hand is over (finished or
+    cancelled) every player's hole cards are shown too. Amounts are in dollars.
     """
     running = hand_row.status == Hand.Status.RUNNING
     notes: list[str] = []
@@ -277,10 +339,10 @@ def hand_history(hand_row: Hand) -> list[dict[str, Any]]:
         notes.append(f"Cancelled: {hand_row.cancel_reason.rstrip('.') or 'no reason given'}.")
         notes.append("Nothing was settled: every bet went back to its owner's stack.")
     try:
-        events = list(hand_row.state["events"])
+        events = list(hand_row.events.order_by("seq").values_list("payload", flat=True))
         if running:
             events = [redact_event(event, None) for event in events]
-        sections = _history_sections(events, _seat_names(hand_row.players))
+        sections = _history_sections(events, _seat_names(hand_row.player_ids()))
     except Exception as error:  # a broken stored hand: say so, show none of its data
         sections = [
             {
@@ -291,7 +353,7 @@ def hand_history(hand_row: Hand) -> list[dict[str, Any]]:
     return [{"title": "Hand", "lines": notes}, *sections] if notes else sections
 
 
-def _seat_names(players: dict[str, int]) -> dict[int, str]:
+def _seat_names(players: dict[int, int]) -> dict[int, str]:
     """Seat number -> "display name (username)" of everyone dealt in."""
     from django.contrib.auth import get_user_model
 
@@ -300,12 +362,12 @@ def _seat_names(players: dict[str, int]) -> dict[int, str]:
     for user in users.select_related("profile"):
         shown, username = player_json(user)["display_name"], user.get_username()
         labels[user.pk] = shown if shown == username else f"{shown} ({username})"
-    return {
-        int(seat): labels.get(user_id, f"player {user_id}") for seat, user_id in players.items()
-    }
+    return {seat: labels.get(user_id, f"player {user_id}") for seat, user_id in players.items()}
 
 
 def _history_sections(events: list[dict[str, Any]], names: dict[int, str]) -> list[dict]:
+    if not events:
+        raise ValueError("the hand has no events")
     started = events[0]
     if started["type"] != "hand_started":
         raise ValueError("the first event is not hand_started")

@@ -1,23 +1,36 @@
 """Table timers (RULES.md 6) as Celery tasks. Each only calls a service that re-reads the
 database under the table lock, so a duplicated, late or lost task changes nothing: a turn
-timer carries its turn and does nothing once the turn has moved on, and the periodic sweep
+timeout carries its turn and does nothing once the turn has moved on, and the periodic sweep
 acts on deadlines stored in the database.
+
+No task is sent per turn: each worker's timekeeper (poker/timekeeper.py, started when the
+worker is ready) sends `turn_timeout` only for turns whose deadline has passed.
 
 Before a timer may act, the room asks its channel layer whether it can still reach the
 players (config.channel_health): while it cannot, turns are held, not timed out."""
 
 from celery import shared_task
+from celery.signals import worker_ready
 
 from config.channel_health import broadcast_healed_at
 from poker import broadcast, services
 from poker.models import RngCheck
 from poker.rng_checks import QUICK_RAW_DRAWS, QUICK_SHUFFLES, rng_check_run
 from poker.selectors import table_versions_for_heartbeat
+from poker.timekeeper import timekeeper_start
+
+
+@worker_ready.connect
+def _timekeeper_start(**_: object) -> None:
+    """Each worker keeps time for the turns of its queue (several may: each due turn is taken
+    by one of them)."""
+    timekeeper_start()
 
 
 @shared_task(name="poker.turn_timeout", ignore_result=True)
 def turn_timeout(hand_id: int, turn: int) -> str:
-    """Time is up for `turn` of the hand: check if possible, else fold (if still that turn)."""
+    """Time is up for `turn` of the hand (sent by a timekeeper): check if possible, else fold
+    (if still that turn and its deadline has passed)."""
     return services.hand_turn_timeout(
         hand_id=hand_id, turn=turn, broadcast_healed_at=broadcast_healed_at()
     )

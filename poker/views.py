@@ -20,5 +20,7 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
         "display_name": getattr(profile, "display_name", "") or request.user.get_username(),
         # The player's reality check (responsible gaming): the page asks it when to remind.
         "reality_check_url": reverse("api-responsible-reality-check"),
+        # Where a player whose wallet cannot cover the buy-in goes to deposit.
+        "cashier_url": reverse("cashier:home"),
     }
     return render(request, "poker/table.html", {"table": table, "table_config": config})

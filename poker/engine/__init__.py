@@ -38,6 +38,9 @@ How a table service uses it (the deck comes from the table's CSPRNG shuffle)::
     events_for(hand, seat=3, start=seen)           # new events, redacted for seat 3
     stored = hand.to_json()          # persist; Hand.from_json(stored) continues it
     Hand.replay(hand.setup, hand.events)           # rebuilds the same hand
+    hand.snapshot(), hand.setup_without_deck       # the same without the deck, kept apart:
+    Hand.from_snapshot(snapshot, deck)             # continues it; Hand.from_dict(snapshot) reads
+    Hand.rebuild(setup_without_deck, deck, events) # rebuilds it
     hand.result                      # when over: pots, rake, showdown, seats' final/net
 
 Settle from `hand.result["seats"]` (each seat's `net`) and `hand.result["rake"]`: the nets

@@ -9,17 +9,22 @@ wrapping (docs/rules.md).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 from poker.engine.cards import CARD_RANK, FULL_DECK, parse_card
 
 __all__ = [
     "BUTTON_DRAW_SUIT_ORDER",
+    "DealPlan",
+    "DealSeat",
     "big_blind_passed",
     "blind_seats",
+    "draw_button",
     "draw_for_button",
     "enough_players",
     "next_button",
+    "plan_deal",
     "shuffle_deck",
 ]
 
@@ -127,3 +132,105 @@ def enough_players(
     if three_to_start:
         return ready >= 3 or (ready >= 2 and last_hand_players >= 3)
     return ready >= max(min_players, 2)
+
+
+def draw_button(
+    seats: Iterable[int], randbelow: Callable[[int], int]
+) -> tuple[int, dict[int, str]]:
+    """The draw for the button at a fresh table (RULES.md 4): one card each, in seat order,
+    from a shuffle driven by `randbelow`. Returns (the button, {seat: card drawn})."""
+    deck = shuffle_deck(randbelow)
+    cards = {seat: deck[k] for k, seat in enumerate(sorted(set(seats)))}
+    return draw_for_button(cards), cards
+
+
+@dataclass(frozen=True)
+class DealSeat:
+    """One occupied seat as the dealer sees it before a hand."""
+
+    number: int
+    stack: int
+    sitting_out: bool = False
+    waiting_big_blind: bool = False  # a new or returning player waiting for the big blind
+    posts_big_blind_next: bool = False  # chose to post a big blind now to be dealt in
+    leaving: bool = False  # asked to leave, or timed out last hand: not dealt in
+
+    @property
+    def ready(self) -> bool:
+        return not self.sitting_out and not self.leaving and self.stack > 0
+
+
+@dataclass(frozen=True)
+class DealPlan:
+    """Who is dealt in and who posts what for the next hand (RULES.md 4)."""
+
+    dealt: tuple[int, ...]
+    button: int
+    small_blind: int
+    big_blind: int
+    extra_big_blinds: tuple[int, ...]  # players posting a big blind to be dealt in at once
+    missed_big_blind: tuple[int, ...]  # seats sitting out that the big blind reached or passed
+    button_draw: dict[int, str] | None = None  # {seat: card} when a fresh table drew
+
+
+def plan_deal(
+    seats: Sequence[DealSeat],
+    *,
+    button: int | None,
+    big_blind: int | None,
+    randbelow: Callable[[int], int],
+    min_players: int = 2,
+    three_to_start: bool = False,
+    last_hand_players: int = 0,
+) -> DealPlan | None:
+    """The next hand's plan (RULES.md 4), or None if no hand can start.
+
+    `button` and `big_blind` are the seats of the last hand (None at a fresh table, which
+    draws for the button with `randbelow`). Ready players (not sitting out, not leaving, with
+    chips) are dealt in; those waiting for the big blind only when it reaches them, unless
+    fewer than two others are ready (then nobody has anyone to wait behind, and everyone
+    ready is dealt in with no extra big blind).
+    """
+    ready = {seat.number: seat for seat in seats if seat.ready}
+    active = [n for n, seat in ready.items() if not seat.waiting_big_blind]
+    waiting = [n for n, seat in ready.items() if seat.waiting_big_blind]
+    fresh = button is None or len(active) < 2
+    if fresh:  # nobody to wait behind: everyone ready is dealt in, nobody posts extra
+        active, waiting = sorted(active + waiting), []
+    if len(active) < 2:
+        return None
+    draw = None
+    if button is None:
+        button, draw = draw_button(active, randbelow)
+    else:
+        button = next_button(button, active)
+    small, big = blind_seats(button, active, waiting)
+    dealt = sorted(active + ([big] if big in waiting else []))
+    if not enough_players(
+        len(dealt),
+        min_players=min_players,
+        three_to_start=three_to_start,
+        last_hand_players=last_hand_players,
+    ):
+        return None
+    extras: list[int] = []
+    if not fresh:
+        extras = [n for n in active if ready[n].posts_big_blind_next and n not in (small, big)]
+    missed = []
+    if big_blind is not None:
+        missed = [
+            seat.number
+            for seat in seats
+            if seat.sitting_out
+            and seat.number not in dealt
+            and big_blind_passed(seat.number, big_blind, big)
+        ]
+    return DealPlan(
+        dealt=tuple(dealt),
+        button=button,
+        small_blind=small,
+        big_blind=big,
+        extra_big_blinds=tuple(extras),
+        missed_big_blind=tuple(sorted(missed)),
+        button_draw=draw,
+    )

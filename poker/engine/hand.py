@@ -137,6 +137,16 @@ def _is_whole(value: Any) -> bool:
     return type(value) is int
 
 
+def _check_deck(deck: Any) -> None:
+    if not isinstance(deck, list | tuple) or len(deck) != 52:
+        raise InvalidSetup("bad_deck", "the deck must be a list of all 52 cards")
+    for card in deck:
+        if type(card) is not str or card not in CARD_INDEX:
+            raise InvalidSetup("bad_deck", f"{card!r} is not a card (rank then suit, as 'As')")
+    if len(set(deck)) != 52:
+        raise InvalidSetup("bad_deck", "the deck has a duplicate card")
+
+
 class Hand:
     """One hand of Omaha. Build it with `Hand.start(...)`, then `act()` until `result` is set."""
 
@@ -246,6 +256,7 @@ class Hand:
         small_bet: Any,
         big_bet: Any,
         rake: Any,
+        sealed: bool = False,
     ) -> None:
         if game not in GAMES:
             raise InvalidSetup("bad_game", f"game must be one of {GAMES}, not {game!r}")
@@ -329,13 +340,8 @@ class Hand:
             if small_blind_seat is not None and small_blind_seat != button:
                 raise InvalidSetup("bad_blinds", "heads-up the button posts the small blind")
 
-        if not isinstance(deck, list | tuple) or len(deck) != 52:
-            raise InvalidSetup("bad_deck", "the deck must be a list of all 52 cards")
-        for card in deck:
-            if type(card) is not str or card not in CARD_INDEX:
-                raise InvalidSetup("bad_deck", f"{card!r} is not a card (rank then suit, as 'As')")
-        if len(set(deck)) != 52:
-            raise InvalidSetup("bad_deck", "the deck has a duplicate card")
+        if not (sealed and deck is None):
+            _check_deck(deck)
         try:
             schedule = RakeSchedule.from_data(rake)
         except ValueError as error:
@@ -353,7 +359,7 @@ class Hand:
         self.small_blind_seat = small_blind_seat
         self.big_blind_seat = big_blind_seat
         self.extra_big_blind_seats = sorted(extras, key=order.index)
-        self.deck = list(deck)
+        self.deck = None if deck is None else list(deck)
         self.rake_schedule = schedule.to_data() if schedule is not None else None
         self._rake = schedule
         self._hi_lo = game == "omaha8"
@@ -564,6 +570,10 @@ class Hand:
         """
         if self.result is not None:
             raise IllegalAction("hand_over", "the hand is over")
+        if self.deck is None:
+            raise IllegalAction(
+                "no_deck", "this hand was read from a snapshot without its deck: it cannot go on"
+            )
         if type(action) is not str or action not in ACTIONS:
             raise IllegalAction(
                 "unknown_action", f"the action must be one of {', '.join(ACTIONS)}, not {action!r}"
@@ -885,6 +895,18 @@ class Hand:
     @property
     def setup(self) -> dict[str, Any]:
         """The inputs of this hand, as keyword arguments for `Hand.start` (deck included)."""
+        setup = self.setup_without_deck
+        if self.deck is not None:
+            setup["deck"] = list(self.deck)
+        return setup
+
+    @property
+    def setup_without_deck(self) -> dict[str, Any]:
+        """The inputs of this hand but the deck: what a store may keep beside the hand's rows.
+
+        The deck is the one input that is secret while the hand runs (the cards still to
+        come), so a store keeps it in one place of its own; `rebuild` takes it back.
+        """
         return {
             "game": self.game,
             "structure": self.structure,
@@ -899,14 +921,27 @@ class Hand:
             "big_blind": self.big_blind,
             "small_bet": self.small_bet,
             "big_bet": self.big_bet,
-            "deck": list(self.deck),
             "rake": self.rake_schedule,
         }
 
     def to_dict(self) -> dict[str, Any]:
         """The whole state as plain JSON-able data (it holds the deck: never send it out)."""
+        return self._state(self.setup)
+
+    def snapshot(self) -> dict[str, Any]:
+        """The whole state but the deck, as plain JSON-able data.
+
+        What a store keeps as the hand's current state beside its event log: with the deck
+        apart, reading it (to show the hand, to find who acts) never touches the cards to
+        come. `from_snapshot(snapshot, deck)` continues the hand; `from_dict(snapshot)` reads
+        it but cannot play on (acting needs the deck). It still holds every player's hole
+        cards and the burns, so it is no more for sending out than `to_dict()`.
+        """
+        return self._state(self.setup_without_deck)
+
+    def _state(self, setup: dict[str, Any]) -> dict[str, Any]:
         return {
-            "setup": self.setup,
+            "setup": setup,
             "stacks": list(self.stacks),
             "bets": list(self.bets),
             "committed": list(self.committed),
@@ -930,9 +965,12 @@ class Hand:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Hand:
+        """The hand `to_dict()` (or `snapshot()`) saved. From a snapshot, without its deck, the
+        hand can be read (who acts, legal actions, views) but `act` refuses it (`no_deck`)."""
         hand = cls.__new__(cls)
-        setup = data["setup"]
-        hand._set_up(**setup)
+        setup = dict(data["setup"])
+        setup.setdefault("deck", None)
+        hand._set_up(**setup, sealed=True)
         hand.stacks = list(data["stacks"])
         hand.bets = list(data["bets"])
         hand.committed = list(data["committed"])
@@ -953,6 +991,12 @@ class Hand:
         hand.events = list(data["events"])
         hand.result = data["result"]
         return hand
+
+    @classmethod
+    def from_snapshot(cls, snapshot: dict[str, Any], deck: Sequence[str]) -> Hand:
+        """The hand a `snapshot()` saved, with its deck back: it plays on as before."""
+        _check_deck(deck)
+        return cls.from_dict({**snapshot, "setup": {**snapshot["setup"], "deck": list(deck)}})
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), separators=(",", ":"))
@@ -981,3 +1025,11 @@ class Hand:
         if hand.events != expected:
             raise ReplayMismatch("the events do not rebuild this hand from these inputs")
         return hand
+
+    @classmethod
+    def rebuild(
+        cls, setup: dict[str, Any], deck: Sequence[str], events: Iterable[dict[str, Any]]
+    ) -> Hand:
+        """`replay` from a setup stored without its deck (`setup_without_deck`) and the deck
+        kept apart: the hand an event log and its deck describe."""
+        return cls.replay({**setup, "deck": list(deck)}, events)

@@ -7,9 +7,8 @@
 
   const config = JSON.parse(document.getElementById("table-config").textContent);
   const $ = (id) => document.getElementById(id);
-  const SUITS = { s: "♠", h: "♥", d: "♦", c: "♣" };
-  const SUIT_NAMES = { s: "spades", h: "hearts", d: "diamonds", c: "clubs" };
-  const RANK_NAMES = { T: "10", J: "J", Q: "Q", K: "K", A: "A" };
+  // Words from Django's JavaScript catalogue (jsi18n/, loaded by base.html): the page's language.
+  const fill = (format, values) => interpolate(format, values, true);
   const CLOSE_SUPERSEDED = 4409;
   const CLOSE_UNAUTHENTICATED = 4401;
   const CLOSE_NO_TABLE = 4404;
@@ -42,9 +41,11 @@
     if (cents === null || cents === undefined) return "";
     const sign = cents < 0 ? "-" : "";
     const abs = Math.abs(cents);
-    const dollars = Math.floor(abs / 100).toLocaleString("en-US");
+    // Whole dollars grouped and cents only when there are some, as the language writes them.
+    const dollars = String(Math.floor(abs / 100)).replace(/\B(?=(\d{3})+(?!\d))/g, get_format("THOUSAND_SEPARATOR"));
     const rest = abs % 100;
-    return sign + "$" + dollars + (rest ? "." + String(rest).padStart(2, "0") : "");
+    const amount = dollars + (rest ? get_format("DECIMAL_SEPARATOR") + String(rest).padStart(2, "0") : "");
+    return sign + fill(gettext("$%(amount)s"), { amount: amount });
   }
 
   function dollarsValue(cents) {
@@ -64,27 +65,8 @@
     return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
   }
 
-  function cardLabel(card) {
-    return (RANK_NAMES[card[0]] || card[0]) + SUITS[card[1]];
-  }
-
-  function cardEl(card) {
-    const el = document.createElement("span");
-    if (!card) {
-      el.className = "card back";
-      el.setAttribute("aria-label", "hidden card");
-      return el;
-    }
-    el.className = "card suit-" + card[1];
-    el.dataset.card = card;
-    el.setAttribute("aria-label", (RANK_NAMES[card[0]] || card[0]) + " of " + SUIT_NAMES[card[1]]);
-    const rank = document.createElement("b");
-    rank.textContent = RANK_NAMES[card[0]] || card[0];
-    const suit = document.createElement("i");
-    suit.textContent = SUITS[card[1]];
-    el.append(rank, suit);
-    return el;
-  }
+  const cardLabel = window.roomCards.label;
+  const cardEl = window.roomCards.element;
 
   function el(tag, className, text) {
     const node = document.createElement(tag);
@@ -94,7 +76,7 @@
   }
 
   function nameOf(seat) {
-    return names[seat] || "Seat " + seat;
+    return names[seat] || fill(gettext("Seat %(n)s"), { n: seat });
   }
 
   // ------------------------------------------------------------------ the socket
@@ -107,7 +89,7 @@
   function connect() {
     if (stopped) return;
     clearTimeout(reconnectTimer);
-    setConnection("connecting", retries ? "Reconnecting…" : "Connecting…");
+    setConnection("connecting", retries ? gettext("Reconnecting…") : gettext("Connecting…"));
     socket = new WebSocket(socketUrl());
     socket.addEventListener("message", (event) => {
       if (event.target !== socket) return; // a socket the watchdog gave up on
@@ -129,19 +111,19 @@
     socket = null;
     watchdogReset();
     if (code === CLOSE_SUPERSEDED) {
-      stop("This table is open in another tab or window. This page no longer plays.");
+      stop(gettext("This table is open in another tab or window. This page no longer plays."));
       return;
     }
     if (code === CLOSE_UNAUTHENTICATED) {
-      stop("You are logged out. Log in again to play.");
+      stop(gettext("You are logged out. Log in again to play."));
       return;
     }
     if (code === CLOSE_NO_TABLE) {
-      stop("This table does not exist any more.");
+      stop(gettext("This table does not exist any more."));
       return;
     }
     if (code === CLOSE_EXCLUDED) {
-      if (!stopped) stop("You are on a time-out or self-exclusion: no play until it ends.");
+      if (!stopped) stop(gettext("You are on a time-out or self-exclusion: no play until it ends."));
       return;
     }
     if (stopped) return;
@@ -149,19 +131,19 @@
       const wait = TOO_MANY_RECONNECTS_WAIT_MS * (1 + Math.random() * 0.25);
       retries += 1;
       const seconds = Math.ceil(wait / 1000);
-      setConnection("offline", "Reconnected too often; trying again in " + seconds + " s");
+      setConnection("offline", fill(gettext("Reconnected too often; trying again in %(seconds)s s"), { seconds: seconds }));
       reconnectTimer = setTimeout(connect, wait);
       return;
     }
     const delay = Math.min(15000, 500 * 2 ** retries) * (0.75 + Math.random() * 0.5);
     retries += 1;
-    setConnection("offline", "Offline, reconnecting in " + Math.ceil(delay / 1000) + " s");
+    setConnection("offline", fill(gettext("Offline, reconnecting in %(seconds)s s"), { seconds: Math.ceil(delay / 1000) }));
     reconnectTimer = setTimeout(connect, delay);
   }
 
   function stop(message) {
     stopped = true;
-    setConnection("stopped", "Not connected");
+    setConnection("stopped", gettext("Not connected"));
     const notice = $("notice");
     notice.textContent = message;
     notice.hidden = false;
@@ -171,7 +153,7 @@
 
   function send(frame) {
     if (!socket || socket.readyState !== WebSocket.OPEN) {
-      toast("Not connected to the table; your choice was not sent.");
+      toast(gettext("Not connected to the table; your choice was not sent."));
       return false;
     }
     socket.send(JSON.stringify(frame));
@@ -190,29 +172,50 @@
       case "snapshot": {
         const asked = snapshotAnswered(frame);
         retries = 0;
-        setConnection("online", "Connected");
+        setConnection("online", gettext("Connected"));
         clearInterval(pingTimer);
         pingTimer = setInterval(() => send({ type: "ping" }), 25000);
-        // One the watchdog asked for is drawn only if the page had fallen behind.
-        if (!asked || !state || frame.state.version > state.version) render(frame.state);
+        // One the watchdog asked for is drawn only if the page was behind (or missed a frame).
+        if (!asked || !state || !publicPart || frame.state.version >= publicPart.version) {
+          mirrorSnapshot(frame.state);
+          render(composed());
+          logReplay(frame);
+        }
         break;
       }
       case "heartbeat":
         onHeartbeat(frame);
         break;
-      case "update":
-        heardAt = Date.now();
-        (frame.events || []).forEach(logEvent);
-        syncClock(frame.state);
-        render(frame.state);
+      case "private":
+        // Sent just before the public update of the same change: drawn with that one, or now
+        // if it comes late.
+        if (mirrorPrivate(frame) && publicPart && frame.version <= publicPart.version) {
+          render(composed());
+        }
         break;
+      case "update": {
+        heardAt = Date.now();
+        if (!publicPart || frame.version <= publicPart.version) break; // older than shown
+        const gap = frame.version > publicPart.version + 1;
+        if (!mirrorUpdate(frame)) {
+          askSnapshot(); // a change to a hand this page never saw: the whole state again
+          break;
+        }
+        (frame.events || []).forEach(logEvent);
+        (frame.events || []).forEach((event) => { if (event.hand_id) loggedHand = event.hand_id; });
+        const next = composed();
+        syncClock(next);
+        render(next);
+        if (gap) askSnapshot(); // a frame went missing: the whole state again
+        break;
+      }
       case "error":
         pendingTurn = null;
         toast(frame.message || frame.code, "error");
         if (state) render(state);
         break;
       case "superseded":
-        stop("This table is open in another tab or window. This page no longer plays.");
+        stop(gettext("This table is open in another tab or window. This page no longer plays."));
         break;
       case "excluded":
         stop(frame.message);
@@ -220,6 +223,84 @@
       default:
         break; // pong and anything newer than this page
     }
+  }
+
+  // ------------------------------------------------------------------ frames to state
+
+  /* The server sends the whole STATE only in a snapshot; after that each change comes as a
+   * public `update` (the table's events and changed parts, the same for everyone) and, to the
+   * players it concerns, a `private` frame with their own part: `you`, their hole cards and
+   * their legal actions (docs/protocol.md "Frames"). The page keeps both and lays its own part
+   * over the public one; poker/mirror.py does the same for the tests. */
+  let publicPart = null; // version, table, seats, hand (as a spectator sees it), last_result
+  let ownPart = null; // version, you, hand: {id, turn, seat, cards, legal_actions} or null
+
+  function mirrorSnapshot(full) {
+    publicPart = Object.assign({}, full);
+    if (!ownPart || ownPart.version <= full.version) {
+      const hand = full.hand;
+      let mine = null;
+      if (hand && hand.you !== null && hand.you !== undefined) {
+        const seat = hand.seats.find((s) => s.seat === hand.you);
+        mine = {
+          id: hand.id, turn: hand.turn, seat: hand.you,
+          cards: seat ? seat.cards : null, legal_actions: hand.legal_actions,
+        };
+      }
+      ownPart = { version: full.version, you: full.you, hand: mine };
+    }
+  }
+
+  function mirrorPrivate(frame) {
+    if (ownPart && frame.version < ownPart.version) return false;
+    ownPart = { version: frame.version, you: frame.you, hand: frame.hand };
+    return true;
+  }
+
+  /* False when the update changes a hand this page does not show (it asks for a snapshot). */
+  function mirrorUpdate(frame) {
+    const next = Object.assign({}, publicPart, { version: frame.version });
+    const changes = frame.hand_changes;
+    if (changes) {
+      const hand = publicPart.hand;
+      if (!hand || hand.id !== changes.id) return false;
+      const moved = {};
+      changes.seats.forEach((s) => (moved[s.seat] = s));
+      next.hand = Object.assign({}, hand, changes, {
+        seats: hand.seats.map((s) => moved[s.seat] || s),
+      });
+    } else {
+      next.hand = frame.hand;
+    }
+    if (frame.seats) {
+      next.seats = frame.seats;
+    } else if (next.hand) {
+      // Only the betting moved: the seats' stacks are the hand's.
+      const stacks = {};
+      next.hand.seats.forEach((s) => (stacks[s.seat] = s.stack));
+      next.seats = publicPart.seats.map((s) =>
+        s.seat in stacks ? Object.assign({}, s, { stack: stacks[s.seat] }) : s);
+    }
+    if ("last_result" in frame) next.last_result = frame.last_result;
+    publicPart = next;
+    return true;
+  }
+
+  function composed() {
+    const next = Object.assign({}, publicPart, { you: ownPart ? ownPart.you : publicPart.you });
+    const hand = publicPart.hand;
+    if (hand) {
+      const mine = ownPart && ownPart.hand;
+      const h = Object.assign({}, hand, { you: null, legal_actions: null });
+      if (mine && mine.id === hand.id) {
+        h.you = mine.seat;
+        h.seats = hand.seats.map((s) =>
+          s.seat === mine.seat ? Object.assign({}, s, { cards: mine.cards }) : s);
+        if (mine.turn === hand.turn && hand.to_act === mine.seat) h.legal_actions = mine.legal_actions;
+      }
+      next.hand = h;
+    }
+    return next;
   }
 
   // ------------------------------------------------------------------ the watchdog
@@ -230,7 +311,7 @@
    * nothing through the group for two beats, or hears of a version newer than the one it shows,
    * asks for a snapshot (the server re-joins the socket to its groups as it answers); a socket
    * that does not answer that is dropped and a new one opened. An update with a version gap
-   * needs nothing: each update carries the whole STATE. */
+   * asks for a snapshot too: updates carry only what changed. */
   const ANSWER_MS = 5000; // a snapshot asked for and not answered by then: the socket is dead
   const ASK_EVERY_MS = 2000; // the server refuses more than one request a second
   const BEHIND_GRACE_MS = 1500; // an update sent just before the heartbeat may still be coming
@@ -306,7 +387,7 @@
     }
     const you = state.you || {};
     $("wallet").textContent = you.wallet !== undefined && you.wallet !== null
-      ? "Wallet " + money(you.wallet) : "";
+      ? fill(gettext("Wallet %(amount)s"), { amount: money(you.wallet) }) : "";
     renderSeats();
     renderCenter();
     renderActions();
@@ -378,14 +459,14 @@
       if (!s.player) {
         node.classList.add("empty");
         if (mySeat === null || mySeat === undefined) {
-          const button = el("button", "sit-here", "Sit here");
+          const button = el("button", "sit-here", gettext("Sit here"));
           button.type = "button";
           button.dataset.seat = s.seat;
           button.setAttribute("aria-label", "Sit at seat " + s.seat);
           button.addEventListener("click", () => openSitDialog(s.seat));
           node.append(button);
         } else {
-          node.append(el("span", "seat-empty", "Empty"));
+          node.append(el("span", "seat-empty", gettext("Empty")));
         }
         container.append(node);
         return;
@@ -413,16 +494,25 @@
       stackEl.dataset.cents = stack;
       plate.append(stackEl);
       const badges = [];
-      if (inHand && inHand.all_in) badges.push(["all-in", "All-in"]);
-      if (inHand && inHand.folded) badges.push(["folded", "Folded"]);
-      if (s.status === "sitting_out") badges.push(["out", "Sitting out"]);
-      if (s.status === "waiting_big_blind") badges.push(["waiting", "Waits for BB"]);
-      if (!s.connected) badges.push(["offline", "Disconnected"]);
-      if (won[s.seat] && (hand || samePlayer(s))) badges.push(["won", "Won " + money(won[s.seat])]);
-      badges.forEach(([kind, text]) => plate.append(el("span", "badge " + kind, text)));
+      if (inHand && inHand.all_in) badges.push(["all-in", gettext("All-in")]);
+      if (inHand && inHand.folded) badges.push(["folded", gettext("Folded")]);
+      if (s.status === "sitting_out") {
+        const since = s.sat_out_at ? new Date(s.sat_out_at) : null;
+        badges.push(["out", since && !Number.isNaN(since.getTime())
+          ? fill(gettext("Out since %(time)s"), { time: since.toLocaleTimeString(document.documentElement.lang || undefined, { hour: "2-digit", minute: "2-digit", hourCycle: "h23" }) })
+          : gettext("Sitting out")]);
+      }
+      if (s.status === "waiting_big_blind") badges.push(["waiting", gettext("Waits for BB")]);
+      if (!s.connected) badges.push(["offline", gettext("Disconnected")]);
+      if (won[s.seat] && (hand || samePlayer(s))) badges.push(["won", fill(gettext("Won %(amount)s"), { amount: money(won[s.seat]) })]);
+      badges.forEach(([kind, text]) => {
+        const badge = el("span", "badge " + kind, text);
+        badge.title = text; // the whole text where a narrow plate cuts it
+        plate.append(badge);
+      });
       if (shown[s.seat] && (hand || samePlayer(s))) {
         const entry = shown[s.seat];
-        const label = [entry.high && entry.high.name, entry.low && entry.low.name]
+        const label = [handName(entry.high), handName(entry.low)]
           .filter(Boolean)
           .join(" · ");
         if (label) plate.append(el("span", "hand-name", label));
@@ -441,7 +531,7 @@
       }
       if (hand && hand.button === s.seat) {
         const button = el("div", "dealer", "D");
-        button.title = "Dealer button";
+        button.title = gettext("Dealer button");
         button.style.left = 50 + (pos.x - 50) * 0.72 + (pos.x < 50 ? 6 : -6) + "%";
         button.style.top = 50 + (pos.y - 50) * 0.72 + "%";
         container.append(button);
@@ -493,32 +583,44 @@
       const betsOut = hand.seats.reduce((sum, s) => sum + s.bet, 0);
       if (split.length > 1) {
         split.forEach((amount, k) =>
-          pots.append(el("span", "pot", (k ? "Side pot " + k : "Main pot") + " " + money(amount))),
+          pots.append(el("span", "pot", potLabel(k, amount, gettext("Main pot %(amount)s")))),
         );
       }
-      const total = el("span", "pot total", "Pot " + money(hand.pot));
+      const total = el("span", "pot total", fill(gettext("Pot %(amount)s"), { amount: money(hand.pot) }));
       total.id = "pot-total";
       pots.append(total);
-      if (betsOut && split.length <= 1) total.title = money(betsOut) + " in bets this round";
+      if (betsOut && split.length <= 1) total.title = fill(gettext("%(amount)s in bets this round"), { amount: money(betsOut) });
       message.textContent = streetLabel(hand.street);
     } else if (hand && hand.result) {
       hand.result.pots.forEach((pot, k) =>
-        pots.append(el("span", "pot", (k ? "Side pot " + k : "Pot") + " " + money(pot.amount))),
+        pots.append(el("span", "pot", potLabel(k, pot.amount, gettext("Pot %(amount)s")))),
       );
-      message.textContent = "Hand over";
+      message.textContent = gettext("Hand over");
     } else {
       if (previous && !previous.cancelled) {
         (previous.pots || []).forEach((pot, k) =>
-          pots.append(el("span", "pot", (k ? "Side pot " + k : "Pot") + " " + money(pot.amount))),
+          pots.append(el("span", "pot", potLabel(k, pot.amount, gettext("Pot %(amount)s")))),
         );
       }
       const ready = state.seats.filter((s) => s.player && s.status !== "sitting_out").length;
-      message.textContent = ready < 2 ? "Waiting for players" : "The next hand starts shortly";
+      message.textContent = ready < 2 ? gettext("Waiting for players") : gettext("The next hand starts shortly");
     }
   }
 
+  /* "Pot $3" (or the main pot's own words, `first`), "Side pot 1 $2" for the side pots. */
+  function potLabel(k, amount, first) {
+    return k
+      ? fill(gettext("Side pot %(number)s %(amount)s"), { number: k, amount: money(amount) })
+      : fill(first, { amount: money(amount) });
+  }
+
+  /* A hand's name in the page's language from its category and cards (static/js/hand_names.js). */
+  function handName(value) {
+    return value ? window.handNames.handName(value) : "";
+  }
+
   function streetLabel(street) {
-    return { preflop: "Preflop", flop: "Flop", turn: "Turn", river: "River" }[street] || street;
+    return { preflop: gettext("Preflop"), flop: gettext("Flop"), turn: gettext("Turn"), river: gettext("River") }[street] || street;
   }
 
   function lastResult() {
@@ -544,14 +646,14 @@
     const hand = state.hand;
     if (hand && !hand.result && hand.to_act) {
       turnEl.textContent = options
-        ? "Your turn"
-        : nameOf(hand.to_act) + " to act";
+        ? gettext("Your turn")
+        : fill(gettext("%(name)s to act"), { name: nameOf(hand.to_act) });
       turnEl.classList.toggle("mine", Boolean(options));
     } else {
       turnEl.textContent = "";
       turnEl.classList.remove("mine");
     }
-    document.title = (options ? "▶ Your turn · " : "") + baseTitle;
+    document.title = (options ? "▶ " + gettext("Your turn") + " · " : "") + baseTitle;
     if (!options) {
       actions.hidden = true;
       return;
@@ -565,10 +667,10 @@
       if (label) button.textContent = label;
     };
     const mine = hand.seats.find((s) => s.seat === options.seat);
-    setButton("act-fold", options.fold, "Fold");
-    setButton("act-check", options.check, "Check");
+    setButton("act-fold", options.fold, gettext("Fold"));
+    setButton("act-check", options.check, gettext("Check"));
     const callAllIn = options.call && mine && options.call >= mine.stack;
-    setButton("act-call", Boolean(options.call), "Call " + money(options.call) + (callAllIn ? " (all-in)" : ""));
+    setButton("act-call", Boolean(options.call), fill(callAllIn ? gettext("Call %(amount)s (all-in)") : gettext("Call %(amount)s"), { amount: money(options.call) }));
     const span = options.bet || options.raise;
     const kind = options.bet ? "bet" : "raise";
     const sizing = $("sizing");
@@ -596,7 +698,7 @@
     setButton("act-raise", Boolean(span));
     // All-in as its own button only when it differs from the top of the slider or the call.
     const allInDistinct = options.all_in && (!span || options.all_in !== span.max) && !callAllIn;
-    setButton("act-all-in", Boolean(allInDistinct), "All-in " + money(options.all_in));
+    setButton("act-all-in", Boolean(allInDistinct), fill(gettext("All-in %(amount)s"), { amount: money(options.all_in) }));
     $("raise-slider").disabled = waiting;
     $("raise-amount").disabled = waiting;
   }
@@ -612,8 +714,10 @@
     button.dataset.turn = turn;
     button.dataset.kind = kind || (options.bet ? "bet" : "raise");
     const allIn = mine && clamped === mine.bet + mine.stack;
-    const verb = button.dataset.kind === "bet" ? "Bet " : "Raise to ";
-    button.textContent = verb + money(clamped) + (allIn ? " (all-in)" : "");
+    const words = button.dataset.kind === "bet"
+      ? (allIn ? gettext("Bet %(amount)s (all-in)") : gettext("Bet %(amount)s"))
+      : (allIn ? gettext("Raise to %(amount)s (all-in)") : gettext("Raise to %(amount)s"));
+    button.textContent = fill(words, { amount: money(clamped) });
     $("raise-slider").value = clamped;
     if (document.activeElement !== $("raise-amount")) {
       $("raise-amount").value = dollarsValue(clamped);
@@ -712,7 +816,7 @@
     const seconds = Math.max(0, Math.ceil(left));
     if (left <= countdownFrom) {
       timer.hidden = false;
-      timer.textContent = seconds + "s";
+      timer.textContent = fill(gettext("%(seconds)ss"), { seconds: seconds });
       timer.classList.toggle("urgent", left <= 5);
       timer.style.setProperty("--left", Math.max(0, left / countdownFrom));
       turnTimer.dataset.seconds = seconds;
@@ -744,7 +848,7 @@
     if (!topUp.hidden) {
       const input = $("top-up-amount");
       input.max = dollarsValue(Math.min(room, you.wallet));
-      input.placeholder = "up to " + dollarsValue(Math.min(room, you.wallet));
+      input.placeholder = fill(gettext("up to %(amount)s"), { amount: dollarsValue(Math.min(room, you.wallet)) });
     }
   }
 
@@ -756,8 +860,15 @@
     $("sit-seat").textContent = seat;
     const high = Math.min(range[1], you.wallet ?? range[1]);
     $("sit-range").textContent =
-      "Buy in between " + money(range[0]) + " and " + money(range[1]) +
-      (you.wallet !== undefined ? ". Your wallet holds " + money(you.wallet) + "." : ".");
+      fill(gettext("Buy in between %(low)s and %(high)s."), { low: money(range[0]), high: money(range[1]) }) +
+      (you.wallet !== undefined ? " " + fill(gettext("Your wallet holds %(amount)s."), { amount: money(you.wallet) }) : "");
+    if (you.wallet !== undefined && you.wallet !== null && you.wallet < range[0]) {
+      // Not enough to sit: say so, and where to deposit, rather than a refusal after submit.
+      const link = el("a", "cashier-link", gettext("Deposit at the cashier"));
+      link.id = "sit-cashier";
+      link.href = config.cashier_url;
+      $("sit-range").append(" ", el("strong", null, gettext("That is less than the minimum buy-in.")), " ", link);
+    }
     const input = $("sit-buy-in");
     input.min = dollarsValue(range[0]);
     input.max = dollarsValue(range[1]);
@@ -777,11 +888,11 @@
       const cents = toCents($("sit-buy-in").value);
       if (cents === null || cents < range[0] || cents > range[1]) {
         $("sit-error").textContent =
-          "The buy-in must be between " + money(range[0]) + " and " + money(range[1]) + ".";
+          fill(gettext("The buy-in must be between %(low)s and %(high)s."), { low: money(range[0]), high: money(range[1]) });
         return;
       }
       if (you.wallet !== undefined && cents > you.wallet) {
-        $("sit-error").textContent = "Your wallet holds only " + money(you.wallet) + ".";
+        $("sit-error").textContent = fill(gettext("Your wallet holds only %(amount)s."), { amount: money(you.wallet) });
         return;
       }
       const post = document.querySelector('input[name="bb"]:checked').value === "post";
@@ -800,7 +911,7 @@
       event.preventDefault();
       const cents = toCents($("top-up-amount").value);
       if (!cents || cents <= 0) {
-        toast("Enter the amount to add, in dollars.");
+        toast(gettext("Enter the amount to add, in dollars."));
         return;
       }
       if (send({ type: "top_up", amount: cents, key: clientKey() })) {
@@ -811,8 +922,8 @@
       const inHand = state.hand && !state.hand.result &&
         state.hand.seats.some((s) => s.seat === state.you.seat && !s.folded);
       const question = inHand
-        ? "Leave the table? Your hand is folded and your chips go back to your wallet."
-        : "Leave the table? Your chips go back to your wallet.";
+        ? gettext("Leave the table? Your hand is folded and your chips go back to your wallet.")
+        : gettext("Leave the table? Your chips go back to your wallet.");
       if (window.confirm(question)) send({ type: "leave" });
     });
   }
@@ -829,13 +940,14 @@
     section.hidden = false;
     const body = $("result-body");
     body.replaceChildren();
+    // The hand's public id, the same in the cashier, My hands, the exports and the admin.
     const handNumber = state.hand && state.hand.result
-      ? state.hand.number || state.hand.id
-      : state.last_result && (state.last_result.number || state.last_result.hand_id);
-    if (handNumber) body.append(el("p", "result-hand", "Hand #" + handNumber));
+      ? state.hand.id
+      : state.last_result && state.last_result.hand_id;
+    if (handNumber) body.append(el("p", "result-hand", fill(gettext("Hand #%(number)s"), { number: handNumber })));
     if (result.cancelled) {
-      body.append(el("p", "result-line cancelled", "Cancelled: " + (result.reason || "the hand could not go on") +
-        " Every bet went back to its owner."));
+      body.append(el("p", "result-line cancelled", fill(gettext("Cancelled: %(reason)s Every bet went back to its owner."),
+        { reason: result.reason || gettext("the hand could not go on") })));
       return;
     }
     const shown = shownMap(result);
@@ -853,7 +965,7 @@
       const cards = el("span", "cards");
       entry.cards.forEach((c) => cards.append(cardEl(c)));
       row.append(cards);
-      row.append(el("span", "hand-name", [entry.high && entry.high.name, entry.low && entry.low.name]
+      row.append(el("span", "hand-name", [handName(entry.high), handName(entry.low)]
         .filter(Boolean).join(" · ")));
       body.append(row);
     });
@@ -862,7 +974,7 @@
   function joinNames(seats) {
     const list = seats.map(nameOf);
     if (list.length <= 1) return list.join("");
-    return list.slice(0, -1).join(", ") + " and " + list[list.length - 1];
+    return fill(gettext("%(names)s and %(last)s"), { names: list.slice(0, -1).join(", "), last: list[list.length - 1] });
   }
 
   /* One sentence per pot and side: who won how much, and with which hand. */
@@ -871,98 +983,110 @@
     const contested = (result.showdown || []).length > 0;
     const many = (result.pots || []).length > 1;
     (result.pots || []).forEach((pot, k) => {
-      const potName = many ? (k ? "side pot " + k : "the main pot") : "the pot";
+      const potName = many ? (k ? fill(gettext("side pot %(number)s"), { number: k }) : gettext("the main pot")) : gettext("the pot");
       const sides = [["high", pot.high || []], ["low", pot.low || []]];
       const hiLo = (pot.low || []).length > 0;
       sides.forEach(([side, shares]) => {
         if (!shares.length) return;
         const seats = shares.map((s) => s.seat);
         const total = shares.reduce((sum, s) => sum + s.amount, 0);
-        const verb = seats.length > 1 ? " split " : " wins ";
-        const part = hiLo ? (side === "high" ? "the high half of " : "the low half of ") : "";
-        let line = joinNames(seats) + verb + money(total) + " from " + part + potName;
+        const from = !hiLo ? potName
+          : fill(side === "high" ? gettext("the high half of %(pot)s") : gettext("the low half of %(pot)s"), { pot: potName });
+        const words = seats.length > 1 ? gettext("%(names)s split %(amount)s from %(pot)s") : gettext("%(names)s wins %(amount)s from %(pot)s");
+        let line = fill(words, { names: joinNames(seats), amount: money(total), pot: from });
         const entry = shown[seats[0]];
         const value = entry && entry[side];
-        if (contested && value) line += " with " + value.name;
-        else if (!contested) line += " (uncontested)";
+        if (contested && value) line = fill(gettext("%(line)s with %(hand)s"), { line: line, hand: handName(value) });
+        else if (!contested) line = fill(gettext("%(line)s (uncontested)"), { line: line });
         lines.push(line);
       });
     });
-    if (result.rake) lines.push("Rake " + money(result.rake));
+    if (result.rake) lines.push(fill(gettext("Rake %(amount)s"), { amount: money(result.rake) }));
     return lines;
   }
 
   function describe(event) {
     const who = event.seat !== undefined ? nameOf(event.seat) : "";
-    const allIn = event.all_in ? " (all-in)" : "";
+    const allIn = event.all_in ? " " + gettext("(all-in)") : "";
+    const say = (format, values) => fill(format, Object.assign({ who: who }, values || {}));
     switch (event.type) {
       case "hand_started":
-        return "New hand. " + nameOf(event.button) + " has the button.";
+        return fill(gettext("New hand. %(name)s has the button."), { name: nameOf(event.button) });
       case "blind_posted":
-        return who + " posts the " + event.blind + " blind " + money(event.amount) + allIn;
+        return say({
+          small: gettext("%(who)s posts the small blind %(amount)s"),
+          big: gettext("%(who)s posts the big blind %(amount)s"),
+          "extra big": gettext("%(who)s posts the extra big blind %(amount)s"),
+        }[event.blind] || gettext("%(who)s posts a blind %(amount)s"), { amount: money(event.amount) }) + allIn;
       case "hole_cards_dealt": {
-        const mine = (event.hole_cards || []).find((pair) => pair[1]);
-        return mine ? "Dealt to you: " + mine[1].map(cardLabel).join(" ") : "Cards are dealt.";
+        // The table's event shows nobody's cards; your own came just before, in your part.
+        const mine = ownPart && ownPart.hand && ownPart.hand.id === event.hand_id
+          ? ownPart.hand.cards : null;
+        return mine ? fill(gettext("Dealt to you: %(cards)s"), { cards: mine.map(cardLabel).join(" ") }) : gettext("Cards are dealt.");
       }
       case "action":
         switch (event.action) {
-          case "fold": return who + " folds";
-          case "check": return who + " checks";
-          case "call": return who + " calls " + money(event.added) + allIn;
-          case "bet": return who + " bets " + money(event.to) + allIn;
-          case "raise": return who + " raises to " + money(event.to) + allIn;
-          case "all_in": return who + " goes all-in for " + money(event.to);
+          case "fold": return say(gettext("%(who)s folds"));
+          case "check": return say(gettext("%(who)s checks"));
+          case "call": return say(gettext("%(who)s calls %(amount)s"), { amount: money(event.added) }) + allIn;
+          case "bet": return say(gettext("%(who)s bets %(amount)s"), { amount: money(event.to) }) + allIn;
+          case "raise": return say(gettext("%(who)s raises to %(amount)s"), { amount: money(event.to) }) + allIn;
+          case "all_in": return say(gettext("%(who)s goes all-in for %(amount)s"), { amount: money(event.to) });
           default: return who + " " + event.action;
         }
       case "uncalled_bet_returned":
-        return money(event.amount) + " uncalled, back to " + who;
+        return say(gettext("%(amount)s uncalled, back to %(who)s"), { amount: money(event.amount) });
       case "street_dealt":
         return streetLabel(event.street) + ": " + event.cards.map(cardLabel).join(" ");
       case "showdown":
-        return "Showdown.";
+        return gettext("Showdown.");
       case "cards_shown":
-        return who + " shows " + event.cards.map(cardLabel).join(" ") + " — " +
-          [event.high, event.low].filter(Boolean).join(" · ");
+        return say(gettext("%(who)s shows %(cards)s — %(hands)s"), {
+          cards: event.cards.map(cardLabel).join(" "), hands: shownHands(event),
+        });
       case "cards_mucked":
-        return who + " mucks";
+        return say(gettext("%(who)s mucks"));
       case "pot_awarded": {
         const shares = [...(event.high || []), ...(event.low || [])];
         const parts = shares.map((s) => nameOf(s.seat) + " " + money(s.amount));
-        return (event.pot ? "Side pot " + event.pot : "Pot") + " " + money(event.amount) +
-          ": " + parts.join(", ");
+        return potLabel(event.pot, event.amount, gettext("Pot %(amount)s")) + ": " + parts.join(", ");
       }
       case "hand_ended":
-        return "Hand over." + (event.rake ? " Rake " + money(event.rake) + "." : "");
+        return gettext("Hand over.") + (event.rake ? " " + fill(gettext("Rake %(amount)s."), { amount: money(event.rake) }) : "");
       case "player_sat":
-        return (event.player ? event.player.display_name : who) + " sits down at seat " + event.seat +
-          (event.status === "waiting_big_blind" ? ", waiting for the big blind" : "");
+        return fill(event.status === "waiting_big_blind" ? gettext("%(name)s sits down at seat %(seat)s, waiting for the big blind") : gettext("%(name)s sits down at seat %(seat)s"),
+          { name: event.player ? event.player.display_name : who, seat: event.seat });
       case "player_left":
-        return (event.player ? event.player.display_name : who) + " leaves the table" +
-          (event.reason === "sit_out_limit" ? " (sat out too long)" : "");
+        return fill(event.reason === "sit_out_limit" ? gettext("%(name)s leaves the table (sat out too long)") : gettext("%(name)s leaves the table"),
+          { name: event.player ? event.player.display_name : who });
       case "player_sat_out":
-        return who + " sits out" + ({ timeout: " (ran out of time)", no_chips: " (no chips left)" }[event.reason] || "");
+        return say({ timeout: gettext("%(who)s sits out (ran out of time)"), no_chips: gettext("%(who)s sits out (no chips left)") }[event.reason] || gettext("%(who)s sits out"));
       case "player_sat_in":
-        return who + " is back" + (event.status === "waiting_big_blind" ? ", waiting for the big blind" : "");
+        return say(event.status === "waiting_big_blind" ? gettext("%(who)s is back, waiting for the big blind") : gettext("%(who)s is back"));
       case "big_blind_choice":
-        return who + (event.posts_big_blind
-          ? " posts a big blind to play the next hand"
-          : " waits for the big blind");
+        return say(event.posts_big_blind
+          ? gettext("%(who)s posts a big blind to play the next hand")
+          : gettext("%(who)s waits for the big blind"));
       case "button_drawn": {
         const draws = Object.entries(event.cards || {})
           .map(([seat, card]) => nameOf(seat) + " " + cardLabel(card));
-        return "Draw for the button: " + draws.join(", ") + ". " + nameOf(event.button) +
-          " gets it.";
+        return fill(gettext("Draw for the button: %(draws)s. %(name)s gets it."), { draws: draws.join(", "), name: nameOf(event.button) });
       }
       case "player_leaving":
-        return who + " leaves after this hand";
+        return say(gettext("%(who)s leaves after this hand"));
       case "player_topped_up":
-        return who + " adds " + money(event.amount);
+        return say(gettext("%(who)s adds %(amount)s"), { amount: money(event.amount) });
       case "player_connection":
-        return who + (event.connected ? " is connected" : " lost the connection");
+        return say(event.connected ? gettext("%(who)s is connected") : gettext("%(who)s lost the connection"));
       case "timeout":
-        return who + " ran out of time and " + (event.action === "check" ? "checks" : "folds");
+        return say(event.action === "check" ? gettext("%(who)s ran out of time and checks") : gettext("%(who)s ran out of time and folds"));
       case "hand_cancelled":
-        return "Hand cancelled: " + (event.reason || event.code);
+        return fill(gettext("Hand cancelled: %(reason)s"), { reason: event.reason || event.code });
+      case "hand_commitment":
+        return fill(gettext("The next hand is committed before its first card: %(commitment)s"),
+          { commitment: String(event.commitment || "").slice(0, 16) + "…" });
+      case "hand_revealed":
+        return gettext("This hand's deck, salt and seeds are revealed: anyone dealt in can check it.");
       default: {
         // Table events (sitting, leaving, timeouts, cancellations): say what the server said.
         if (event.message) return event.message;
@@ -970,6 +1094,28 @@
         return (who ? who + ": " : "") + words + (event.amount ? " " + money(event.amount) : "");
       }
     }
+  }
+
+  /* A showdown's hand names for the log, from the result's structured hands when the page has
+     them (the event itself carries the engine's English names). */
+  function shownHands(event) {
+    // Events are logged before the page draws the state they came with: read that state here.
+    const now = publicPart ? composed() : state;
+    const last = now && now.last_result;
+    const result = now && ((now.hand && now.hand.result) || (last && (last.result || last)));
+    const entry = result && (result.showdown || []).find((e) => e.seat === event.seat);
+    if (entry) return [handName(entry.high), handName(entry.low)].filter(Boolean).join(" · ");
+    return [event.high, event.low].filter(Boolean).join(" · ");
+  }
+
+  /* A page that loads (or reconnects to) a table in mid-hand writes the hand's log so far from
+     the snapshot, as this player may see it; a hand the log already follows is not repeated. */
+  let loggedHand = null;
+  function logReplay(frame) {
+    const hand = frame.state && frame.state.hand;
+    if (!hand || !Array.isArray(frame.log) || loggedHand === hand.id) return;
+    frame.log.forEach(logEvent);
+    loggedHand = hand.id;
   }
 
   function logEvent(event) {
@@ -1022,8 +1168,9 @@
     const minutes = Math.floor(seconds / 60);
     const hours = Math.floor(minutes / 60);
     const rest = minutes % 60;
-    if (!hours) return minutes + (minutes === 1 ? " minute" : " minutes");
-    return hours + (hours === 1 ? " hour " : " hours ") + rest + (rest === 1 ? " minute" : " minutes");
+    const minutesText = (n) => fill(ngettext("%(n)s minute", "%(n)s minutes", n), { n: n });
+    if (!hours) return minutesText(minutes);
+    return fill(ngettext("%(n)s hour", "%(n)s hours", hours), { n: hours }) + " " + minutesText(rest);
   }
 
   function realityShow(check) {

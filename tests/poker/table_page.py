@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from django.db import connection
 
 from cashier.models import Account
 from cashier.selectors import table_stack_balance, wallet_balance
@@ -90,6 +91,25 @@ def close_and_settle(table, pages) -> None:
         if time.monotonic() > deadline:
             break
         time.sleep(0.1)
+    # A spectator's socket leaves no seat to watch, but its goodbye still runs a table service,
+    # and a request the server took just before the page closed is still being served: wait
+    # until no other session of the test database has been busy for half a second, or its locks
+    # meet the flush's (a deadlock that fails the next test's setup).
+    quiet_since = None
+    with connection.cursor() as cursor:
+        while time.monotonic() < deadline:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                " AND pid <> pg_backend_pid() AND state <> 'idle'"
+                " AND backend_type = 'client backend'"
+            )
+            if cursor.fetchone()[0]:
+                quiet_since = None
+            elif quiet_since is None:
+                quiet_since = time.monotonic()
+            elif time.monotonic() - quiet_since >= 0.5:
+                break
+            time.sleep(0.05)
 
 
 def horizontal_overflow(page) -> int:

@@ -85,6 +85,22 @@ def staff_pages(hand: Hand) -> list[str]:
         f"/admin/poker/handincident/{incident.pk}/change/"
         for incident in HandIncident.objects.filter(hand=hand)
     ]
+    # The staff's tools and the pages around them: the player page (recent hands), the tools'
+    # forms, the ledger, adjustments, notes and the audit log.
+    seats = Seat.objects.filter(table=table)
+    pages += [f"/admin/staff/player/{seat.player_id}/change/" for seat in seats]
+    pages += [f"/admin/poker/seat/{seat.pk}/remove/" for seat in seats]
+    pages += [
+        "/admin/staff/player/",
+        f"/admin/poker/hand/{hand.pk}/cancel/",
+        f"/admin/poker/table/{table.pk}/close/",
+        "/admin/cashier/account/",
+        "/admin/cashier/entry/",
+        "/admin/cashier/posting/",
+        "/admin/cashier/balanceadjustment/",
+        "/admin/staff/playernote/",
+        "/admin/audit/auditrecord/",
+    ]
     return pages
 
 
@@ -227,7 +243,26 @@ def test_a_cancelled_hand_shows_why_and_its_cards(staff):
         assert f"Dealt to seat {seat} {names[seat]}: {' '.join(cards)}" in page
     assert f"Flop: {' '.join(engine.board)}" in page
 
-    # A stored hand whose events are gone still opens, saying so and showing nothing of it.
-    Hand.objects.filter(pk=hand.pk).update(state={"setup": hand.state["setup"]})
-    page = fetch(staff, f"/admin/poker/hand/{hand.pk}/change/")
-    assert "The stored events could not be read (KeyError)." in page and not cards_in(page)
+    # A stored hand without a log (none of its events was written) still opens, saying so and
+    # showing nothing of it, not even the state it stored.
+    broken = Hand.objects.create(
+        table=table, number=hand.number + 1, status=Hand.Status.CANCELLED, deck=DECK,
+        setup=hand.setup, state=hand.state,
+    )  # fmt: skip
+    page = fetch(staff, f"/admin/poker/hand/{broken.pk}/change/")
+    assert "The stored events could not be read (ValueError)." in page and not cards_in(page)
+
+
+def test_staff_find_a_hand_by_its_public_id_or_a_players_name(staff):
+    table = make_table(name="Reef")  # no digit in the name: a number searches ids only
+    players = seat_three(table)
+    first = call_down(deal_hand(table, DECK), players)
+    second = call_down(deal_hand(table, DECK), players)
+    for term, wanted in ((f"%23{first.pk}", first), (str(second.pk), second)):
+        page = fetch(staff, f"/admin/poker/hand/?q={term}")
+        assert f"/admin/poker/hand/{wanted.pk}/change/" in page
+        other = first if wanted is second else second
+        assert f"/admin/poker/hand/{other.pk}/change/" not in page
+    page = fetch(staff, "/admin/poker/hand/?q=ann")
+    assert all(f"/admin/poker/hand/{h.pk}/change/" in page for h in (first, second))
+    assert "/admin/poker/hand/" in fetch(staff, "/admin/poker/hand/?q=99999999999999999999999")

@@ -3,6 +3,7 @@
 import asyncio
 import threading
 
+import pytest
 from channels.layers import channel_layers, get_channel_layer
 
 from poker import broadcast
@@ -10,19 +11,28 @@ from poker import broadcast
 
 async def test_sends_from_a_timer_thread_wake_sockets_on_the_in_memory_layer(settings):
     """The embedded room runs Celery in a thread; its broadcasts must reach the sockets' loop
-    at once, not when that loop next wakes for something else."""
+    at once, not when that loop next wakes for something else. Each private frame goes to its
+    player's own group only, before the public one."""
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     channel_layers.backends.clear()
     layer = get_channel_layer()
     loop = asyncio.get_running_loop()
     broadcast.remember_socket_loop(loop)
-    channel = await layer.new_channel()
-    await layer.group_add(broadcast.group_name(5), channel)
-    frames = {"frames": {}, "public": {"type": "update", "state": {}, "events": []}}
+    ann, ben = await layer.new_channel(), await layer.new_channel()
+    for channel, user_id in ((ann, 7), (ben, 8)):
+        await layer.group_add(broadcast.group_name(5), channel)
+        await layer.group_add(broadcast.user_group_name(5, user_id), channel)
+    frames = {"public": '{"type":"update","version":3}', "private": {7: '{"type":"private"}'}}
     thread = threading.Thread(target=lambda: broadcast.send(table_id=5, frames=frames))
     started = loop.time()
     thread.start()
-    message = await asyncio.wait_for(layer.receive(channel), timeout=3)
-    assert message == {"type": "table.update", **frames}
+    first = await asyncio.wait_for(layer.receive(ann), timeout=3)
+    assert first == {"type": "table.private", "text": '{"type":"private"}'}
     assert loop.time() - started < 1
+    public = {"type": "table.update", "text": frames["public"]}
+    assert await asyncio.wait_for(layer.receive(ann), timeout=3) == public
+    assert await asyncio.wait_for(layer.receive(ben), timeout=3) == public  # and nothing else
     await asyncio.to_thread(thread.join)
+    for channel in (ann, ben):
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(layer.receive(channel), timeout=0.2)

@@ -4,8 +4,9 @@ import pytest
 
 from poker import services
 from poker.engine.hand import Hand as EngineHand
-from poker.selectors import table_state_for, tables_for_lobby
-from tests.factories import make_funded_player, make_seated_player, make_table
+from poker.models import Seat
+from poker.selectors import hands_of_player, table_state_for, tables_for_lobby, tables_played_by
+from tests.factories import deal_hand, make_funded_player, make_seated_player, make_table
 
 pytestmark = pytest.mark.django_db
 
@@ -46,6 +47,7 @@ def test_each_player_sees_their_own_cards_and_the_spectator_none():
         "stack": 0,
         "status": "empty",
         "connected": False,
+        "sat_out_at": None,
     }
     assert "deck" not in str(spectator) and "burn" not in str(spectator)
 
@@ -79,3 +81,41 @@ def test_the_lobby_lists_open_tables_with_seats_taken():
     make_seated_player(table, "ann", 1)
     listed = list(tables_for_lobby())
     assert [(t.pk, t.seats_taken) for t in listed] == [(table.pk, 1)]
+
+
+def test_the_tables_a_player_played_at_and_their_hands_are_queries_over_hand_players():
+    first, second, unplayed = make_table(), make_table(), make_table()
+    ann = make_seated_player(first, "ann", 1)
+    ben = make_seated_player(first, "ben", 2)
+    cy = make_seated_player(second, "cy", 3)
+    services.table_sit(
+        table=second, player=ann, seat_number=1, buy_in=second.max_buy_in,
+        post_big_blind=False, idempotency_key="ann-second",
+    )  # fmt: skip
+    make_seated_player(unplayed, "dee", 1)  # seated alone: never dealt a hand
+    at_first = deal_hand(first)
+    services.hand_cancel(hand=at_first, reason="A test moves on.", code="test")
+    at_second = deal_hand(second)
+
+    assert list(tables_played_by(ann)) == [second, first]  # most recently played first
+    assert list(tables_played_by(ben)) == [first]
+    assert list(tables_played_by(cy)) == [second]
+    assert list(hands_of_player(ann)) == [at_second, at_first]
+    assert list(hands_of_player(ann, table=first)) == [at_first]
+    assert list(hands_of_player(ben)) == [at_first] and list(hands_of_player(cy)) == [at_second]
+    dee = Seat.objects.get(table=unplayed).player
+    assert not tables_played_by(dee).exists() and not hands_of_player(dee).exists()
+    assert all("deck" in hand.get_deferred_fields() for hand in hands_of_player(ann))
+
+
+def test_a_seat_sitting_out_says_since_when():
+    table = make_table()
+    ann = make_seated_player(table, "ann", 1)
+    services.table_sit_out(table=table, player=ann)
+    seats = {s["seat"]: s for s in table_state_for(table=table, player=ann)["seats"]}
+    since = Seat.objects.get(table=table, player=ann).sat_out_at
+    assert seats[1]["status"] == "sitting_out" and seats[1]["sat_out_at"] == since.isoformat()
+    assert seats[2]["sat_out_at"] is None
+    services.table_sit_in(table=table, player=ann, post_big_blind=False)
+    seats = {s["seat"]: s for s in table_state_for(table=table, player=ann)["seats"]}
+    assert seats[1]["sat_out_at"] is None

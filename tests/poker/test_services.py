@@ -2,6 +2,7 @@
 eviction and cancellation, with the cashier's balances checked where money moves."""
 
 import itertools
+import secrets
 import threading
 from datetime import timedelta
 
@@ -16,7 +17,7 @@ from poker.engine import dealer
 from poker.engine.cards import FULL_DECK
 from poker.engine.hand import Hand as EngineHand
 from poker.models import Hand, HandIncident, Seat, Table
-from poker.services import TableError
+from poker.services import TableError, timers
 from tests.factories import make_funded_player, make_seated_player, make_table
 
 pytestmark = pytest.mark.django_db
@@ -153,7 +154,7 @@ def test_button_draw_breaks_ties_by_suit_spades_high(monkeypatch):
         return ["Ah", "As", *[c for c in FULL_DECK if c not in ("Ah", "As")]]
 
     monkeypatch.setattr(dealer, "shuffle_deck", scripted_shuffle)
-    button, cards = services._draw_button([2, 6])
+    button, cards = dealer.draw_button([2, 6], secrets.randbelow)
     assert cards == {2: "Ah", 6: "As"}
     assert button == 6
 
@@ -297,7 +298,8 @@ def test_refused_actions_change_nothing(change, code):
     assert refused.value.code == code
     before = hand.state
     hand.refresh_from_db()
-    assert hand.state == before and hand.turn == 1 and hand.last_seq == {}
+    assert hand.state == before and hand.turn == 1
+    assert [row.last_seq for row in hand.seated_players().values()] == [0, 0]
 
 
 def test_a_duplicate_seq_is_refused_even_on_a_later_turn():
@@ -319,7 +321,8 @@ def test_a_duplicate_seq_is_refused_even_on_a_later_turn():
             table=table, player=players[first], action="check", amount=None, turn=hand.turn, seq=4
         )
     assert refused.value.code == "duplicate_seq"
-    assert hand.last_seq[str(players[first].pk)] == 4
+    hand.refresh_from_db()
+    assert hand.last_seq_of(players[first].pk) == 4
 
 
 # ------------------------------------------------------------------ sitting out and leaving
@@ -580,7 +583,7 @@ def test_a_hand_stuck_past_the_limit_is_cancelled_by_the_sweep(monkeypatch):
     hand = deal(table)
     act(hand, players, "call")
     # The timeout itself keeps failing (say a bug): past the limit the sweep gives up on it.
-    monkeypatch.setattr(services, "hand_turn_timeout", _broken_timeout)
+    monkeypatch.setattr(timers, "hand_turn_timeout", _broken_timeout)
     Hand.objects.filter(pk=hand.pk).update(deadline=timezone.now() - timedelta(seconds=5))
     assert services.tables_sweep()["cancelled"] == 0
     Hand.objects.filter(pk=hand.pk).update(

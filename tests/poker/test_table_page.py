@@ -180,6 +180,8 @@ def test_the_countdown_runs_out_then_sit_in_top_up_and_leave(signed_in_page, cel
             page.wait_for_function(HAND_OVER, arg=hand["id"])
             assert "uncontested" in page.inner_text("#result")
         slow.wait_for_selector(f"#seat-{slow_seat}[data-status='sitting_out']")
+        assert "Out since" in slow.inner_text(f"#seat-{slow_seat}")
+        screenshot(slow, "laptop-sitting-out")
         assert "ran out of time" in slow.inner_text("#log")
 
         # Back in (no big blind was missed, so straight back to playing); top up to the
@@ -199,3 +201,42 @@ def test_the_countdown_runs_out_then_sit_in_top_up_and_leave(signed_in_page, cel
         assert slow.errors == [] and other.errors == []
     finally:
         close_and_settle(table, pages.values())
+
+
+def test_a_reload_in_mid_hand_keeps_the_table_log(signed_in_page):
+    from tests.factories import call_down, deal_hand, make_seated_player
+    from tests.poker.test_admin import DECK
+
+    table = make_table(next_hand_delay_seconds=3600)
+    players = {1: make_seated_player(table, "ann", 1), 2: make_seated_player(table, "ben", 2)}
+    call_down(deal_hand(table, DECK), players, until_street="flop")
+    page = signed_in_page(players[1], LAPTOP)
+    try:
+        for visit in ("first", "reload"):
+            if visit == "first":
+                open_table(page, table)
+            else:
+                page.reload()
+                page.wait_for_selector("#conn.online")
+            page.wait_for_selector("#log li.ev-street_dealt")
+            kinds = page.eval_on_selector_all("#log li", "items => items.map(i => i.className)")
+            assert sum("ev-blind_posted" in k for k in kinds) == 2, kinds
+            assert sum("ev-street_dealt" in k for k in kinds) == 1, kinds
+        assert page.errors == []
+    finally:
+        close_and_settle(table, [page])
+
+
+def test_a_player_who_cannot_cover_the_buy_in_is_shown_the_way_to_the_cashier(signed_in_page):
+    table = make_table(max_seats=6)
+    dan = make_funded_player("dan", cents=table.min_buy_in - 1)
+    page = signed_in_page(dan, LAPTOP)
+    try:
+        open_table(page, table)
+        page.click("#seat-2 .sit-here")
+        page.wait_for_selector("#sit-cashier")
+        assert "less than the minimum buy-in" in page.inner_text("#sit-range")
+        assert page.get_attribute("#sit-cashier", "href") == "/cashier/"
+        assert page.errors == []
+    finally:
+        close_and_settle(table, [page])

@@ -11,10 +11,10 @@ from django.test import override_settings
 from django.utils import timezone
 
 from cashier.selectors import table_stack_balance, wallet_balance
-from poker import services
+from poker import services, timekeeper
 from poker.engine.hand import Hand as EngineHand
 from poker.models import Hand, Seat, Table
-from poker.tasks import sweep_tables
+from poker.tasks import sweep_tables, turn_timeout
 from tests.factories import make_seated_player, make_table
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
@@ -43,6 +43,18 @@ def seated_table(**settings):
 def deal(table) -> Hand:
     Table.objects.filter(pk=table.pk).update(last_hand_ended_at=None)
     return services.table_hand_start(table=table)
+
+
+def back_date(hand: Hand, *, seconds: float, tell_timekeeper: bool = True) -> Hand:
+    """Move the turn's clock `seconds` into the past (its start and its deadline), instead of
+    waiting that long; the timekeeper hears of the new deadline as it would from a service."""
+    hand.refresh_from_db()
+    hand.action_started_at -= timedelta(seconds=seconds)
+    hand.deadline -= timedelta(seconds=seconds)
+    hand.save(update_fields=["action_started_at", "deadline"])
+    if tell_timekeeper:
+        timekeeper.deadlines_write([(hand.pk, hand.turn, hand.deadline)])
+    return hand
 
 
 def test_the_timer_folds_a_player_facing_a_bet_then_sits_them_out(celery_worker_process):
@@ -95,16 +107,19 @@ def test_a_disconnected_player_gets_the_grace_before_the_timer_acts(celery_worke
     hand = deal(table)
     slow = EngineHand.from_dict(hand.state).to_act
     services.table_connection_set(table=table, player=players[slow], connected=False)
-    started = time.monotonic()
-    time.sleep(2)
+    # 2 s of the turn gone: past its 1 s, inside the grace. A timeout now finds the grace.
+    back_date(hand, seconds=2)
+    assert turn_timeout(hand.pk, hand.turn) == "not_yet"
     hand.refresh_from_db()
-    assert hand.status == Hand.Status.RUNNING  # the 1 s timer came and found the grace
+    assert hand.status == Hand.Status.RUNNING and hand.turn == 1
+    assert hand.deadline > timezone.now()
+    # 2 s more: the grace is over too, and the worker's timekeeper plays the timeout.
+    back_date(hand, seconds=2)
     wait_for(
         lambda: Hand.objects.filter(pk=hand.pk, status=Hand.Status.FINISHED).exists(),
         what="the timeout after the grace",
         log=celery_worker_process.log_path,
     )
-    assert time.monotonic() - started >= 3.5
 
 
 def test_a_player_who_reconnects_in_the_grace_acts_normally(celery_worker_process):
@@ -112,7 +127,7 @@ def test_a_player_who_reconnects_in_the_grace_acts_normally(celery_worker_proces
     hand = deal(table)
     slow = EngineHand.from_dict(hand.state).to_act
     services.table_connection_set(table=table, player=players[slow], connected=False)
-    time.sleep(1.5)
+    back_date(hand, seconds=1.5)  # past the turn's 1 s, inside the grace
     services.table_connection_set(table=table, player=players[slow], connected=True)
     services.table_act(table=table, player=players[slow], action="call", amount=None, turn=1, seq=1)
     hand.refresh_from_db()
@@ -135,22 +150,21 @@ def test_the_sweep_on_a_worker_evicts_and_cashes_out(celery_worker_process):
 
 
 def test_a_worker_killed_mid_hand_loses_nothing_another_finishes_it(celery_worker_factory):
-    """Worker A holds the turn timer when it is killed with SIGKILL; worker B (with beat and
-    the sweep) takes the hand on from what the database says and finishes it."""
+    """Worker A is killed with SIGKILL just after its timekeeper took the turn's deadline out of
+    Redis, before the timeout ran; worker B (with beat and the sweep) takes the hand on from
+    what the database says and finishes it."""
     queue = f"kill-test-{uuid.uuid4().hex[:8]}"
     env = {"POKER_SWEEP_SECONDS": "1"}
     with override_settings(CELERY_TASK_DEFAULT_QUEUE=queue):
         first = celery_worker_factory(queue=queue, name="doomed", env=env)
-        table, players = seated_table(action_seconds=2)
+        table, players = seated_table(action_seconds=30)
         hand = deal(table)
-        wait_for(
-            lambda: "poker.turn_timeout" in first.log_path.read_text(),
-            what="worker A to take the timer",
-            log=first.log_path,
-        )
         os.kill(first.pid, signal.SIGKILL)
         first.wait()
-        time.sleep(2.5)  # the timer's moment passes with nobody to run it
+        # The turn's time is up, and its deadline is gone from Redis as if A had popped it.
+        back_date(hand, seconds=31, tell_timekeeper=False)
+        key = timekeeper.deadlines_key(queue)
+        assert timekeeper._redis().zrem(key, f"{hand.pk}:{hand.turn}") == 1
         hand.refresh_from_db()
         assert hand.status == Hand.Status.RUNNING and hand.turn == 1
         before = {n: table_stack_balance(player=p, table=table) for n, p in players.items()}

@@ -6,14 +6,19 @@ from collections import Counter
 from random import Random
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from poker.engine.cards import FULL_DECK
 from poker.engine.dealer import (
+    DealSeat,
     big_blind_passed,
     blind_seats,
+    draw_button,
     draw_for_button,
     enough_players,
     next_button,
+    plan_deal,
     shuffle_deck,
 )
 from poker.engine.hand import Hand
@@ -176,3 +181,192 @@ def test_three_to_start_and_two_may_go_on_after_a_hand_of_three():
     assert enough_players(2, three_to_start=True, last_hand_players=3)
     assert not enough_players(2, three_to_start=True, last_hand_players=2)
     assert not enough_players(1, three_to_start=True, last_hand_players=6)
+
+
+# ------------------------------------------------------------------ the plan of the next hand
+
+
+def unshuffled(n):
+    """A scripted randbelow that swaps nothing: the deck stays in FULL_DECK order (2c 2d 2h 2s
+    3c ...), so a button draw gives the seats those cards in seat order."""
+    return n - 1
+
+
+def no_randomness(n):
+    raise AssertionError("only a fresh table draws for the button")
+
+
+def playing(*numbers, stack=1000, **flags):
+    return [DealSeat(number=n, stack=stack, **flags) for n in numbers]
+
+
+def test_plan_draw_button_deals_one_card_each_in_seat_order():
+    button, cards = draw_button([6, 2], unshuffled)
+    assert cards == {2: "2c", 6: "2d"}
+    assert button == 6  # same rank: diamonds beat clubs (RULES.md 4, 003)
+
+
+def test_plan_a_fresh_table_draws_for_the_button_and_deals_everyone_ready():
+    plan = plan_deal(playing(2, 6, 9), button=None, big_blind=None, randbelow=unshuffled)
+    assert plan.button_draw == {2: "2c", 6: "2d", 9: "2h"}
+    assert plan.button == 9  # 2h is the highest card drawn
+    assert (plan.small_blind, plan.big_blind) == (2, 6)
+    assert plan.dealt == (2, 6, 9)
+    assert plan.extra_big_blinds == () and plan.missed_big_blind == ()
+
+
+def test_plan_the_button_moves_one_seat_clockwise_to_the_next_player_dealt_in():
+    plan = plan_deal(playing(1, 3, 4, 8), button=3, big_blind=8, randbelow=no_randomness)
+    assert (plan.button, plan.small_blind, plan.big_blind) == (4, 8, 1)
+    assert plan.button_draw is None
+    # Seat 4 now sits out: the button skips it.
+    seats = [*playing(1, 3, 8), DealSeat(number=4, stack=1000, sitting_out=True)]
+    plan = plan_deal(seats, button=3, big_blind=8, randbelow=no_randomness)
+    assert (plan.button, plan.small_blind, plan.big_blind) == (8, 1, 3)
+    assert plan.dealt == (1, 3, 8)
+
+
+def test_plan_heads_up_the_button_posts_the_small_blind():
+    plan = plan_deal(playing(2, 6), button=2, big_blind=6, randbelow=no_randomness)
+    assert (plan.button, plan.small_blind, plan.big_blind) == (6, 6, 2)
+
+
+def test_plan_leaves_out_who_sits_out_leaves_times_out_or_has_no_chips():
+    seats = [
+        *playing(1, 2),
+        DealSeat(number=3, stack=1000, sitting_out=True),
+        DealSeat(number=4, stack=1000, leaving=True),
+        DealSeat(number=5, stack=0),
+    ]
+    plan = plan_deal(seats, button=1, big_blind=None, randbelow=no_randomness)
+    assert plan.dealt == (1, 2)
+
+
+def test_plan_a_waiting_player_is_dealt_in_when_the_big_blind_reaches_them():
+    waiter = DealSeat(number=5, stack=1000, waiting_big_blind=True)
+    # The button moves 1 -> 3; seat 5 waits, so the small blind is the next player dealt in
+    # (8) and the big blind the next seat after it (1): seat 5 keeps waiting.
+    plan = plan_deal([*playing(1, 3, 8), waiter], button=1, big_blind=3, randbelow=no_randomness)
+    assert (plan.button, plan.small_blind, plan.big_blind) == (3, 8, 1)
+    assert 5 not in plan.dealt
+    # A hand later the big blind reaches seat 5 after the small blind 3: it posts and plays.
+    plan = plan_deal([*playing(1, 3, 8), waiter], button=8, big_blind=1, randbelow=no_randomness)
+    assert (plan.button, plan.small_blind, plan.big_blind) == (1, 3, 5)
+    assert plan.dealt == (1, 3, 5, 8)
+
+
+def test_plan_a_player_posting_now_is_dealt_in_with_an_extra_big_blind():
+    seats = [*playing(1, 3, 8), DealSeat(number=5, stack=1000, posts_big_blind_next=True)]
+    plan = plan_deal(seats, button=8, big_blind=3, randbelow=no_randomness)
+    assert (plan.button, plan.small_blind, plan.big_blind) == (1, 3, 5)
+    assert plan.extra_big_blinds == ()  # the big blind reached them anyway: one big blind
+    plan = plan_deal(seats, button=1, big_blind=5, randbelow=no_randomness)
+    assert (plan.button, plan.small_blind, plan.big_blind) == (3, 5, 8)
+    assert plan.extra_big_blinds == ()  # in the small blind: posts that, no extra
+    plan = plan_deal(seats, button=3, big_blind=8, randbelow=no_randomness)
+    assert (plan.button, plan.small_blind, plan.big_blind) == (5, 8, 1)
+    assert plan.extra_big_blinds == (5,)  # on the button: a second big blind
+    assert plan.dealt == (1, 3, 5, 8)
+
+
+def test_plan_with_nobody_to_wait_behind_everyone_ready_is_dealt_in():
+    # One playing, one waiting: waiting behind a lone player would never start a hand.
+    seats = [*playing(2), DealSeat(number=7, stack=1000, waiting_big_blind=True)]
+    plan = plan_deal(seats, button=2, big_blind=None, randbelow=no_randomness)
+    assert plan.dealt == (2, 7)
+    assert plan.extra_big_blinds == ()
+    # At a fresh table too, and nobody posts extra there.
+    seats = [
+        *playing(2, 4, posts_big_blind_next=True),
+        DealSeat(number=7, stack=9, waiting_big_blind=True),
+    ]
+    plan = plan_deal(seats, button=None, big_blind=None, randbelow=unshuffled)
+    assert plan.dealt == (2, 4, 7) and plan.extra_big_blinds == ()
+
+
+def test_plan_sitting_out_where_the_big_blind_went_by_is_a_missed_big_blind():
+    seats = [
+        *playing(1, 3, 8),
+        *[DealSeat(number=n, stack=1000, sitting_out=True) for n in (2, 5, 9)],
+    ]
+    plan = plan_deal(seats, button=1, big_blind=3, randbelow=no_randomness)
+    assert (plan.button, plan.small_blind, plan.big_blind) == (3, 8, 1)
+    assert plan.missed_big_blind == (5, 9)  # passed going 3 -> 8 -> 1; seat 2 not reached
+    # No big blind yet (the table's first hand): nobody missed one.
+    plan = plan_deal(seats, button=1, big_blind=None, randbelow=no_randomness)
+    assert plan.missed_big_blind == ()
+
+
+def test_plan_needs_enough_ready_players():
+    assert plan_deal(playing(4), button=None, big_blind=None, randbelow=unshuffled) is None
+    assert (
+        plan_deal(playing(1, 2), button=1, big_blind=2, randbelow=no_randomness, min_players=3)
+        is None
+    )
+    kwargs = {"button": 1, "big_blind": 2, "randbelow": no_randomness, "three_to_start": True}
+    assert plan_deal(playing(1, 2), **kwargs) is None
+    assert plan_deal(playing(1, 2), last_hand_players=3, **kwargs).dealt == (1, 2)
+    assert plan_deal(playing(1, 2, 3), **kwargs).dealt == (1, 2, 3)
+
+
+_seats = st.dictionaries(
+    st.integers(1, 10),
+    st.tuples(
+        st.sampled_from(["playing", "waiting", "out"]),
+        st.booleans(),  # posts a big blind now
+        st.booleans(),  # leaving
+        st.sampled_from([0, 500]),
+    ),
+    max_size=10,
+).map(
+    lambda table: [
+        DealSeat(
+            number=n,
+            stack=stack,
+            sitting_out=kind == "out",
+            waiting_big_blind=kind == "waiting",
+            posts_big_blind_next=posts and kind == "playing",
+            leaving=leaving,
+        )
+        for n, (kind, posts, leaving, stack) in table.items()
+    ]
+)
+
+
+@given(
+    seats=_seats,
+    button=st.none() | st.integers(1, 10),
+    big_blind=st.none() | st.integers(1, 10),
+    seed=st.integers(0, 2**32),
+)
+def test_plan_property_who_is_dealt_in_and_who_posts(seats, button, big_blind, seed):
+    """Over any table: only ready players are dealt in, at least two; the button and both
+    blinds are dealt in; extra big blinds are players who chose to post, not in the blinds;
+    only the sitting-out miss a big blind; a waiting player is dealt in only as the big blind
+    (or when there is nobody to wait behind)."""
+    rng = Random(seed)
+    plan = plan_deal(seats, button=button, big_blind=big_blind, randbelow=rng.randrange)
+    by_number = {seat.number: seat for seat in seats}
+    ready = {seat.number for seat in seats if seat.ready}
+    assert (plan is None) == (len(ready) < 2)
+    if plan is None:
+        return
+    assert len(plan.dealt) >= 2 and set(plan.dealt) <= ready
+    assert list(plan.dealt) == sorted(plan.dealt)
+    assert {plan.button, plan.small_blind, plan.big_blind} <= set(plan.dealt)
+    assert plan.small_blind != plan.big_blind
+    assert (plan.small_blind == plan.button) == (len(plan.dealt) == 2)  # heads-up (RULES.md 3)
+    for n in plan.extra_big_blinds:
+        assert by_number[n].posts_big_blind_next and n not in (plan.small_blind, plan.big_blind)
+    assert set(plan.missed_big_blind) <= {s.number for s in seats if s.sitting_out}
+    if big_blind is None:
+        assert plan.missed_big_blind == ()
+    active = [n for n in ready if not by_number[n].waiting_big_blind]
+    if button is not None and len(active) >= 2:
+        assert plan.button_draw is None
+        waiting_dealt = [n for n in plan.dealt if by_number[n].waiting_big_blind]
+        assert waiting_dealt in ([], [plan.big_blind])
+        assert plan.button == next_button(button, active)
+    if button is None:
+        assert set(plan.button_draw) == set(plan.dealt)
+        assert plan.button == draw_for_button(plan.button_draw)

@@ -1,0 +1,173 @@
+"""The table tools on the admin's table, seat and hand pages (poker/admin.py mixes these in):
+each page asks for a reason and calls one of poker/services/staff.py, which checks, acts and
+writes its audit record in one transaction. The pages show a hand by its table and number only:
+never a card."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib.auth import get_user_model
+from django.shortcuts import get_object_or_404
+from django.urls import path, reverse
+
+from config.admin import parse_dollars, tool_view
+from poker.models import Hand, Seat, Table
+from poker.services.staff import (
+    staff_hand_cancel,
+    staff_seat_remove,
+    staff_table_close,
+    staff_table_reopen,
+)
+from staff.selectors import hands_of_player
+
+
+class HandTools:
+    """Cancel a running hand; find hands by a player's username or the hand's id too."""
+
+    def get_urls(self):
+        view = self.admin_site.admin_view(self.cancel_view)
+        return [path("<int:hand_id>/cancel/", view, name="poker_hand_cancel"), *super().get_urls()]
+
+    def cancel_view(self, request, hand_id: int):
+        hand = get_object_or_404(Hand.objects.defer("deck", "setup", "state"), pk=hand_id)
+
+        def act(cleaned: dict) -> str:
+            staff_hand_cancel(hand=hand, staff=request.user, reason=cleaned["reason"])
+            return f"{hand.table.name} hand #{hand.number} is cancelled; every bet is returned."
+
+        return tool_view(
+            request, self, hand, title=f"Cancel {hand.table.name} hand #{hand.number}",
+            permission="staff.cancel_hand", act=act, button="Cancel the hand",
+            intro="No settlement: every bet goes back to its stack, and the players are told "
+            "that staff cancelled the hand (not your reason).",
+        )  # fmt: skip
+
+    def get_search_results(self, request, queryset, search_term):
+        found, may_have_duplicates = super().get_search_results(request, queryset, search_term)
+        term = search_term.strip()
+        if term:
+            players = (
+                get_user_model().objects.filter(username__iexact=term).values_list("pk", flat=True)
+            )
+            for player_id in players:
+                found = found | queryset.filter(pk__in=hands_of_player(player_id).values("pk"))
+            number = term.removeprefix("#")
+            if number.isascii() and number.isdigit() and len(number) < 19:
+                found = found | queryset.filter(pk=int(number))  # "Hand #123", the public id
+        return found, may_have_duplicates
+
+
+class TableTools:
+    """Close and reopen a table."""
+
+    def get_urls(self):
+        tool = self.admin_site.admin_view
+        return [
+            path("<int:table_id>/close/", tool(self.close_view), name="poker_table_close"),
+            path("<int:table_id>/reopen/", tool(self.reopen_view), name="poker_table_reopen"),
+            *super().get_urls(),
+        ]
+
+    def close_view(self, request, table_id: int):
+        table = get_object_or_404(Table, pk=table_id)
+
+        def act(cleaned: dict) -> str:
+            done = staff_table_close(table=table, staff=request.user, reason=cleaned["reason"])
+            return (
+                f"{table.name} is closed: {len(done['removed'])} player(s) cashed out, "
+                f"{len(done['leaving'])} leave when the running hand ends."
+            )
+
+        return tool_view(
+            request, self, table, title=f"Close {table.name}", permission="staff.close_table",
+            act=act, button="Close the table",
+            intro="No new hands; players not in the running hand are cashed out now, the "
+            "others when it ends.",
+        )  # fmt: skip
+
+    def reopen_view(self, request, table_id: int):
+        table = get_object_or_404(Table, pk=table_id)
+
+        def act(cleaned: dict) -> str:
+            staff_table_reopen(table=table, staff=request.user, reason=cleaned["reason"])
+            return f"{table.name} is open again."
+
+        return tool_view(
+            request, self, table, title=f"Reopen {table.name}", permission="staff.close_table",
+            act=act, button="Reopen the table",
+        )  # fmt: skip
+
+
+class SeatTools:
+    """Remove a player from a seat (cashed out now, or after the hand they are in)."""
+
+    def get_urls(self):
+        view = self.admin_site.admin_view(self.remove_view)
+        return [path("<int:seat_id>/remove/", view, name="poker_seat_remove"), *super().get_urls()]
+
+    def remove_view(self, request, seat_id: int):
+        seat = get_object_or_404(Seat.objects.select_related("table", "player"), pk=seat_id)
+        table = seat.table
+
+        def act(cleaned: dict) -> str:
+            outcome = staff_seat_remove(seat=seat, staff=request.user, reason=cleaned["reason"])
+            if outcome == "leaving":
+                return f"{seat.player} leaves {table.name} when the running hand ends."
+            return f"{seat.player} is removed from {table.name} and cashed out."
+
+        return tool_view(
+            request, self, seat, title=f"Remove {seat.player} from {table.name}",
+            permission="staff.remove_seat", act=act, button="Remove the player",
+            intro="Cashed out now, or, in the running hand, folded at their turns and cashed "
+            "out when it ends.",
+            done_url=reverse("admin:poker_table_change", args=[table.pk]),
+        )  # fmt: skip
+
+
+# -- a table's stakes in dollars and cents on its admin form (stored as cents)
+
+MONEY_FIELDS = ("small_blind", "big_blind", "small_bet", "big_bet")
+
+
+class TableMoneyForm(forms.ModelForm):
+    """The stakes typed and shown as dollars ("0.50"), stored as the model's cents."""
+
+    class Meta:
+        model = Table
+        fields = "__all__"  # noqa: DJ007 (the admin names the fields it shows)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for name in MONEY_FIELDS:
+            if name not in self.fields:
+                continue
+            model_field = Table._meta.get_field(name)
+            self.fields[name] = forms.CharField(
+                label=f"{model_field.verbose_name} ($)",
+                required=False,
+                help_text="dollars and cents, e.g. 0.50",
+            )
+            cents = self.initial.get(name)
+            if cents is not None:
+                self.initial[name] = f"{cents / 100:.2f}"
+
+    def _clean_money(self, name: str) -> int | None:
+        text = (self.cleaned_data.get(name) or "").strip()
+        if not text:
+            return None
+        cents = parse_dollars(text)
+        if cents < 0:
+            raise forms.ValidationError("Stakes are positive.")
+        return cents
+
+    def clean_small_blind(self):
+        return self._clean_money("small_blind")
+
+    def clean_big_blind(self):
+        return self._clean_money("big_blind")
+
+    def clean_small_bet(self):
+        return self._clean_money("small_bet")
+
+    def clean_big_bet(self):
+        return self._clean_money("big_bet")

@@ -1,0 +1,117 @@
+"""What a client of the table socket holds (docs/protocol.md "Frames"): the public parts of the
+table from `snapshot` and `update` frames and the player's own part from `snapshot` and
+`private` frames, composed into the STATE a fresh snapshot would show.
+
+static/js/table.js does the same for the page; tests and bench/load.py use this one, so the
+tests check that the small frames add up to the whole state.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def own_part(state: dict[str, Any]) -> dict[str, Any]:
+    """A snapshot's STATE split like a `private` frame: `you` and the player's own hand part."""
+    hand = state.get("hand")
+    mine = None
+    if hand is not None and hand.get("you") is not None:
+        seat = next(s for s in hand["seats"] if s["seat"] == hand["you"])
+        mine = {
+            "id": hand["id"],
+            "turn": hand["turn"],
+            "seat": hand["you"],
+            "cards": seat["cards"],
+            "legal_actions": hand["legal_actions"],
+        }
+    return {"version": state["version"], "you": state.get("you"), "hand": mine}
+
+
+def compose(public: dict[str, Any], own: dict[str, Any] | None) -> dict[str, Any]:
+    """The public STATE with the player's own part laid over it: `you`, their hole cards and,
+    when the hand is at the turn their part was made for, their legal actions."""
+    state = {**public, "you": own["you"] if own is not None else public.get("you")}
+    hand = public.get("hand")
+    if hand is not None:
+        hand = {**hand, "you": None, "legal_actions": None}
+        mine = own["hand"] if own is not None else None
+        if mine is not None and mine["id"] == hand["id"]:
+            hand["you"] = mine["seat"]
+            hand["seats"] = [
+                {**s, "cards": mine["cards"]} if s["seat"] == mine["seat"] else s
+                for s in hand["seats"]
+            ]
+            if mine["turn"] == hand["turn"] and hand["to_act"] == mine["seat"]:
+                hand["legal_actions"] = mine["legal_actions"]
+        state["hand"] = hand
+    return state
+
+
+class TableMirror:
+    """Apply frames as they come; `state` is the composed STATE (None before the snapshot).
+
+    `gaps` counts updates that skipped a version (the client should ask for a snapshot),
+    `stale` frames older than what it shows (ignored)."""
+
+    def __init__(self) -> None:
+        self.public: dict[str, Any] | None = None
+        self.own: dict[str, Any] | None = None
+        self.gaps = 0
+        self.stale = 0
+
+    @property
+    def version(self) -> int:
+        return self.public["version"] if self.public is not None else 0
+
+    @property
+    def state(self) -> dict[str, Any] | None:
+        return None if self.public is None else compose(self.public, self.own)
+
+    def apply(self, frame: dict[str, Any]) -> bool:
+        """True when the frame changed what the client shows."""
+        kind = frame.get("type")
+        if kind == "snapshot":
+            state = frame["state"]
+            self.public = dict(state)
+            if self.own is None or self.own["version"] <= state["version"]:
+                self.own = own_part(state)
+            return True
+        if kind == "private":
+            if self.own is not None and frame["version"] < self.own["version"]:
+                self.stale += 1
+                return False
+            self.own = {"version": frame["version"], "you": frame["you"], "hand": frame["hand"]}
+            return True
+        if kind == "update" and self.public is not None:
+            version = frame["version"]
+            if version <= self.public["version"]:
+                self.stale += 1
+                return False
+            if version > self.public["version"] + 1:
+                self.gaps += 1
+            public = {**self.public, "version": version}
+            if "hand_changes" in frame:
+                changes = frame["hand_changes"]
+                hand = public.get("hand")
+                if hand is None or hand["id"] != changes["id"]:
+                    self.gaps += 1  # a change to a hand this client never saw: snapshot
+                    return False
+                moved = {s["seat"]: s for s in changes["seats"]}
+                seats = [moved.get(s["seat"], s) for s in hand["seats"]]
+                public["hand"] = {**hand, **changes, "seats": seats}
+            else:
+                public["hand"] = frame["hand"]
+            if "seats" in frame:
+                public["seats"] = frame["seats"]
+            elif public["hand"] is not None:
+                # Only the betting moved: the seats' stacks are the hand's.
+                stacks = {s["seat"]: s["stack"] for s in public["hand"]["seats"]}
+                public["seats"] = [
+                    {**s, "stack": stacks[s["seat"]]} if s["seat"] in stacks else s
+                    for s in public["seats"]
+                ]
+            if "last_result" in frame:
+                public["last_result"] = frame["last_result"]
+            self.public = public
+            return True
+        return False

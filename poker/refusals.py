@@ -1,0 +1,38 @@
+"""The engine's refusals of an action, for players: by their code, in the player's language.
+
+The engine (poker/engine, no Django) explains an illegal action in English ("the least you may
+raise to is 400"); English keeps that precise reason, and the other languages get the code's
+message from here (the code itself is the same for programs in every language).
+"""
+
+from __future__ import annotations
+
+from django.utils.translation import get_language
+from django.utils.translation import gettext_lazy as _
+
+from poker.engine.hand import IllegalAction
+
+ACTION_MESSAGES = {
+    "hand_over": _("The hand is over."),
+    "nobody_to_act": _("Nobody is to act."),
+    "not_your_turn": _("It is not your turn."),
+    "unknown_action": _("The action must be fold, check, call, bet, raise or all-in."),
+    "bad_amount": _("A bet needs a whole number of cents to bet to."),
+    "wrong_action": _("There is a bet to raise: raise instead of betting."),
+    "cannot_raise": _("No bet or raise is open to you now."),
+    "amount_too_small": _("That is less than the least you may bet or raise to."),
+    "amount_too_large": _("That is more than the most you may bet or raise to."),
+    "unexpected_amount": _("This action takes no amount."),
+    "cannot_fold": _("There is nothing to call: check instead."),
+    "cannot_check": _("There is a bet to call."),
+    "cannot_call": _("There is nothing to call: check instead."),
+    "cannot_all_in": _("Going all-in is not a legal bet here."),
+}
+
+
+def action_refusal_message(error: IllegalAction) -> str:
+    """The engine's reason in English, else the code's message in the active language."""
+    message = ACTION_MESSAGES.get(error.code)
+    if message is None or get_language() in (None, "en"):
+        return error.reason[:1].upper() + error.reason[1:] + "."
+    return str(message)

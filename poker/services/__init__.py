@@ -1,0 +1,46 @@
+"""Live tables: seating, hands that run themselves, actions, timers and cancellation.
+
+Every service is one `table_change` (poker/services/unit.py): one transaction that locks the
+table row, lets the service load and apply, then persists, and after commit broadcasts the
+change (`poker.broadcast`) and schedules what comes next (`poker.tasks`). The modules split
+the services by concern; import them from here (`from poker import services`).
+"""
+
+from poker.services.acting import MAX_SEQ, table_act
+from poker.services.dealing import START_SLACK_SECONDS, table_hand_start
+from poker.services.faults import STUCK_HAND_SECONDS, hand_cancel, tables_sweep
+from poker.services.seating import (
+    seat_evict,
+    table_big_blind_choose,
+    table_connection_set,
+    table_leave,
+    table_sit,
+    table_sit_in,
+    table_sit_out,
+    table_top_up,
+)
+from poker.services.timers import hand_turn_timeout, hands_hold
+from poker.services.unit import TableChange, TableError, table_change
+
+__all__ = [
+    "MAX_SEQ",
+    "START_SLACK_SECONDS",
+    "STUCK_HAND_SECONDS",
+    "TableChange",
+    "TableError",
+    "hand_cancel",
+    "hand_turn_timeout",
+    "hands_hold",
+    "seat_evict",
+    "table_act",
+    "table_big_blind_choose",
+    "table_change",
+    "table_connection_set",
+    "table_hand_start",
+    "table_leave",
+    "table_sit",
+    "table_sit_in",
+    "table_sit_out",
+    "table_top_up",
+    "tables_sweep",
+]

@@ -1,0 +1,192 @@
+"""Acting in a hand: a player's action, the turn that follows, the end of the hand (settled in
+the cashier in the same transaction) and tidying the seats between hands."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from audit.services import Subject, audit_record
+from cashier import services as cashier
+from cashier.selectors import table_stacks
+from fairness import services as fairness
+from poker import broadcast
+from poker.engine.hand import Hand as EngineHand
+from poker.engine.hand import IllegalAction
+from poker.models import Hand, Seat
+from poker.refusals import action_refusal_message
+from poker.services.unit import (
+    HandRefused,
+    Status,
+    TableChange,
+    TableError,
+    check_amount,
+    is_int,
+    load,
+    table_change,
+)
+
+MAX_SEQ = 10**11  # a client counter larger than this is a bad frame, not a long session
+
+
+def table_act(*, table, player, action: Any, amount: Any, turn: Any, seq: Any) -> None:
+    """A player's action for `turn`, with their client `seq` (a duplicate or stale one is
+    refused); the engine decides if it is legal."""
+    if not isinstance(action, str):
+        raise TableError("bad_field", _('action must be a string such as "call".'))
+    if amount is not None:
+        amount = check_amount(amount, "amount")
+    if not is_int(turn) or turn < 1:
+        raise TableError(
+            "bad_field",
+            _("turn must be a positive whole number, not %(turn)s.") % {"turn": repr(turn)},
+        )
+    if not is_int(seq) or seq < 1 or seq > MAX_SEQ:
+        raise TableError(
+            "bad_field", _("seq must be a positive whole number, not %(seq)s.") % {"seq": repr(seq)}
+        )
+    try:
+        with table_change(table) as change:
+            seat = change.seat_of(player)
+            hand_row = change.running_hand()
+            if hand_row is None:
+                raise TableError("no_hand", _("No hand is running at this table."))
+            last = hand_row.last_seq_of(player.pk)
+            if seq <= last:
+                raise TableError(
+                    "duplicate_seq",
+                    _("Action %(seq)s was already received (the last one was %(last)s).")
+                    % {"seq": seq, "last": last},
+                )
+            if turn != hand_row.turn:
+                raise TableError(
+                    "stale_turn",
+                    _("That action was for turn %(turn)s; it is now turn %(current)s.")
+                    % {"turn": turn, "current": hand_row.turn},
+                )
+            if not hand_row.is_dealt(seat.number):
+                raise TableError("not_your_turn", _("You are not in this hand."))
+            engine = load(hand_row)
+            if engine.to_act != seat.number:
+                raise TableError(
+                    "not_your_turn",
+                    _("It is seat %(to_act)s's turn, not yours.") % {"to_act": engine.to_act},
+                )
+            since = len(engine.events)
+            try:
+                engine.act(seat.number, action, amount)
+            except IllegalAction as error:
+                raise TableError(error.code, action_refusal_message(error)) from error
+            hand_row.last_seq_set(seat.number, seq)
+            change.users.add(player.pk)
+            advance(change, hand_row, engine, since=since, now=timezone.now())
+    except HandRefused as refused:
+        raise TableError("hand_cancelled", refused.reason) from refused
+
+
+def advance(
+    change: TableChange,
+    hand_row: Hand,
+    engine: EngineHand,
+    *,
+    since: int,
+    now: datetime,
+    new_hand: bool = False,
+) -> None:
+    """After the engine moved: play for leavers, then end the hand or start the next turn."""
+    table = change.table
+    leaving = {number for number, seat in change.seats().items() if seat.leave_pending}
+    while not engine.is_over and engine.to_act in leaving:
+        engine.act(engine.to_act, engine.default_action())
+    change.hand(hand_row, engine, since)
+    if engine.is_over:
+        finish(change, hand_row, engine, now)
+        return
+    if not new_hand:
+        hand_row.turn += 1
+    actor = change.seats().get(engine.to_act)
+    seconds = table.action_seconds
+    if actor is not None and not actor.connected:
+        seconds += table.disconnect_grace_seconds
+    hand_row.action_started_at = now
+    hand_row.deadline = now + timedelta(seconds=seconds)
+    change.schedule_turn_timer(hand_row)
+
+
+def finish(change: TableChange, hand_row: Hand, engine: EngineHand, now: datetime) -> None:
+    """Settle the hand in the cashier in this same transaction and tidy the seats."""
+    table = change.table
+    result = engine.result
+    dealt = hand_row.player_ids()
+    net = {dealt[entry["seat"]]: entry["net"] for entry in result["seats"]}
+    cashier.hand_settle(
+        table_id=table.pk, hand_id=hand_row.pk, net_by_player=net, rake=result["rake"]
+    )
+    hand_row.nets_record({entry["seat"]: entry["net"] for entry in result["seats"]})
+    hand_reveal(change, hand_row, now)
+    hand_row.status = Hand.Status.FINISHED
+    hand_row.result = result
+    hand_row.ended_at = now
+    hand_row.deadline = None
+    change.clear_turn_timer(hand_row)
+    table.last_hand_players = len(engine.seats)
+    table.last_hand_ended_at = now
+    table.save(update_fields=["last_hand_players", "last_hand_ended_at"])
+    tidy_seats(change, now)
+    change.schedule_hand_start(table.next_hand_delay_seconds)
+
+
+def hand_reveal(change: TableChange, hand_row: Hand, now: datetime) -> None:
+    """The hand is over (finished or cancelled): its deck, salt and seeds open to its players,
+    who are told where to check it (docs/fairness.md)."""
+    if fairness.hand_reveal(hand_id=hand_row.pk, now=now) is not None:
+        url = reverse("fairness:hand", args=[hand_row.pk])
+        change.event("hand_revealed", hand_id=hand_row.pk, url=url)
+
+
+def tidy_seats(change: TableChange, now: datetime) -> None:
+    """Between hands: timed-out players sit out, leavers are cashed out, the bust sit out."""
+    table = change.table
+    stacks = table_stacks(table=table)
+    for seat in Seat.objects.filter(table=table).select_related("player"):
+        if seat.leave_pending:
+            remove_seat(change, seat, reason="left")
+            continue
+        if seat.time_out_pending:
+            seat.time_out_pending = False
+            seat.save(update_fields=["time_out_pending"])
+            if seat.status != Status.SITTING_OUT:
+                sit_out(seat, now)
+                change.event("player_sat_out", seat=seat.number, reason="timeout")
+                audit_record(
+                    action="table.timeout_sat_out",
+                    subject=Subject("poker.table", table.pk, table.name),
+                    payload={"player_id": seat.player_id, "seat": seat.number},
+                )
+        if stacks.get(seat.player_id, 0) <= 0 and seat.status != Status.SITTING_OUT:
+            sit_out(seat, now)
+            change.event("player_sat_out", seat=seat.number, reason="no_chips")
+
+
+def sit_out(seat: Seat, now: datetime) -> None:
+    seat.status = Status.SITTING_OUT
+    seat.sat_out_at = now
+    seat.posts_big_blind_next = False
+    seat.save(update_fields=["status", "sat_out_at", "posts_big_blind_next"])
+
+
+def remove_seat(change: TableChange, seat: Seat, *, reason: str) -> None:
+    """Cash the player out and free the seat; a removal the player did not ask for keeps its
+    reason on the cash-out (their cashier history says why)."""
+    memo = "" if reason == "left" else reason
+    cashier.table_cash_out(player=seat.player, table_id=change.table.pk, memo=memo)
+    change.event(
+        "player_left", seat=seat.number, player=broadcast.player_json(seat.player), reason=reason
+    )
+    change.users.add(seat.player_id)
+    seat.delete()
+    change.seats_reload()

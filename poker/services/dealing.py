@@ -1,0 +1,140 @@
+"""Dealing the next hand: who is dealt in, the button and the blinds (RULES.md 4), the shuffle
+(RULES.md 1), the stacks committed in the cashier, and the first turn."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from cashier import services as cashier
+from cashier.selectors import table_stacks
+from fairness import services as fairness
+from poker import broadcast
+from poker.engine import dealer
+from poker.engine.hand import Hand as EngineHand
+from poker.models import Hand, Seat, Table
+from poker.services.acting import advance
+from poker.services.unit import Status, table_change
+
+# Tolerance for a start-next-hand task arriving a little before its countdown.
+START_SLACK_SECONDS = 0.25
+
+
+def _plan_deal(table: Table, seats: list[Seat], stacks: dict[int, int]) -> dealer.DealPlan | None:
+    """The seats as the dealer sees them (plain data), and its plan for the next hand."""
+    return dealer.plan_deal(
+        [
+            dealer.DealSeat(
+                number=seat.number,
+                stack=stacks.get(seat.player_id, 0),
+                sitting_out=seat.status == Status.SITTING_OUT,
+                waiting_big_blind=seat.status == Status.WAITING_BIG_BLIND,
+                posts_big_blind_next=seat.posts_big_blind_next,
+                leaving=seat.leave_pending or seat.time_out_pending,
+            )
+            for seat in seats
+        ],
+        button=table.button_seat,
+        big_blind=table.big_blind_seat,
+        randbelow=secrets.randbelow,
+        min_players=table.min_players_to_start,
+        three_to_start=table.three_to_start,
+        last_hand_players=table.last_hand_players,
+    )
+
+
+def _commitment_announce(change, *, number: int, commitment: str, seats) -> None:
+    """Every socket at the table gets the hand's commitment in a frame of its own, sent before
+    the frame that deals it: built now, before the hand's row exists, so it holds no card."""
+    table = change.table
+    table.version += 1
+    table.save(update_fields=["version"])
+    event = {
+        "type": "hand_commitment",
+        "hand_number": number,
+        "commitment": commitment,
+        "seats": sorted(seats),
+    }
+    frames = broadcast.frames_for_change(
+        table=table, events=[event], hand_row=None, engine=None, since=0
+    )
+    transaction.on_commit(lambda: broadcast.send(table_id=table.pk, frames=frames))
+
+
+def table_hand_start(*, table: Table | int) -> Hand | None:
+    """Deal the next hand if the table is ready for one; else nothing (safe to call anytime)."""
+    with table_change(table) as change:
+        table = change.table
+        now = timezone.now()
+        if not table.is_open or change.running_hand() is not None:
+            return None
+        if table.last_hand_ended_at is not None:
+            ready_at = table.last_hand_ended_at + timedelta(
+                seconds=table.next_hand_delay_seconds - START_SLACK_SECONDS
+            )
+            if now < ready_at:
+                return None
+        seats = list(Seat.objects.filter(table=table).select_related("player"))
+        stacks = table_stacks(table=table)
+        plan = _plan_deal(table, seats, stacks)
+        if plan is None:
+            return None
+        players = {seat.number: seat.player_id for seat in seats}
+        # The server's CSPRNG seed mixed with the dealt players' client seeds (docs/fairness.md).
+        seated = {seat.number: seat.player for seat in seats}
+        deal = fairness.deal_draw(players={n: seated[n] for n in plan.dealt})
+        deck = deal.deck
+        engine = EngineHand.start(
+            game=table.game,
+            structure=table.structure,
+            seats={n: stacks[players[n]] for n in plan.dealt},
+            button=plan.button,
+            small_blind_seat=plan.small_blind,
+            big_blind_seat=plan.big_blind,
+            extra_big_blind_seats=list(plan.extra_big_blinds),
+            deck=deck,
+            rake=table.engine_rake(),
+            **table.engine_stakes(),
+        )
+        number = (Hand.objects.filter(table=table).aggregate(top=Max("number"))["top"] or 0) + 1
+        _commitment_announce(change, number=number, commitment=deal.commitment, seats=plan.dealt)
+        hand_row = Hand.objects.create(
+            table=table,
+            number=number,
+            deck=deck,
+            setup=engine.setup_without_deck,
+            state=engine.snapshot(),
+        )
+        hand_row.record(engine, since=0)
+        hand_row.seat_players_set({n: players[n] for n in plan.dealt})
+        fairness.hand_commit(hand_id=hand_row.pk, deal=deal, now=now)
+        cashier.hand_stacks_commit(
+            table_id=table.pk, hand_id=hand_row.pk, players=[players[n] for n in plan.dealt]
+        )
+        if plan.button_draw is not None:
+            change.event(
+                "button_drawn",
+                cards={str(seat): card for seat, card in plan.button_draw.items()},
+                button=plan.button,
+            )
+        # Dealt in: playing, any big blind owed is posted. Sitting out where the big blind
+        # went by: a missed big blind (RULES.md 4).
+        for seat in seats:
+            if seat.number in plan.dealt:
+                seat.status = Status.PLAYING
+                seat.posts_big_blind_next = False
+                seat.missed_big_blind = False
+                seat.save(update_fields=["status", "posts_big_blind_next", "missed_big_blind"])
+            elif seat.number in plan.missed_big_blind:
+                seat.missed_big_blind = True
+                seat.save(update_fields=["missed_big_blind"])
+        table.button_seat = plan.button
+        table.big_blind_seat = plan.big_blind
+        table.save(update_fields=["button_seat", "big_blind_seat"])
+        change.hand(hand_row, engine, 0)
+        advance(change, hand_row, engine, since=0, now=now, new_hand=True)
+        return hand_row

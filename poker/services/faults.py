@@ -1,0 +1,132 @@
+"""Faults: cancelling a hand that cannot go on (RULES.md 6) and the sweep that catches what
+lost or late tasks missed, from what the database says."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.utils import timezone
+
+from cashier import services as cashier
+from poker.models import Hand, HandIncident, Seat, Table
+from poker.services import timers
+from poker.services.acting import hand_reveal, tidy_seats
+from poker.services.dealing import table_hand_start
+from poker.services.seating import seat_evict
+from poker.services.unit import Status, table_change
+
+log = logging.getLogger(__name__)
+
+# A running hand whose deadline passed this long ago and still did not move is cancelled.
+STUCK_HAND_SECONDS = settings.POKER_STUCK_HAND_SECONDS
+
+
+def hand_cancel(*, hand: Hand, reason: str, code: str = "cancelled", detail: str = "") -> bool:
+    """Cancel a hand that cannot go on: no settlement, so every bet is back where it was;
+    players are told why and staff get an incident row (RULES.md 6)."""
+    with table_change(hand.table_id) as change:
+        table = change.table
+        hand_row = Hand.objects.filter(pk=hand.pk).first()
+        if hand_row is None or hand_row.status != Hand.Status.RUNNING:
+            return False
+        now = timezone.now()
+        cashier.hand_release(table_id=table.pk, hand_id=hand_row.pk)
+        hand_row.status = Hand.Status.CANCELLED
+        hand_row.cancel_reason = reason
+        hand_row.ended_at = now
+        hand_row.deadline = None
+        hand_row.save()
+        HandIncident.objects.create(
+            hand=hand_row,
+            table=table,
+            code=code,
+            reason=reason,
+            detail={"detail": detail, "turn": hand_row.turn, "players": _seat_players(hand_row)},
+        )
+        log.error("hand %s at table %s cancelled: %s (%s)", hand_row.pk, table.pk, reason, detail)
+        table.last_hand_ended_at = now
+        table.save(update_fields=["last_hand_ended_at"])
+        change.event("hand_cancelled", hand_id=hand_row.pk, reason=reason, code=code)
+        hand_reveal(change, hand_row, now)
+        tidy_seats(change, now)
+        change.schedule_hand_start(table.next_hand_delay_seconds)
+        return True
+
+
+def tables_sweep(
+    *, now: datetime | None = None, broadcast_healed_at: datetime | None = None
+) -> dict[str, int]:
+    """Catch what lost or late tasks missed, from what the database says (idempotent):
+    overdue turns, stuck hands, hands that should have started, sitters-out past the limit.
+
+    With `broadcast_healed_at` (the room cannot reach its players until then) turns are held
+    instead of timed out, and no hand counts as stuck."""
+    now = now or timezone.now()
+    done = {"timeouts": 0, "cancelled": 0, "started": 0, "evicted": 0, "held": 0}
+    overdue = Hand.objects.filter(status=Hand.Status.RUNNING, deadline__lt=now).values_list(
+        "pk", "turn", "deadline"
+    )
+    if broadcast_healed_at is not None:
+        done["held"] = timers.hands_hold(healed_at=broadcast_healed_at, now=now)
+        overdue = overdue.none()
+    for hand_id, turn, deadline in overdue:
+        try:
+            if timers.hand_turn_timeout(hand_id=hand_id, turn=turn) in ("check", "fold"):
+                done["timeouts"] += 1
+            continue
+        except Exception:
+            log.exception("the sweep could not time out hand %s", hand_id)
+        if deadline + timedelta(seconds=STUCK_HAND_SECONDS) < now:
+            hand = Hand.objects.get(pk=hand_id)
+            if hand_cancel(
+                hand=hand,
+                reason="The hand stopped moving, so it was cancelled.",
+                code="stuck",
+            ):
+                done["cancelled"] += 1
+    stale = Hand.objects.filter(
+        status=Hand.Status.RUNNING,
+        deadline__isnull=True,
+        started_at__lt=now - timedelta(seconds=STUCK_HAND_SECONDS),
+    )
+    for hand in stale:
+        if hand_cancel(
+            hand=hand, reason="The hand never got going, so it was cancelled.", code="stuck"
+        ):
+            done["cancelled"] += 1
+    idle = (
+        Table.objects.filter(is_open=True)
+        .exclude(hands__status=Hand.Status.RUNNING)
+        .filter(seats__isnull=False)
+        .distinct()
+    )
+    for table in idle:
+        if (
+            table.last_hand_ended_at
+            and table.last_hand_ended_at + timedelta(seconds=table.next_hand_delay_seconds) > now
+        ):
+            continue
+        try:
+            if table_hand_start(table=table.pk) is not None:
+                done["started"] += 1
+        except Exception:
+            log.exception("the sweep could not start a hand at table %s", table.pk)
+    sitting_out = Seat.objects.filter(
+        status=Status.SITTING_OUT, sat_out_at__isnull=False
+    ).select_related("table")
+    for seat in sitting_out:
+        limit = seat.sat_out_at + timedelta(seconds=seat.table.sit_out_limit_seconds)
+        if limit <= now and not seat.leave_pending:
+            try:
+                if seat_evict(table=seat.table_id, seat_id=seat.pk):
+                    done["evicted"] += 1
+            except Exception:
+                log.exception("the sweep could not evict seat %s", seat.pk)
+    return done
+
+
+def _seat_players(hand_row: Hand) -> dict[str, int]:
+    """Seat number (text, as JSON keys are) -> user id of everyone dealt in, for the incident."""
+    return {str(seat): user_id for seat, user_id in hand_row.player_ids().items()}

@@ -1,0 +1,279 @@
+"""Seating: sit down with a buy-in, leave, sit out and in, the big blind choice, top up, the
+socket coming and going, and eviction past the sit-out limit (RULES.md 4 and 5)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from audit.services import Subject, audit_record
+from cashier import services as cashier
+from cashier.selectors import table_stack_balance
+from poker import broadcast
+from poker.models import Seat, Table
+from poker.services.acting import advance, remove_seat, sit_out
+from poker.services.unit import (
+    Status,
+    TableError,
+    check_amount,
+    check_bool,
+    is_int,
+    load_or_none,
+    peek,
+    table_change,
+)
+from responsible import rules as responsible
+
+
+def _stakes(table: Table) -> dict[str, int]:
+    """What the cashier needs of a table to move chips to it: its id and buy-in range."""
+    return {"table_id": table.pk, "min_buy_in": table.min_buy_in, "max_buy_in": table.max_buy_in}
+
+
+def table_sit(
+    *,
+    table: Table,
+    player,
+    seat_number: int,
+    buy_in: int,
+    post_big_blind: bool,
+    idempotency_key: str,
+) -> Seat:
+    """Take a free seat with a buy-in from the wallet; wait for the big blind or post one now."""
+    if not is_int(seat_number):
+        raise TableError(
+            "bad_seat",
+            _("A seat is a seat number, not %(seat_number)s.") % {"seat_number": repr(seat_number)},
+        )
+    buy_in = check_amount(buy_in, "buy-in")
+    post_big_blind = check_bool(post_big_blind, "post_big_blind")
+    try:
+        with table_change(table) as change:
+            table = change.table
+            if not table.is_open:
+                raise TableError("table_closed", _("This table is closed."))
+            if not 1 <= seat_number <= table.max_seats:
+                raise TableError(
+                    "bad_seat",
+                    _("Seats at this table run from 1 to %(max_seats)s.")
+                    % {"max_seats": table.max_seats},
+                )
+            if Seat.objects.filter(table=table, player=player).exists():
+                raise TableError("already_seated", _("You already have a seat at this table."))
+            responsible.check_play(player=player, error=TableError)
+            if Seat.objects.filter(table=table, number=seat_number).exists():
+                raise TableError(
+                    "seat_taken", _("Seat %(seat_number)s is taken.") % {"seat_number": seat_number}
+                )
+            cashier.table_buy_in(
+                player=player,
+                amount=buy_in,
+                idempotency_key=idempotency_key,
+                **_stakes(table),
+            )
+            seat = Seat.objects.create(
+                table=table,
+                number=seat_number,
+                player=player,
+                status=Status.PLAYING if post_big_blind else Status.WAITING_BIG_BLIND,
+                posts_big_blind_next=post_big_blind,
+            )
+            change.seats_reload()
+            change.event(
+                "player_sat",
+                seat=seat_number,
+                player=broadcast.player_json(player),
+                status=seat.status,
+            )
+            change.users.add(player.pk)
+            change.deal_soon_if_idle()
+            return seat
+    except cashier.CashierError as error:
+        raise TableError(error.code, error.message) from error
+
+
+def table_leave(*, table: Table, player) -> None:
+    """Stand up. In a hand: checked or folded at each turn, cashed out when it ends."""
+    with table_change(table) as change:
+        seat = change.seat_of(player)
+        change.users.add(player.pk)
+        hand_row = change.running_hand()
+        if hand_row is not None and hand_row.is_dealt(seat.number):
+            seat.leave_pending = True
+            seat.save(update_fields=["leave_pending"])
+            change.event("player_leaving", seat=seat.number)
+            engine = load_or_none(hand_row)
+            if engine is not None and engine.to_act == seat.number:
+                since = len(engine.events)
+                advance(change, hand_row, engine, since=since, now=timezone.now())
+        else:
+            remove_seat(change, seat, reason="left")
+
+
+def table_sit_out(*, table: Table, player) -> Seat:
+    """Stop being dealt in from the next hand; the current hand goes on as usual."""
+    with table_change(table) as change:
+        seat = change.seat_of(player)
+        if seat.status == Status.SITTING_OUT:
+            raise TableError("already_sitting_out", _("You are already sitting out."))
+        sit_out(seat, timezone.now())
+        change.event("player_sat_out", seat=seat.number, reason="asked")
+        change.users.add(player.pk)
+        return seat
+
+
+def table_sit_in(*, table: Table, player, post_big_blind: bool) -> Seat:
+    """Come back; one who missed the big blind waits for it or posts one now (RULES.md 4)."""
+    post_big_blind = check_bool(post_big_blind, "post_big_blind")
+    with table_change(table) as change:
+        seat = change.seat_of(player)
+        if seat.status != Status.SITTING_OUT:
+            raise TableError("not_sitting_out", _("You are not sitting out."))
+        responsible.check_play(player=player, error=TableError)
+        if table_stack_balance(player=player, table=change.table) <= 0:
+            raise TableError("no_chips", _("You have no chips here: top up first."))
+        if seat.missed_big_blind:
+            seat.status = Status.PLAYING if post_big_blind else Status.WAITING_BIG_BLIND
+            seat.posts_big_blind_next = post_big_blind
+        else:
+            seat.status = Status.PLAYING
+            seat.posts_big_blind_next = False
+        seat.sat_out_at = None
+        seat.time_out_pending = False
+        seat.save()
+        change.event("player_sat_in", seat=seat.number, status=seat.status)
+        change.users.add(player.pk)
+        change.deal_soon_if_idle()
+        return seat
+
+
+def table_big_blind_choose(*, table: Table, player, post_now: Any) -> Seat:
+    """Change a waiting player's mind before they are dealt in (RULES.md 4): post a big blind
+    at the next hand (`post_now`), or go back to waiting for the big blind to reach them."""
+    post_now = check_bool(post_now, "post_now")
+    with table_change(table) as change:
+        seat = change.seat_of(player)
+        if post_now:
+            if seat.status != Status.WAITING_BIG_BLIND:
+                raise TableError("not_waiting", _("You are not waiting for the big blind."))
+            seat.status, seat.posts_big_blind_next = Status.PLAYING, True
+        else:
+            if not (seat.status == Status.PLAYING and seat.posts_big_blind_next):
+                raise TableError(
+                    "not_posting", _("You are not about to post a big blind: nothing to wait for.")
+                )
+            seat.status, seat.posts_big_blind_next = Status.WAITING_BIG_BLIND, False
+        seat.save(update_fields=["status", "posts_big_blind_next"])
+        change.event(
+            "big_blind_choice",
+            seat=seat.number,
+            status=seat.status,
+            posts_big_blind=seat.posts_big_blind_next,
+        )
+        change.users.add(player.pk)
+        change.deal_soon_if_idle()
+        return seat
+
+
+def table_top_up(*, table: Table, player, amount: int, idempotency_key: str) -> None:
+    """Add chips between hands; with no chips left it is a fresh buy-in (the cashier's rules)."""
+    amount = check_amount(amount, "top-up")
+    try:
+        with table_change(table) as change:
+            table = change.table
+            seat = change.seat_of(player)
+            hand_row = change.running_hand()
+            if hand_row is not None and hand_row.is_dealt(seat.number):
+                raise TableError(
+                    "in_hand", _("You cannot top up during a hand; wait for it to end.")
+                )
+            before = table_stack_balance(player=player, table=table)
+            if before > 0:
+                cashier.table_top_up(
+                    player=player, amount=amount, idempotency_key=idempotency_key, **_stakes(table)
+                )
+            else:
+                cashier.table_buy_in(
+                    player=player, amount=amount, idempotency_key=idempotency_key, **_stakes(table)
+                )
+            if table_stack_balance(player=player, table=table) == before:
+                return  # the same request again (its idempotency key): it moved money once
+            change.event("player_topped_up", seat=seat.number, amount=amount)
+            change.users.add(player.pk)
+    except cashier.CashierError as error:
+        raise TableError(error.code, error.message) from error
+
+
+def table_connection_set(*, table: Table, player, connected: bool, socket: str = "") -> None:
+    """A player's socket came or went; a disconnected player to act gets the grace time.
+
+    `socket` names the socket (its channel): when a page reloads, the old socket's goodbye
+    may arrive after the new one's hello, and must not mark the player as gone.
+    """
+    with table_change(table) as change:
+        table = change.table
+        seat = Seat.objects.filter(table=table, player=player).first()
+        if seat is None:
+            return
+        if not connected and socket and seat.socket not in ("", socket):
+            return  # an older socket going away: a newer one is live
+        seat.socket = socket if connected else ""
+        if seat.connected == connected:
+            seat.save(update_fields=["socket"])
+            return
+        now = timezone.now()
+        seat.connected = connected
+        seat.disconnected_at = None if connected else now
+        seat.save(update_fields=["connected", "disconnected_at", "socket"])
+        change.event("player_connection", seat=seat.number, connected=connected)
+        hand_row = change.running_hand()
+        if not connected and hand_row is not None and hand_row.action_started_at:
+            engine = peek(hand_row)
+            if engine is not None and engine.to_act == seat.number:
+                graced = hand_row.action_started_at + timedelta(
+                    seconds=table.action_seconds + table.disconnect_grace_seconds
+                )
+                if graced > hand_row.deadline:
+                    hand_row.deadline = graced
+                    hand_row.save(update_fields=["deadline"])
+                    change.hand(hand_row, engine, len(engine.events), moved=False)
+                    change.schedule_turn_timer(hand_row)
+
+
+def seat_evict(*, table: Table, seat_id: int, reason: str = "sit_out_limit") -> bool:
+    """Remove a player sitting out past the limit and cash them out (RULES.md 5)."""
+    with table_change(table) as change:
+        table = change.table
+        seat = Seat.objects.filter(pk=seat_id, table=table).first()
+        now = timezone.now()
+        if (
+            seat is None
+            or seat.status != Status.SITTING_OUT
+            or seat.sat_out_at is None
+            or seat.sat_out_at + timedelta(seconds=table.sit_out_limit_seconds) > now
+        ):
+            return False
+        change.users.add(seat.player_id)
+        hand_row = change.running_hand()
+        if hand_row is not None and hand_row.is_dealt(seat.number):
+            if seat.leave_pending:
+                return False
+            seat.leave_pending = True
+            seat.save(update_fields=["leave_pending"])
+            change.touch()
+        else:
+            remove_seat(change, seat, reason=reason)
+        audit_record(
+            action="table.eviction",
+            subject=Subject("poker.table", table.pk, table.name),
+            payload={
+                "player_id": seat.player_id,
+                "seat": seat.number,
+                "reason": reason,
+                "after_hand": seat.leave_pending,
+            },
+        )
+        return True

@@ -1,0 +1,284 @@
+"""The unit of work of every table service: `table_change`.
+
+One change at one table is one transaction: lock the table row (`select_for_update`, which
+serialises everything that happens at the table on any number of processes), let the service
+load and apply, then at exit persist the running hand the change moved, bump the table's
+version, build every recipient's frame (`poker.broadcast`) and, only after commit, send them
+and schedule what comes next (`poker.services.timers.schedule`).
+
+Refusals raise `TableError(code, message)` before anything is written (the transaction rolls
+back). A hand whose stored state the engine refuses raises `HandRefused`: the change rolls
+back and the hand is cancelled in a transaction of its own (`faults.hand_cancel`); the cashier
+never saw its bets (a hand posts once, when it settles), so every chip is back where it was.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from config.errors import Refused
+from config.inputs import parse_cents
+from poker import broadcast
+from poker.engine.hand import Hand as EngineHand
+from poker.engine.hand import ReplayMismatch
+from poker.models import Hand, Seat, Table
+
+log = logging.getLogger(__name__)
+
+Status = Seat.Status
+
+
+class TableError(Refused):
+    """A refused request at a table: `code` for programs, `message` for people. Nothing changed."""
+
+
+class HandRefused(Exception):
+    """The engine refused a stored hand: it must be cancelled (in a transaction of its own)."""
+
+    def __init__(self, hand_id: int, code: str, reason: str, detail: str = "") -> None:
+        super().__init__(reason)
+        self.hand_id = hand_id
+        self.code = code
+        self.reason = reason
+        self.detail = detail
+
+
+# ------------------------------------------------------------------ validation
+
+
+def is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_amount(amount: Any, what: str) -> int:
+    """Whole cents, 1 to 10^11, by the room's one rule (config.inputs): `bad_amount` else."""
+    return parse_cents(amount, field=what, error=TableError)
+
+
+def check_bool(value: Any, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise TableError(
+            "bad_field",
+            _("%(what)s must be true or false, not %(value)s.")
+            % {"what": what, "value": repr(value)},
+        )
+    return value
+
+
+# ------------------------------------------------------------------ loading
+
+
+def load(hand_row: Hand) -> EngineHand:
+    """The engine's hand from its snapshot and its deck (the one place the deck is read),
+    checked by rebuilding it from its setup, deck and events."""
+    try:
+        engine = EngineHand.from_snapshot(hand_row.state, hand_row.deck)
+        if hand_row.state["setup"] != hand_row.setup:
+            raise ReplayMismatch("the snapshot's setup is not the hand's")
+        replayed = EngineHand.rebuild(hand_row.setup, hand_row.deck, engine.events)
+        if replayed.to_dict() != engine.to_dict():
+            raise ReplayMismatch("the stored state is not what its events give")
+        if sorted(hand_row.seated_players()) != sorted(engine.seats):
+            raise ReplayMismatch("the hand's players do not match its seats")
+        if engine.is_over:
+            raise ReplayMismatch("a running hand whose state says it is over")
+    except Exception as error:  # anything the engine or the data refuses
+        raise HandRefused(
+            hand_row.pk,
+            "state_refused",
+            "The hand's saved state could not be read back, so it was cancelled.",
+            f"{type(error).__name__}: {error}",
+        ) from error
+    return engine
+
+
+def load_or_none(hand_row: Hand) -> EngineHand | None:
+    try:
+        return load(hand_row)
+    except HandRefused:
+        return None  # the sweep cancels it in its own transaction
+
+
+def peek(hand_row: Hand) -> EngineHand | None:
+    """The stored hand without the replay check, for reads that change nothing."""
+    try:
+        return EngineHand.from_dict(hand_row.state)
+    except Exception:
+        return None
+
+
+def lock_table(table: Table | int) -> Table:
+    table_id = table if is_int(table) else getattr(table, "pk", None)
+    locked = Table.objects.select_for_update().filter(pk=table_id).first()
+    if locked is None:
+        raise TableError("no_table", _("There is no such table."))
+    return locked
+
+
+# ------------------------------------------------------------------ the change being made
+
+
+class TableChange:
+    """What one service does at one locked table: its events, the hand it moved, the users
+    to tell, and what to schedule after commit."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self.events: list[dict[str, Any]] = []
+        self.hand_row: Hand | None = None
+        self.engine: EngineHand | None = None
+        self.since = 0
+        self.users: set[int] = set()
+        self.publish = False  # set by event/hand/touch: a change players must hear of
+        self.hand_moved = False  # the engine moved: persist saves the hand row
+        self.lobby_changed = False  # the lobby's row of this table changed: tell lobby pages
+        self.schedules: list[tuple[str, int, int | None, float]] = []
+        self._running: Hand | None = None
+        self._running_loaded = False
+        self._seats: dict[int, Seat] | None = None
+
+    # what the service reads
+
+    def seats(self) -> dict[int, Seat]:
+        """The table's seats by number (with their players), read once per change: a service
+        changes these objects and saves them, so what it did shows in the rest of the change,
+        and a betting change's frames reuse them (a round trip per read saved, issue 12)."""
+        if self._seats is None:
+            self._seats = {
+                seat.number: seat
+                for seat in Seat.objects.filter(table=self.table).select_related("player__profile")
+            }
+        return self._seats
+
+    def seats_reload(self) -> None:
+        """A seat was created or deleted: the next `seats()` reads them again."""
+        self._seats = None
+
+    def seat_of(self, player) -> Seat:
+        player_id = getattr(player, "pk", player)
+        for seat in self.seats().values():
+            if seat.player_id == player_id:
+                return seat
+        raise TableError("not_seated", _("You have no seat at this table."))
+
+    def running_hand(self) -> Hand | None:
+        if not self._running_loaded:
+            self._running = (
+                Hand.objects.with_deck()
+                .filter(table=self.table, status=Hand.Status.RUNNING)
+                .first()
+            )
+            self._running_loaded = True
+        if self._running is not None and self._running.status != Hand.Status.RUNNING:
+            return None  # it ended in this change
+        return self._running
+
+    # what the service did
+
+    def event(self, kind: str, **fields: Any) -> None:
+        self.events.append({"type": kind, **fields})
+        self.publish = True
+
+    def hand(self, hand_row: Hand, engine: EngineHand, since: int, *, moved: bool = True) -> None:
+        """The running hand this change showed: its events from `since` are broadcast. If the
+        engine `moved`, persist saves the row at exit (else the service saved what it set)."""
+        if self.hand_row is None or self.hand_row.pk != hand_row.pk:
+            self.since = since
+        self.hand_row, self.engine = hand_row, engine
+        self.hand_moved = self.hand_moved or moved
+        self._running, self._running_loaded = hand_row, True
+        self.publish = True
+
+    def touch(self) -> None:
+        """Broadcast the table even though no event names what changed."""
+        self.publish = True
+
+    def lobby_refresh(self) -> None:
+        """The table's lobby row changed (opened, closed): lobby pages hear of it on commit,
+        as they do when a player sits or leaves."""
+        self.lobby_changed = self.publish = True
+
+    def schedule_turn_timer(self, hand_row: Hand) -> None:
+        """After commit the turn's deadline goes to the timekeeper (poker/timekeeper.py),
+        replacing the hand's turn before: no task is sent until it is due."""
+        self.schedules.append(
+            ("turn_deadline", hand_row.pk, hand_row.turn, hand_row.deadline.timestamp())
+        )
+
+    def clear_turn_timer(self, hand_row: Hand) -> None:
+        """The hand ended: its last turn's deadline is not needed."""
+        self.schedules.append(("turn_clear", hand_row.pk, hand_row.turn, 0.0))
+
+    def schedule_hand_start(self, countdown: float) -> None:
+        self.schedules.append(("hand_start", self.table.pk, None, countdown))
+
+    def deal_soon_if_idle(self) -> None:
+        """A player became ready: with no hand running, the next one may now be possible."""
+        if self.running_hand() is None:
+            self.schedule_hand_start(self.table.next_hand_delay_seconds)
+
+
+@contextmanager
+def table_change(table: Table | int) -> Iterator[TableChange]:
+    """Lock `table` (a row or an id) in a new transaction and yield the change to fill in; at
+    a clean exit persist, publish on commit and schedule on commit. An exception rolls it all
+    back; a `HandRefused` also cancels that hand (its own transaction) and is re-raised."""
+    try:
+        with transaction.atomic():
+            change = TableChange(lock_table(table))
+            yield change
+            if change.publish:
+                persist(change)
+                _publish(change)
+            if change.schedules:
+                from poker.services.timers import schedule  # timers builds on this module
+
+                schedule(change.schedules)
+    except HandRefused as refused:
+        cancel_refused(refused)
+        raise
+
+
+def persist(change: TableChange) -> None:
+    """Write what the change did that is not written yet: the moved hand and the version."""
+    table, hand_row = change.table, change.hand_row
+    if hand_row is not None and change.engine is not None and change.hand_moved:
+        hand_row.record(change.engine)  # new events appended to the log, the snapshot
+        hand_row.save()
+    table.version += 1
+    table.save(update_fields=["version"])
+
+
+def _publish(change: TableChange) -> None:
+    """Build every recipient's frame now (inside the transaction), send them after commit."""
+    table = change.table
+    frames = broadcast.frames_for_change(
+        table=table,
+        events=change.events,
+        hand_row=change.hand_row,
+        engine=change.engine,
+        since=change.since,
+        extra_user_ids=change.users,
+        seats=change._seats,
+    )
+    transaction.on_commit(lambda: broadcast.send(table_id=table.pk, frames=frames))
+    seating = any(event["type"] in ("player_sat", "player_left") for event in change.events)
+    if change.lobby_changed or seating:
+        seats_taken = Seat.objects.filter(table=table).count()
+        transaction.on_commit(
+            lambda: broadcast.send_lobby(table_id=table.pk, seats_taken=seats_taken)
+        )
+
+
+def cancel_refused(refused: HandRefused) -> None:
+    from poker.services.faults import hand_cancel  # faults builds on this module
+
+    hand = Hand.objects.filter(pk=refused.hand_id).first()
+    if hand is not None:
+        hand_cancel(hand=hand, reason=refused.reason, code=refused.code, detail=refused.detail)

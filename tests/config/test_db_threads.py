@@ -1,0 +1,181 @@
+"""Socket service calls run on a pool of database threads (config/db_threads.py): one table
+waiting on its row lock does not stop another table served by the same ASGI process."""
+
+import asyncio
+
+import psycopg
+import pytest
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.db import connection
+
+from config.db_threads import in_db_thread, socket_db_executor
+from poker.engine.hand import Hand as EngineHand
+from tests.factories import TableSocket, deal_hand, make_seated_player, make_table
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _needs_postgresql_and_redis() -> None:
+    if connection.vendor != "postgresql":
+        pytest.skip("the database thread pool serves PostgreSQL (SQLite keeps one thread)")
+    if settings.EMBEDDED:
+        pytest.skip("sockets of one process broadcasting through Redis need REDIS_URL")
+
+
+def _raw_connection() -> psycopg.Connection:
+    """A connection of its own, outside Django's pool and threads, like another process's."""
+    db = connection.settings_dict
+    return psycopg.connect(
+        host=db.get("HOST") or "127.0.0.1",
+        port=db.get("PORT") or 5432,
+        user=db["USER"],
+        password=db.get("PASSWORD") or None,
+        dbname=db["NAME"],
+    )
+
+
+@sync_to_async
+def _heads_up_hand(name: str):
+    """A table with two players and a running hand: (table, hand, the player to act)."""
+    table = make_table(next_hand_delay_seconds=3600)
+    players = {n: make_seated_player(table, f"{name}-{n}", n) for n in (1, 2)}
+    hand = deal_hand(table)
+    to_act = EngineHand.from_dict(hand.state).to_act
+    return table, hand, players[to_act]
+
+
+def _moved_past(frame: dict, hand_id: int, turn: int) -> bool:
+    """An update or snapshot showing the hand past `turn` (a later turn, or another hand)."""
+    if frame["type"] == "error":
+        raise AssertionError(f"the action was refused: {frame}")
+    if frame["type"] not in ("update", "snapshot"):
+        return False
+    hand = frame["state"].get("hand")
+    return hand is None or hand["id"] != hand_id or hand["turn"] > turn
+
+
+def _turn_of(raw: psycopg.Connection, hand_id: int) -> int:
+    return raw.execute("SELECT turn FROM poker_hand WHERE id = %s", (hand_id,)).fetchone()[0]
+
+
+async def test_a_table_acts_while_another_waits_for_its_lock():
+    """Table A's row is locked by another connection, so A's action waits inside its service;
+    an action at table B through the same in-process ASGI app still completes meanwhile (on
+    Channels' single database thread it queued behind A's until the lock was gone)."""
+    await sync_to_async(_needs_postgresql_and_redis)()
+    table_a, hand_a, actor_a = await _heads_up_hand("a")
+    table_b, hand_b, actor_b = await _heads_up_hand("b")
+    socket_a = await TableSocket.open(table_a.pk, actor_a)
+    socket_b = await TableSocket.open(table_b.pk, actor_b)
+    await socket_a.until_state(lambda s: s["hand"] and s["hand"]["to_act"] is not None)
+    await socket_b.until_state(lambda s: s["hand"] and s["hand"]["to_act"] is not None)
+    holder = _raw_connection()
+    watcher = _raw_connection()
+    watcher.autocommit = True
+    try:
+        holder.execute("SELECT id FROM poker_table WHERE id = %s FOR UPDATE", (table_a.pk,))
+        await socket_a.act("call", turn=hand_a.turn)
+        # A's service is now waiting for the lock (give it time to reach it).
+        for _ in range(50):
+            waiting = watcher.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                " AND wait_event_type = 'Lock'"
+            ).fetchone()[0]
+            if waiting:
+                break
+            await asyncio.sleep(0.1)
+        assert waiting == 1, "table A's action should be waiting for the table lock"
+
+        await socket_b.act("call", turn=hand_b.turn)
+        await socket_b.until(lambda f: _moved_past(f, hand_b.pk, hand_b.turn), timeout=5)
+        assert _turn_of(watcher, hand_b.pk) == hand_b.turn + 1
+        assert _turn_of(watcher, hand_a.pk) == hand_a.turn, "A cannot move while locked"
+    finally:
+        holder.rollback()  # let A's service through whatever happened
+        holder.close()
+    await socket_a.until(lambda f: _moved_past(f, hand_a.pk, hand_a.turn), timeout=10)
+    assert _turn_of(watcher, hand_a.pk) == hand_a.turn + 1
+    watcher.close()
+    for socket in (socket_a, socket_b):
+        await socket.close()
+    # Every call gave its connection back to the pool: none is left checked out by a thread.
+    await sync_to_async(_no_connection_held_by_pool_threads)()
+
+
+def _no_connection_held_by_pool_threads() -> None:
+    pool = connection.pool
+    stats = pool.get_stats()
+    # This thread's own connection may be out; the pool threads' are all back.
+    assert stats.get("pool_size", 0) - stats.get("pool_available", 0) <= 1, stats
+
+
+def test_the_pool_is_bounded_by_the_setting():
+    """As many threads as SOCKET_DB_THREADS, each borrowing a connection from the
+    DB_POOL_MAX_SIZE pool per call, so the threads never outnumber the connections."""
+    _needs_postgresql_and_redis()
+    executor = socket_db_executor()
+    assert executor is not None
+    assert executor._max_workers == settings.SOCKET_DB_THREADS
+    assert 1 <= settings.SOCKET_DB_THREADS <= settings.DB_POOL_MAX_SIZE
+
+
+async def test_in_db_thread_runs_off_the_event_loop_thread_and_returns_connections():
+    """A call runs on a pool thread (not the loop's, not Channels' one thread) and returns the
+    value; its connection goes back to the pool when it ends."""
+    await sync_to_async(_needs_postgresql_and_redis)()
+    import threading
+
+    @in_db_thread
+    def where() -> tuple[str, bool]:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+        return threading.current_thread().name, connection.connection is not None
+
+    name, had_connection = await where()
+    assert name.startswith("socket-db")
+    assert had_connection
+
+    @in_db_thread
+    def still_connected() -> bool:
+        return connection.connection is not None
+
+    # The next call on any pool thread starts without a connection: the last one closed it.
+    results = await asyncio.gather(*(still_connected() for _ in range(4)))
+    assert results == [False] * 4
+
+
+async def test_a_tables_broadcasts_leave_a_process_in_commit_order():
+    """Changes at one table from several sockets of one process at once: each socket hears the
+    table's versions one by one, none skipped and none late, though the calls run on several
+    database threads (one call per table at a time; the lock alone would order the commits but
+    not the broadcasts after them)."""
+    await sync_to_async(_needs_postgresql_and_redis)()
+
+    @sync_to_async
+    def seated_table():
+        table = make_table(next_hand_delay_seconds=3600)
+        return table, [make_seated_player(table, f"v-{n}", n) for n in range(1, 5)]
+
+    table, players = await seated_table()
+    sockets = [await TableSocket.open(table.pk, player) for player in players]
+    for socket in sockets:
+        await socket.drain()
+
+    async def toggle(socket) -> None:
+        for _ in range(3):
+            await socket.send({"type": "sit_out"})
+            await socket.send({"type": "sit_in", "post_big_blind": True})
+
+    await asyncio.gather(*(toggle(socket) for socket in sockets))
+    for socket in sockets:
+        await socket.drain(quiet=1.0)
+        versions = [_version(f) for f in socket.frames if f["type"] == "update"]
+        assert len(versions) >= 4 * 6  # every change, and maybe a hand dealt
+        assert versions == list(range(versions[0], versions[0] + len(versions))), versions
+    for socket in sockets:
+        await socket.close()
+
+
+def _version(frame: dict) -> int:
+    return frame["version"] if "version" in frame else frame["state"]["version"]

@@ -1,0 +1,39 @@
+"""Round trips per action (issue 12): a mid-hand call at six seats costs a known number of
+statements, so a change that adds a read to every action fails here rather than in a bench.
+
+Counted with Django's query log inside the test's transaction: SAVEPOINT and RELEASE stand
+where the room sends BEGIN and COMMIT. Nine statements between them now: the table lock, the
+seats with their players (once per change), the running hand and its players, the player's
+last seq, the event, the hand, the table's version, and the stacks with the wallets.
+"""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from poker import services
+from poker.models import Hand
+from poker.services.unit import peek
+from tests.factories import deal_hand, make_seated_player, make_table
+
+pytestmark = pytest.mark.django_db
+
+MOST_STATEMENTS_PER_CALL = 11
+
+
+def test_a_mid_hand_call_takes_no_more_round_trips_than_counted():
+    table = make_table(next_hand_delay_seconds=3600)
+    players = {n: make_seated_player(table, f"p{n}", n) for n in range(1, 7)}
+    hand = deal_hand(table)
+    for seq in (1, 2, 3):
+        row = Hand.objects.with_deck().get(pk=hand.pk)
+        seat = peek(row).to_act
+        with CaptureQueriesContext(connection) as statements:
+            services.table_act(
+                table=table, player=players[seat], action="call", amount=None,
+                turn=row.turn, seq=seq,
+            )  # fmt: skip
+        sql = [query["sql"] for query in statements.captured_queries]
+        assert len(sql) <= MOST_STATEMENTS_PER_CALL, "\n".join(s[:120] for s in sql)
+        assert sum('FROM "poker_seat"' in s for s in sql) == 1, "seats are read once a change"
+        assert sum('FROM "cashier_account"' in s for s in sql) == 1, "stacks and wallets at once"
