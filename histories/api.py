@@ -1,0 +1,121 @@
+"""REST API of a player's own hands (/api/hands/): the list with the page's filters, and one
+hand as its record (histories/record.py). Another player's hand is a 404."""
+
+from django.http import Http404, HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from cashier.api import EXPORT_ROWS, RANGE_PARAMETERS, IsAuditor, _ExportView
+from config.api import PageNumberPagination400
+from config.errors import Refused
+from config.inputs import parse_query_date
+from histories.exports import audit_ohh_zip
+from histories.forms import HandFilterForm
+from histories.record import HandNotFound, hand_record
+from histories.selectors import hand_line, hands_for_audit, player_hands
+
+REFUSED = OpenApiResponse(OpenApiTypes.OBJECT, description="refused: {code, message}")
+
+
+class HandsRefused(Refused):
+    """A filter of the list that is not one."""
+
+
+class HandLineSerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="the hand's public id, as everywhere ('Hand #id')")
+    table = serializers.DictField()
+    game = serializers.CharField()
+    game_label = serializers.CharField()
+    structure = serializers.CharField()
+    stakes_label = serializers.CharField()
+    started_at = serializers.DateTimeField()
+    status = serializers.CharField(help_text="finished or cancelled")
+    seat = serializers.IntegerField()
+    net = serializers.IntegerField(allow_null=True, help_text="cents won (+) or lost (-)")
+    rake = serializers.IntegerField(help_text="cents the hand paid in rake")
+    board = serializers.ListField(child=serializers.CharField())
+
+
+class HandListView(APIView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("table", int),
+            OpenApiParameter("game", str, enum=["omaha", "omaha8"]),
+            OpenApiParameter("since", OpenApiTypes.DATE),
+            OpenApiParameter("until", OpenApiTypes.DATE),
+            OpenApiParameter("result", str, enum=["won", "lost", "even", "cancelled"]),
+            OpenApiParameter("page", int),
+        ],
+        responses={200: HandLineSerializer(many=True), 400: REFUSED},
+        operation_id="hands_list",
+    )
+    def get(self, request: Request) -> Response:
+        form = HandFilterForm(request.query_params)
+        if not form.is_valid():
+            field, errors = next(iter(form.errors.items()))
+            raise HandsRefused("bad_filter", f"{field}: {errors[0]}")
+        paginator = PageNumberPagination400()
+        rows = paginator.paginate_queryset(
+            player_hands(player=request.user, **form.filters()), request, view=self
+        )
+        return paginator.get_paginated_response([hand_line(row) for row in rows])
+
+
+class HandDetailView(APIView):
+    @extend_schema(responses={200: OpenApiTypes.OBJECT, 404: REFUSED}, operation_id="hands_read")
+    def get(self, request: Request, hand_id: int) -> Response:
+        try:
+            return Response(hand_record(hand_id=hand_id, viewer=request.user))
+        except HandNotFound:
+            raise Http404("No such hand among yours.") from None
+
+
+class HandsAuditExportView(_ExportView):
+    """Auditors: every hand that ended in the range, one row a player dealt in, with every
+    card (the hand is over), the player's net, the hand's rake and its ledger entry; read-only,
+    JSON or ?format=csv, beside the ledger's exports (/api/cashier/audit/)."""
+
+    export_name = "hands"
+
+    @extend_schema(parameters=RANGE_PARAMETERS, responses={200: EXPORT_ROWS, 403: REFUSED})
+    def get(self, request: Request) -> Response:
+        return super().get(request)
+
+    def rows(self, request: Request, as_csv: bool) -> list[dict]:
+        rows = hands_for_audit(
+            date_from=parse_query_date(request.query_params.get("from"), name="from"),
+            date_to=parse_query_date(request.query_params.get("to"), name="to"),
+        )
+        if as_csv:
+            return [
+                {k: " ".join(v) if isinstance(v, list) else v for k, v in row.items()}
+                for row in rows
+            ]
+        return rows
+
+
+class HandsAuditOhhView(APIView):
+    """Auditors: the range's hands as Open Hand History files with every card, in a zip."""
+
+    permission_classes = [IsAuditor]
+
+    def permission_denied(self, request, message=None, code=None):
+        raise PermissionDenied(detail=message or IsAuditor.message)  # 403, never 401
+
+    @extend_schema(
+        parameters=RANGE_PARAMETERS[:2],
+        responses={(200, "application/zip"): OpenApiTypes.BINARY, 403: REFUSED},
+    )
+    def get(self, request: Request) -> HttpResponse:
+        name, body, _ = audit_ohh_zip(
+            date_from=parse_query_date(request.query_params.get("from"), name="from"),
+            date_to=parse_query_date(request.query_params.get("to"), name="to"),
+        )
+        response = HttpResponse(body, content_type="application/zip")
+        response["Content-Disposition"] = f'attachment; filename="{name}"'
+        return response

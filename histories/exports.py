@@ -1,0 +1,106 @@
+"""A hand's history as a file a player downloads: PokerStars text (what PokerTracker 4 and
+Hold'em Manager 3 import), Open Hand History JSON or PHH, per hand or for a date range as a
+zip. Each file is written from the stored hand (its record, histories/record.py), never from a
+page."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import zipfile
+from datetime import date
+
+from histories.formats.ohh import ohh_document
+from histories.formats.pokerstars import pokerstars_text
+from histories.record import HandNotFound, hand_record
+from histories.selectors import player_hands
+from poker.engine import phh
+from poker.engine.hand import Hand as EngineHand
+from poker.models import Hand
+
+FORMATS = {
+    "pokerstars": ("txt", "text/plain; charset=utf-8"),
+    "ohh": ("ohh", "application/json"),
+    "phh": ("phh", "text/plain; charset=utf-8"),
+}
+MOST_HANDS_PER_ZIP = 10_000
+
+
+def _phh_text(*, hand_id: int, record: dict) -> str:
+    """PHH (the engine's writer) with every hole card the record does not show written as
+    unknown ("????????"), so a player's file keeps mucked cards hidden as the page does."""
+    engine = EngineHand.from_dict(Hand.objects.get(pk=hand_id).state)
+    text = phh.dumps(engine, hand_number=hand_id)
+    seen = {seat["seat"] for seat in record["seats"] if seat["cards"]}
+    order = {f"p{k + 1}": seat for k, seat in enumerate(engine.seats)}
+
+    def hide(match: re.Match) -> str:
+        label = match.group(1)
+        return match.group(0) if order.get(label) in seen else f'"d dh {label} ????????"'
+
+    return re.sub(r'"d dh (p\d+) [2-9TJQKAcdhs]{8}"', hide, text)
+
+
+def hand_export(*, hand_id: int, viewer, fmt: str, all_cards: bool = False) -> tuple[str, str, str]:
+    """(file name, content type, text) of one hand; HandNotFound as the record raises it."""
+    if fmt not in FORMATS:
+        raise HandNotFound(fmt)
+    record = hand_record(hand_id=hand_id, viewer=viewer, all_cards=all_cards)
+    extension, content_type = FORMATS[fmt]
+    if fmt == "pokerstars":
+        text = pokerstars_text(record)
+    elif fmt == "ohh":
+        text = json.dumps(ohh_document(record), indent=1, ensure_ascii=False) + "\n"
+    else:
+        if record["status"] != Hand.Status.FINISHED:
+            raise HandNotFound(hand_id)  # PHH records played hands; a cancelled one has none
+        text = _phh_text(hand_id=hand_id, record=record)
+    return f"hand-{hand_id}.{extension}", content_type, text
+
+
+def hands_zip(
+    *, player, fmt: str, since: date | None, until: date | None
+) -> tuple[str, bytes, int]:
+    """(file name, zip bytes, hands written): the player's hands of the range, newest last; in
+    PokerStars text one file of every hand (as trackers import), else one file a hand."""
+    if fmt not in FORMATS:
+        raise HandNotFound(fmt)
+    rows = player_hands(player=player, since=since, until=until).order_by("hand_id")
+    ids = list(rows.values_list("hand_id", flat=True)[:MOST_HANDS_PER_ZIP])
+    buffer = io.BytesIO()
+    written = 0
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        texts = []
+        for hand_id in ids:
+            try:
+                name, _, text = hand_export(hand_id=hand_id, viewer=player, fmt=fmt)
+            except HandNotFound:
+                continue  # a cancelled hand has no PHH
+            written += 1
+            if fmt == "pokerstars":
+                texts.append(text)
+            else:
+                archive.writestr(name, text)
+        if fmt == "pokerstars":
+            archive.writestr("hands.txt", "".join(texts))
+    span = f"{since or 'first'}-{until or 'last'}"
+    return f"hands-{span}-{fmt}.zip", buffer.getvalue(), written
+
+
+def audit_ohh_zip(*, date_from: date | None, date_to: date | None) -> tuple[str, bytes, int]:
+    """Auditors: every hand that ended in the range, as Open Hand History with every card, one
+    file a hand in a zip (at most MOST_HANDS_PER_ZIP, oldest first)."""
+    hands = Hand.objects.exclude(status=Hand.Status.RUNNING)
+    if date_from is not None:
+        hands = hands.filter(ended_at__date__gte=date_from)
+    if date_to is not None:
+        hands = hands.filter(ended_at__date__lte=date_to)
+    ids = list(hands.order_by("pk").values_list("pk", flat=True)[:MOST_HANDS_PER_ZIP])
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for hand_id in ids:
+            name, _, text = hand_export(hand_id=hand_id, viewer=None, fmt="ohh", all_cards=True)
+            archive.writestr(name, text)
+    span = f"{date_from or 'first'}-{date_to or 'last'}"
+    return f"hands-{span}-ohh.zip", buffer.getvalue(), len(ids)

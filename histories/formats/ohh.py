@@ -1,0 +1,129 @@
+"""A hand as Open Hand History JSON (spec 1.4.6, hh-specs.handhistory.org), `.ohh`.
+
+Pure Python (no Django), from a hand record (histories/record.py), so a player's file holds the
+same cards as their page. Amounts are dollars as numbers (0.5 for 50 cents). An action's
+`amount` is what it added to the pot (a blind, a call, a bet, or a raise's chips in all, not its
+street total); the uncalled part of a bet is returned before the pots are counted, so each
+pot's `amount` is what was contested and `rake` what the room took from it. A cancelled hand has
+rounds but no pots, and the flag "Cancelled" (docs/rules.md, "Hand histories").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SPEC_VERSION = "1.4.6"
+GAME_TYPES = {"omaha": "Omaha", "omaha8": "OmahaHiLo"}
+BET_TYPES = {"pot-limit": "PL", "limit": "FL"}
+STREETS = {"preflop": "Preflop", "flop": "Flop", "turn": "Turn", "river": "River"}
+
+
+def dollars(cents: int | None) -> float:
+    return round((cents or 0) / 100, 2)
+
+
+def ohh_document(record: dict[str, Any], *, site_name: str = "Omaha Room") -> dict[str, Any]:
+    """The OHH object ({"ohh": {...}}) of the hand in `record`."""
+    table = record["table"]
+    player_id = {seat["seat"]: seat["seat"] for seat in record["seats"]}  # ids: the seat numbers
+    players = [
+        {
+            "id": player_id[seat["seat"]],
+            "seat": seat["seat"],
+            "name": seat["player"],
+            "display": seat["player"],
+            "starting_stack": dollars(seat["starting_stack"]),
+        }
+        for seat in record["seats"]
+    ]
+    rounds: list[dict[str, Any]] = [{"id": 0, "street": "Preflop", "cards": [], "actions": []}]
+    number = 0
+
+    def add(action: str, seat: int | None, **fields) -> None:
+        nonlocal number
+        number += 1
+        entry = {"action_number": number, "action": action}
+        if seat is not None:
+            entry["player_id"] = player_id[seat]
+        entry.update(fields)
+        rounds[-1]["actions"].append(entry)
+
+    for step in record["steps"]:
+        event = step["event"]
+        kind, seat = event["type"], event.get("seat")
+        all_in = bool(event.get("all_in"))
+        if kind == "blind_posted":
+            name = "Post SB" if event["blind"] == "small" else "Post BB"
+            add(name, seat, amount=dollars(event["amount"]), is_allin=all_in)
+        elif kind == "hole_cards_dealt":
+            for number_, cards in event["hole_cards"]:
+                add("Dealt Cards", number_, cards=list(cards) if cards else [])
+        elif kind == "action":
+            action = event["action"].capitalize()
+            fields = {"is_allin": all_in}
+            if event.get("added"):
+                fields["amount"] = dollars(event["added"])
+            add(action, seat, **fields)
+        elif kind == "street_dealt":
+            rounds.append(
+                {
+                    "id": len(rounds),
+                    "street": STREETS[event["street"]],
+                    "cards": list(event["cards"]),
+                    "actions": [],
+                }
+            )
+        elif kind == "showdown":
+            rounds.append({"id": len(rounds), "street": "Showdown", "cards": [], "actions": []})
+        elif kind == "cards_shown":
+            add("Shows Cards", seat, cards=list(event["cards"]))
+        elif kind == "cards_mucked":
+            add("Mucks Cards", seat)
+    pots = [
+        {
+            "number": k,
+            "amount": dollars(pot["amount"]),
+            "rake": dollars(pot.get("rake", 0)),
+            "jackpot": 0,
+            "player_wins": _wins(pot, player_id),
+        }
+        for k, pot in enumerate(record["pots"])
+    ]
+    you = record.get("you")
+    return {
+        "ohh": {
+            "spec_version": SPEC_VERSION,
+            "site_name": site_name,
+            "network_name": site_name,
+            "internal_version": "1",
+            "tournament": False,
+            "game_number": str(record["id"]),
+            "start_date_utc": record["started_at"],
+            "table_name": table["name"],
+            "table_handle": str(table["id"]),
+            "game_type": GAME_TYPES[record["game"]],
+            "bet_limit": {"bet_type": BET_TYPES[record["structure"]], "bet_cap": 0},
+            "table_size": table["max_seats"],
+            "currency": "USD",
+            "dealer_seat": record["button"],
+            "small_blind_amount": dollars(table["small_blind"]),
+            "big_blind_amount": dollars(table["big_blind"]),
+            "ante_amount": 0,
+            **({"hero_player_id": player_id[you]} if you is not None else {}),
+            "flags": ["Cancelled"] if record["status"] == "cancelled" else [],
+            "players": players,
+            "rounds": rounds,
+            "pots": pots,
+        }
+    }
+
+
+def _wins(pot: dict[str, Any], player_id: dict[int, int]) -> list[dict[str, Any]]:
+    """Each winner once a pot, the high and low halves together."""
+    won: dict[int, int] = {}
+    for share in [*pot["high"], *pot["low"]]:
+        won[share["seat"]] = won.get(share["seat"], 0) + share["amount"]
+    return [
+        {"player_id": player_id[seat], "win_amount": dollars(amount), "cashout_amount": 0}
+        for seat, amount in won.items()
+    ]

@@ -1,0 +1,11 @@
+from django.urls import include, path
+
+from histories import views
+
+app_name = "histories"
+
+urlpatterns = [
+    path("", views.my_hands, name="my_hands"),
+    path("<int:hand_id>/", views.hand, name="hand"),
+    path("", include("histories.export_urls")),
+]

@@ -1,0 +1,206 @@
+"""Hand-history files: PokerStars text read back by an independent parser gives the stored
+actions and amounts for the four games (side pots, split pots, uncalled bets, a cancelled
+hand); PHH replays to the stored result; a player's files hold no card they did not see; the
+downloads are theirs only."""
+
+import io
+import json
+import re
+import zipfile
+
+import pytest
+from django.test import Client
+
+from histories.exports import hand_export
+from histories.record import hand_record
+from poker.engine import phh
+from poker.engine.hand import Hand as EngineHand
+from poker.models import Hand
+from poker.services.faults import hand_cancel
+from tests.factories import call_down, deal_hand, make_player, make_seated_player
+from tests.histories.conftest import game_table
+from tests.histories.pokerstars_parser import parse
+from tests.poker.test_admin import DECK, cards_in
+
+pytestmark = pytest.mark.django_db
+
+GAME_NAMES = {
+    "omaha-pot-limit": "Omaha Pot Limit",
+    "omaha-limit": "Omaha Limit",
+    "omaha8-pot-limit": "Omaha Hi/Lo Pot Limit",
+    "omaha8-limit": "Omaha Hi/Lo Limit",
+}
+
+
+def expected_moves(record) -> list[tuple]:
+    names = {seat["seat"]: seat["player"] for seat in record["seats"]}
+    moves = []
+    for step in record["steps"]:
+        event = step["event"]
+        kind, who = event["type"], names.get(event.get("seat"))
+        if kind == "blind_posted":
+            moves.append(("post", who, event["amount"]))
+        elif kind == "hole_cards_dealt":
+            moves += [("dealt", names[s], " ".join(c)) for s, c in event["hole_cards"] if c]
+        elif kind == "action":
+            action = event["action"]
+            value = {"call": event.get("added"), "bet": event.get("to"), "raise": event.get("to")}
+            moves.append((action, who, value.get(action)))
+        elif kind == "uncalled_bet_returned":
+            moves.append(("uncalled", who, event["amount"]))
+        elif kind == "cards_shown":
+            moves.append(("show", who, " ".join(event["cards"])))
+        elif kind == "pot_awarded":
+            moves += [
+                ("collect", names[s["seat"]], s["amount"]) for s in event["high"] + event["low"]
+            ]
+    return moves
+
+
+def test_pokerstars_text_reads_back_as_the_stored_hand(played):
+    game, _, players, calm, wild = played
+    for hand in (calm, wild):
+        for seat, player in players.items():
+            record = hand_record(hand_id=hand.pk, viewer=player)
+            name, content_type, text = hand_export(hand_id=hand.pk, viewer=player, fmt="pokerstars")
+            assert name == f"hand-{hand.pk}.txt" and content_type.startswith("text/plain")
+            read = parse(text)
+            assert read["id"] == hand.pk and read["game"] == GAME_NAMES[game]
+            assert read["moves"] == expected_moves(record), (game, seat)
+            assert read["total"] == sum(pot["amount"] for pot in hand.result["pots"])
+            assert read["rake"] == hand.result["rake"]
+            assert read["board"] == hand.result["board"]
+            assert {n: stack for n, (_, stack) in read["seats"].items()} == {
+                s["seat"]: s["starting_stack"] for s in record["seats"]
+            }
+            visible = cards_in(json.dumps(record))
+            assert cards_in(text) <= visible, "the file shows no card the page does not"
+    if game.endswith("pot-limit"):
+        assert "side pot-1" in hand_export(hand_id=wild.pk, viewer=players[2], fmt="pokerstars")[2]
+
+
+def test_phh_replays_to_the_stored_result_and_hides_what_was_not_shown(played):
+    _, _, players, calm, wild = played
+    for hand in (calm, wild):
+        stored = EngineHand.from_dict(Hand.objects.get(pk=hand.pk).state)
+        _, _, staff_text = hand_export(hand_id=hand.pk, viewer=None, fmt="phh", all_cards=True)
+        replayed = phh.replay(staff_text)
+        assert replayed.result["seats"] == stored.result["seats"]
+        assert replayed.result["pots"] == stored.result["pots"]
+        shown = {e["seat"] for e in stored.result["showdown"] if e.get("shown")}
+        for seat, player in players.items():
+            _, _, text = hand_export(hand_id=hand.pk, viewer=player, fmt="phh")
+            pairs = zip(stored.seats, stored.hole_cards, strict=True)
+            hidden = set().union(*(set(c) for s, c in pairs if s != seat and s not in shown))
+            assert not cards_in(text) & hidden, (seat, sorted(cards_in(text) & hidden))
+
+
+def test_a_cancelled_hand_exports_as_text_saying_so_and_has_no_phh():
+    table = game_table("omaha-pot-limit")
+    players = {1: make_seated_player(table, "ann", 1), 2: make_seated_player(table, "ben", 2)}
+    hand = call_down(deal_hand(table, DECK), players, until_street="flop")
+    assert hand_cancel(hand=hand, reason="dealer error")
+    _, _, text = hand_export(hand_id=hand.pk, viewer=players[1], fmt="pokerstars")
+    assert "*** HAND CANCELLED: every bet was returned ***" in text
+    assert "collected" not in text
+    _, _, ohh_text = hand_export(hand_id=hand.pk, viewer=players[1], fmt="ohh")
+    ohh = json.loads(ohh_text)["ohh"]
+    assert ohh["flags"] == ["Cancelled"] and ohh["pots"] == []
+    client = Client()
+    client.force_login(players[1], backend="django.contrib.auth.backends.ModelBackend")
+    assert client.get(f"/hands/{hand.pk}/download/phh/").status_code == 404
+
+
+def test_downloads_are_the_players_own(played):
+    _, _, players, calm, wild = played
+    client = Client()
+    client.force_login(players[2], backend="django.contrib.auth.backends.ModelBackend")
+    one = client.get(f"/hands/{calm.pk}/download/pokerstars/")
+    assert one.status_code == 200
+    assert one["Content-Disposition"] == f'attachment; filename="hand-{calm.pk}.txt"'
+    assert client.get(f"/hands/{calm.pk}/download/doc/").status_code == 404
+    bulk = client.get("/hands/download/?format=pokerstars")
+    assert bulk.status_code == 200 and bulk["Content-Type"] == "application/zip"
+    with zipfile.ZipFile(io.BytesIO(bulk.content)) as archive:
+        text = archive.read("hands.txt").decode()
+    assert [h["id"] for h in map(parse, re.split(r"\n(?=PokerStars Hand #)", text.strip()))] == [
+        calm.pk,
+        wild.pk,
+    ]
+    phh_zip = client.get("/hands/download/?format=phh&since=2000-01-01")
+    with zipfile.ZipFile(io.BytesIO(phh_zip.content)) as archive:
+        assert sorted(archive.namelist()) == sorted([f"hand-{calm.pk}.phh", f"hand-{wild.pk}.phh"])
+    assert client.get("/hands/download/?format=exe").status_code == 400
+    assert client.get("/hands/download/?since=never").status_code == 400
+    stranger = Client()
+    stranger.force_login(make_player("eve"), backend="django.contrib.auth.backends.ModelBackend")
+    assert stranger.get(f"/hands/{calm.pk}/download/pokerstars/").status_code == 404
+
+
+def test_open_hand_history_accounts_for_every_chip_and_hides_what_was_not_shown(played):
+    _, _, players, calm, wild = played
+    for hand in (calm, wild):
+        for seat, player in players.items():
+            record = hand_record(hand_id=hand.pk, viewer=player)
+            name, content_type, text = hand_export(hand_id=hand.pk, viewer=player, fmt="ohh")
+            assert name == f"hand-{hand.pk}.ohh" and content_type == "application/json"
+            ohh = json.loads(text)["ohh"]
+            assert ohh["spec_version"] == "1.4.6" and ohh["game_number"] == str(hand.pk)
+            assert ohh["hero_player_id"] == seat
+            cents = lambda dollars: round(dollars * 100)  # noqa: E731
+            put_in: dict[int, int] = {}
+            for round_ in ohh["rounds"]:
+                for action in round_["actions"]:
+                    if "amount" in action:
+                        who = action["player_id"]
+                        put_in[who] = put_in.get(who, 0) + cents(action["amount"])
+            returned = sum(
+                s["event"]["amount"]
+                for s in record["steps"]
+                if s["event"]["type"] == "uncalled_bet_returned"
+            )
+            pots = ohh["pots"]
+            assert sum(put_in.values()) - returned == sum(cents(p["amount"]) for p in pots)
+            for pot in pots:
+                won = sum(cents(w["win_amount"]) for w in pot["player_wins"])
+                assert won + cents(pot["rake"]) == cents(pot["amount"])
+            finals = {e["seat"]: e["final_stack"] for e in hand.result["seats"]}
+            for p in ohh["players"]:
+                wins = sum(
+                    cents(w["win_amount"])
+                    for pot in pots
+                    for w in pot["player_wins"]
+                    if w["player_id"] == p["id"]
+                )
+                back = sum(
+                    s["event"]["amount"]
+                    for s in record["steps"]
+                    if s["event"]["type"] == "uncalled_bet_returned"
+                    and s["event"]["seat"] == p["id"]
+                )
+                start = cents(p["starting_stack"])
+                assert start - put_in.get(p["id"], 0) + back + wins == finals[p["seat"]]
+            assert cards_in(text) <= cards_in(json.dumps(record))
+
+
+def test_an_odd_chip_split_is_written_as_the_engine_paid_it():
+    """Two players tie for a raked pot of an odd amount: the odd chip goes to the first of them
+    left of the button (RULES.md 7), and every file pays each winner what the engine did."""
+    from tests.poker.engine.conftest import build_deck
+
+    table = game_table("omaha-pot-limit")
+    players = {
+        n: make_seated_player(table, name, n) for n, name in ((1, "ann"), (2, "ben"), (3, "cy"))
+    }
+    # A-K in the hole makes the nut straight on this board: seats holding AhKd and AsKc tie.
+    deck = build_deck(["5h5d8c8d", "AhKd2c3c", "AsKc2d3d"], "Qh Jc Ts 7d 6s")
+    hand = call_down(deal_hand(table, deck), players)
+    (pot,) = hand.result["pots"]
+    shares = sorted(share["amount"] for share in pot["high"])
+    assert len(shares) == 2 and shares[1] - shares[0] == 1, pot  # an odd chip was paid
+    _, _, text = hand_export(hand_id=hand.pk, viewer=players[1], fmt="pokerstars")
+    collected = sorted(value for kind, _, value in parse(text)["moves"] if kind == "collect")
+    assert collected == shares
+    _, _, ohh_text = hand_export(hand_id=hand.pk, viewer=players[1], fmt="ohh")
+    wins = json.loads(ohh_text)["ohh"]["pots"][0]["player_wins"]
+    assert sorted(round(w["win_amount"] * 100) for w in wins) == shares
