@@ -1,18 +1,24 @@
 """The ledger in the admin: visible to staff with view rights, never editable from here.
 
 Money moves only through the services (corrections are new entries), so the admin offers no
-add, change or delete for accounts, entries or postings.
+add, change or delete for accounts, entries or postings; amounts show in dollars and cents.
+A correction is a balance adjustment: asked for here and approved by another staff member.
 """
 
+from django import forms
 from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.shortcuts import get_object_or_404
+from django.urls import path, reverse
 
-from cashier.models import Account, Entry, Posting
-from config.admin import ReadOnlyAdmin
+from cashier.adjustments import adjustment_approve, adjustment_reject, adjustment_request
+from cashier.models import Account, BalanceAdjustment, Entry, Posting
+from config.admin import ReadOnlyAdmin, ReasonForm, money, parse_dollars, tool_view
 
 
 class PostingInline(admin.TabularInline):
     model = Posting
-    fields = ["account", "amount"]
+    fields = ["account", "amount_dollars"]
     readonly_fields = fields
     extra = 0
     can_delete = False
@@ -23,19 +29,29 @@ class PostingInline(admin.TabularInline):
     def has_change_permission(self, request, obj=None) -> bool:
         return False
 
+    @admin.display(description="amount")
+    def amount_dollars(self, posting: Posting) -> str:
+        return money(posting.amount)
+
 
 @admin.register(Account)
 class AccountAdmin(ReadOnlyAdmin):
-    list_display = ["id", "kind", "owner", "table", "balance", "in_hand_id", "created_at"]
-    list_filter = ["kind"]
+    list_display = ["id", "kind", "owner", "table", "balance_dollars", "in_hand_id", "created_at"]
+    list_filter = ["kind", "table"]
     search_fields = ["owner__username", "table__name"]
     list_select_related = ["owner", "table"]
+    fields = ["kind", "owner", "table", "balance_dollars", "in_hand_id", "created_at"]
+    readonly_fields = fields
+
+    @admin.display(description="balance", ordering="balance")
+    def balance_dollars(self, account: Account) -> str:
+        return money(account.balance)
 
 
 @admin.register(Entry)
 class EntryAdmin(ReadOnlyAdmin):
     list_display = ["id", "created_at", "reason", "player", "table", "hand_id", "created_by"]
-    list_filter = ["reason"]
+    list_filter = ["reason", "table", "created_at"]
     search_fields = ["player__username", "idempotency_key", "memo", "hand_id"]
     list_select_related = ["player", "table", "created_by"]
     date_hierarchy = "created_at"
@@ -44,6 +60,133 @@ class EntryAdmin(ReadOnlyAdmin):
 
 @admin.register(Posting)
 class PostingAdmin(ReadOnlyAdmin):
-    list_display = ["id", "entry", "account", "amount"]
+    list_display = ["id", "entry", "account", "amount_dollars"]
     list_filter = ["account__kind"]
+    search_fields = ["account__owner__username", "account__table__name"]
+    fields = ["entry", "account", "amount_dollars"]
+    readonly_fields = fields
+
+    @admin.display(description="amount", ordering="amount")
+    def amount_dollars(self, posting: Posting) -> str:
+        return money(posting.amount)
+
     list_select_related = ["entry", "account", "account__owner", "account__table"]
+
+
+# -- balance adjustments: asked for by one staff member, approved by another (four eyes)
+
+
+class AdjustmentRequestForm(ReasonForm):
+    player = forms.CharField(label="Player (username)", max_length=150)
+    amount = forms.CharField(
+        max_length=24,
+        help_text="Dollars and cents: positive credits the wallet, negative (-12.50) debits it.",
+    )
+    field_order = ["player", "amount", "reason"]
+
+    def clean_player(self):
+        username = self.cleaned_data["player"].strip()
+        player = get_user_model().objects.filter(username=username).first()
+        if player is None:
+            raise forms.ValidationError(f"No player named {username!r}.")
+        return player
+
+    def clean_amount(self) -> int:
+        return parse_dollars(self.cleaned_data["amount"])
+
+
+@admin.register(BalanceAdjustment)
+class BalanceAdjustmentAdmin(ReadOnlyAdmin):
+    """Requests are made here (or from the player page) and decided by someone else; the
+    rows change only through cashier.adjustments, never by editing them."""
+
+    list_display = ("id", "requested_at", "player", "amount_dollars", "status", "requested_by",
+                    "decided_by", "decided_at")  # fmt: skip
+    list_filter = ("status", "requested_at")
+    search_fields = ("player__username", "requested_by__username", "reason")
+    list_select_related = ("player", "requested_by", "decided_by")
+    date_hierarchy = "requested_at"
+    fields = ("player", "amount_dollars", "reason", "status", "requested_by", "requested_at",
+              "decided_by", "decided_at", "decision_reason", "entry")  # fmt: skip
+    readonly_fields = fields
+
+    @admin.display(description="amount", ordering="amount")
+    def amount_dollars(self, adjustment: BalanceAdjustment) -> str:
+        return money(adjustment.amount)
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return request.user.has_perm("cashier.add_balanceadjustment")
+
+    def add_view(self, request, form_url="", extra_context=None):
+        player = get_user_model().objects.filter(pk=request.GET.get("player") or None).first()
+
+        def act(cleaned: dict) -> str:
+            adjustment = adjustment_request(
+                player=cleaned["player"],
+                amount=cleaned["amount"],
+                reason=cleaned["reason"],
+                requested_by=request.user,
+            )
+            return (
+                f"Adjustment #{adjustment.pk} of {money(adjustment.amount)} for "
+                f"{adjustment.player} waits for another staff member's approval."
+            )
+
+        return tool_view(
+            request, self, BalanceAdjustment(), title="Ask for a balance adjustment",
+            permission="cashier.add_balanceadjustment", act=act,
+            form_class=AdjustmentRequestForm, button="Ask for approval",
+            initial={"player": player.get_username()} if player else None,
+            intro="A correcting entry on the player's wallet; it posts only when another "
+            "staff member approves it.",
+            done_url=reverse("admin:cashier_balanceadjustment_changelist"),
+        )  # fmt: skip
+
+    def get_urls(self):
+        tool = self.admin_site.admin_view
+        return [
+            path("<int:adjustment_id>/approve/", tool(self.approve_view),
+                 name="cashier_balanceadjustment_approve"),
+            path("<int:adjustment_id>/reject/", tool(self.reject_view),
+                 name="cashier_balanceadjustment_reject"),
+            *super().get_urls(),
+        ]  # fmt: skip
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        adjustment = self.get_object(request, object_id)
+        can_decide = (
+            adjustment is not None
+            and adjustment.status == BalanceAdjustment.Status.PENDING
+            and request.user.has_perm("cashier.approve_balanceadjustment")
+            and adjustment.requested_by_id != request.user.pk
+        )
+        extra = {**(extra_context or {}), "can_decide": can_decide}
+        return super().change_view(request, object_id, form_url, extra)
+
+    def _decide(self, request, adjustment_id: int, *, approve: bool):
+        adjustment = get_object_or_404(BalanceAdjustment, pk=adjustment_id)
+        verb = "Approve" if approve else "Reject"
+
+        def act(cleaned: dict) -> str:
+            if approve:
+                done = adjustment_approve(
+                    adjustment=adjustment, approved_by=request.user, reason=cleaned["reason"]
+                )
+                return f"Adjustment #{done.pk} approved and posted (entry #{done.entry_id})."
+            adjustment_reject(
+                adjustment=adjustment, rejected_by=request.user, reason=cleaned["reason"]
+            )
+            return f"Adjustment #{adjustment.pk} rejected."
+
+        return tool_view(
+            request, self, adjustment, title=f"{verb} adjustment #{adjustment.pk}",
+            permission="cashier.approve_balanceadjustment", act=act, button=verb,
+            intro=f"{money(adjustment.amount)} on {adjustment.player}'s wallet, asked for by "
+            f"{adjustment.requested_by}: {adjustment.reason}",
+        )  # fmt: skip
+
+    def approve_view(self, request, adjustment_id: int):
+        return self._decide(request, adjustment_id, approve=True)
+
+    def reject_view(self, request, adjustment_id: int):
+        return self._decide(request, adjustment_id, approve=False)

@@ -1,5 +1,6 @@
 from django.urls import path
 
+from audit import api as audit_api
 from cashier import api
 
 app_name = "cashier-api"
@@ -12,4 +13,6 @@ urlpatterns = [
     path("audit/journal/", api.JournalExportView.as_view(), name="audit-journal"),
     path("audit/balances/", api.BalancesExportView.as_view(), name="audit-balances"),
     path("audit/rake/", api.RakeReportView.as_view(), name="audit-rake"),
+    path("audit/log/", audit_api.AuditLogExportView.as_view(), name="audit-log"),
+    path("audit/daily/", audit_api.DailyReportView.as_view(), name="audit-daily"),
 ]

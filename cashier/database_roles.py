@@ -9,6 +9,7 @@ So `migrate` runs as the owner and daphne and the Celery processes connect as an
   the triggers;
 - updates only an account's `balance` and `in_hand_id`: its kind, owner and table cannot
   change even without the trigger (column privileges);
+- only reads and inserts audit records and hand events (`poker_handevent`);
 - only reads `django_migrations`.
 
 Default privileges give tables that later migrations create (as the owner) the same plain DML;
@@ -26,6 +27,7 @@ import re
 from django.db import connections, transaction
 from psycopg import sql
 
+from audit.models import AuditChainHead, AuditRecord
 from cashier.models import Account, Entry, Posting
 from config.errors import Refused
 
@@ -44,6 +46,12 @@ def _restricted_tables() -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
         Posting._meta.db_table: (("SELECT", "INSERT"), ()),
         Account._meta.db_table: (("SELECT", "INSERT"), ("balance", "in_hand_id")),
         "django_migrations": (("SELECT",), ()),
+        # The audit log: written only by INSERT; its chain trigger runs as the owner.
+        AuditRecord._meta.db_table: (("SELECT", "INSERT"), ()),
+        AuditChainHead._meta.db_table: (("SELECT",), ()),
+        # A hand's event log (poker.HandEvent, named not imported: the cashier is below the
+        # games): written once per event, like the ledger.
+        "poker_handevent": (("SELECT", "INSERT"), ()),
     }
 
 

@@ -1,6 +1,7 @@
 from decimal import Decimal
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from config.errors import Refused
 from config.inputs import parse_cents, parse_idempotency_key
@@ -14,7 +15,7 @@ class MoveForm(forms.Form):
     """
 
     amount = forms.DecimalField(
-        label="Amount ($)",
+        label=_("Amount ($)"),
         min_value=Decimal("0.01"),
         max_digits=12,
         decimal_places=2,

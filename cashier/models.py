@@ -17,6 +17,17 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+# The house's one-of-a-kind accounts (no owner, no table), named once: the model's constraints
+# and `Account.SINGLETON_KINDS` read this list.
+SINGLETON_KIND_VALUES = [
+    "house_bankroll",
+    "banked_bets_in_play",
+    "charity",
+    "outside_world",
+    "adjustments",
+]
 
 
 class Account(models.Model):
@@ -28,14 +39,10 @@ class Account(models.Model):
         BANKED_BETS_IN_PLAY = "banked_bets_in_play", "Banked game bets in play"
         CHARITY = "charity", "Charity"
         OUTSIDE_WORLD = "outside_world", "Outside world (deposits and withdrawals)"
+        ADJUSTMENTS = "adjustments", "Staff adjustments (house)"
 
     PLAYER_KINDS = (Kind.WALLET, Kind.TABLE_STACK)
-    SINGLETON_KINDS = (
-        Kind.HOUSE_BANKROLL,
-        Kind.BANKED_BETS_IN_PLAY,
-        Kind.CHARITY,
-        Kind.OUTSIDE_WORLD,
-    )
+    SINGLETON_KINDS = tuple(map(Kind, SINGLETON_KIND_VALUES))
 
     kind = models.CharField(max_length=24, choices=Kind.choices)
     owner = models.ForeignKey(
@@ -72,12 +79,7 @@ class Account(models.Model):
                     | Q(kind="table_stack", owner__isnull=False, table__isnull=False)
                     | Q(kind="table_rake", owner__isnull=True, table__isnull=False)
                     | Q(
-                        kind__in=[
-                            "house_bankroll",
-                            "banked_bets_in_play",
-                            "charity",
-                            "outside_world",
-                        ],
+                        kind__in=SINGLETON_KIND_VALUES,
                         owner__isnull=True,
                         table__isnull=True,
                     )
@@ -100,9 +102,7 @@ class Account(models.Model):
             ),
             models.UniqueConstraint(
                 fields=["kind"],
-                condition=Q(
-                    kind__in=["house_bankroll", "banked_bets_in_play", "charity", "outside_world"]
-                ),
+                condition=Q(kind__in=SINGLETON_KIND_VALUES),
                 name="cashier_one_house_account_per_kind",
             ),
         ]
@@ -120,16 +120,17 @@ class Entry(models.Model):
     """One money movement: why, for whom, caused by whom; its postings say how much moved."""
 
     class Reason(models.TextChoices):
-        DEPOSIT = "deposit", "Deposit"
-        WITHDRAWAL = "withdrawal", "Withdrawal"
-        BUY_IN = "buy_in", "Buy-in"
-        TOP_UP = "top_up", "Top-up"
-        CASH_OUT = "cash_out", "Cash-out"
-        HAND_SETTLEMENT = "hand_settlement", "Hand settlement"
-        RAKE = "rake", "Rake"
-        BANKED_BET = "banked_bet", "Banked game bet"
-        BANKED_PAYOUT = "banked_payout", "Banked game payout"
-        VOID = "void", "Void"
+        DEPOSIT = "deposit", _("Deposit")
+        WITHDRAWAL = "withdrawal", _("Withdrawal")
+        BUY_IN = "buy_in", _("Buy-in")
+        TOP_UP = "top_up", _("Top-up")
+        CASH_OUT = "cash_out", _("Cash-out")
+        HAND_SETTLEMENT = "hand_settlement", _("Hand settlement")
+        RAKE = "rake", _("Rake")
+        BANKED_BET = "banked_bet", _("Banked game bet")
+        BANKED_PAYOUT = "banked_payout", _("Banked game payout")
+        VOID = "void", _("Void")
+        ADJUSTMENT = "adjustment", _("Staff adjustment")
 
     reason = models.CharField(max_length=20, choices=Reason.choices)
     # The player whose money this is (None for hand settlements and house movements).
@@ -202,3 +203,63 @@ class Posting(models.Model):
 
     def __str__(self) -> str:
         return f"{self.amount:+d} on {self.account}"
+
+
+class BalanceAdjustment(models.Model):
+    """A correction of a player's wallet that staff asked for, posted only once a second staff
+    member approved it (four eyes). Balances are never edited: the approval posts an
+    `adjustment` entry between the wallet and the house's `adjustments` account."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Waiting for approval"
+        POSTED = "posted", "Approved and posted"
+        REJECTED = "rejected", "Rejected"
+
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="balance_adjustments"
+    )
+    # Signed cents: positive credits the wallet, negative debits it.
+    amount = models.BigIntegerField()
+    reason = models.TextField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="adjustments_requested"
+    )
+    requested_at = models.DateTimeField(default=timezone.now)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="adjustments_decided",
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decision_reason = models.TextField(blank=True, default="")
+    entry = models.OneToOneField(
+        Entry, null=True, blank=True, on_delete=models.PROTECT, related_name="adjustment"
+    )
+
+    class Meta:
+        ordering = ["-requested_at"]
+        permissions = [("approve_balanceadjustment", "Can approve or reject a balance adjustment")]
+        constraints = [
+            models.CheckConstraint(name="cashier_adjustment_not_zero", condition=~Q(amount=0)),
+            # Four eyes, at the database too: whoever decides is not whoever asked.
+            models.CheckConstraint(
+                name="cashier_adjustment_four_eyes",
+                condition=Q(decided_by__isnull=True) | ~Q(decided_by=models.F("requested_by")),
+            ),
+            models.CheckConstraint(
+                name="cashier_adjustment_decision_shape",
+                condition=(
+                    Q(status="pending", decided_by__isnull=True, entry__isnull=True)
+                    | Q(status="posted", decided_by__isnull=False, entry__isnull=False)
+                    | Q(status="rejected", decided_by__isnull=False, entry__isnull=True)
+                ),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        if self.pk is None:
+            return "a new balance adjustment"
+        return f"adjustment #{self.pk} of {self.amount:+d} cents for {self.player} ({self.status})"

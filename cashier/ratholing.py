@@ -30,7 +30,7 @@ class Departure:
     left_at: datetime
 
 
-def _cash_outs(*, player, before: datetime, table=None):
+def _cash_outs(*, player, before: datetime, table_id: int | None = None):
     """The player's cash-outs up to `before`, newest first, with the amount they left with."""
     left_with = Posting.objects.filter(
         entry=OuterRef("pk"), account__kind=Account.Kind.TABLE_STACK
@@ -38,17 +38,17 @@ def _cash_outs(*, player, before: datetime, table=None):
     entries = Entry.objects.filter(
         player=player, reason=Entry.Reason.CASH_OUT, created_at__lte=before
     )
-    if table is not None:
-        entries = entries.filter(table=table)
+    if table_id is not None:
+        entries = entries.filter(table_id=table_id)
     return entries.annotate(stack_posting=Subquery(left_with)).order_by("-created_at", "-id")
 
 
-def last_departure(*, player, table, now: datetime) -> Departure | None:
+def last_departure(*, player, table_id: int, now: datetime) -> Departure | None:
     """The player's latest cash-out from this table at or before `now`."""
-    entry = _cash_outs(player=player, before=now, table=table).first()
+    entry = _cash_outs(player=player, before=now, table_id=table_id).first()
     if entry is None:
         return None
-    return Departure(table_id=table.pk, left_with=-entry.stack_posting, left_at=entry.created_at)
+    return Departure(table_id=table_id, left_with=-entry.stack_posting, left_at=entry.created_at)
 
 
 def day_start(now: datetime) -> datetime:
@@ -68,7 +68,9 @@ def rathole_count(*, player, now: datetime) -> int:
     ).select_related("table")
     count = 0
     for buy_in in buy_ins:
-        before = _cash_outs(player=player, before=buy_in.created_at, table=buy_in.table).first()
+        before = _cash_outs(
+            player=player, before=buy_in.created_at, table_id=buy_in.table_id
+        ).first()
         if before is None or buy_in.created_at - before.created_at > RATHOLE_WINDOW:
             continue
         if -before.stack_posting >= buy_in.table.max_buy_in:
@@ -76,10 +78,13 @@ def rathole_count(*, player, now: datetime) -> int:
     return count
 
 
-def buy_in_range_for(*, player, table, now: datetime) -> tuple[int, int]:
-    """(min, max) cents this player may bring to this table now."""
-    low, high = table.min_buy_in, table.max_buy_in
-    departure = last_departure(player=player, table=table, now=now)
+def buy_in_range_for(
+    *, player, table_id: int, table_range: tuple[int, int], now: datetime
+) -> tuple[int, int]:
+    """(min, max) cents this player may bring to this table now; `table_range` is the table's
+    own (min, max) buy-in, from its settings."""
+    low, high = table_range
+    departure = last_departure(player=player, table_id=table_id, now=now)
     if departure is None or now - departure.left_at > RATHOLE_WINDOW:
         return low, high
     left = departure.left_with

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from cashier.models import Account, Posting
+from cashier.models import Account, Entry, Posting
 from cashier.ratholing import buy_in_range_for
 
 
@@ -34,9 +34,46 @@ def table_stacks(*, table) -> dict[int, int]:
     )
 
 
+def table_stacks_and_wallets(*, table, wallet_owner_ids) -> tuple[dict[int, int], dict[int, int]]:
+    """(every non-empty stack at the table, the wallets of `wallet_owner_ids`), user id ->
+    cents, in one read: what a table's frames show of money (a round trip less per change)."""
+    stacks: dict[int, int] = {}
+    wallets = dict.fromkeys(wallet_owner_ids, 0)
+    rows = Account.objects.filter(
+        Q(kind=Account.Kind.TABLE_STACK, table=table, balance__gt=0)
+        | Q(kind=Account.Kind.WALLET, owner_id__in=list(wallet_owner_ids))
+    ).values_list("kind", "owner_id", "balance")
+    for kind, owner_id, balance in rows:
+        (stacks if kind == Account.Kind.TABLE_STACK else wallets)[owner_id] = balance
+    return stacks, wallets
+
+
+def hand_settlement_entries(*, hand_ids) -> dict[int, int]:
+    """hand id -> the id of the ledger entry that settled it (hands that settled)."""
+    return dict(Entry.objects.filter(hand_id__in=list(hand_ids)).values_list("hand_id", "pk"))
+
+
 def buy_in_range(*, player, table, now: datetime | None = None) -> tuple[int, int]:
     """(min, max) cents the player may buy in for at this table now, ratholing included."""
-    return buy_in_range_for(player=player, table=table, now=now or timezone.now())
+    return buy_in_range_for(
+        player=player,
+        table_id=table.pk,
+        table_range=(table.min_buy_in, table.max_buy_in),
+        now=now or timezone.now(),
+    )
+
+
+# Moves between a player's own wallet and their own stack at a table: one line in the history.
+OWN_TRANSFERS = ("buy_in", "top_up", "cash_out")
+
+
+def player_history(*, player) -> QuerySet[Posting]:
+    """The cashier page's history: one line a money movement. A buy-in, top-up or cash-out
+    moves chips between the player's wallet and their stack: only its wallet leg is listed
+    (with the table's name, from the entry); a hand's result is its table-stack leg."""
+    return player_postings(player=player).exclude(
+        account__kind=Account.Kind.TABLE_STACK, entry__reason__in=OWN_TRANSFERS
+    )
 
 
 def player_postings(*, player) -> QuerySet[Posting]:

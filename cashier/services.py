@@ -21,12 +21,13 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
+from audit.services import Subject, audit_record
 from cashier.models import Account, Entry, Posting
 from cashier.ratholing import buy_in_range_for
 from config.errors import Refused
 from config.inputs import MAX_CENTS, dollars, parse_cents, parse_idempotency_key
-from poker.models import Table
 from responsible import rules as responsible
 
 Kind = Account.Kind
@@ -51,19 +52,41 @@ def _check_key(idempotency_key) -> str:
 
 def _check_player(player):
     if not isinstance(player, get_user_model()) or player.pk is None:
-        raise CashierError("unknown_player", "No such player.")
+        raise CashierError("unknown_player", _("No such player."))
     return player
 
 
-def _check_table(table):
-    if not isinstance(table, Table) or table.pk is None:
-        raise CashierError("unknown_table", "No such table.")
-    return table
+def _check_table_id(table_id) -> int:
+    if isinstance(table_id, bool) or not isinstance(table_id, int) or table_id <= 0:
+        raise CashierError("unknown_table", _("No such table."))
+    return table_id
+
+
+def _check_table_exists(table_id) -> int:
+    """For the services that may open a table's first stack: the table is the model the
+    accounts point to (`Account.table`), read through that relation, not imported."""
+    table_id = _check_table_id(table_id)
+    if not Account.table.field.related_model.objects.filter(pk=table_id).exists():
+        raise CashierError("unknown_table", _("No such table."))
+    return table_id
+
+
+def _check_buy_in_range(min_buy_in, max_buy_in) -> tuple[int, int]:
+    """The table's own buy-in range, given by the caller (the table's settings)."""
+    low = parse_cents(min_buy_in, field="minimum buy-in", error=CashierError)
+    high = parse_cents(max_buy_in, field="maximum buy-in", error=CashierError)
+    if low > high:
+        raise CashierError(
+            "bad_amount", _("The minimum buy-in may not be above the maximum buy-in.")
+        )
+    return low, high
 
 
 def _check_hand_id(hand_id) -> int:
     if isinstance(hand_id, bool) or not isinstance(hand_id, int) or hand_id <= 0:
-        raise CashierError("invalid_hand", f"Not a hand id: {hand_id!r}.")
+        raise CashierError(
+            "invalid_hand", _("Not a hand id: %(hand_id)s.") % {"hand_id": repr(hand_id)}
+        )
     return hand_id
 
 
@@ -74,9 +97,9 @@ def _fingerprint(**request) -> str:
 # -- accounts
 
 
-def _account(kind: str, *, owner=None, table=None) -> Account:
+def _account(kind: str, *, owner=None, table_id: int | None = None) -> Account:
     """The account of that kind for that owner/table, created on first use (race-safe)."""
-    account, _ = Account.objects.get_or_create(kind=kind, owner=owner, table=table)
+    account, _ = Account.objects.get_or_create(kind=kind, owner=owner, table_id=table_id)
     return account
 
 
@@ -92,7 +115,7 @@ def _post(
     reason: str,
     legs: list[tuple[Account, int]],
     player=None,
-    table=None,
+    table_id: int | None = None,
     hand_id: int | None = None,
     idempotency_key: str | None = None,
     fingerprint: str = "",
@@ -105,18 +128,18 @@ def _post(
     stacks in `end_hand_for` lose their in-hand mark in the same statement."""
     legs = [(account, amount) for account, amount in legs if amount != 0]
     if sum(amount for _, amount in legs) != 0:
-        raise CashierError("unbalanced", "An entry's postings must sum to zero.")
+        raise CashierError("unbalanced", _("An entry's postings must sum to zero."))
     for account, amount in legs:
         if account.kind in Account.PLAYER_KINDS and account.balance + amount < 0:
             raise CashierError(
                 "insufficient_funds",
-                f"Not enough money: {dollars(account.balance)} available, "
-                f"{dollars(-amount)} needed.",
+                _("Not enough money: %(balance)s available, %(needed)s needed.")
+                % {"balance": dollars(account.balance), "needed": dollars(-amount)},
             )
     entry = Entry.objects.create(
         reason=reason,
         player=player,
-        table=table,
+        table_id=table_id,
         hand_id=hand_id,
         idempotency_key=idempotency_key,
         request_fingerprint=fingerprint,
@@ -126,6 +149,20 @@ def _post(
     )
     Posting.objects.bulk_create(
         [Posting(entry=entry, account=account, amount=amount) for account, amount in legs]
+    )
+    # The audit log holds every entry by reference, in the same transaction (audit/).
+    audit_record(
+        action="ledger.entry",
+        actor=created_by,
+        subject=Subject("cashier.entry", entry.pk, reason),
+        payload={
+            "reason": reason,
+            "player_id": player.pk if player is not None else None,
+            "table_id": table_id,
+            "hand_id": hand_id,
+            "legs": [[account.pk, amount] for account, amount in legs],
+        },
+        now=entry.created_at,
     )
     changes = {account.pk: [amount, 0] for account, amount in legs}
     for account in end_hand_for:
@@ -155,7 +192,7 @@ def _replay(*, player, idempotency_key: str, fingerprint: str) -> Entry | None:
     if earlier.request_fingerprint != fingerprint:
         raise CashierError(
             "idempotency_conflict",
-            "This idempotency key was already used for a different request.",
+            _("This idempotency key was already used for a different request."),
         )
     return earlier
 
@@ -169,7 +206,7 @@ def _keyed_transfer(
     amount: int,
     idempotency_key: str,
     fingerprint: str,
-    table=None,
+    table_id: int | None = None,
     now: datetime | None = None,
     refuse: Callable[[Account, Account], None] | None = None,
 ) -> Entry:
@@ -193,7 +230,7 @@ def _keyed_transfer(
                     reason=reason,
                     legs=[(source, -amount), (target, amount)],
                     player=player,
-                    table=table,
+                    table_id=table_id,
                     idempotency_key=idempotency_key,
                     fingerprint=fingerprint,
                     created_by=player,
@@ -237,11 +274,12 @@ def wallet_withdraw(*, player, amount: int, idempotency_key: str) -> Entry:
     player, amount, key = _check_player(player), _check_amount(amount), _check_key(idempotency_key)
 
     def refuse(wallet: Account, world: Account) -> None:
+        responsible.check_account_open(player=player, error=CashierError)
         if wallet.balance < amount:
             raise CashierError(
                 "insufficient_funds",
-                f"You cannot withdraw {dollars(amount)}: your wallet holds "
-                f"{dollars(wallet.balance)}.",
+                _("You cannot withdraw %(amount)s: your wallet holds %(balance)s.")
+                % {"amount": dollars(amount), "balance": dollars(wallet.balance)},
             )
 
     return _keyed_transfer(
@@ -261,13 +299,26 @@ def wallet_withdraw(*, player, amount: int, idempotency_key: str) -> Entry:
 
 def _range_message(low: int, high: int) -> str:
     if low == high:
-        return f"exactly {dollars(low)}"
-    return f"between {dollars(low)} and {dollars(high)}"
+        return _("exactly %(amount)s") % {"amount": dollars(low)}
+    return _("between %(low)s and %(high)s") % {"low": dollars(low), "high": dollars(high)}
 
 
-def table_buy_in(*, player, table, amount: int, idempotency_key: str, now=None) -> Entry:
-    """Wallet -> a fresh table stack, within the buy-in range (ratholing rules, RULES.md 5)."""
-    player, table = _check_player(player), _check_table(table)
+def table_buy_in(
+    *,
+    player,
+    table_id: int,
+    min_buy_in: int,
+    max_buy_in: int,
+    amount: int,
+    idempotency_key: str,
+    now=None,
+) -> Entry:
+    """Wallet -> a fresh table stack, within the buy-in range (ratholing rules, RULES.md 5).
+
+    `min_buy_in`/`max_buy_in` are the table's own range (its settings, given by the caller);
+    the ratholing rules may narrow it for this player."""
+    player, table_id = _check_player(player), _check_table_exists(table_id)
+    table_range = _check_buy_in_range(min_buy_in, max_buy_in)
     amount, key = _check_amount(amount, what="buy-in"), _check_key(idempotency_key)
     now = now or timezone.now()
 
@@ -276,100 +327,121 @@ def table_buy_in(*, player, table, amount: int, idempotency_key: str, now=None) 
         if stack.balance > 0:
             raise CashierError(
                 "already_seated",
-                f"You already have {dollars(stack.balance)} at this table; top up instead.",
+                _("You already have %(balance)s at this table; top up instead.")
+                % {"balance": dollars(stack.balance)},
             )
-        low, high = buy_in_range_for(player=player, table=table, now=now)
+        low, high = buy_in_range_for(
+            player=player, table_id=table_id, table_range=table_range, now=now
+        )
         if not low <= amount <= high:
             raise CashierError(
                 "buy_in_out_of_range",
-                f"Your buy-in at this table must be {_range_message(low, high)}; "
-                f"you asked for {dollars(amount)}.",
+                _("Your buy-in at this table must be %(range_message)s; you asked for %(amount)s.")
+                % {"range_message": _range_message(low, high), "amount": dollars(amount)},
             )
         if wallet.balance < amount:
             raise CashierError(
                 "insufficient_funds",
-                f"Your wallet holds {dollars(wallet.balance)}, "
-                f"not enough for a {dollars(amount)} buy-in.",
+                _("Your wallet holds %(balance)s, not enough for a %(amount)s buy-in.")
+                % {"balance": dollars(wallet.balance), "amount": dollars(amount)},
             )
 
     return _keyed_transfer(
         reason=Reason.BUY_IN,
         player=player,
-        table=table,
+        table_id=table_id,
         source=_account(Kind.WALLET, owner=player),
-        target=_account(Kind.TABLE_STACK, owner=player, table=table),
+        target=_account(Kind.TABLE_STACK, owner=player, table_id=table_id),
         amount=amount,
         idempotency_key=key,
-        fingerprint=_fingerprint(op="buy_in", player=player.pk, table=table.pk, amount=amount),
+        fingerprint=_fingerprint(op="buy_in", player=player.pk, table=table_id, amount=amount),
         now=now,
         refuse=refuse,
     )
 
 
-def table_top_up(*, player, table, amount: int, idempotency_key: str, now=None) -> Entry:
-    """Wallet -> the player's stack between hands, up to the top of their buy-in range."""
-    player, table = _check_player(player), _check_table(table)
+def table_top_up(
+    *,
+    player,
+    table_id: int,
+    min_buy_in: int,
+    max_buy_in: int,
+    amount: int,
+    idempotency_key: str,
+    now=None,
+) -> Entry:
+    """Wallet -> the player's stack between hands, up to the top of their buy-in range (the
+    table's own range, given by the caller, as the ratholing rules leave it)."""
+    player, table_id = _check_player(player), _check_table_exists(table_id)
+    table_range = _check_buy_in_range(min_buy_in, max_buy_in)
     amount, key = _check_amount(amount, what="top-up"), _check_key(idempotency_key)
     now = now or timezone.now()
 
     def refuse(wallet: Account, stack: Account) -> None:
         responsible.check_play(player=player, error=CashierError, now=now)
         if stack.balance == 0:
-            raise CashierError("not_seated", "You have no chips at this table; buy in first.")
+            raise CashierError("not_seated", _("You have no chips at this table; buy in first."))
         if stack.in_hand_id is not None:
-            raise CashierError("in_hand", "You cannot top up during a hand; wait for it to end.")
-        _, high = buy_in_range_for(player=player, table=table, now=now)
+            raise CashierError("in_hand", _("You cannot top up during a hand; wait for it to end."))
+        _low, high = buy_in_range_for(
+            player=player, table_id=table_id, table_range=table_range, now=now
+        )
         if stack.balance + amount > high:
             room = max(high - stack.balance, 0)
             raise CashierError(
                 "top_up_over_max",
-                f"Your stack may be at most {dollars(high)} at this table; you have "
-                f"{dollars(stack.balance)}, so you can add at most {dollars(room)}.",
+                _(
+                    "Your stack may be at most %(high)s at this table; you have "
+                    "%(balance)s, so you can add at most %(room)s."
+                )
+                % {"high": dollars(high), "balance": dollars(stack.balance), "room": dollars(room)},
             )
         if wallet.balance < amount:
             raise CashierError(
                 "insufficient_funds",
-                f"Your wallet holds {dollars(wallet.balance)}, "
-                f"not enough to add {dollars(amount)}.",
+                _("Your wallet holds %(balance)s, not enough to add %(amount)s.")
+                % {"balance": dollars(wallet.balance), "amount": dollars(amount)},
             )
 
     return _keyed_transfer(
         reason=Reason.TOP_UP,
         player=player,
-        table=table,
+        table_id=table_id,
         source=_account(Kind.WALLET, owner=player),
-        target=_account(Kind.TABLE_STACK, owner=player, table=table),
+        target=_account(Kind.TABLE_STACK, owner=player, table_id=table_id),
         amount=amount,
         idempotency_key=key,
-        fingerprint=_fingerprint(op="top_up", player=player.pk, table=table.pk, amount=amount),
+        fingerprint=_fingerprint(op="top_up", player=player.pk, table=table_id, amount=amount),
         now=now,
         refuse=refuse,
     )
 
 
 @transaction.atomic
-def table_cash_out(*, player, table, now=None) -> Entry | None:
+def table_cash_out(*, player, table_id: int, now=None, memo: str = "") -> Entry | None:
     """The whole table stack back to the wallet (None when empty); refused during a hand.
 
     The cash-out entry is what ratholing later reads: who left which table with how much, when.
+    `memo` says why when the player did not choose to leave (the table's removal code).
     """
-    player, table = _check_player(player), _check_table(table)
-    stack = Account.objects.filter(kind=Kind.TABLE_STACK, owner=player, table=table).first()
+    player, table_id = _check_player(player), _check_table_id(table_id)
+    stack = Account.objects.filter(kind=Kind.TABLE_STACK, owner=player, table_id=table_id).first()
     if stack is None:
         return None
     wallet = _account(Kind.WALLET, owner=player)
     locked = _lock([wallet, stack])
     current = locked[stack.pk]
     if current.in_hand_id is not None:
-        raise CashierError("in_hand", "You cannot cash out during a hand; wait for it to end.")
+        raise CashierError("in_hand", _("You cannot cash out during a hand; wait for it to end."))
     if current.balance == 0:
         return None
     return _post(
         reason=Reason.CASH_OUT,
         legs=[(current, -current.balance), (locked[wallet.pk], current.balance)],
         player=player,
-        table=table,
+        table_id=table_id,
         created_by=player,
+        memo=memo,
         now=now,
     )
 
@@ -385,47 +457,52 @@ def _player_ids(players) -> list[int]:
         elif isinstance(player, int) and not isinstance(player, bool):
             ids.append(player)
         else:
-            raise CashierError("unknown_player", f"Not a player: {player!r}.")
+            raise CashierError(
+                "unknown_player", _("Not a player: %(player)s.") % {"player": repr(player)}
+            )
     return ids
 
 
-def _stacks(*, table, player_ids: list[int]) -> dict[int, Account]:
+def _stacks(*, table_id: int, player_ids: list[int]) -> dict[int, Account]:
     """The players' stack accounts at the table by owner id, locked; each must exist."""
     found = {
         account.owner_id: account
         for account in Account.objects.filter(
-            kind=Kind.TABLE_STACK, table=table, owner_id__in=player_ids
+            kind=Kind.TABLE_STACK, table_id=table_id, owner_id__in=player_ids
         )
     }
     missing = sorted(set(player_ids) - set(found))
     if missing:
         raise CashierError(
             "unknown_account",
-            f"No table stack at table {table.pk} for player id(s) {missing}.",
+            _("No table stack at table %(table_id)s for player id(s) %(missing)s.")
+            % {"table_id": table_id, "missing": missing},
         )
     locked = _lock(found.values())
     return {owner_id: locked[account.pk] for owner_id, account in found.items()}
 
 
 @transaction.atomic
-def hand_stacks_commit(*, table, hand_id: int, players: list) -> None:
+def hand_stacks_commit(*, table_id: int, hand_id: int, players: list) -> None:
     """Mark these stacks as playing hand `hand_id`: no top-up or cash-out until it ends."""
-    table, hand_id = _check_table(table), _check_hand_id(hand_id)
+    table_id, hand_id = _check_table_id(table_id), _check_hand_id(hand_id)
     if Entry.objects.filter(hand_id=hand_id).exists():
-        raise CashierError("already_settled", f"Hand {hand_id} is already settled.")
-    stacks = _stacks(table=table, player_ids=_player_ids(players))
+        raise CashierError(
+            "already_settled", _("Hand %(hand_id)s is already settled.") % {"hand_id": hand_id}
+        )
+    stacks = _stacks(table_id=table_id, player_ids=_player_ids(players))
     busy = [s for s in stacks.values() if s.in_hand_id not in (None, hand_id)]
     if busy:
         raise CashierError(
             "in_hand",
-            f"Player id(s) {sorted(s.owner_id for s in busy)} are still in hand "
-            f"{busy[0].in_hand_id}.",
+            _("Player id(s) %(player_ids)s are still in hand %(in_hand_id)s.")
+            % {"player_ids": sorted(s.owner_id for s in busy), "in_hand_id": busy[0].in_hand_id},
         )
     Account.objects.filter(pk__in=[s.pk for s in stacks.values()]).update(in_hand_id=hand_id)
 
 
 def hand_settle(
-    *, table, hand_id: int, net_by_player: dict[int, int], rake: int, now=None
+    *, table_id: int, hand_id: int, net_by_player: dict[int, int], rake: int, now=None
 ) -> Entry:
     """Post a finished hand as one entry: each stack +/- its net result, the rake to the house.
 
@@ -433,12 +510,14 @@ def hand_settle(
     posting; a hand where every net and the rake are zero still writes an entry without
     postings, which records that it settled. Clears the hand's in-hand marks.
     """
-    table, hand_id = _check_table(table), _check_hand_id(hand_id)
+    table_id, hand_id = _check_table_id(table_id), _check_hand_id(hand_id)
     if not isinstance(net_by_player, dict) or not net_by_player:
-        raise CashierError("invalid_settlement", "A settlement needs each player's net result.")
+        raise CashierError("invalid_settlement", _("A settlement needs each player's net result."))
     for user_id, net in net_by_player.items():
         if isinstance(user_id, bool) or not isinstance(user_id, int):
-            raise CashierError("unknown_player", f"Not a player id: {user_id!r}.")
+            raise CashierError(
+                "unknown_player", _("Not a player id: %(user_id)s.") % {"user_id": repr(user_id)}
+            )
         parse_cents(
             net, field=f"player {user_id}'s net result", minimum=-MAX_CENTS, error=CashierError
         )
@@ -446,43 +525,48 @@ def hand_settle(
     if sum(net_by_player.values()) + rake != 0:
         raise CashierError(
             "unbalanced",
-            f"Hand {hand_id}: the net results ({sum(net_by_player.values())}) and the rake "
-            f"({rake}) must sum to zero.",
+            _(
+                "Hand %(hand_id)s: the net results (%(sum)s) and the rake "
+                "(%(rake)s) must sum to zero."
+            )
+            % {"hand_id": hand_id, "sum": sum(net_by_player.values()), "rake": rake},
         )
     try:
         return _settle(
-            table=table, hand_id=hand_id, net_by_player=net_by_player, rake=rake, now=now
+            table_id=table_id, hand_id=hand_id, net_by_player=net_by_player, rake=rake, now=now
         )
     except IntegrityError as error:
         # Another process settled the same hand between our check and our insert.
         if Entry.objects.filter(hand_id=hand_id).exists():
-            raise CashierError("already_settled", f"Hand {hand_id} is already settled.") from error
+            raise CashierError(
+                "already_settled", _("Hand %(hand_id)s is already settled.") % {"hand_id": hand_id}
+            ) from error
         raise
 
 
-def _lock_hand_accounts(*, table, hand_id: int, player_ids: list[int]) -> list[Account]:
+def _lock_hand_accounts(*, table_id: int, hand_id: int, player_ids: list[int]) -> list[Account]:
     """The table's rake account, these players' stacks there and every stack marked as in
     this hand, locked in id order."""
     return list(
         Account.objects.select_for_update()
         .filter(
-            Q(kind=Kind.TABLE_STACK, table=table, owner_id__in=player_ids)
-            | Q(kind=Kind.TABLE_STACK, table=table, in_hand_id=hand_id)
-            | Q(kind=Kind.TABLE_RAKE, table=table)
+            Q(kind=Kind.TABLE_STACK, table_id=table_id, owner_id__in=player_ids)
+            | Q(kind=Kind.TABLE_STACK, table_id=table_id, in_hand_id=hand_id)
+            | Q(kind=Kind.TABLE_RAKE, table_id=table_id)
         )
         .order_by("pk")
     )
 
 
 @transaction.atomic
-def _settle(*, table, hand_id: int, net_by_player: dict[int, int], rake: int, now) -> Entry:
+def _settle(*, table_id: int, hand_id: int, net_by_player: dict[int, int], rake: int, now) -> Entry:
     """Lock, check and post; a hand settled before fails on the unique hand id (the caller
     turns that into `already_settled`), so the usual path needs no separate look-up."""
     player_ids = list(net_by_player)
-    accounts = _lock_hand_accounts(table=table, hand_id=hand_id, player_ids=player_ids)
+    accounts = _lock_hand_accounts(table_id=table_id, hand_id=hand_id, player_ids=player_ids)
     if not any(account.kind == Kind.TABLE_RAKE for account in accounts):
-        _account(Kind.TABLE_RAKE, table=table)  # the table's first settlement
-        accounts = _lock_hand_accounts(table=table, hand_id=hand_id, player_ids=player_ids)
+        _account(Kind.TABLE_RAKE, table_id=table_id)  # the table's first settlement
+        accounts = _lock_hand_accounts(table_id=table_id, hand_id=hand_id, player_ids=player_ids)
     rake_account = next(account for account in accounts if account.kind == Kind.TABLE_RAKE)
     stacks = {
         account.owner_id: account
@@ -492,20 +576,23 @@ def _settle(*, table, hand_id: int, net_by_player: dict[int, int], rake: int, no
     missing = sorted(set(player_ids) - set(stacks))
     if missing:
         raise CashierError(
-            "unknown_account", f"No table stack at table {table.pk} for player id(s) {missing}."
+            "unknown_account",
+            _("No table stack at table %(table_id)s for player id(s) %(missing)s.")
+            % {"table_id": table_id, "missing": missing},
         )
     busy = [s for s in stacks.values() if s.in_hand_id not in (None, hand_id)]
     if busy:
         raise CashierError(
             "in_hand",
-            f"Player id(s) {sorted(s.owner_id for s in busy)} are in another hand.",
+            _("Player id(s) %(player_ids)s are in another hand.")
+            % {"player_ids": sorted(s.owner_id for s in busy)},
         )
     legs = [(stacks[uid], net) for uid, net in sorted(net_by_player.items())]
     legs.append((rake_account, rake))
     return _post(
         reason=Reason.HAND_SETTLEMENT,
         legs=legs,
-        table=table,
+        table_id=table_id,
         hand_id=hand_id,
         memo=f"hand {hand_id}",
         now=now,
@@ -514,10 +601,10 @@ def _settle(*, table, hand_id: int, net_by_player: dict[int, int], rake: int, no
 
 
 @transaction.atomic
-def hand_release(*, table, hand_id: int) -> None:
+def hand_release(*, table_id: int, hand_id: int) -> None:
     """A cancelled hand: clear its in-hand marks and post nothing (no bet ever left a stack)."""
-    table, hand_id = _check_table(table), _check_hand_id(hand_id)
-    marked = Account.objects.filter(kind=Kind.TABLE_STACK, table=table, in_hand_id=hand_id)
+    table_id, hand_id = _check_table_id(table_id), _check_hand_id(hand_id)
+    marked = Account.objects.filter(kind=Kind.TABLE_STACK, table_id=table_id, in_hand_id=hand_id)
     _lock(marked)
     Account.objects.filter(pk__in=[a.pk for a in marked]).update(in_hand_id=None)
 
@@ -535,7 +622,9 @@ def hand_release(*, table, hand_id: int) -> None:
 
 def _check_round_id(round_id) -> int:
     if isinstance(round_id, bool) or not isinstance(round_id, int) or round_id <= 0:
-        raise CashierError("invalid_round", f"Not a round id: {round_id!r}.")
+        raise CashierError(
+            "invalid_round", _("Not a round id: %(round_id)s.") % {"round_id": repr(round_id)}
+        )
     return round_id
 
 
@@ -554,7 +643,9 @@ def _lock_banked(*, player, kinds: tuple[str, ...], wallet: bool = True) -> dict
             return locked
         for kind in missing:  # the room's first banked round, or the player's first money
             _account(kind, owner=player if kind == Kind.WALLET else None)
-    raise CashierError("unknown_account", f"Could not open the accounts {missing}.")
+    raise CashierError(
+        "unknown_account", _("Could not open the accounts %(missing)s.") % {"missing": missing}
+    )
 
 
 @transaction.atomic(savepoint=False)
@@ -568,8 +659,8 @@ def banked_wager_place(*, player, round_id: int, amount: int, now=None) -> Entry
     if wallet.balance < amount:
         raise CashierError(
             "insufficient_funds",
-            f"Your wallet holds {dollars(wallet.balance)}, not enough for {dollars(amount)} "
-            "of wagers.",
+            _("Your wallet holds %(balance)s, not enough for %(amount)s of wagers.")
+            % {"balance": dollars(wallet.balance), "amount": dollars(amount)},
         )
     return _post(
         reason=Reason.BANKED_BET,
@@ -594,8 +685,12 @@ def banked_round_settle(*, player, round_id: int, staked: int, net: int, now=Non
     if in_play.balance < staked:
         raise CashierError(
             "not_in_play",
-            f"Only {dollars(in_play.balance)} is in play; round {round_id} "
-            f"cannot settle {dollars(staked)}.",
+            _("Only %(balance)s is in play; round %(round_id)s cannot settle %(staked)s.")
+            % {
+                "balance": dollars(in_play.balance),
+                "round_id": round_id,
+                "staked": dollars(staked),
+            },
         )
     return _post(
         reason=Reason.BANKED_PAYOUT,
@@ -623,8 +718,12 @@ def banked_round_void(*, player, round_id: int, amount: int, now=None) -> Entry:
     if in_play.balance < amount:
         raise CashierError(
             "not_in_play",
-            f"Only {dollars(in_play.balance)} is in play; round {round_id} "
-            f"cannot void {dollars(amount)}.",
+            _("Only %(balance)s is in play; round %(round_id)s cannot void %(amount)s.")
+            % {
+                "balance": dollars(in_play.balance),
+                "round_id": round_id,
+                "amount": dollars(amount),
+            },
         )
     return _post(
         reason=Reason.VOID,

@@ -25,7 +25,7 @@ from django.db import connection, transaction
 from django.db.models import Count, F, Q, Sum, Value
 from django.db.models.functions import Coalesce
 
-from cashier.models import Account, Entry, Posting
+from cashier.models import Account, BalanceAdjustment, Entry, Posting
 
 Kind = Account.Kind
 Reason = Entry.Reason
@@ -218,6 +218,45 @@ def _outside_world_misused() -> Iterator[str]:
         )
 
 
+def _adjustments_not_approved() -> Iterator[str]:
+    """Staff adjustments: the `adjustments` account moves only in `adjustment` entries, and
+    each of those moves exactly the amount of one request approved by someone other than who
+    asked, between that player's wallet and the `adjustments` account."""
+    elsewhere = Q(account__kind=Kind.ADJUSTMENTS) & ~Q(entry__reason=Reason.ADJUSTMENT)
+    for posting in _postings(elsewhere):
+        yield f"{_posting_label(posting)}: only approved staff adjustments touch this account"
+    approved = {
+        a.entry_id: a
+        for a in BalanceAdjustment.objects.filter(entry__isnull=False).select_related("entry")
+    }
+    for entry in Entry.objects.filter(reason=Reason.ADJUSTMENT).order_by("id"):
+        adjustment = approved.get(entry.pk)
+        legs = sorted(
+            (p.account.kind, p.account.owner_id, p.amount)
+            for p in entry.postings.select_related("account")
+        )
+        if adjustment is None:
+            yield f"{_entry_label(entry)} belongs to no approved balance adjustment"
+            continue
+        expected = sorted(
+            [
+                (Kind.ADJUSTMENTS, None, -adjustment.amount),
+                (Kind.WALLET, adjustment.player_id, adjustment.amount),
+            ]
+        )
+        if (
+            legs != expected
+            or entry.player_id != adjustment.player_id
+            or adjustment.status != BalanceAdjustment.Status.POSTED
+            or adjustment.decided_by_id in (None, adjustment.requested_by_id)
+        ):
+            yield (
+                f"{_entry_label(entry)} does not post adjustment #{adjustment.pk} "
+                f"({adjustment.amount:+d} on player #{adjustment.player_id}'s wallet, approved "
+                f"by a second staff member); its legs: {_legs(entry)}"
+            )
+
+
 CASHIER_CHECKS = [
     LedgerCheck(
         "balanced_entries",
@@ -260,6 +299,12 @@ CASHIER_CHECKS = [
         "deposits and withdrawals move money between the outside world and the player's "
         "wallet, and nothing else touches the outside world",
         _outside_world_misused,
+    ),
+    LedgerCheck(
+        "adjustments_approved_by_a_second_staff_member",
+        "the adjustments account moves only in adjustment entries, each posting exactly one "
+        "request approved by someone other than who asked, on that player's wallet",
+        _adjustments_not_approved,
     ),
 ]
 

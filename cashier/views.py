@@ -7,11 +7,12 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from cashier.forms import MoveForm
 from cashier.models import Account
-from cashier.selectors import player_postings, wallet_balance
+from cashier.selectors import player_history, wallet_balance
 from cashier.services import CashierError, dollars, wallet_deposit, wallet_withdraw
 
 HISTORY_PAGE_SIZE = 20
@@ -19,7 +20,7 @@ HISTORY_PAGE_SIZE = 20
 
 @login_required
 def cashier_home(request: HttpRequest) -> HttpResponse:
-    page = Paginator(player_postings(player=request.user), HISTORY_PAGE_SIZE).get_page(
+    page = Paginator(player_history(player=request.user), HISTORY_PAGE_SIZE).get_page(
         request.GET.get("page")
     )
     stacks = Account.objects.filter(
@@ -44,7 +45,9 @@ def _move(request: HttpRequest, service, verb: str) -> HttpResponse:
     if not form.is_valid():
         for errors in form.errors.values():
             for error in errors:
-                messages.error(request, f"{verb.capitalize()} refused: {error}")
+                messages.error(
+                    request, _("%(what)s refused: %(why)s") % {"what": verb, "why": error}
+                )
         return redirect("cashier:home")
     try:
         service(
@@ -53,12 +56,20 @@ def _move(request: HttpRequest, service, verb: str) -> HttpResponse:
             idempotency_key=form.cleaned_data["idempotency_key"],
         )
     except CashierError as error:
-        messages.error(request, f"{verb.capitalize()} refused: {error.message}")
+        messages.error(
+            request, _("%(what)s refused: %(why)s") % {"what": verb, "why": error.message}
+        )
     else:
+        done = (
+            _("Deposit of %(amount)s done.")
+            if service is wallet_deposit
+            else _("Withdrawal of %(amount)s done.")
+        )
         messages.success(
             request,
-            f"{verb.capitalize()} of {dollars(form.cents())} done. "
-            f"Wallet: {dollars(wallet_balance(player=request.user))}.",
+            (done % {"amount": dollars(form.cents())})
+            + " "
+            + _("Wallet: %(balance)s.") % {"balance": dollars(wallet_balance(player=request.user))},
         )
     return redirect("cashier:home")
 
@@ -66,10 +77,10 @@ def _move(request: HttpRequest, service, verb: str) -> HttpResponse:
 @login_required
 @require_POST
 def cashier_deposit(request: HttpRequest) -> HttpResponse:
-    return _move(request, wallet_deposit, "deposit")
+    return _move(request, wallet_deposit, _("Deposit"))
 
 
 @login_required
 @require_POST
 def cashier_withdraw(request: HttpRequest) -> HttpResponse:
-    return _move(request, wallet_withdraw, "withdrawal")
+    return _move(request, wallet_withdraw, _("Withdrawal"))

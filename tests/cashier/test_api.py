@@ -8,7 +8,7 @@ from rest_framework.test import APIClient
 from cashier.models import Entry
 from cashier.selectors import wallet_balance
 from cashier.services import table_buy_in, wallet_deposit
-from tests.factories import make_funded_player
+from tests.factories import make_funded_player, table_stakes
 
 pytestmark = pytest.mark.django_db
 
@@ -22,7 +22,7 @@ def api(player):
 
 def test_wallet_shows_balance_and_stacks(api, player, table):
     wallet_deposit(player=player, amount=20_000, idempotency_key="d")
-    table_buy_in(player=player, table=table, amount=7_500, idempotency_key="b")
+    table_buy_in(player=player, **table_stakes(table), amount=7_500, idempotency_key="b")
     body = api.get("/api/cashier/wallet/").json()
     assert body == {
         "balance": 12_500,

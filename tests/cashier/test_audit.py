@@ -5,12 +5,11 @@ import io
 from datetime import UTC, datetime
 
 import pytest
-from django.contrib.auth.models import Group
 from rest_framework.test import APIClient
 
 from cashier.models import Account, Entry
 from cashier.services import hand_settle, table_buy_in
-from tests.factories import make_funded_player, make_player, make_table
+from tests.factories import make_funded_player, make_table, table_stakes
 
 pytestmark = pytest.mark.django_db
 
@@ -19,30 +18,21 @@ DAY2 = datetime(2026, 5, 2, 9, 0, tzinfo=UTC)
 
 
 @pytest.fixture
-def auditor(db):
-    user = make_player("audrey")
-    user.groups.add(Group.objects.get(name="auditors"))
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
-
-
-@pytest.fixture
 def ledger(table):
     """Two days of play: two raked hands and an unraked one on day 1, one on day 2 elsewhere."""
     alice = make_funded_player("alice")
     bob = make_funded_player("bob")
     for p in (alice, bob):
-        table_buy_in(player=p, table=table, amount=10_000, idempotency_key="a", now=DAY1)
+        table_buy_in(player=p, **table_stakes(table), amount=10_000, idempotency_key="a", now=DAY1)
     nets = [({alice.pk: 400, bob.pk: -500}, 100), ({alice.pk: -330, bob.pk: 300}, 30)]
     nets.append(({alice.pk: 50, bob.pk: -50}, 0))
     for hand_id, (net, rake) in enumerate(nets, start=1):
-        hand_settle(table=table, hand_id=hand_id, net_by_player=net, rake=rake, now=DAY1)
+        hand_settle(table_id=table.pk, hand_id=hand_id, net_by_player=net, rake=rake, now=DAY1)
     other = make_table(name="Hi-lo table", game="omaha8")
     for p in (alice, bob):
-        table_buy_in(player=p, table=other, amount=5_000, idempotency_key="b", now=DAY2)
+        table_buy_in(player=p, **table_stakes(other), amount=5_000, idempotency_key="b", now=DAY2)
     hand_settle(
-        table=other, hand_id=4, net_by_player={alice.pk: 200, bob.pk: -250}, rake=50, now=DAY2
+        table_id=other.pk, hand_id=4, net_by_player={alice.pk: 200, bob.pk: -250}, rake=50, now=DAY2
     )
     return alice, bob, table, other
 

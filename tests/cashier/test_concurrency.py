@@ -10,7 +10,7 @@ from django.db import connection, connections
 from cashier.models import Account, Entry
 from cashier.selectors import table_stack_balance, wallet_balance
 from cashier.services import CashierError, table_buy_in, wallet_deposit, wallet_withdraw
-from tests.factories import make_funded_player, make_table
+from tests.factories import make_funded_player, make_table, table_stakes
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -59,7 +59,7 @@ def test_concurrent_withdrawals_and_buy_ins_from_one_wallet():
     for i, table in enumerate(tables):
         calls.append(
             lambda t=table, i=i: table_buy_in(
-                player=alice, table=t, amount=6_000, idempotency_key=f"b{i}"
+                player=alice, **table_stakes(t), amount=6_000, idempotency_key=f"b{i}"
             )
         )
         calls.append(
@@ -93,7 +93,9 @@ def test_one_buy_in_key_sent_concurrently_moves_money_once():
     table = make_table()
     results = run_together(
         [
-            lambda: table_buy_in(player=alice, table=table, amount=8_000, idempotency_key="sit")
+            lambda: table_buy_in(
+                player=alice, **table_stakes(table), amount=8_000, idempotency_key="sit"
+            )
             for _ in range(THREADS)
         ]
     )
@@ -108,12 +110,12 @@ def test_a_hand_settled_from_two_places_at_once_settles_once():
     table = make_table()
     players = [make_funded_player(name) for name in ("alice", "bob", "carol")]
     for p in players:
-        table_buy_in(player=p, table=table, amount=10_000, idempotency_key="sit")
-    hand_stacks_commit(table=table, hand_id=77, players=players)
+        table_buy_in(player=p, **table_stakes(table), amount=10_000, idempotency_key="sit")
+    hand_stacks_commit(table_id=table.pk, hand_id=77, players=players)
     nets = {players[0].pk: 180, players[1].pk: -100, players[2].pk: -100}
     results = run_together(
         [
-            lambda: hand_settle(table=table, hand_id=77, net_by_player=nets, rake=20)
+            lambda: hand_settle(table_id=table.pk, hand_id=77, net_by_player=nets, rake=20)
             for _ in range(THREADS)
         ]
     )

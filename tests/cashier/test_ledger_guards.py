@@ -205,7 +205,7 @@ def test_the_room_plays_as_the_app_role(app_role, transactional_db):
         bob = make_seated_player(table, "bob", 5)
         hand = call_down(deal_hand(table), {2: alice, 5: bob})  # dealing, acting, settling
         assert Entry.objects.get(hand_id=hand.pk).reason == "hand_settlement"
-        table_cash_out(player=alice, table=table)
+        table_cash_out(player=alice, table_id=table.pk)
         wallet_withdraw(player=alice, amount=1_000, idempotency_key="out")
         assert table_stack_balance(player=alice, table=table) == 0
         assert (
@@ -236,6 +236,9 @@ def test_the_room_plays_as_the_app_role(app_role, transactional_db):
         "UPDATE cashier_account SET kind = 'house_bankroll' WHERE kind = 'outside_world'",
         "DELETE FROM cashier_account WHERE kind = 'wallet'",
         "INSERT INTO django_migrations (app, name, applied) VALUES ('cashier', 'x', now())",
+        "UPDATE poker_handevent SET payload = '{}'",
+        "DELETE FROM poker_handevent",
+        "ALTER TABLE poker_handevent DISABLE TRIGGER ALL",
     ],
 )
 def test_the_app_role_cannot_touch_history_or_the_guards(app_role, transactional_db, sql):

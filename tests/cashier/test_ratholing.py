@@ -15,7 +15,7 @@ from cashier.services import (
     table_cash_out,
     table_top_up,
 )
-from tests.factories import make_funded_player, make_table
+from tests.factories import make_funded_player, make_table, table_stakes
 
 pytestmark = pytest.mark.django_db
 
@@ -45,13 +45,19 @@ def adjust_stack(player, table, target, feeder, at):
         return
     feeder_stack = table_stack_balance(player=feeder, table=table)
     if feeder_stack == 0:
-        table_buy_in(player=feeder, table=table, amount=MAX, idempotency_key=key(), now=at)
+        table_buy_in(
+            player=feeder, **table_stakes(table), amount=MAX, idempotency_key=key(), now=at
+        )
     elif feeder_stack < diff:
         table_top_up(
-            player=feeder, table=table, amount=MAX - feeder_stack, idempotency_key=key(), now=at
+            player=feeder,
+            **table_stakes(table),
+            amount=MAX - feeder_stack,
+            idempotency_key=key(),
+            now=at,
         )
     hand_settle(
-        table=table,
+        table_id=table.pk,
         hand_id=next(hand_ids),
         net_by_player={player.pk: diff, feeder.pk: -diff},
         rake=0,
@@ -63,9 +69,11 @@ def play_and_leave(player, table, *, left_with, at, feeder, buy_in=None):
     sit_at = at - timedelta(minutes=1)
     low, high = buy_in_range(player=player, table=table, now=sit_at)
     amount = buy_in if buy_in is not None else max(low, min(high, left_with))
-    table_buy_in(player=player, table=table, amount=amount, idempotency_key=key(), now=sit_at)
+    table_buy_in(
+        player=player, **table_stakes(table), amount=amount, idempotency_key=key(), now=sit_at
+    )
     adjust_stack(player, table, left_with, feeder, at)
-    entry = table_cash_out(player=player, table=table, now=at)
+    entry = table_cash_out(player=player, table_id=table.pk, now=at)
     assert entry is not None
     return entry
 
@@ -106,11 +114,15 @@ def test_between_fifty_and_a_hundred_the_minimum_is_what_they_left_with(
     later = T0 + timedelta(minutes=10)
     assert buy_in_range(player=alice, table=table, now=later) == (left_with, MAX)
     with pytest.raises(CashierError) as error:
-        table_buy_in(player=alice, table=table, amount=MIN, idempotency_key=key(), now=later)
+        table_buy_in(
+            player=alice, **table_stakes(table), amount=MIN, idempotency_key=key(), now=later
+        )
     assert error.value.code == "buy_in_out_of_range"
     low = f"${left_with // 100}.{left_with % 100:02d}"
     assert f"between {low} and $100.00" in error.value.message
-    table_buy_in(player=alice, table=table, amount=left_with, idempotency_key=key(), now=later)
+    table_buy_in(
+        player=alice, **table_stakes(table), amount=left_with, idempotency_key=key(), now=later
+    )
 
 
 @pytest.mark.parametrize("left_with", [10_000, 15_000, 19_950])
@@ -121,12 +133,20 @@ def test_a_hundred_or_more_with_a_low_count_brings_at_least_the_maximum(
     later = T0 + timedelta(minutes=29)
     assert buy_in_range(player=alice, table=table, now=later) == (MAX, left_with)
     with pytest.raises(CashierError):
-        table_buy_in(player=alice, table=table, amount=MAX - 1, idempotency_key=key(), now=later)
+        table_buy_in(
+            player=alice, **table_stakes(table), amount=MAX - 1, idempotency_key=key(), now=later
+        )
     with pytest.raises(CashierError):
         table_buy_in(
-            player=alice, table=table, amount=left_with + 1, idempotency_key=key(), now=later
+            player=alice,
+            **table_stakes(table),
+            amount=left_with + 1,
+            idempotency_key=key(),
+            now=later,
         )
-    table_buy_in(player=alice, table=table, amount=left_with, idempotency_key=key(), now=later)
+    table_buy_in(
+        player=alice, **table_stakes(table), amount=left_with, idempotency_key=key(), now=later
+    )
 
 
 def rathole(player, table, *, times, start, feeder, left_with=15_000):
@@ -139,9 +159,11 @@ def rathole(player, table, *, times, start, feeder, left_with=15_000):
         low, high = buy_in_range(player=player, table=table, now=at)
         amount = min(max(low, left_with), high)
         assert amount == left_with
-        table_buy_in(player=player, table=table, amount=amount, idempotency_key=key(), now=at)
+        table_buy_in(
+            player=player, **table_stakes(table), amount=amount, idempotency_key=key(), now=at
+        )
         at += timedelta(minutes=1)
-        table_cash_out(player=player, table=table, now=at)
+        table_cash_out(player=player, table_id=table.pk, now=at)
     return at
 
 
@@ -157,7 +179,9 @@ def test_the_fifth_rathole_of_the_day_forces_the_exact_stack(table, alice, feede
     forced = last + timedelta(minutes=5)
     assert buy_in_range(player=alice, table=table, now=forced) == (15_000, 15_000)
     with pytest.raises(CashierError) as error:
-        table_buy_in(player=alice, table=table, amount=MAX, idempotency_key=key(), now=forced)
+        table_buy_in(
+            player=alice, **table_stakes(table), amount=MAX, idempotency_key=key(), now=forced
+        )
     assert "exactly $150.00" in error.value.message
 
 
@@ -196,15 +220,17 @@ def test_the_count_resets_at_midnight_utc(table, alice, feeder):
     after_midnight = datetime(2026, 3, 11, 0, 0, tzinfo=UTC)
     assert buy_in_range(player=alice, table=table, now=before_midnight) == (15_000, 15_000)
     assert buy_in_range(player=alice, table=table, now=after_midnight) == (MAX, 15_000)
-    table_buy_in(player=alice, table=table, amount=MAX, idempotency_key=key(), now=after_midnight)
+    table_buy_in(
+        player=alice, **table_stakes(table), amount=MAX, idempotency_key=key(), now=after_midnight
+    )
 
 
 def test_a_ratholer_may_top_up_to_what_they_left_with(table, alice, feeder):
     play_and_leave(alice, table, left_with=15_000, at=T0, feeder=feeder)
     back = T0 + timedelta(minutes=10)
-    table_buy_in(player=alice, table=table, amount=MAX, idempotency_key=key(), now=back)
-    table_top_up(player=alice, table=table, amount=5_000, idempotency_key=key(), now=back)
+    table_buy_in(player=alice, **table_stakes(table), amount=MAX, idempotency_key=key(), now=back)
+    table_top_up(player=alice, **table_stakes(table), amount=5_000, idempotency_key=key(), now=back)
     with pytest.raises(CashierError) as error:
-        table_top_up(player=alice, table=table, amount=1, idempotency_key=key(), now=back)
+        table_top_up(player=alice, **table_stakes(table), amount=1, idempotency_key=key(), now=back)
     assert error.value.code == "top_up_over_max"
     assert table_stack_balance(player=alice, table=table) == 15_000

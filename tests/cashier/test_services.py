@@ -23,7 +23,7 @@ from cashier.services import (
     wallet_withdraw,
 )
 from config.inputs import MAX_CENTS
-from tests.factories import make_funded_player, make_player, make_table
+from tests.factories import make_funded_player, make_player, make_table, table_stakes
 
 pytestmark = pytest.mark.django_db
 
@@ -103,8 +103,12 @@ def test_bad_amounts_are_refused_and_move_nothing(player, table, amount):
     for call in (
         lambda: wallet_deposit(player=player, amount=amount, idempotency_key="x1"),
         lambda: wallet_withdraw(player=player, amount=amount, idempotency_key="x2"),
-        lambda: table_buy_in(player=player, table=table, amount=amount, idempotency_key="x3"),
-        lambda: table_top_up(player=player, table=table, amount=amount, idempotency_key="x4"),
+        lambda: table_buy_in(
+            player=player, **table_stakes(table), amount=amount, idempotency_key="x3"
+        ),
+        lambda: table_top_up(
+            player=player, **table_stakes(table), amount=amount, idempotency_key="x4"
+        ),
     ):
         with pytest.raises(CashierError) as error:
             call()
@@ -122,7 +126,9 @@ def test_missing_or_bad_idempotency_key_is_refused(player, table, key):
     for call in (
         lambda: wallet_deposit(player=player, amount=100, idempotency_key=key),
         lambda: wallet_withdraw(player=player, amount=100, idempotency_key=key),
-        lambda: table_buy_in(player=player, table=table, amount=5_000, idempotency_key=key),
+        lambda: table_buy_in(
+            player=player, **table_stakes(table), amount=5_000, idempotency_key=key
+        ),
     ):
         with pytest.raises(CashierError) as error:
             call()
@@ -133,8 +139,6 @@ def test_missing_or_bad_idempotency_key_is_refused(player, table, key):
 def test_unknown_player_and_table_are_refused(player, table):
     from django.contrib.auth import get_user_model
 
-    from poker.models import Table
-
     ghost = get_user_model()(username="ghost")
     with pytest.raises(CashierError) as error:
         wallet_deposit(player=ghost, amount=100, idempotency_key="g")
@@ -142,23 +146,32 @@ def test_unknown_player_and_table_are_refused(player, table):
     with pytest.raises(CashierError) as error:
         wallet_deposit(player=None, amount=100, idempotency_key="g")
     assert error.value.code == "unknown_player"
+    # A table is a plain id here: one that is not a positive whole number, or names no table.
+    for table_id in (None, 0, True, "1", 10**9):
+        with pytest.raises(CashierError) as error:
+            table_buy_in(
+                player=player,
+                table_id=table_id,
+                min_buy_in=5_000,
+                max_buy_in=10_000,
+                amount=5_000,
+                idempotency_key="t",
+            )
+        assert error.value.code == "unknown_table"
     with pytest.raises(CashierError) as error:
-        table_buy_in(player=player, table=Table(name="unsaved"), amount=5_000, idempotency_key="t")
-    assert error.value.code == "unknown_table"
-    with pytest.raises(CashierError) as error:
-        hand_settle(table=table, hand_id=1, net_by_player={player.pk + 999: 0}, rake=0)
+        hand_settle(table_id=table.pk, hand_id=1, net_by_player={player.pk + 999: 0}, rake=0)
     assert error.value.code == "unknown_account"
     assert Entry.objects.count() == 0
 
 
 def test_buy_in_moves_wallet_to_stack_and_refuses_a_second_one(table):
     alice = make_funded_player("alice")
-    entry = table_buy_in(player=alice, table=table, amount=10_000, idempotency_key="b1")
+    entry = table_buy_in(player=alice, **table_stakes(table), amount=10_000, idempotency_key="b1")
     assert entry.reason == Entry.Reason.BUY_IN and entry.table == table
     assert table_stack_balance(player=alice, table=table) == 10_000
     assert wallet_balance(player=alice) == 90_000
     with pytest.raises(CashierError) as error:
-        table_buy_in(player=alice, table=table, amount=5_000, idempotency_key="b2")
+        table_buy_in(player=alice, **table_stakes(table), amount=5_000, idempotency_key="b2")
     assert error.value.code == "already_seated"
     assert table_stacks(table=table) == {alice.pk: 10_000}
 
@@ -167,7 +180,9 @@ def test_buy_in_out_of_range_names_the_range_in_dollars(table):
     alice = make_funded_player("alice")
     for amount in (4_999, 10_001):
         with pytest.raises(CashierError) as error:
-            table_buy_in(player=alice, table=table, amount=amount, idempotency_key=f"b{amount}")
+            table_buy_in(
+                player=alice, **table_stakes(table), amount=amount, idempotency_key=f"b{amount}"
+            )
         assert error.value.code == "buy_in_out_of_range"
         assert "between $50.00 and $100.00" in error.value.message
     assert buy_in_range(player=alice, table=table) == (5_000, 10_000)
@@ -184,7 +199,7 @@ def test_limit_table_range_uses_the_small_bet_as_big_blind():
 def test_buy_in_beyond_the_wallet_is_refused(table):
     alice = make_funded_player("alice", cents=6_000)
     with pytest.raises(CashierError) as error:
-        table_buy_in(player=alice, table=table, amount=7_000, idempotency_key="b")
+        table_buy_in(player=alice, **table_stakes(table), amount=7_000, idempotency_key="b")
     assert error.value.code == "insufficient_funds"
     assert wallet_balance(player=alice) == 6_000
 
@@ -192,57 +207,59 @@ def test_buy_in_beyond_the_wallet_is_refused(table):
 def test_top_up_up_to_the_max_and_never_in_a_hand(table):
     alice = make_funded_player("alice")
     bob = make_funded_player("bob")
-    table_buy_in(player=alice, table=table, amount=6_000, idempotency_key="a")
-    table_buy_in(player=bob, table=table, amount=6_000, idempotency_key="b")
+    table_buy_in(player=alice, **table_stakes(table), amount=6_000, idempotency_key="a")
+    table_buy_in(player=bob, **table_stakes(table), amount=6_000, idempotency_key="b")
     with pytest.raises(CashierError) as error:
-        table_top_up(player=alice, table=table, amount=4_001, idempotency_key="t1")
+        table_top_up(player=alice, **table_stakes(table), amount=4_001, idempotency_key="t1")
     assert error.value.code == "top_up_over_max"
     assert "$40.00" in error.value.message
-    table_top_up(player=alice, table=table, amount=3_000, idempotency_key="t2")
+    table_top_up(player=alice, **table_stakes(table), amount=3_000, idempotency_key="t2")
     assert table_stack_balance(player=alice, table=table) == 9_000
-    hand_stacks_commit(table=table, hand_id=7, players=[alice, bob])
+    hand_stacks_commit(table_id=table.pk, hand_id=7, players=[alice, bob])
     with pytest.raises(CashierError) as error:
-        table_top_up(player=alice, table=table, amount=500, idempotency_key="t3")
+        table_top_up(player=alice, **table_stakes(table), amount=500, idempotency_key="t3")
     assert error.value.code == "in_hand"
     with pytest.raises(CashierError) as error:
-        table_cash_out(player=alice, table=table)
+        table_cash_out(player=alice, table_id=table.pk)
     assert error.value.code == "in_hand"
-    hand_settle(table=table, hand_id=7, net_by_player={alice.pk: 300, bob.pk: -300}, rake=0)
-    table_top_up(player=alice, table=table, amount=700, idempotency_key="t4")
+    hand_settle(table_id=table.pk, hand_id=7, net_by_player={alice.pk: 300, bob.pk: -300}, rake=0)
+    table_top_up(player=alice, **table_stakes(table), amount=700, idempotency_key="t4")
     assert table_stack_balance(player=alice, table=table) == 10_000
 
 
 def test_top_up_without_chips_is_refused(table):
     alice = make_funded_player("alice")
     with pytest.raises(CashierError) as error:
-        table_top_up(player=alice, table=table, amount=500, idempotency_key="t")
+        table_top_up(player=alice, **table_stakes(table), amount=500, idempotency_key="t")
     assert error.value.code == "not_seated"
 
 
 def test_cash_out_returns_the_whole_stack_and_none_when_empty(table):
     alice = make_funded_player("alice")
-    assert table_cash_out(player=alice, table=table) is None
-    table_buy_in(player=alice, table=table, amount=8_000, idempotency_key="b")
-    entry = table_cash_out(player=alice, table=table)
+    assert table_cash_out(player=alice, table_id=table.pk) is None
+    table_buy_in(player=alice, **table_stakes(table), amount=8_000, idempotency_key="b")
+    entry = table_cash_out(player=alice, table_id=table.pk)
     assert entry.reason == Entry.Reason.CASH_OUT
     assert wallet_balance(player=alice) == 100_000
     assert table_stack_balance(player=alice, table=table) == 0
-    assert table_cash_out(player=alice, table=table) is None
+    assert table_cash_out(player=alice, table_id=table.pk) is None
     assert_ledger_sound()
 
 
 def seat_three(table):
     players = [make_funded_player(name) for name in ("alice", "bob", "carol")]
     for p in players:
-        table_buy_in(player=p, table=table, amount=10_000, idempotency_key=f"buy-{p.username}")
+        table_buy_in(
+            player=p, **table_stakes(table), amount=10_000, idempotency_key=f"buy-{p.username}"
+        )
     return players
 
 
 def test_hand_settle_posts_one_balanced_entry_with_rake(table):
     alice, bob, carol = seat_three(table)
-    hand_stacks_commit(table=table, hand_id=101, players=[alice.pk, bob.pk, carol.pk])
+    hand_stacks_commit(table_id=table.pk, hand_id=101, players=[alice.pk, bob.pk, carol.pk])
     entry = hand_settle(
-        table=table,
+        table_id=table.pk,
         hand_id=101,
         net_by_player={alice.pk: 1_900, bob.pk: -1_000, carol.pk: -1_000},
         rake=100,
@@ -259,22 +276,22 @@ def test_hand_settle_posts_one_balanced_entry_with_rake(table):
 
 def test_settling_ends_the_hand_for_every_marked_stack(table):
     alice, bob, carol = seat_three(table)
-    hand_stacks_commit(table=table, hand_id=31, players=[alice, bob, carol])
-    hand_settle(table=table, hand_id=31, net_by_player={alice.pk: 100, bob.pk: -100}, rake=0)
+    hand_stacks_commit(table_id=table.pk, hand_id=31, players=[alice, bob, carol])
+    hand_settle(table_id=table.pk, hand_id=31, net_by_player={alice.pk: 100, bob.pk: -100}, rake=0)
     assert not Account.objects.filter(in_hand_id__isnull=False).exists()
-    table_cash_out(player=carol, table=table)
+    table_cash_out(player=carol, table_id=table.pk)
     assert wallet_balance(player=carol) == 100_000
 
 
 def test_settling_twice_is_refused(table):
     alice, bob, _ = seat_three(table)
-    hand_settle(table=table, hand_id=5, net_by_player={alice.pk: 50, bob.pk: -50}, rake=0)
+    hand_settle(table_id=table.pk, hand_id=5, net_by_player={alice.pk: 50, bob.pk: -50}, rake=0)
     before = ledger_snapshot()
     with pytest.raises(CashierError) as error:
-        hand_settle(table=table, hand_id=5, net_by_player={alice.pk: 50, bob.pk: -50}, rake=0)
+        hand_settle(table_id=table.pk, hand_id=5, net_by_player={alice.pk: 50, bob.pk: -50}, rake=0)
     assert error.value.code == "already_settled"
     with pytest.raises(CashierError) as error:
-        hand_stacks_commit(table=table, hand_id=5, players=[alice])
+        hand_stacks_commit(table_id=table.pk, hand_id=5, players=[alice])
     assert error.value.code == "already_settled"
     assert ledger_snapshot() == before
 
@@ -296,7 +313,10 @@ def test_bad_settlements_are_refused_and_move_nothing(table, nets, rake, code):
     before = ledger_snapshot()
     with pytest.raises(CashierError) as error:
         hand_settle(
-            table=table, hand_id=9, net_by_player={ids[k]: v for k, v in nets.items()}, rake=rake
+            table_id=table.pk,
+            hand_id=9,
+            net_by_player={ids[k]: v for k, v in nets.items()},
+            rake=rake,
         )
     assert error.value.code == code
     assert ledger_snapshot() == before
@@ -304,24 +324,26 @@ def test_bad_settlements_are_refused_and_move_nothing(table, nets, rake, code):
 
 def test_an_all_zero_hand_records_its_settlement_without_postings(table):
     alice, bob, _ = seat_three(table)
-    entry = hand_settle(table=table, hand_id=11, net_by_player={alice.pk: 0, bob.pk: 0}, rake=0)
+    entry = hand_settle(
+        table_id=table.pk, hand_id=11, net_by_player={alice.pk: 0, bob.pk: 0}, rake=0
+    )
     assert entry.postings.count() == 0
     with pytest.raises(CashierError):
-        hand_settle(table=table, hand_id=11, net_by_player={alice.pk: 0, bob.pk: 0}, rake=0)
+        hand_settle(table_id=table.pk, hand_id=11, net_by_player={alice.pk: 0, bob.pk: 0}, rake=0)
 
 
 def test_a_cancelled_hand_posts_nothing_and_frees_the_stacks(table):
     alice, bob, carol = seat_three(table)
-    hand_stacks_commit(table=table, hand_id=21, players=[alice, bob, carol])
+    hand_stacks_commit(table_id=table.pk, hand_id=21, players=[alice, bob, carol])
     before_entries = Entry.objects.count()
     with pytest.raises(CashierError) as error:
-        hand_stacks_commit(table=table, hand_id=22, players=[alice])
+        hand_stacks_commit(table_id=table.pk, hand_id=22, players=[alice])
     assert error.value.code == "in_hand"
-    hand_release(table=table, hand_id=21)
+    hand_release(table_id=table.pk, hand_id=21)
     assert Entry.objects.count() == before_entries
     assert not Account.objects.filter(in_hand_id__isnull=False).exists()
     assert table_stack_balance(player=alice, table=table) == 10_000
-    table_cash_out(player=alice, table=table)
+    table_cash_out(player=alice, table_id=table.pk)
     assert wallet_balance(player=alice) == 100_000
 
 
@@ -331,15 +353,15 @@ def test_services_are_safe_inside_an_outer_transaction(table):
     alice = make_funded_player("alice")
     with transaction.atomic():
         with pytest.raises(CashierError):
-            table_buy_in(player=alice, table=table, amount=1, idempotency_key="low")
-        table_buy_in(player=alice, table=table, amount=5_000, idempotency_key="ok")
+            table_buy_in(player=alice, **table_stakes(table), amount=1, idempotency_key="low")
+        table_buy_in(player=alice, **table_stakes(table), amount=5_000, idempotency_key="ok")
     assert table_stack_balance(player=alice, table=table) == 5_000
 
 
 def test_history_shows_only_the_players_own_legs(table):
     alice = make_funded_player("alice")
     bob = make_funded_player("bob")
-    table_buy_in(player=alice, table=table, amount=5_000, idempotency_key="b")
+    table_buy_in(player=alice, **table_stakes(table), amount=5_000, idempotency_key="b")
     history = list(player_postings(player=alice))
     assert {p.account.owner_id for p in history} == {alice.pk}
     assert [p.entry.reason for p in history] == ["buy_in", "buy_in", "deposit"]

@@ -271,7 +271,7 @@ def test_a_settlement_of_no_hand_is_named(busy_ledger, table):
     no such hand was played."""
     alice, bob = busy_ledger
     entry = hand_settle(
-        table=table, hand_id=999_999, net_by_player={alice.pk: 5, bob.pk: -5}, rake=0
+        table_id=table.pk, hand_id=999_999, net_by_player={alice.pk: 5, bob.pk: -5}, rake=0
     )
     ok, _, err = run_verify()
     assert not ok

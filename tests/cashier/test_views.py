@@ -109,3 +109,45 @@ def test_admin_shows_the_ledger_read_only(client, player):
     )
     assert Entry.objects.count() == 1
     assert Group.objects.filter(name="auditors").exists()
+
+
+def test_a_buy_in_and_a_cash_out_read_as_one_line_each_with_the_tables_name(db):
+    from django.test import Client
+
+    from cashier.services import table_cash_out
+    from tests.factories import make_seated_player, make_table
+
+    table = make_table(name="Galway")
+    ann = make_seated_player(table, "ann", 1)
+    table_cash_out(player=ann, table_id=table.pk)
+    client = Client()
+    client.force_login(ann, backend="django.contrib.auth.backends.ModelBackend")
+    page = client.get("/cashier/").content.decode()
+    rows = page[page.index('<table class="history">') :].split("<tr>")[2:]
+    assert len(rows) == 3, rows  # the deposit, the buy-in, the cash-out: no stack legs
+    buy_in = f"-${table.max_buy_in // 100}."
+    assert "Buy-in" in rows[1] and "Galway" in rows[1] and buy_in in rows[1]
+    assert "Cash-out" in rows[0] and "Galway" in rows[0] and "+$" in rows[0]
+
+
+def test_a_removal_for_sitting_out_too_long_says_why_in_the_history(db):
+    from datetime import timedelta
+
+    from django.test import Client
+    from django.utils import timezone
+
+    from poker.models import Seat
+    from poker.services.seating import seat_evict
+    from tests.factories import make_seated_player, make_table
+
+    table = make_table(name="Erie", sit_out_limit_seconds=600)
+    ann = make_seated_player(table, "ann", 1)
+    seat = Seat.objects.get(table=table, player=ann)
+    Seat.objects.filter(pk=seat.pk).update(
+        status=Seat.Status.SITTING_OUT, sat_out_at=timezone.now() - timedelta(minutes=11)
+    )
+    assert seat_evict(table=table, seat_id=seat.pk)
+    client = Client()
+    client.force_login(ann, backend="django.contrib.auth.backends.ModelBackend")
+    page = client.get("/cashier/").content.decode()
+    assert "sat out longer than the table allows" in page

@@ -1,0 +1,77 @@
+"""Auditors' exports of the audit log and the daily report, beside the ledger's
+(`/api/cashier/audit/...`): the same auditors-only permission, `?from=&to=` UTC days and
+`?format=csv` or JSON as cashier/api.py's exports."""
+
+from __future__ import annotations
+
+import re
+
+from django.utils import timezone
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from audit import reports
+from cashier.api import EXPORT_ROWS, RANGE_PARAMETERS, ErrorSerializer, _ExportView, _parse_date
+from config.inputs import BAD_PARAMETER, BadInput
+
+_CODE = re.compile(r"^[a-z0-9_.]{1,64}$")
+_TEXT = re.compile(r"^[\w.@+-]{1,150}$")
+
+
+def _parse_text(request: Request, name: str, pattern: re.Pattern) -> str:
+    value = request.query_params.get(name, "")
+    if value and not pattern.match(value):
+        raise BadInput(BAD_PARAMETER, f"'{name}' is not a valid value: {value[:40]!r}.")
+    return value
+
+
+class AuditLogExportView(_ExportView):
+    """The audit log in chain order, with every field needed to recompute its hashes."""
+
+    export_name = "audit-log"
+
+    @extend_schema(
+        parameters=[
+            *RANGE_PARAMETERS,
+            OpenApiParameter("action", str, description='a code or family, e.g. "security"'),
+            OpenApiParameter("actor", str, description="the actor's username"),
+            OpenApiParameter("subject_type", str, description='e.g. "cashier.entry"'),
+            OpenApiParameter("subject_id", str),
+        ],
+        responses={200: EXPORT_ROWS, 400: ErrorSerializer},
+    )
+    def get(self, request: Request) -> Response:
+        return super().get(request)
+
+    def rows(self, request, as_csv):
+        records = reports.audit_log(
+            date_from=_parse_date(request, "from"),
+            date_to=_parse_date(request, "to"),
+            action=_parse_text(request, "action", _CODE),
+            actor=_parse_text(request, "actor", _TEXT),
+            subject_type=_parse_text(request, "subject_type", _CODE),
+            subject_id=_parse_text(request, "subject_id", _TEXT),
+        )
+        return reports.audit_log_rows(records, as_csv=as_csv)
+
+
+class DailyReportView(_ExportView):
+    """Per UTC day from the ledger: deposits, withdrawals, rake per table, the banked game's
+    result, voids to charity, balance adjustments (JSON one object per day; CSV one row per
+    day and figure). `to` defaults to today, `from` to `to`; 366 days at most."""
+
+    export_name = "daily-report"
+
+    @extend_schema(parameters=RANGE_PARAMETERS, responses={200: EXPORT_ROWS, 400: ErrorSerializer})
+    def get(self, request: Request) -> Response:
+        return super().get(request)
+
+    def rows(self, request, as_csv):
+        days = reports.report_days(
+            _parse_date(request, "from"),
+            _parse_date(request, "to"),
+            today=timezone.now().date(),
+        )
+        report = reports.daily_report(days=days)
+        return reports.daily_report_flat(report) if as_csv else report

@@ -1,0 +1,197 @@
+"""What auditors export beside the ledger: the audit log itself and the daily report.
+
+Plain rows (lists of dicts) that `audit/api.py` renders as JSON or CSV. The daily report is
+computed from ledger postings only (never from stored balances or service-side tables), so it
+agrees with the journal export by construction.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, timedelta
+
+from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models.functions import TruncDate
+
+from audit.models import AuditRecord
+from cashier.audit import daily_rake, day_bounds
+from cashier.models import Account, Entry, Posting
+from config.inputs import BAD_PARAMETER, BadInput
+
+Kind = Account.Kind
+# The ledger reason a staff balance adjustment posts under (cashier's BalanceAdjustment).
+ADJUSTMENT_REASON = "adjustment"
+# One report covers at most this many days (a year and a day for a leap year).
+MAX_REPORT_DAYS = 366
+
+
+# -- the audit log
+
+
+def audit_log(
+    *,
+    date_from: date | None = None,
+    date_to: date | None = None,
+    action: str = "",
+    actor: str = "",
+    subject_type: str = "",
+    subject_id: str = "",
+) -> QuerySet[AuditRecord]:
+    """Records in chain order (unchained ones, of transactions not yet committed, last).
+    `action` matches a whole code or a family ("security" matches "security.login")."""
+    records = AuditRecord.objects.order_by("seq", "id")
+    start, end = day_bounds(date_from, date_to)
+    if start:
+        records = records.filter(created_at__gte=start)
+    if end:
+        records = records.filter(created_at__lt=end)
+    if action:
+        records = records.filter(Q(action=action) | Q(action__startswith=action + "."))
+    if actor:
+        records = records.filter(actor_label=actor)
+    if subject_type:
+        records = records.filter(subject_type=subject_type)
+    if subject_id:
+        records = records.filter(subject_id=subject_id)
+    return records
+
+
+def audit_log_rows(records: QuerySet[AuditRecord], *, as_csv: bool) -> list[dict]:
+    """Every field an auditor needs to recompute each hash (docs/operations.md, "Audit log");
+    in CSV the payload is its canonical JSON text."""
+    import json
+
+    rows = []
+    for record in records.iterator(chunk_size=2000):
+        payload = record.payload
+        if as_csv:
+            payload = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        rows.append(
+            {
+                "seq": record.seq,
+                "id": record.pk,
+                "created_at": record.created_at.astimezone(UTC).isoformat(),
+                "actor_id": record.actor_id,
+                "actor_label": record.actor_label,
+                "actor_kind": record.actor_kind,
+                "action": record.action,
+                "subject_type": record.subject_type,
+                "subject_id": record.subject_id,
+                "subject_label": record.subject_label,
+                "payload": payload,
+                "reason": record.reason,
+                "content_hash": record.content_hash,
+                "prev_hash": record.prev_hash,
+                "hash": record.hash,
+            }
+        )
+    return rows
+
+
+# -- the daily report
+
+
+def report_days(date_from: date | None, date_to: date | None, *, today: date) -> list[date]:
+    """The UTC days a report covers: `to` defaults to today and `from` to `to` (one day)."""
+    last = date_to or today
+    first = date_from or last
+    if first > last:
+        raise BadInput(BAD_PARAMETER, "'from' must not be after 'to'.")
+    if (last - first).days + 1 > MAX_REPORT_DAYS:
+        raise BadInput(
+            BAD_PARAMETER, f"A daily report covers at most {MAX_REPORT_DAYS} days at a time."
+        )
+    return [first + timedelta(days=n) for n in range((last - first).days + 1)]
+
+
+def _empty_day(day: date) -> dict:
+    return {
+        "date": day.isoformat(),
+        "deposits": {"count": 0, "amount": 0},
+        "withdrawals": {"count": 0, "amount": 0},
+        "rake": [],
+        "rake_total": 0,
+        "banked": {"rounds_settled": 0, "staked": 0, "house_result": 0},
+        "voids_to_charity": {"count": 0, "amount": 0},
+        "adjustments": {"count": 0, "credited": 0, "debited": 0},
+    }
+
+
+def daily_report(*, days: list[date]) -> list[dict]:
+    """Per UTC day, from the ledger: deposits and withdrawals (entries and cents), rake per
+    table, the banked game's result for the house (settled rounds, their stakes, the house
+    bankroll's movement), voids to charity, and staff balance adjustments (credited to and
+    debited from wallets). Amounts are cents; withdrawals and debits are shown positive."""
+    report = {day: _empty_day(day) for day in days}
+    start, end = day_bounds(days[0], days[-1])
+    legs = (
+        Posting.objects.filter(entry__created_at__gte=start, entry__created_at__lt=end)
+        .annotate(day=TruncDate("entry__created_at", tzinfo=UTC))
+        .values("day", "entry__reason", "account__kind")
+        .annotate(
+            total=Sum("amount"),
+            credited=Sum("amount", filter=Q(amount__gt=0)),
+            debited=Sum("amount", filter=Q(amount__lt=0)),
+            entries=Count("entry", distinct=True),
+        )
+    )
+    for leg in legs:
+        row = report[leg["day"]]
+        reason, kind = leg["entry__reason"], leg["account__kind"]
+        if reason == Entry.Reason.DEPOSIT and kind == Kind.WALLET:
+            row["deposits"] = {"count": leg["entries"], "amount": leg["total"]}
+        elif reason == Entry.Reason.WITHDRAWAL and kind == Kind.WALLET:
+            row["withdrawals"] = {"count": leg["entries"], "amount": -leg["total"]}
+        elif reason == Entry.Reason.BANKED_PAYOUT and kind == Kind.HOUSE_BANKROLL:
+            row["banked"]["house_result"] = leg["total"]
+        elif reason == Entry.Reason.BANKED_PAYOUT and kind == Kind.BANKED_BETS_IN_PLAY:
+            row["banked"]["rounds_settled"] = leg["entries"]
+            row["banked"]["staked"] = -leg["total"]
+        elif reason == Entry.Reason.VOID and kind == Kind.CHARITY:
+            row["voids_to_charity"] = {"count": leg["entries"], "amount": leg["total"]}
+        elif reason == ADJUSTMENT_REASON and kind == Kind.WALLET:
+            row["adjustments"] = {
+                "count": leg["entries"],
+                "credited": leg["credited"] or 0,
+                "debited": -(leg["debited"] or 0),
+            }
+    for rake in daily_rake(date_from=days[0], date_to=days[-1]):
+        row = report[date.fromisoformat(rake["date"])]
+        row["rake"].append({k: v for k, v in rake.items() if k != "date"})
+        row["rake_total"] += rake["rake"]
+    return list(report.values())
+
+
+def daily_report_flat(days: list[dict]) -> list[dict]:
+    """One CSV row per day and figure: date, section, table, count, amount (cents)."""
+    rows = []
+
+    def add(day, section, count, amount, table="", hands=None):
+        rows.append(
+            {
+                "date": day["date"],
+                "section": section,
+                "table": table,
+                "count": count if hands is None else hands,
+                "amount": amount,
+            }
+        )
+
+    for day in days:
+        add(day, "deposits", day["deposits"]["count"], day["deposits"]["amount"])
+        add(day, "withdrawals", day["withdrawals"]["count"], day["withdrawals"]["amount"])
+        for rake in day["rake"]:
+            add(day, "rake", rake["raked_hands"], rake["rake"], table=rake["table"])
+        add(day, "rake_total", sum(r["raked_hands"] for r in day["rake"]), day["rake_total"])
+        banked = day["banked"]
+        add(day, "banked_staked", banked["rounds_settled"], banked["staked"])
+        add(day, "banked_house_result", banked["rounds_settled"], banked["house_result"])
+        add(
+            day,
+            "voids_to_charity",
+            day["voids_to_charity"]["count"],
+            day["voids_to_charity"]["amount"],
+        )
+        adjustments = day["adjustments"]
+        add(day, "adjustments_credited", adjustments["count"], adjustments["credited"])
+        add(day, "adjustments_debited", adjustments["count"], adjustments["debited"])
+    return rows

@@ -1,0 +1,179 @@
+"""Writing the audit log: one service, called inside the transaction of the change it records.
+
+    audit_record(*, action: str, actor=None, subject=None, payload=None, reason: str = "",
+                 actor_kind: str | None = None, now: datetime | None = None) -> AuditRecord
+
+- `action`: a dotted code, e.g. "ledger.entry", "staff.hand_cancel", "security.login_failed".
+- `actor`: the user who did it, or None for the room itself (a timer, a sweep, beat).
+  `actor_kind` defaults to "system" (no actor), "staff" (is_staff or superuser) or "player";
+  pass "anonymous" for someone not signed in (a failed login).
+- `subject`: what it was done to: a model instance (type "app_label.model", its pk, str()),
+  a `Subject(type, id, label)`, or None.
+- `payload`: a JSON object (before/after, amounts in cents, ids); `reason`: the staff's words.
+
+It joins the caller's transaction without a savepoint (or makes its own when there is none), so
+a failed action leaves no record and a record never outlives a rolled-back action. Bad input
+raises `AuditError` and writes nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import connection, models, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from audit.models import GENESIS_HASH, AuditChainHead, AuditRecord
+from audit.offline import FIELDS, canonical_hash
+
+ACTION = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$")
+
+
+class AuditError(ValueError):
+    """An audit record that cannot be written as asked (bad action, payload or subject)."""
+
+
+@dataclass(frozen=True)
+class Subject:
+    type: str
+    id: str | int | None = ""
+    label: str = ""
+
+
+def subject_of(obj) -> Subject:
+    """The subject for a model instance: "app_label.model", its pk, its str()."""
+    meta = obj._meta
+    return Subject(f"{meta.app_label}.{meta.model_name}", obj.pk, str(obj))
+
+
+# -- hashing (verify_audit recomputes exactly this)
+
+
+def _plain(value):
+    """JSON values as the database gives them back: integral floats become ints (jsonb prints
+    1e20 as 100000000000000000000), NaN and infinities are refused."""
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise AuditError("bad_payload", f"not a finite number: {value!r}")
+        return int(value) if value.is_integer() else value
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def payload_normalize(payload) -> dict:
+    if payload is None:
+        return {}
+    if not isinstance(payload, dict):
+        raise AuditError("bad_payload", "An audit payload is a JSON object.")
+    try:
+        return _plain(json.loads(json.dumps(payload, cls=DjangoJSONEncoder)))
+    except (TypeError, ValueError) as exc:
+        raise AuditError("bad_payload", f"An audit payload must be JSON: {exc}") from exc
+
+
+# The fields a record's content hash covers (everything but the chain) and its canonical form,
+# defined once in the standard-library checker that auditors run offline.
+CONTENT_FIELDS = FIELDS
+content_hash_of = canonical_hash
+
+
+def content_hash(record: AuditRecord) -> str:
+    return content_hash_of({name: getattr(record, name) for name in CONTENT_FIELDS})
+
+
+def chain_hash(prev_hash: str, content: str) -> str:
+    """A link: sha256 of the previous hash and this content hash, as hex text (the PostgreSQL
+    trigger computes the same with sha256(convert_to(prev || content, 'UTF8')))."""
+    return hashlib.sha256((prev_hash + content).encode()).hexdigest()
+
+
+# -- writing
+
+
+def _actor_kind(actor, kind: str | None) -> str:
+    if kind is not None:
+        if kind not in AuditRecord.ActorKind.values:
+            raise AuditError("bad_actor_kind", f"Unknown actor kind {kind!r}.")
+        return kind
+    if actor is None:
+        return AuditRecord.ActorKind.SYSTEM
+    if actor.is_staff or actor.is_superuser:
+        return AuditRecord.ActorKind.STAFF
+    return AuditRecord.ActorKind.PLAYER
+
+
+def _subject(subject) -> Subject:
+    if subject is None:
+        return Subject("", "", "")
+    if isinstance(subject, models.Model):
+        subject = subject_of(subject)
+    if not isinstance(subject, Subject):
+        raise AuditError("bad_subject", "A subject is a model instance or a Subject.")
+    return Subject(
+        str(subject.type)[:64],
+        "" if subject.id is None else str(subject.id)[:64],
+        str(subject.label)[:200],
+    )
+
+
+def _chain_in_python(record: AuditRecord) -> None:
+    """SQLite: link the record now. The head is written before it is read, so the transaction
+    takes SQLite's one write lock at once and two writers never both hold a read lock waiting
+    to write (which SQLite can only refuse). PostgreSQL leaves this to its commit-time trigger."""
+    heads = AuditChainHead.objects.filter(pk=1)
+    if not heads.update(seq=F("seq") + 1):
+        AuditChainHead.objects.create(pk=1, seq=1, hash=GENESIS_HASH)
+    head = heads.get()
+    record.seq = head.seq
+    record.prev_hash = head.hash
+    record.hash = chain_hash(head.hash, record.content_hash)
+    heads.update(hash=record.hash)
+
+
+def audit_record(
+    *,
+    action: str,
+    actor=None,
+    subject=None,
+    payload: dict | None = None,
+    reason: str = "",
+    actor_kind: str | None = None,
+    now: datetime | None = None,
+) -> AuditRecord:
+    """Append one record to the audit log in the caller's transaction (see the module doc)."""
+    if not isinstance(action, str) or len(action) > 64 or not ACTION.match(action):
+        raise AuditError("bad_action", f"An audit action is a dotted code, not {action!r}.")
+    if actor is not None and getattr(actor, "pk", None) is None:
+        if getattr(actor, "is_authenticated", True):
+            raise AuditError("bad_actor", "An audit actor is a saved user or None.")
+        actor = None  # Django's AnonymousUser: someone not signed in
+        actor_kind = actor_kind or AuditRecord.ActorKind.ANONYMOUS
+    subject = _subject(subject)
+    record = AuditRecord(
+        created_at=now or timezone.now(),
+        actor=actor,
+        actor_label=actor.get_username() if actor is not None else "",
+        actor_kind=_actor_kind(actor, actor_kind),
+        action=action,
+        subject_type=subject.type,
+        subject_id=subject.id,
+        subject_label=subject.label,
+        payload=payload_normalize(payload),
+        reason=str(reason or ""),
+    )
+    record.content_hash = content_hash(record)
+    with transaction.atomic(savepoint=False):
+        if connection.vendor != "postgresql":
+            _chain_in_python(record)
+        record.save(force_insert=True)
+    return record

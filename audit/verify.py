@@ -1,0 +1,187 @@
+"""Recompute the audit log's chain (`manage.py verify_audit`, the daily beat task).
+
+Walking the records in chain order (`seq`), each must follow the one before (no gap in `seq`,
+`prev_hash` equal to the previous `hash`, the first one's the genesis hash), its content must
+hash to its `content_hash` (nothing edited since it was written) and its `hash` must be the
+link of the two. The chain head must name the last record (a deleted newest record is noticed),
+and every committed record must be chained. The first record that fails is named; later
+problems are listed up to MAX_LISTED. All reads come from one snapshot (REPEATABLE READ on
+PostgreSQL), so records committed while it runs cannot look like a break.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from django.db import connection, transaction
+
+from audit.models import GENESIS_HASH, AuditChainHead, AuditRecord
+from audit.services import CONTENT_FIELDS, chain_hash, content_hash_of
+
+MAX_LISTED = 20
+
+
+@dataclass(frozen=True)
+class AuditCheck:
+    """A completeness rule run after the chain walk: `find()` yields a sentence for every place
+    the log misses something it must hold (apps above the audit log register these, so the log
+    never imports them)."""
+
+    name: str
+    says: str
+    find: Callable[[], Iterable[str]]
+
+
+_registered: list[AuditCheck] = []
+
+
+def audit_check_register(check: AuditCheck) -> None:
+    """Run `check` in `verify_audit`; registering a name again replaces it."""
+    _registered[:] = [known for known in _registered if known.name != check.name]
+    _registered.append(check)
+
+
+def audit_checks() -> list[AuditCheck]:
+    return list(_registered)
+
+
+@dataclass
+class AuditReport:
+    records: int = 0
+    head_seq: int = 0
+    pending: int = 0  # written by the transaction running the check, chained at its commit
+    checks: list[str] = field(default_factory=list)
+    first_broken: int | None = None  # the id of the first broken record
+    problems: list[str] = field(default_factory=list)
+    unlisted: int = 0
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def summary(self) -> dict:
+        return {
+            "ok": self.ok,
+            "records": self.records,
+            "head_seq": self.head_seq,
+            "first_broken": self.first_broken,
+            "problems": self.problems[:MAX_LISTED],
+            "more_problems": self.unlisted,
+            "checks": self.checks,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def audit_verify() -> AuditReport:
+    """Check the whole chain on one snapshot."""
+    if connection.in_atomic_block:
+        return _verify(inside_transaction=True)
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        return _verify(inside_transaction=False)
+
+
+def _label(row: dict) -> str:
+    when = f"{row['created_at']:%Y-%m-%d %H:%M:%S}"
+    return f"record #{row['id']} (seq {row['seq']}, {row['action']}, {when})"
+
+
+def _verify(*, inside_transaction: bool) -> AuditReport:
+    clock = time.perf_counter()
+    report = AuditReport()
+
+    def broken(row: dict | None, why: str) -> None:
+        if row is not None and report.first_broken is None:
+            report.first_broken = row["id"]
+        if len(report.problems) < MAX_LISTED:
+            report.problems.append(f"{_label(row)}: {why}" if row else why)
+        else:
+            report.unlisted += 1
+
+    head = AuditChainHead.objects.filter(pk=1).values("seq", "hash").first() or {
+        "seq": 0,
+        "hash": GENESIS_HASH,
+    }
+    report.head_seq = head["seq"]
+    fields = ("id", "seq", "prev_hash", "hash", "content_hash", *CONTENT_FIELDS)
+    # Inside an open transaction on PostgreSQL, records it wrote are chained only when it
+    # commits: there, unchained records count as pending. Anywhere else (the command, the task)
+    # a committed record without a link was written with the chain trigger switched off.
+    unchained = AuditRecord.objects.filter(seq__isnull=True)
+    if inside_transaction and connection.vendor == "postgresql":
+        report.pending = unchained.count()
+        unchained = unchained.none()
+    unchained_rows = list(unchained.order_by("id").values(*fields)[: MAX_LISTED + 1])
+    for row in unchained_rows:
+        broken(row, "never chained: it was written with the chain trigger switched off")
+    previous_seq, previous_hash = 0, GENESIS_HASH
+    rows = (
+        AuditRecord.objects.filter(seq__isnull=False)
+        .order_by("seq")
+        .values_list(*fields)
+        .iterator(chunk_size=5000)
+    )
+    for values in rows:
+        row = dict(zip(fields, values, strict=True))
+        report.records += 1
+        if row["seq"] != previous_seq + 1:
+            broken(
+                row,
+                f"comes after seq {previous_seq}: records {previous_seq + 1} to "
+                f"{row['seq'] - 1} are missing",
+            )
+        if row["prev_hash"] != previous_hash:
+            broken(row, "its prev_hash is not the hash of the record before it")
+        if content_hash_of(row) != row["content_hash"]:
+            broken(row, "its content does not match its content hash: changed since written")
+        elif chain_hash(row["prev_hash"] or "", row["content_hash"]) != row["hash"]:
+            broken(row, "its hash is not the link of its prev_hash and content hash")
+        previous_seq, previous_hash = row["seq"], row["hash"]
+    if (head["seq"], head["hash"]) != (previous_seq, previous_hash):
+        broken(
+            None,
+            f"the chain head is at seq {head['seq']} but the last record is seq "
+            f"{previous_seq}: the newest records were removed or the head was moved",
+        )
+    for check in audit_checks():
+        report.checks.append(check.name)
+        for problem in check.find():
+            broken(None, f"[{check.name}] {problem}")
+    report.records += report.pending
+    report.seconds = time.perf_counter() - clock
+    return report
+
+
+# -- the daily run (Celery beat: audit.verify_daily)
+
+
+def verifications_record(*, actor=None) -> dict[str, bool]:
+    """Run `verify_ledger` and `verify_audit`, each on its own snapshot, and record each result
+    in the audit log (`verify.ledger`, `verify.audit`); returns {name: ok}."""
+    from audit.services import audit_record
+    from cashier.verify import MAX_LISTED as LEDGER_LISTED
+    from cashier.verify import ledger_verify
+
+    ledger = ledger_verify()
+    chain = audit_verify()
+    with transaction.atomic():
+        audit_record(
+            action="verify.ledger",
+            actor=actor,
+            payload={
+                "ok": ledger.ok,
+                "entries": ledger.entries,
+                "postings": ledger.postings,
+                "accounts": ledger.accounts,
+                "rules": [check.name for check in ledger.checks],
+                "problems": ledger.problems[:LEDGER_LISTED],
+                "problem_count": len(ledger.problems),
+            },
+        )
+        audit_record(action="verify.audit", actor=actor, payload=chain.summary())
+    return {"ledger": ledger.ok, "audit": chain.ok}

@@ -1,0 +1,52 @@
+"""The room's app role (`manage.py db_grant_app_role`) writes the audit log and its chain moves
+(the chain trigger runs as the owner), but it cannot change, delete or bypass anything."""
+
+import pytest
+from django.db import ProgrammingError, connection, transaction
+
+from audit.models import AuditChainHead, AuditRecord
+from audit.services import audit_record
+from audit.verify import audit_verify
+from cashier.services import wallet_withdraw
+from tests.cashier.test_ledger_guards import app_role, connected_as  # noqa: F401 (a fixture)
+from tests.factories import make_funded_player
+
+pytestmark = pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="database roles are PostgreSQL's"
+)
+
+
+def test_the_app_role_writes_chained_records(app_role, transactional_db):  # noqa: F811
+    alice = make_funded_player("alice", cents=1_000)
+    with connected_as(app_role):
+        wallet_withdraw(player=alice, amount=300, idempotency_key="out")
+        audit_record(action="staff.note", payload={"text": "as the app"})
+        report = audit_verify()
+    assert report.ok and report.records == AuditRecord.objects.count() >= 3
+    assert AuditChainHead.objects.get().seq == AuditRecord.objects.count()
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "UPDATE audit_auditrecord SET reason = 'rewritten'",
+        "DELETE FROM audit_auditrecord",
+        "TRUNCATE audit_auditrecord",
+        "UPDATE audit_auditchainhead SET seq = 0",
+        "INSERT INTO audit_auditchainhead (id, seq, hash) VALUES (2, 0, 'x')",
+        "ALTER TABLE audit_auditrecord DISABLE TRIGGER ALL",
+        "DROP TRIGGER audit_record_chain ON audit_auditrecord",
+        "SET session_replication_role = replica",
+    ],
+)
+def test_the_app_role_cannot_touch_the_log(app_role, transactional_db, sql):  # noqa: F811
+    audit_record(action="staff.note", reason="kept")
+    with (
+        connected_as(app_role),
+        pytest.raises(ProgrammingError, match=r"permission denied|must be owner"),
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):
+        cursor.execute(sql)
+    assert AuditRecord.objects.get().reason == "kept"
+    assert audit_verify().ok

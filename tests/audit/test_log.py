@@ -1,0 +1,275 @@
+"""The audit log itself: one record per call in the caller's transaction, the chain linked at
+commit, and PostgreSQL refusing any change to a record or the chain head."""
+
+import io
+import itertools
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import IntegrityError, connection, transaction
+
+from audit.models import GENESIS_HASH, AuditChainHead, AuditRecord
+from audit.services import AuditError, Subject, audit_record, chain_hash, content_hash
+from audit.verify import audit_verify
+from tests.factories import make_player, make_table
+
+postgres_only = pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="the audit log's triggers are PostgreSQL's"
+)
+
+
+def verify_output() -> tuple[str, str, bool]:
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        call_command("verify_audit", stdout=out, stderr=err)
+    except CommandError as exc:
+        return out.getvalue(), err.getvalue() + str(exc), False
+    return out.getvalue(), err.getvalue(), True
+
+
+@pytest.mark.django_db(transaction=True)
+def test_records_are_chained_in_commit_order_and_verify():
+    alice = make_player("alice")
+    table = make_table(name="Chain")
+    first = audit_record(action="test.first", actor=alice, subject=table, payload={"n": 1})
+    with transaction.atomic():
+        second = audit_record(action="test.second", payload={"p": 0.25, "f": 2.0}, reason="why")
+        third = audit_record(
+            action="test.third", subject=Subject("cashier.entry", 7, "deposit"), payload=None
+        )
+    records = list(AuditRecord.objects.order_by("seq"))
+    assert [r.pk for r in records] == [first.pk, second.pk, third.pk]
+    assert [r.seq for r in records] == [1, 2, 3]
+    assert records[0].prev_hash == GENESIS_HASH
+    for before, record in itertools.pairwise(records):
+        assert record.prev_hash == before.hash
+    for record in records:
+        assert record.content_hash == content_hash(record)
+        assert record.hash == chain_hash(record.prev_hash, record.content_hash)
+    assert records[0].actor_kind == "player" and records[0].actor_label == "alice"
+    assert records[0].subject_type == "poker.table" and records[0].subject_id == str(table.pk)
+    assert records[1].actor_kind == "system" and records[1].payload == {"p": 0.25, "f": 2}
+    assert records[2].subject_label == "deposit"
+    head = AuditChainHead.objects.get()
+    assert (head.seq, head.hash) == (3, records[2].hash)
+    report = audit_verify()
+    assert report.ok and report.records == 3
+    out, _, ok = verify_output()
+    assert ok and "Checked 3 audit records" in out and "intact" in out
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_failed_action_leaves_no_record():
+    with pytest.raises(RuntimeError), transaction.atomic():
+        audit_record(action="test.rolled_back")
+        raise RuntimeError("the action failed after recording")
+    assert not AuditRecord.objects.exists()
+    assert not AuditChainHead.objects.filter(seq__gt=0).exists()
+    audit_record(action="test.after")
+    assert AuditRecord.objects.get().seq == 1
+    assert audit_verify().ok
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"action": "nodots"},
+        {"action": "Bad.Case"},
+        {"action": ""},
+        {"action": 5},
+        {"action": "x." + "a" * 70},
+        {"action": "test.payload", "payload": [1, 2]},
+        {"action": "test.payload", "payload": {"x": float("nan")}},
+        {"action": "test.payload", "payload": {"x": object()}},
+        {"action": "test.subject", "subject": "poker.table#1"},
+        {"action": "test.kind", "actor_kind": "robot"},
+    ],
+)
+def test_bad_input_is_refused_and_writes_nothing(kwargs):
+    with pytest.raises(AuditError):
+        audit_record(**kwargs)
+    assert not AuditRecord.objects.exists()
+
+
+@pytest.mark.django_db
+def test_an_anonymous_user_is_recorded_as_not_signed_in():
+    from django.contrib.auth.models import AnonymousUser
+
+    record = audit_record(action="security.password_reset_requested", actor=AnonymousUser())
+    assert record.actor is None and record.actor_kind == "anonymous"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_staff_actor_kind():
+    staff = make_player("sam", is_staff=True)
+    record = audit_record(action="staff.note", actor=staff, reason="looked")
+    assert record.actor_kind == "staff"
+
+
+# -- the database refuses changes (PostgreSQL)
+
+
+@postgres_only
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "UPDATE audit_auditrecord SET payload = '{\"amount\": 1}'",
+        "UPDATE audit_auditrecord SET hash = repeat('a', 64)",
+        "DELETE FROM audit_auditrecord",
+        "UPDATE audit_auditchainhead SET seq = 0",
+        "DELETE FROM audit_auditchainhead",
+    ],
+)
+def test_update_and_delete_are_refused_at_the_database(statement):
+    audit_record(action="test.kept", payload={"amount": 100})
+    with pytest.raises(IntegrityError, match="refused"), connection.cursor() as cursor:
+        cursor.execute(statement)
+    record = AuditRecord.objects.get()
+    assert record.payload == {"amount": 100} and record.seq == 1
+    assert audit_verify().ok
+
+
+@postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_an_insert_cannot_choose_its_place_in_the_chain():
+    audit_record(action="test.first")
+    record = AuditRecord(action="test.raw", actor_kind="system", content_hash="0" * 64, payload={})
+    record.content_hash = content_hash(record)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO audit_auditrecord (created_at, actor_label, actor_kind, action, "
+            "subject_type, subject_id, subject_label, payload, reason, content_hash, seq, "
+            "prev_hash, hash) VALUES (%s, '', 'system', 'test.raw', '', '', '', '{}', '', %s, "
+            "1, %s, %s)",
+            [record.created_at, record.content_hash, GENESIS_HASH, "f" * 64],
+        )
+    raw = AuditRecord.objects.get(action="test.raw")
+    assert raw.seq == 2 and raw.hash == chain_hash(raw.prev_hash, raw.content_hash)
+    assert audit_verify().ok
+
+
+# -- forgeries are found (triggers switched off as the superuser, as a thief with the owner's
+# rights could)
+
+
+def _as_forger(sql: str, params=()) -> None:
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL session_replication_role = replica")  # no triggers
+        cursor.execute(sql, params)
+
+
+def _three_records() -> list[AuditRecord]:
+    for n in range(3):
+        audit_record(action="ledger.entry", payload={"amount": 100 * (n + 1)})
+    return list(AuditRecord.objects.order_by("seq"))
+
+
+@postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_verify_audit_names_a_record_edited_with_direct_sql():
+    records = _three_records()
+    _as_forger(
+        "UPDATE audit_auditrecord SET payload = '{\"amount\": 1}' WHERE id = %s",
+        [records[1].pk],
+    )
+    report = audit_verify()
+    assert not report.ok and report.first_broken == records[1].pk
+    _, err, ok = verify_output()
+    assert not ok
+    assert f"first broken record #{records[1].pk}" in err and "changed since written" in err
+
+
+@postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_verify_audit_finds_a_record_rehashed_after_editing():
+    records = _three_records()
+    forged = records[1]
+    forged.payload = {"amount": 1}
+    new_content = content_hash(forged)
+    _as_forger(
+        "UPDATE audit_auditrecord SET payload = '{\"amount\": 1}', content_hash = %s, hash = %s "
+        "WHERE id = %s",
+        [new_content, chain_hash(forged.prev_hash, new_content), forged.pk],
+    )
+    report = audit_verify()
+    assert report.first_broken == records[2].pk  # its prev_hash no longer matches
+    assert "prev_hash is not the hash of the record before it" in report.problems[0]
+
+
+@postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_verify_audit_finds_deleted_records_and_a_forged_insert():
+    records = _three_records()
+    _as_forger("DELETE FROM audit_auditrecord WHERE id = %s", [records[1].pk])
+    report = audit_verify()
+    assert report.first_broken == records[2].pk
+    assert "records 2 to 2 are missing" in report.problems[0]
+
+    _as_forger("DELETE FROM audit_auditrecord WHERE id = %s", [records[2].pk])
+    report = audit_verify()
+    assert report.first_broken is None and not report.ok  # only the head tells
+    assert "chain head is at seq 3" in report.problems[0]
+
+
+@postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_verify_audit_finds_a_record_inserted_without_the_chain():
+    _three_records()
+    _as_forger(
+        "INSERT INTO audit_auditrecord (created_at, actor_label, actor_kind, action, "
+        "subject_type, subject_id, subject_label, payload, reason, content_hash) "
+        "VALUES (now(), '', 'system', 'ledger.entry', '', '', '', '{}', '', %s)",
+        ["0" * 64],
+    )
+    report = audit_verify()
+    forged = AuditRecord.objects.get(seq__isnull=True)
+    assert report.first_broken == forged.pk and "never chained" in report.problems[0]
+
+
+@pytest.mark.django_db
+def test_verify_inside_an_open_transaction_counts_its_own_records_as_pending():
+    audit_record(action="test.pending")
+    report = audit_verify()
+    assert report.ok
+    assert report.records == 1
+
+
+@postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_a_transaction_of_many_records_is_linked_in_order_and_moves_the_head_once():
+    audit_record(action="test.before")
+    with transaction.atomic():
+        ids = [audit_record(action="test.many", payload={"n": n}).pk for n in range(50)]
+        with transaction.atomic():  # a savepoint's records are the transaction's too
+            ids.append(audit_record(action="test.nested").pk)
+        try:
+            with transaction.atomic():
+                audit_record(action="test.rolled_back")
+                raise RuntimeError
+        except RuntimeError:
+            pass
+    chained = list(AuditRecord.objects.filter(pk__in=ids).order_by("seq"))
+    assert [r.pk for r in chained] == ids and [r.seq for r in chained] == list(range(2, 53))
+    assert not AuditRecord.objects.filter(action="test.rolled_back").exists()
+    assert AuditChainHead.objects.get().seq == 52
+    assert audit_verify().ok
+
+
+@postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_a_row_inserted_without_triggers_is_never_linked_by_a_later_transaction():
+    _three_records()
+    _as_forger(
+        "INSERT INTO audit_auditrecord (created_at, actor_label, actor_kind, action, "
+        "subject_type, subject_id, subject_label, payload, reason, content_hash) "
+        "VALUES (now(), '', 'system', 'ledger.entry', '', '', '', '{}', '', %s)",
+        ["0" * 64],
+    )
+    audit_record(action="test.later")
+    forged = AuditRecord.objects.get(action="ledger.entry", seq__isnull=True)
+    report = audit_verify()
+    assert (
+        report.first_broken == forged.pk and AuditRecord.objects.get(action="test.later").seq == 4
+    )

@@ -1,0 +1,105 @@
+"""Staff suspend and reinstate accounts: sessions and tokens end, seats are left after the
+hand, the cashier refuses deposits, withdrawals and buy-ins with `account_suspended`, one audit
+record per act; a refused act changes nothing and records nothing."""
+
+import pytest
+from django.contrib.sessions.models import Session
+from django.test import Client
+from rest_framework.authtoken.models import Token
+
+from audit.models import AuditRecord
+from cashier import services as cashier
+from cashier.selectors import wallet_balance
+from lobby.suspension import AccountError, account_reinstate, account_suspend
+from poker import services as poker
+from poker.models import Hand, Seat
+from tests.factories import (
+    call_down,
+    deal_hand,
+    make_funded_player,
+    make_seated_player,
+    make_staff,
+    make_table,
+    table_stakes,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def manager():
+    return make_staff("cm", "cashier managers")
+
+
+def test_suspension_locks_the_cashier_and_ends_sessions(manager):
+    player = make_funded_player("sam", cents=50_000)
+    client = Client()
+    client.force_login(player, backend="django.contrib.auth.backends.ModelBackend")
+    Token.objects.create(user=player)
+    table = make_table()
+    ended = account_suspend(player=player, staff=manager, reason="chargeback under review")
+    assert ended["sessions"] == 1 and not Session.objects.exists()
+    assert not Token.objects.filter(user=player).exists()
+    player.refresh_from_db()
+    assert not player.is_active
+    for attempt in (
+        lambda: cashier.wallet_deposit(player=player, amount=100, idempotency_key="d1"),
+        lambda: cashier.wallet_withdraw(player=player, amount=100, idempotency_key="w1"),
+        lambda: cashier.table_buy_in(
+            player=player, **table_stakes(table), amount=table.max_buy_in, idempotency_key="b1"
+        ),
+    ):
+        with pytest.raises(cashier.CashierError) as refused:
+            attempt()
+        assert refused.value.code == "account_suspended"
+    with pytest.raises(poker.TableError) as refused:
+        poker.table_sit(
+            table=table,
+            player=player,
+            seat_number=1,
+            buy_in=table.max_buy_in,
+            post_big_blind=False,
+            idempotency_key="s1",
+        )
+    assert refused.value.code == "account_suspended"
+    assert wallet_balance(player=player) == 50_000
+    assert client.get("/cashier/").status_code == 302  # logged out: to the login page
+    record = AuditRecord.objects.get(action="staff.account_suspend")
+    assert record.actor == manager and record.reason == "chargeback under review"
+
+    account_reinstate(player=player, staff=manager, reason="cleared")
+    cashier.wallet_withdraw(player=player, amount=100, idempotency_key="w2")
+    assert wallet_balance(player=player) == 49_900
+    assert AuditRecord.objects.filter(action="staff.account_reinstate").count() == 1
+
+
+def test_seat_is_left_after_the_hand(manager):
+    table = make_table()
+    ann = make_seated_player(table, "ann", 1)
+    ben = make_seated_player(table, "ben", 2)
+    hand = deal_hand(table)
+    account_suspend(player=ann, staff=manager, reason="fraud check")
+    hand.refresh_from_db()
+    if hand.status == Hand.Status.RUNNING:  # ann is still in it, folded at her turns
+        assert Seat.objects.get(table=table, player=ann).leave_pending
+        call_down(hand, {1: ann, 2: ben})
+    assert not Seat.objects.filter(table=table, player=ann).exists()
+    assert cashier.Account.objects.get(kind="table_stack", owner=ann, table=table).balance == 0
+
+
+def test_refusals_change_nothing(manager):
+    player = make_funded_player("sue")
+    for kwargs, code in (
+        ({"player": player, "staff": manager, "reason": "  "}, "reason_required"),
+        ({"player": player, "staff": player, "reason": "x"}, "not_staff"),
+        ({"player": manager, "staff": manager, "reason": "x"}, "own_account"),
+    ):
+        with pytest.raises(AccountError) as refused:
+            account_suspend(**kwargs)
+        assert refused.value.code == code
+    with pytest.raises(AccountError) as refused:
+        account_reinstate(player=player, staff=manager, reason="x")
+    assert refused.value.code == "not_suspended"
+    player.refresh_from_db()
+    assert player.is_active
+    assert not AuditRecord.objects.filter(action__startswith="staff.account").exists()
