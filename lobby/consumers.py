@@ -10,9 +10,10 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 
 from config.channel_health import GroupRejoinMixin
 from config.errors import Refused
+from config.i18n import socket_language_activate
 from config.inputs import parse_json_object
+from poker.broadcast import LOBBY_GROUP
 
-LOBBY_GROUP = "lobby"
 CLOSE_UNAUTHENTICATED = 4401
 MAX_FRAME_BYTES = 4096  # of UTF-8, as sent on the wire (not characters)
 
@@ -23,6 +24,7 @@ class LobbyConsumer(GroupRejoinMixin, AsyncWebsocketConsumer):
         if user is None or not user.is_authenticated:
             await self.close(code=CLOSE_UNAUTHENTICATED)
             return
+        await socket_language_activate(self.scope)  # refusals in the player's language
         await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
         self.groups_rejoin_start([LOBBY_GROUP])
         await self.accept()

@@ -1,6 +1,7 @@
 from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
+from django.utils.translation import gettext_lazy as _
 
 from lobby.models import Profile, display_name_validator
 
@@ -12,7 +13,8 @@ class SignUpForm(UserCreationForm):
     display_name = forms.CharField(
         max_length=20,
         validators=[display_name_validator],
-        help_text="Shown to other players at the tables.",
+        label=_("Display name"),
+        help_text=_("Shown to other players at the tables."),
     )
 
     class Meta(UserCreationForm.Meta):
@@ -22,13 +24,13 @@ class SignUpForm(UserCreationForm):
     def clean_email(self) -> str:
         email = self.cleaned_data["email"].strip().lower()
         if get_user_model().objects.filter(email__iexact=email).exists():
-            raise forms.ValidationError("An account with this e-mail address already exists.")
+            raise forms.ValidationError(_("An account with this e-mail address already exists."))
         return email
 
     def clean_display_name(self) -> str:
         name = self.cleaned_data["display_name"].strip()
         if Profile.objects.filter(display_name__iexact=name).exists():
-            raise forms.ValidationError("This display name is taken.")
+            raise forms.ValidationError(_("This display name is taken."))
         return name
 
 
@@ -36,10 +38,11 @@ class ProfileForm(forms.ModelForm):
     class Meta:
         model = Profile
         fields = ("display_name",)
+        labels = {"display_name": _("Display name")}
 
     def clean_display_name(self) -> str:
         name = self.cleaned_data["display_name"].strip()
         taken = Profile.objects.filter(display_name__iexact=name).exclude(pk=self.instance.pk)
         if taken.exists():
-            raise forms.ValidationError("This display name is taken.")
+            raise forms.ValidationError(_("This display name is taken."))
         return name

@@ -13,6 +13,7 @@ from axes.helpers import get_client_username, get_cool_off, get_failure_limit
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils import timezone
+from django.utils.translation import ngettext
 
 
 def lock_lifts_at(
@@ -62,11 +63,15 @@ def lockout_response(request: HttpRequest, *args, **kwargs) -> HttpResponse:
     seconds = math.ceil((lifts_at - now).total_seconds())
     minutes = max(1, math.ceil(seconds / 60))
     until = lifts_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-    message = (
-        f'Too many failed logins: "{username}" is locked from {ip_address} until {until} '
-        f"(in {minutes} minute{'s' if minutes != 1 else ''}). Other players, and logins from "
-        "other addresses, are not affected."
-    )
+    message = ngettext(
+        'Too many failed logins: "%(username)s" is locked from %(ip)s until %(until)s '
+        "(in %(minutes)d minute). Other players, and logins from other addresses, are not "
+        "affected.",
+        'Too many failed logins: "%(username)s" is locked from %(ip)s until %(until)s '
+        "(in %(minutes)d minutes). Other players, and logins from other addresses, are not "
+        "affected.",
+        minutes,
+    ) % {"username": username, "ip": ip_address, "until": until, "minutes": minutes}
     if request.path.startswith("/api/"):
         response = JsonResponse(
             {

@@ -3,11 +3,14 @@
 from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 display_name_validator = RegexValidator(
     r"^[A-Za-z0-9][A-Za-z0-9 _.-]{1,18}[A-Za-z0-9]$",
-    "3 to 20 letters, digits, spaces, dots, dashes or underscores, "
-    "starting and ending with a letter or digit.",
+    _(
+        "3 to 20 letters, digits, spaces, dots, dashes or underscores, "
+        "starting and ending with a letter or digit."
+    ),
 )
 
 
@@ -21,6 +24,9 @@ class Profile(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     # The last time the player changed the name chosen at sign-up (at most once every 30 days).
     display_name_changed_at = models.DateTimeField(null=True, blank=True)
+    # The language the player chose with the selector ("" until they choose): it follows them
+    # to every browser they log in from (config/i18n.py).
+    language = models.CharField(max_length=8, blank=True, default="")
 
     def __str__(self) -> str:
         return self.display_name

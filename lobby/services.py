@@ -10,7 +10,8 @@ from django.core import signing
 from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import formats, timezone
+from django.utils.translation import gettext as _
 
 from lobby.models import EmailVerification, Profile, WorkerHeartbeat
 
@@ -67,15 +68,24 @@ def profile_set_display_name(
             next_change = display_name_next_change(profile=profile)
             if next_change is not None and next_change > now:
                 raise DisplayNameTooSoon(
-                    "You changed your display name on "
-                    f"{profile.display_name_changed_at:%Y-%m-%d}; you can change it again "
-                    f"from {next_change:%Y-%m-%d %H:%M} UTC."
+                    _(
+                        "You changed your display name on %(changed)s; you can change it again "
+                        "from %(next)s UTC."
+                    )
+                    % {
+                        "changed": formats.date_format(
+                            profile.display_name_changed_at, "SHORT_DATE_FORMAT"
+                        ),
+                        "next": formats.date_format(next_change, "SHORT_DATETIME_FORMAT"),
+                    }
                 )
             profile.display_name = display_name
             profile.display_name_changed_at = now
             profile.save(update_fields=["display_name", "display_name_changed_at"])
     except IntegrityError as exc:
-        raise DisplayNameTaken(f"The display name {display_name!r} is taken.") from exc
+        raise DisplayNameTaken(
+            _("The display name %(name)s is taken.") % {"name": repr(display_name)}
+        ) from exc
     return profile
 
 
@@ -108,12 +118,15 @@ def email_verification_send(*, user: AbstractBaseUser, base_url: str) -> None:
     token = email_verification_token(user=user)
     link = base_url.rstrip("/") + reverse("lobby:email_verify", kwargs={"token": token})
     send_mail(
-        subject="Omaha Room: confirm your e-mail address",
+        subject=_("Omaha Room: confirm your e-mail address"),
         message=(
-            "Open this link to confirm your address (it works for "
-            f"{EMAIL_VERIFICATION_MAX_AGE.days} days):\n\n{link}\n\n"
-            "You need a confirmed address before your first deposit. If you did not sign up, "
-            "ignore this message."
+            _("Open this link to confirm your address (it works for %(days)d days):")
+            % {"days": EMAIL_VERIFICATION_MAX_AGE.days}
+            + f"\n\n{link}\n\n"
+            + _(
+                "You need a confirmed address before your first deposit. If you did not sign "
+                "up, ignore this message."
+            )
         ),
         from_email=settings.DEFAULT_FROM_EMAIL,
         recipient_list=[user.email],
@@ -129,12 +142,12 @@ def email_verify(*, token: str) -> AbstractBaseUser:
             max_age=EMAIL_VERIFICATION_MAX_AGE.total_seconds(),
         )
     except signing.SignatureExpired as exc:
-        raise EmailVerificationInvalid("This link has expired; ask for a new one.") from exc
+        raise EmailVerificationInvalid(_("This link has expired; ask for a new one.")) from exc
     except signing.BadSignature as exc:
-        raise EmailVerificationInvalid("This link is not valid.") from exc
+        raise EmailVerificationInvalid(_("This link is not valid.")) from exc
     user = get_user_model().objects.filter(pk=data.get("u")).first()
     if user is None or user.email.lower() != data.get("e"):
-        raise EmailVerificationInvalid("This link is for an address the account no longer has.")
+        raise EmailVerificationInvalid(_("This link is for an address the account no longer has."))
     email_mark_verified(user=user)
     return user
 
@@ -155,6 +168,17 @@ def profile_ensure(*, user: AbstractBaseUser) -> Profile:
         n += 1
         candidate = f"{base}-{n}"
     return profile_set_display_name(user=user, display_name=candidate)
+
+
+def profile_set_language(*, user: AbstractBaseUser, language: str) -> Profile:
+    """Keep the player's chosen language (one of settings.LANGUAGES) for their next visits."""
+    if language not in dict(settings.LANGUAGES):
+        raise ValueError(f"Not a language of the room: {language!r}.")
+    profile = profile_ensure(user=user)
+    if profile.language != language:
+        profile.language = language
+        profile.save(update_fields=["language"])
+    return profile
 
 
 def worker_heartbeat_record(*, hostname: str) -> WorkerHeartbeat:

@@ -5,8 +5,10 @@ from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
+from fairness.views import fairness_context
 from lobby.forms import ProfileForm, SignUpForm
 from lobby.services import (
     DisplayNameTaken,
@@ -58,8 +60,11 @@ def signup(request: HttpRequest) -> HttpResponse:
         email_verification_send(user=user, base_url=request.build_absolute_uri("/"))
         messages.success(
             request,
-            f"Welcome, {user.profile.display_name}. We sent a link to {user.email}: "
-            "confirm your address before your first deposit.",
+            _(
+                "Welcome, %(name)s. We sent a link to %(email)s: confirm your address before "
+                "your first deposit."
+            )
+            % {"name": user.profile.display_name, "email": user.email},
         )
         return redirect("lobby:home")
     return render(request, "accounts/signup.html", {"form": form})
@@ -78,7 +83,7 @@ def profile(request: HttpRequest) -> HttpResponse:
         except (DisplayNameTaken, DisplayNameTooSoon) as exc:
             form.add_error("display_name", str(exc))
         else:
-            messages.success(request, "Your display name is saved.")
+            messages.success(request, _("Your display name is saved."))
             return redirect("lobby:profile")
     current.refresh_from_db()
     return render(
@@ -90,6 +95,7 @@ def profile(request: HttpRequest) -> HttpResponse:
             "email_verified": email_is_verified(user=request.user),
             "display_name_next_change": display_name_next_change(profile=current),
             **responsible_context(request),
+            **fairness_context(request),
         },
     )
 
@@ -99,10 +105,12 @@ def profile(request: HttpRequest) -> HttpResponse:
 def email_verify_send(request: HttpRequest) -> HttpResponse:
     """Mail a fresh confirmation link (sign-up sends the first)."""
     if email_is_verified(user=request.user):
-        messages.info(request, "Your address is already confirmed.")
+        messages.info(request, _("Your address is already confirmed."))
     else:
         email_verification_send(user=request.user, base_url=request.build_absolute_uri("/"))
-        messages.success(request, f"We sent a confirmation link to {request.user.email}.")
+        messages.success(
+            request, _("We sent a confirmation link to %(email)s.") % {"email": request.user.email}
+        )
     return redirect("lobby:profile")
 
 
@@ -114,5 +122,5 @@ def email_verify(request: HttpRequest, token: str) -> HttpResponse:
     except EmailVerificationInvalid as exc:
         messages.error(request, str(exc))
     else:
-        messages.success(request, "Your e-mail address is confirmed; you can deposit now.")
+        messages.success(request, _("Your e-mail address is confirmed; you can deposit now."))
     return redirect("lobby:profile" if request.user.is_authenticated else "lobby:login")

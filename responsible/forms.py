@@ -1,6 +1,7 @@
 from decimal import Decimal
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from responsible.models import DepositLimit, Exclusion
 from responsible.services import REALITY_CHECK_MINUTES, TIME_OUT_DAYS
@@ -9,15 +10,15 @@ from responsible.services import REALITY_CHECK_MINUTES, TIME_OUT_DAYS
 class DepositLimitForm(forms.Form):
     """One period's cap in dollars; empty removes it (which, like raising, waits 24 hours)."""
 
-    period = forms.ChoiceField(choices=DepositLimit.Period.choices)
+    period = forms.ChoiceField(label=_("Period"), choices=DepositLimit.Period.choices)
     amount = forms.DecimalField(
-        label="Limit ($)",
+        label=_("Limit ($)"),
         required=False,
         min_value=Decimal("0.01"),
         max_digits=12,
         decimal_places=2,
         widget=forms.NumberInput(attrs={"step": "0.01", "min": "0.01"}),
-        help_text="Empty: no limit.",
+        help_text=_("Empty: no limit."),
     )
 
     def cents(self) -> int | None:
@@ -27,30 +28,30 @@ class DepositLimitForm(forms.Form):
 
 class TimeOutForm(forms.Form):
     days = forms.IntegerField(
-        label="Time-out (days)", min_value=TIME_OUT_DAYS[0], max_value=TIME_OUT_DAYS[1]
+        label=_("Time-out (days)"), min_value=TIME_OUT_DAYS[0], max_value=TIME_OUT_DAYS[1]
     )
     confirm = forms.BooleanField(
-        label="I understand it cannot be undone or shortened.", required=True
+        label=_("I understand it cannot be undone or shortened."), required=True
     )
     kind = Exclusion.Kind.TIME_OUT
 
 
 class SelfExclusionForm(forms.Form):
     length = forms.ChoiceField(
-        label="Self-exclusion",
-        choices=[("6m", "6 months"), ("1y", "1 year"), ("5y", "5 years")],
+        label=_("Self-exclusion"),
+        choices=[("6m", _("6 months")), ("1y", _("1 year")), ("5y", _("5 years"))],
     )
     confirm = forms.BooleanField(
-        label="I understand it cannot be undone or shortened.", required=True
+        label=_("I understand it cannot be undone or shortened."), required=True
     )
     kind = Exclusion.Kind.SELF_EXCLUSION
 
 
 class RealityCheckForm(forms.Form):
     minutes = forms.IntegerField(
-        label="Reality check every (minutes)",
+        label=_("Reality check every (minutes)"),
         required=False,
         min_value=REALITY_CHECK_MINUTES[0],
         max_value=REALITY_CHECK_MINUTES[1],
-        help_text="Empty: no reminder.",
+        help_text=_("Empty: no reminder."),
     )

@@ -7,6 +7,7 @@ Rules live in `responsible.rules` (checks the cashier, tables and banked game ca
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class DepositLimit(models.Model):
@@ -17,9 +18,9 @@ class DepositLimit(models.Model):
     """
 
     class Period(models.TextChoices):
-        DAY = "day", "day (24 hours)"
-        WEEK = "week", "week (7 days)"
-        MONTH = "month", "month (30 days)"
+        DAY = "day", _("day (24 hours)")
+        WEEK = "week", _("week (7 days)")
+        MONTH = "month", _("month (30 days)")
 
     player = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="deposit_limits"
@@ -47,8 +48,8 @@ class Exclusion(models.Model):
     """A time-out or a self-exclusion: no deposits, no seats, no new rounds until `ends_at`."""
 
     class Kind(models.TextChoices):
-        TIME_OUT = "time_out", "time-out"
-        SELF_EXCLUSION = "self_exclusion", "self-exclusion"
+        TIME_OUT = "time_out", _("time-out")
+        SELF_EXCLUSION = "self_exclusion", _("self-exclusion")
 
     player = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="exclusions"

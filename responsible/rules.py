@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from django.contrib.auth import get_user_model
 from django.db.models import Sum
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from cashier.models import Account, Entry, Posting
 from config.errors import Refused
@@ -45,8 +47,20 @@ def exclusion_message(exclusion: Exclusion) -> str:
     )
 
 
+def check_account_open(*, player, error: type[Refused]) -> None:
+    """Refuse money and play to an account staff suspended (`is_active` off, read afresh:
+    lobby.suspension), so a deposit waiting on the wallet's lock sees a suspension."""
+    if not get_user_model().objects.filter(pk=player.pk, is_active=True).exists():
+        raise error(
+            "account_suspended",
+            _("This account is suspended: no deposits, withdrawals or play. Contact support."),
+        )
+
+
 def check_play(*, player, error: type[Refused], now: datetime | None = None) -> None:
-    """Refuse a seat, a buy-in, a top-up or a new banked round to an excluded player."""
+    """Refuse a seat, a buy-in, a top-up or a new banked round to a suspended or excluded
+    player."""
+    check_account_open(player=player, error=error)
     exclusion = exclusion_active(player=player, now=now)
     if exclusion is not None:
         raise error("excluded", exclusion_message(exclusion))
@@ -96,16 +110,28 @@ def check_deposit(
     if not email_is_verified(user=player):
         raise error(
             "email_unverified",
-            "Confirm your e-mail address before your first deposit (the link is in your mail; "
-            "your profile page sends a new one).",
+            _(
+                "Confirm your e-mail address before your first deposit (the "
+                "link is in your mail; your profile page sends a new one)."
+            ),
         )
     for period, room in deposit_room(player=player, now=now).items():
         if amount > room["left"]:
             raise error(
                 "deposit_limit",
-                f"This deposit would pass your {period} limit of {dollars(room['limit'])}: "
-                f"you deposited {dollars(room['used'])} in the last "
-                f"{WINDOWS[period].days * 24 if period == 'day' else WINDOWS[period].days} "
-                f"{'hours' if period == 'day' else 'days'} and can deposit "
-                f"{dollars(room['left'])} more now.",
+                _(
+                    "This deposit would pass your %(period)s limit of %(limit)s: "
+                    "you deposited %(used)s in the last %(window)s and "
+                    "can deposit %(left)s more now."
+                )
+                % {
+                    # Translators: "day", "week" or "month", as in "your day limit".
+                    "period": {"day": _("day"), "week": _("week"), "month": _("month")}[period],
+                    "limit": dollars(room["limit"]),
+                    "used": dollars(room["used"]),
+                    "window": _("24 hours")
+                    if period == "day"
+                    else _("%(days)s days") % {"days": WINDOWS[period].days},
+                    "left": dollars(room["left"]),
+                },
             )

@@ -14,6 +14,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.sessions.models import Session
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from rest_framework.authtoken.models import Token
 
 from config.errors import Refused
@@ -58,11 +59,15 @@ def deposit_limit_set(
     now = now or timezone.now()
     if period not in DepositLimit.Period.values:
         raise ResponsibleError(
-            "bad_period", f"A limit's period is one of {', '.join(DepositLimit.Period.values)}."
+            "bad_period",
+            _("A limit's period is one of %(periods)s.")
+            % {"periods": ", ".join(DepositLimit.Period.values)},
         )
     if amount is not None:
         amount = parse_cents(amount, field="limit", error=ResponsibleError)
-    limit, _ = DepositLimit.objects.select_for_update().get_or_create(player=player, period=period)
+    limit, _created = DepositLimit.objects.select_for_update().get_or_create(
+        player=player, period=period
+    )
     current = limit_effective(limit, now=now)
     if limit.pending_from is not None and limit.pending_from <= now:
         limit.amount = limit.pending_amount  # the raise that matured is the cap now
@@ -98,16 +103,18 @@ def exclusion_end_for(*, kind: str, length, now: datetime) -> datetime:
         low, high = TIME_OUT_DAYS
         if not isinstance(length, int) or isinstance(length, bool) or not low <= length <= high:
             raise ResponsibleError(
-                "bad_length", f"A time-out lasts {low} to {high} days (24 hours to 6 weeks)."
+                "bad_length",
+                _("A time-out lasts %(low)s to %(high)s days (24 hours to 6 weeks).")
+                % {"low": low, "high": high},
             )
         return now + timedelta(days=length)
     if kind == Exclusion.Kind.SELF_EXCLUSION:
         if not isinstance(length, str) or length not in SELF_EXCLUSION_MONTHS:
             raise ResponsibleError(
-                "bad_length", "A self-exclusion lasts 6m (six months), 1y (a year) or 5y."
+                "bad_length", _("A self-exclusion lasts 6m (six months), 1y (a year) or 5y.")
             )
         return _add_months(now, SELF_EXCLUSION_MONTHS[length])
-    raise ResponsibleError("bad_kind", "Choose a time-out or a self-exclusion.")
+    raise ResponsibleError("bad_kind", _("Choose a time-out or a self-exclusion."))
 
 
 @transaction.atomic
@@ -128,8 +135,11 @@ def exclusion_start(*, player, kind: str, length, now: datetime | None = None) -
     if running is not None and running.ends_at >= ends_at:
         raise ResponsibleError(
             "already_excluded",
-            f"You are already on a {running.get_kind_display()} until "
-            f"{running.ends_at:%Y-%m-%d %H:%M} UTC; it cannot be shortened.",
+            _("You are already on a %(kind)s until %(ends_at)s UTC; it cannot be shortened.")
+            % {
+                "kind": running.get_kind_display(),
+                "ends_at": format(running.ends_at, "%Y-%m-%d %H:%M"),
+            },
         )
     exclusion = Exclusion.objects.create(player=player, kind=kind, starts_at=now, ends_at=ends_at)
     _record(player=player, kind=kind, now=now, length=length, ends_at=ends_at.isoformat())
@@ -182,7 +192,9 @@ def reality_check_set(*, player, minutes: int | None, now: datetime | None = Non
         not isinstance(minutes, int) or isinstance(minutes, bool) or not low <= minutes <= high
     ):
         raise ResponsibleError(
-            "bad_interval", f"A reality check comes every {low} to {high} minutes, or never."
+            "bad_interval",
+            _("A reality check comes every %(low)s to %(high)s minutes, or never.")
+            % {"low": low, "high": high},
         )
     if minutes is None:
         RealityCheck.objects.filter(player=player).delete()

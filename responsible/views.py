@@ -5,6 +5,8 @@ from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
+from django.utils import formats
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from responsible.forms import DepositLimitForm, RealityCheckForm, SelfExclusionForm, TimeOutForm
@@ -31,7 +33,8 @@ def responsible_context(request: HttpRequest) -> dict:
 def _form_errors(request: HttpRequest, form) -> None:
     for field, errors in form.errors.items():
         for error in errors:
-            messages.error(request, f"{field}: {error}" if field != "__all__" else error)
+            label = form.fields[field].label if field in form.fields else None
+            messages.error(request, f"{label or field}: {error}" if field != "__all__" else error)
 
 
 @login_required
@@ -51,11 +54,17 @@ def limit_set(request: HttpRequest) -> HttpResponse:
         if limit.pending_from is not None:
             messages.info(
                 request,
-                f"Your {limit.period} limit changes at {limit.pending_from:%Y-%m-%d %H:%M} UTC "
-                "(a higher limit waits 24 hours).",
+                _("Your %(period)s limit changes at %(when)s UTC (a higher limit waits 24 hours).")
+                % {
+                    "period": limit.get_period_display(),
+                    "when": formats.date_format(limit.pending_from, "SHORT_DATETIME_FORMAT"),
+                },
             )
         else:
-            messages.success(request, f"Your {limit.period} limit applies now.")
+            messages.success(
+                request,
+                _("Your %(period)s limit applies now.") % {"period": limit.get_period_display()},
+            )
     return redirect("lobby:profile")
 
 
@@ -77,9 +86,14 @@ def exclusion(request: HttpRequest) -> HttpResponse:
     logout(request)
     messages.info(
         request,
-        f"Your {started.get_kind_display()} runs until {started.ends_at:%Y-%m-%d %H:%M} UTC. "
-        "You leave every table after the current hand; you can log in to see your wallet and "
-        "withdraw, but not deposit or play.",
+        _(
+            "Your %(kind)s runs until %(until)s UTC. You leave every table after the current "
+            "hand; you can log in to see your wallet and withdraw, but not deposit or play."
+        )
+        % {
+            "kind": started.get_kind_display(),
+            "until": formats.date_format(started.ends_at, "SHORT_DATETIME_FORMAT"),
+        },
     )
     return redirect("lobby:login")
 
@@ -92,5 +106,5 @@ def reality_check(request: HttpRequest) -> HttpResponse:
         _form_errors(request, form)
         return redirect("lobby:profile")
     reality_check_set(player=request.user, minutes=form.cleaned_data["minutes"])
-    messages.success(request, "Your reality check is saved.")
+    messages.success(request, _("Your reality check is saved."))
     return redirect("lobby:profile")

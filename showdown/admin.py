@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 from django.template.response import TemplateResponse
 from django.utils.html import format_html
 
+from audit.admin_changes import AuditedChanges
 from config.inputs import dollars
 from showdown import selectors
 from showdown.models import HouseDay, Paytable, ShowdownRound, ShowdownTable
@@ -34,7 +35,7 @@ class PaytableForm(forms.ModelForm):
 
 
 @admin.register(Paytable)
-class PaytableAdmin(admin.ModelAdmin):
+class PaytableAdmin(AuditedChanges, admin.ModelAdmin):
     form = PaytableForm
     list_display = ("name", "kind", "edge_percent", "hit_rate", "top_award", "updated_at")
     list_filter = ("kind",)
@@ -59,7 +60,7 @@ class PaytableAdmin(admin.ModelAdmin):
 
 
 @admin.register(ShowdownTable)
-class ShowdownTableAdmin(admin.ModelAdmin):
+class ShowdownTableAdmin(AuditedChanges, admin.ModelAdmin):
     list_display = ("name", "ante_range", "cap", "bet_paytable", "hole_card_bonus_paytable",
                     "final_hand_bonus_paytable", "seats", "is_open")  # fmt: skip
     list_filter = ("is_open", "seats")

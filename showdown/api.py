@@ -6,6 +6,7 @@ settled."""
 from __future__ import annotations
 
 from django.http import QueryDict
+from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
@@ -16,6 +17,7 @@ from rest_framework.views import APIView
 
 from cashier.api import ErrorSerializer
 from config.inputs import MAX_ID, parse_cents, parse_idempotency_key, parse_query_id
+from fairness.selectors import round_commitment
 from showdown import selectors
 from showdown.models import ShowdownRound, ShowdownTable
 from showdown.services import ShowdownRefused, round_deal, round_decide
@@ -80,6 +82,10 @@ class ShowdownRoundSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
     settled_at = serializers.DateTimeField(allow_null=True)
     voided_at = serializers.DateTimeField(allow_null=True)
+    commitment = serializers.CharField(
+        allow_null=True, help_text="SHA-256(salt || deck), fixed before the deal (fairness)"
+    )
+    check_url = serializers.CharField(help_text="the page that verifies the round once over")
 
 
 class ShowdownDealSerializer(serializers.Serializer):
@@ -141,6 +147,8 @@ def round_data(round_: ShowdownRound) -> dict:
         "created_at": round_.created_at,
         "settled_at": round_.settled_at,
         "voided_at": round_.voided_at,
+        "commitment": round_commitment(round_),
+        "check_url": reverse("fairness:round", args=[round_.pk]),
     }
 
 

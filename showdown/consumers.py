@@ -16,9 +16,12 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.utils.translation import gettext as _
 
 from config.channel_health import GroupRejoinMixin
+from config.db_threads import in_db_thread
 from config.errors import Refused
+from config.i18n import socket_language_activate
 from config.inputs import parse_cents, parse_idempotency_key, parse_json_object
 from poker.broadcast import remember_socket_loop
 from showdown import live
@@ -44,7 +47,9 @@ def _key(frame: dict) -> str:
 def _seat(frame: dict) -> int:
     value = frame.get("seat")
     if isinstance(value, bool) or not isinstance(value, int):
-        raise FrameError("bad_field", f"seat must be a whole number, not {value!r}.")
+        raise FrameError(
+            "bad_field", _("seat must be a whole number, not %(value)s.") % {"value": repr(value)}
+        )
     return value
 
 
@@ -61,6 +66,7 @@ class LiveShowdownConsumer(GroupRejoinMixin, AsyncWebsocketConsumer):
         if self.user is None or not self.user.is_authenticated:
             await self.close(code=CLOSE_UNAUTHENTICATED)
             return
+        await socket_language_activate(self.scope)  # refusals in the player's language
         view = await _view(self.table_id, self.user)
         if view is None:
             await self.close(code=CLOSE_NO_TABLE)
@@ -85,7 +91,7 @@ class LiveShowdownConsumer(GroupRejoinMixin, AsyncWebsocketConsumer):
             if text_data is None or len(text_data.encode("utf-8", "surrogatepass")) > (
                 MAX_FRAME_BYTES
             ):
-                raise FrameError("bad_frame", "Send one JSON text frame of at most 4 KiB.")
+                raise FrameError("bad_frame", _("Send one JSON text frame of at most 4 KiB."))
             try:
                 frame = parse_json_object(text_data, what="frame")
             except Refused as error:
@@ -125,7 +131,7 @@ class LiveShowdownConsumer(GroupRejoinMixin, AsyncWebsocketConsumer):
         elif kind == "decide":
             decision = frame.get("decision")
             if decision not in ("fold", "call", "raise"):
-                raise FrameError("bad_field", 'decision must be "fold", "call" or "raise".')
+                raise FrameError("bad_field", _('decision must be "fold", "call" or "raise".'))
             await self.call(
                 live.live_decide,
                 decision=decision,
@@ -135,12 +141,14 @@ class LiveShowdownConsumer(GroupRejoinMixin, AsyncWebsocketConsumer):
             await self.groups_rejoin()
             await self.showdown_changed({})
         elif isinstance(kind, str):
-            raise FrameError("unknown_type", f"The table does not know {kind!r} frames.")
+            raise FrameError(
+                "unknown_type", _("The table does not know %(kind)s frames.") % {"kind": repr(kind)}
+            )
         else:
-            raise FrameError("bad_frame", 'A frame is a JSON object with a string "type".')
+            raise FrameError("bad_frame", _('A frame is a JSON object with a string "type".'))
 
     async def call(self, service, **kwargs: Any) -> None:
-        await database_sync_to_async(service)(player=self.user, table_id=self.table_id, **kwargs)
+        await in_db_thread(service)(player=self.user, table_id=self.table_id, **kwargs)
         # A replayed frame changes nothing and so broadcasts nothing: answer it with the view.
         await self.showdown_changed({})
 

@@ -23,16 +23,18 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from cashier.services import banked_round_settle, banked_wager_place
 from config.inputs import parse_cents, parse_idempotency_key
+from fairness import services as fairness
 from poker.engine.showdown import ShowdownError
 from poker.engine.showdown import ShowdownRound as EngineRound
 from poker.engine.showdown_paytables import PaytableError
 from responsible import rules as responsible
 from showdown import services
 from showdown.models import LiveRound, LiveSeat, ShowdownRound, ShowdownTable
-from showdown.services import ShowdownRefused
+from showdown.services import ShowdownRefused, engine_refusal
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +52,7 @@ def group_name(table_id: int) -> str:
 
 def _lock_table(table_id) -> ShowdownTable:
     if isinstance(table_id, bool) or not isinstance(table_id, int):
-        raise ShowdownRefused("unknown_table", "No such table.")
+        raise ShowdownRefused("unknown_table", _("No such table."))
     table = (
         ShowdownTable.objects.select_for_update()
         .filter(pk=table_id, seats__gt=1)
@@ -58,7 +60,7 @@ def _lock_table(table_id) -> ShowdownTable:
         .first()
     )
     if table is None:
-        raise ShowdownRefused("unknown_table", "No such live table.")
+        raise ShowdownRefused("unknown_table", _("No such live table."))
     return table
 
 
@@ -72,7 +74,8 @@ def _engine(live: LiveRound) -> EngineRound:
     except ShowdownError as error:
         raise ShowdownRefused(
             "bad_state",
-            f"Live round {live.pk} cannot be read back ({error.reason}); staff have it.",
+            _("Live round %(live_id)s cannot be read back (%(reason)s); staff have it.")
+            % {"live_id": live.pk, "reason": error.reason},
         ) from error
 
 
@@ -84,7 +87,7 @@ def _store(live: LiveRound, game: EngineRound) -> None:
 
 
 def _refused(error: ShowdownError) -> ShowdownRefused:
-    return ShowdownRefused(error.code, error.reason[:1].upper() + error.reason[1:] + ".")
+    return engine_refusal(error)
 
 
 def _after_commit(live: LiveRound | None, table_id: int) -> None:
@@ -140,18 +143,24 @@ def live_seat_take(*, player, table_id: int, seat: int, now: datetime | None = N
         if taken is not None:
             if taken.number == seat:
                 return taken
-            raise ShowdownRefused("already_seated", f"You already sit in seat {taken.number}.")
+            raise ShowdownRefused(
+                "already_seated",
+                _("You already sit in seat %(number)s.") % {"number": taken.number},
+            )
         if not table.is_open:
-            raise ShowdownRefused("table_closed", f"{table.name} is closed.")
+            raise ShowdownRefused("table_closed", _("%(name)s is closed.") % {"name": table.name})
         if isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= table.seats:
-            raise ShowdownRefused("no_such_seat", f"Pick a seat from 1 to {table.seats}.")
+            raise ShowdownRefused(
+                "no_such_seat", _("Pick a seat from 1 to %(seats)s.") % {"seats": table.seats}
+            )
         if LiveSeat.objects.filter(table=table, number=seat).exists():
-            raise ShowdownRefused("seat_taken", f"Seat {seat} is taken.")
+            raise ShowdownRefused("seat_taken", _("Seat %(seat)s is taken.") % {"seat": seat})
         responsible.check_play(player=player, error=ShowdownRefused, now=now)
         live = _open_round(table)
         if live is not None and any(wager["seat"] == seat for wager in live.state["wagers"]):
             raise ShowdownRefused(
-                "seat_in_play", f"Seat {seat} still has wagers in this round; try after it."
+                "seat_in_play",
+                _("Seat %(seat)s still has wagers in this round; try after it.") % {"seat": seat},
             )
         placed = LiveSeat.objects.create(table=table, number=seat, player=player, sat_at=now)
         _after_commit(None, table.pk)
@@ -165,11 +174,12 @@ def live_seat_leave(*, player, table_id: int) -> None:
         table = _lock_table(table_id)
         seat = LiveSeat.objects.filter(table=table, player=player).first()
         if seat is None:
-            raise ShowdownRefused("not_seated", "You do not sit at this table.")
+            raise ShowdownRefused("not_seated", _("You do not sit at this table."))
         live = _open_round(table)
         if live is not None and live.seat_rounds.filter(player=player).exists():
             raise ShowdownRefused(
-                "round_in_play", "Your wagers are in this round; you can leave once it settles."
+                "round_in_play",
+                _("Your wagers are in this round; you can leave once it settles."),
             )
         seat.delete()
         _after_commit(None, table.pk)
@@ -237,14 +247,14 @@ def live_wagers_place(
             return earlier
         seat = LiveSeat.objects.filter(table=table, player=player).first()
         if seat is None:
-            raise ShowdownRefused("not_seated", "Take a seat before placing wagers.")
+            raise ShowdownRefused("not_seated", _("Take a seat before placing wagers."))
         if not table.is_open:
-            raise ShowdownRefused("table_closed", f"{table.name} is closed.")
+            raise ShowdownRefused("table_closed", _("%(name)s is closed.") % {"name": table.name})
         responsible.check_play(player=player, error=ShowdownRefused, now=now)
         live = _open_round(table)
         if live is not None and live.phase != Phase.BETTING:
             raise ShowdownRefused(
-                "round_dealt", "The cards are out; place your wagers for the next round."
+                "round_dealt", _("The cards are out; place your wagers for the next round.")
             )
         try:
             if live is None:
@@ -288,7 +298,7 @@ def live_wagers_place(
                 )
         except IntegrityError:
             raise ShowdownRefused(
-                "round_unfinished", "Your last round here is still unfinished."
+                "round_unfinished", _("Your last round here is still unfinished.")
             ) from None
         mine.wager_entry = banked_wager_place(
             player=player, round_id=mine.pk, amount=staked, now=now
@@ -302,7 +312,10 @@ def live_wagers_place(
 
 
 def _deal(live: LiveRound, game: EngineRound, table: ShowdownTable, now: datetime) -> None:
-    game.deal(services.deck_shuffle())
+    shares = list(live.seat_rounds.select_related("player"))
+    deal = services.deal_shuffle({mine.live_seat: mine.player for mine in shares})
+    game.deal(deal.deck)
+    fairness.deal_commit(kind=fairness.Kind.LIVE, ref_id=live.pk, deal=deal, now=now)
     _store(live, game)
     live.phase = Phase.DECIDING
     live.dealt_at = now
@@ -330,7 +343,10 @@ def live_decide(
     player = services._check_player(player)
     key = parse_idempotency_key(idempotency_key, error=ShowdownRefused)
     if decision not in ShowdownRound.Decision.values:
-        raise ShowdownRefused("bad_decision", f"Decide fold, call or raise, not {decision!r}.")
+        raise ShowdownRefused(
+            "bad_decision",
+            _("Decide fold, call or raise, not %(decision)s.") % {"decision": repr(decision)},
+        )
     now = now or timezone.now()
     with transaction.atomic():
         table = _lock_table(table_id)
@@ -341,17 +357,17 @@ def live_decide(
             if replay.decision != decision:
                 raise ShowdownRefused(
                     "idempotency_conflict",
-                    "This idempotency key was already used for a different decision.",
+                    _("This idempotency key was already used for a different decision."),
                 )
             return replay
         live = _open_round(table)
         mine = live.seat_rounds.filter(player=player).first() if live is not None else None
         if mine is None:
-            raise ShowdownRefused("no_round", "You have no wagers in the round being played.")
+            raise ShowdownRefused("no_round", _("You have no wagers in the round being played."))
         if live.phase == Phase.BETTING:
-            raise ShowdownRefused("not_dealt", "Decisions come after the deal.")
+            raise ShowdownRefused("not_dealt", _("Decisions come after the deal."))
         if mine.decision:
-            raise ShowdownRefused("already_decided", "You have already decided this round.")
+            raise ShowdownRefused("already_decided", _("You have already decided this round."))
         game = _engine(live)
         _decide_seat(live, game, mine, decision, key=key, now=now)
         if game.phase == "settled":
@@ -409,6 +425,7 @@ def _settle(live: LiveRound, game: EngineRound, now: datetime) -> None:
     live.phase = Phase.SETTLED
     live.settled_at = now
     live.save()
+    fairness.deal_reveal(kind=fairness.Kind.LIVE, ref_id=live.pk, now=now)
     LiveSeat.objects.filter(table_id=live.table_id, leave_pending=True).delete()
 
 

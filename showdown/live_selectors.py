@@ -11,6 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from cashier.models import Account
+from fairness.models import Commitment
+from fairness.selectors import commitment_of
 from showdown.models import LiveRound, LiveSeat, ShowdownTable
 
 
@@ -60,6 +62,8 @@ def live_table_view(*, table_id: int, user) -> dict[str, Any] | None:
             "board": live.state["board"] if settled else [],
             "seats": round_seats,
             "payout_cap": live.state["result"]["payout_cap"] if settled else None,
+            # Fixed with the deck at the deal, before any hole card shows (docs/fairness.md).
+            "commitment": commitment_of(kind=Commitment.Kind.LIVE, ref_id=live.pk),
         }
     you = None
     if user_id is not None:

@@ -14,6 +14,8 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from poker.engine.showdown import ShowdownError, ShowdownLimits
 from poker.engine.showdown_paytables import (
@@ -30,9 +32,9 @@ class Paytable(models.Model):
     rate computed by `poker.engine.showdown_math` whenever it is saved through the service."""
 
     class Kind(models.TextChoices):
-        BET = "bet", "Bet"
-        HOLE_CARD_BONUS = "hole_card_bonus", "Hole Card Bonus"
-        FINAL_HAND_BONUS = "final_hand_bonus", "Final Hand Bonus"
+        BET = "bet", pgettext_lazy("wager", "Bet")
+        HOLE_CARD_BONUS = "hole_card_bonus", pgettext_lazy("wager", "Hole Card Bonus")
+        FINAL_HAND_BONUS = "final_hand_bonus", pgettext_lazy("wager", "Final Hand Bonus")
 
     kind = models.CharField(max_length=20, choices=Kind.choices)
     name = models.CharField(max_length=40, unique=True)
@@ -163,9 +165,9 @@ class ShowdownRound(models.Model):
         VOIDED = "voided", "Voided (unresolved for 90 days)"
 
     class Decision(models.TextChoices):
-        FOLD = "fold", "Fold"
-        CALL = "call", "Call"
-        RAISE = "raise", "Raise"
+        FOLD = "fold", _("Fold")
+        CALL = "call", _("Call")
+        RAISE = "raise", _("Raise")
 
     player = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="showdown_rounds"

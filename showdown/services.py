@@ -10,16 +10,19 @@ the wallet and from or to `house_bankroll`; a void moves them to `charity`.
 
 from __future__ import annotations
 
-import secrets
+from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import get_language, gettext_lazy
+from django.utils.translation import gettext as _
 
 from cashier.services import banked_round_settle, banked_round_void, banked_wager_place
 from config.errors import Refused
 from config.inputs import parse_cents, parse_idempotency_key
+from fairness import services as fairness
 from poker.engine.dealer import shuffle_deck
 from poker.engine.showdown import ShowdownError
 from poker.engine.showdown import ShowdownRound as EngineRound
@@ -35,10 +38,16 @@ SEAT = 1  # online, the player is the table's one seat
 Status = ShowdownRound.Status
 
 
-def deck_shuffle() -> list[str]:
-    """A fresh deck from the operating system's CSPRNG (RULES.md 1), through the engine's
-    dealer; tests replace this function to deal known cards."""
-    return shuffle_deck(secrets.randbelow)
+def deck_shuffle(randbelow: Callable[[int], int]) -> list[str]:
+    """The engine's Fisher-Yates over `randbelow`: the seeded stream of `deal_shuffle`; tests
+    replace this function to deal known cards."""
+    return shuffle_deck(randbelow)
+
+
+def deal_shuffle(players: dict) -> fairness.Deal:
+    """A provably fair deck for these seats (seat -> player): the server's CSPRNG seed mixed
+    with each player's client seed, committed before any card is shown (docs/fairness.md)."""
+    return fairness.deal_draw(players=players, shuffle=lambda randbelow: deck_shuffle(randbelow))
 
 
 class ShowdownRefused(Refused):
@@ -70,7 +79,7 @@ def paytable_measure(*, paytable: Paytable) -> Paytable:
 
 def _check_player(player):
     if not isinstance(player, get_user_model()) or player.pk is None:
-        raise ShowdownRefused("unknown_player", "No such player.")
+        raise ShowdownRefused("unknown_player", _("No such player."))
     return player
 
 
@@ -79,8 +88,30 @@ def _side_bet(value, *, field: str) -> int:
     return parse_cents(value, field=field, minimum=0, error=ShowdownRefused)
 
 
-def _refused(error: ShowdownError) -> ShowdownRefused:
-    return ShowdownRefused(error.code, error.reason[:1].upper() + error.reason[1:] + ".")
+# The engine (no Django) explains its refusals in English; other languages get the code's
+# message here, at the edge (English keeps the engine's own, more precise wording).
+ENGINE_MESSAGES = {
+    "outside_limits": gettext_lazy("A wager is outside this table's limits."),
+    "bad_amount": gettext_lazy("A wager must be a whole number of cents."),
+    "already_placed": gettext_lazy("This seat has already placed its wagers."),
+    "already_decided": gettext_lazy("You have already decided this round."),
+    "no_such_seat": gettext_lazy("This seat has no wagers in this round."),
+    "no_wagers": gettext_lazy("Nobody has placed an Ante."),
+    "not_dealt": gettext_lazy("Decisions come after the deal."),
+    "wrong_phase": gettext_lazy("The cards have already been dealt."),
+    "settled": gettext_lazy("This round is already settled."),
+}
+
+
+def engine_refusal(error: ShowdownError) -> ShowdownRefused:
+    """The engine's refusal for a player: in English its own reason, else by its code."""
+    message = ENGINE_MESSAGES.get(error.code)
+    if message is None or get_language() in (None, "en"):
+        return ShowdownRefused(error.code, error.reason[:1].upper() + error.reason[1:] + ".")
+    return ShowdownRefused(error.code, str(message))
+
+
+_refused = engine_refusal
 
 
 def _engine_round(round_: ShowdownRound) -> EngineRound:
@@ -89,7 +120,9 @@ def _engine_round(round_: ShowdownRound) -> EngineRound:
         return EngineRound.from_dict({**round_.state, "deck": round_.deck})
     except ShowdownError as error:
         raise ShowdownRefused(
-            "bad_state", f"Round {round_.pk} cannot be read back ({error.reason}); staff have it."
+            "bad_state",
+            _("Round %(round_id)s cannot be read back (%(reason)s); staff have it.")
+            % {"round_id": round_.pk, "reason": error.reason},
         ) from error
 
 
@@ -115,7 +148,7 @@ def _replayed_deal(player, key: str, **request) -> ShowdownRound | None:
         return None
     if not _same_deal(earlier, **request):
         raise ShowdownRefused(
-            "idempotency_conflict", "This idempotency key was already used for a different deal."
+            "idempotency_conflict", _("This idempotency key was already used for a different deal.")
         )
     return earlier
 
@@ -141,7 +174,7 @@ def round_deal(
     hole_card_bonus = _side_bet(hole_card_bonus, field="hole card bonus")
     final_hand_bonus = _side_bet(final_hand_bonus, field="final hand bonus")
     if not isinstance(table, ShowdownTable) or table.pk is None:
-        raise ShowdownRefused("unknown_table", "No such table.")
+        raise ShowdownRefused("unknown_table", _("No such table."))
     request = {
         "table": table,
         "ante": ante,
@@ -157,10 +190,12 @@ def round_deal(
             "bet_paytable", "hole_card_bonus_paytable", "final_hand_bonus_paytable"
         ).get(pk=table.pk)
         if not table.is_open:
-            raise ShowdownRefused("table_closed", f"{table.name} is closed.")
+            raise ShowdownRefused("table_closed", _("%(name)s is closed.") % {"name": table.name})
         if table.is_live:
             raise ShowdownRefused(
-                "live_table", f"{table.name} is a live table: take a seat there and bet in rounds."
+                "live_table",
+                _("%(name)s is a live table: take a seat there and bet in rounds.")
+                % {"name": table.name},
             )
         responsible.check_play(player=player, error=ShowdownRefused, now=now)
         try:
@@ -168,7 +203,8 @@ def round_deal(
             game.place(
                 SEAT, ante=ante, hole_card_bonus=hole_card_bonus, final_hand_bonus=final_hand_bonus
             )
-            game.deal(deck_shuffle())
+            deal = deal_shuffle({SEAT: player})
+            game.deal(deal.deck)
         except ShowdownError as error:
             raise _refused(error) from error
         except PaytableError as error:
@@ -196,12 +232,13 @@ def round_deal(
             if earlier is not None:
                 return earlier
             raise ShowdownRefused(
-                "round_unfinished", "Your last round here is still waiting for your decision."
+                "round_unfinished", _("Your last round here is still waiting for your decision.")
             ) from None
         round_.wager_entry = banked_wager_place(
             player=player, round_id=round_.pk, amount=staked, now=now
         )
         round_.save(update_fields=["wager_entry"])
+        fairness.deal_commit(kind=fairness.Kind.ROUND, ref_id=round_.pk, deal=deal, now=now)
         return round_
 
 
@@ -219,9 +256,12 @@ def round_decide(
     player = _check_player(player)
     key = parse_idempotency_key(idempotency_key, error=ShowdownRefused)
     if decision not in ShowdownRound.Decision.values:
-        raise ShowdownRefused("bad_decision", f"Decide fold, call or raise, not {decision!r}.")
+        raise ShowdownRefused(
+            "bad_decision",
+            _("Decide fold, call or raise, not %(decision)s.") % {"decision": repr(decision)},
+        )
     if isinstance(round_id, bool) or not isinstance(round_id, int):
-        raise ShowdownRefused("unknown_round", "You have no such round.")
+        raise ShowdownRefused("unknown_round", _("You have no such round."))
     now = now or timezone.now()
     with transaction.atomic():
         round_ = (
@@ -230,19 +270,19 @@ def round_decide(
             .first()
         )
         if round_ is None:
-            raise ShowdownRefused("unknown_round", "You have no such round.")
+            raise ShowdownRefused("unknown_round", _("You have no such round."))
         if round_.decide_key and round_.decide_key == key:
             if round_.decision != decision:
                 raise ShowdownRefused(
                     "idempotency_conflict",
-                    "This idempotency key was already used for a different decision.",
+                    _("This idempotency key was already used for a different decision."),
                 )
             return round_
         if round_.status == Status.SETTLED:
-            raise ShowdownRefused("settled", "This round is already settled.")
+            raise ShowdownRefused("settled", _("This round is already settled."))
         if round_.status == Status.VOIDED:
             raise ShowdownRefused(
-                "voided", "This round was voided after 90 days; its wagers went to charity."
+                "voided", _("This round was voided after 90 days; its wagers went to charity.")
             )
         game = _engine_round(round_)
         bet = round_.ante * {"fold": 0, "call": 1, "raise": 2}[decision]
@@ -270,6 +310,7 @@ def round_decide(
         round_.decide_key = key
         round_.settled_at = now
         round_.save()
+        fairness.deal_reveal(kind=fairness.Kind.ROUND, ref_id=round_.pk, now=now)
         return round_
 
 
@@ -292,6 +333,7 @@ def round_void(*, round_id: int, now: datetime | None = None) -> ShowdownRound |
         round_.status = Status.VOIDED
         round_.voided_at = now
         round_.save(update_fields=["result_entry", "status", "voided_at"])
+        fairness.deal_reveal(kind=fairness.Kind.ROUND, ref_id=round_.pk, now=now)
         return round_
 
 

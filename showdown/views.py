@@ -11,6 +11,8 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils import formats
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from cashier.selectors import wallet_balance
@@ -30,10 +32,18 @@ def tell_voided_rounds(request: HttpRequest) -> None:
     for round_ in voided_rounds_tell(player=request.user):
         messages.warning(
             request,
-            f"Your Omaha Showdown round #{round_.pk} at {round_.table.name}, dealt "
-            f"{round_.created_at:%Y-%m-%d}, was left undecided for 90 days and voided on "
-            f"{round_.voided_at:%Y-%m-%d}: its {dollars(round_.staked)} in wagers went to "
-            "the charity account.",
+            _(
+                "Your Omaha Showdown round #%(round)s at %(table)s, dealt %(dealt)s, was left "
+                "undecided for 90 days and voided on %(voided)s: its %(staked)s in wagers went "
+                "to the charity account."
+            )
+            % {
+                "round": round_.pk,
+                "table": round_.table.name,
+                "dealt": formats.date_format(round_.created_at, "SHORT_DATE_FORMAT"),
+                "voided": formats.date_format(round_.voided_at, "SHORT_DATE_FORMAT"),
+                "staked": dollars(round_.staked),
+            },
         )
 
 
@@ -46,16 +56,19 @@ def _table_or_404(request: HttpRequest, table_id: int) -> ShowdownTable:
 
 def _costs(round_: ShowdownRound, balance: int) -> list[dict]:
     return [
-        {"decision": "fold", "label": "Fold", "cost": 0, "affordable": True},
+        # `key`: the keyboard shortcut (static/js/showdown.js), the same in every language.
+        {"decision": "fold", "label": _("Fold"), "key": "F", "cost": 0, "affordable": True},
         {
             "decision": "call",
-            "label": "Call",
+            "label": _("Call"),
+            "key": "C",
             "cost": round_.ante,
             "affordable": balance >= round_.ante,
         },
         {
             "decision": "raise",
-            "label": "Raise",
+            "label": _("Raise"),
+            "key": "R",
             "cost": 2 * round_.ante,
             "affordable": balance >= 2 * round_.ante,
         },
@@ -107,7 +120,7 @@ def play(request: HttpRequest, table_id: int) -> HttpResponse:
 def _refusal(request: HttpRequest, verb: str, form) -> None:
     for errors in form.errors.values():
         for error in errors:
-            messages.error(request, f"{verb} refused: {error}")
+            messages.error(request, _("%(what)s refused: %(why)s") % {"what": verb, "why": error})
 
 
 @login_required
@@ -116,7 +129,7 @@ def deal(request: HttpRequest, table_id: int) -> HttpResponse:
     table = _table_or_404(request, table_id)
     form = DealForm(request.POST)
     if not form.is_valid():
-        _refusal(request, "Deal", form)
+        _refusal(request, _("Deal"), form)
         return redirect("showdown:table", table.pk)
     try:
         round_deal(
@@ -128,7 +141,7 @@ def deal(request: HttpRequest, table_id: int) -> HttpResponse:
             idempotency_key=form.cleaned_data["idempotency_key"],
         )
     except Refused as error:
-        messages.error(request, f"Deal refused: {error.message}")
+        messages.error(request, _("Deal refused: %(why)s") % {"why": error.message})
     return redirect("showdown:table", table.pk)
 
 
@@ -140,7 +153,7 @@ def decide(request: HttpRequest, round_id: int) -> HttpResponse:
         raise Http404("No such round")
     form = DecideForm(request.POST)
     if not form.is_valid():
-        _refusal(request, "Decision", form)
+        _refusal(request, _("Decision"), form)
         return redirect("showdown:table", round_.table_id)
     try:
         round_decide(
@@ -150,8 +163,12 @@ def decide(request: HttpRequest, round_id: int) -> HttpResponse:
             idempotency_key=form.cleaned_data["idempotency_key"],
         )
     except Refused as error:
+        verbs = {"fold": _("Fold"), "call": _("Call"), "raise": _("Raise")}
+        decision = form.cleaned_data["decision"]
         messages.error(
-            request, f"{form.cleaned_data['decision'].capitalize()} refused: {error.message}"
+            request,
+            _("%(what)s refused: %(why)s")
+            % {"what": verbs.get(decision, decision), "why": error.message},
         )
     return redirect("showdown:table", round_.table_id)
 

@@ -2,20 +2,32 @@
 
 from django import template
 from django.utils.html import format_html
+from django.utils.translation import gettext, pgettext_lazy
+
+from config import hand_names
 
 register = template.Library()
 
 RANK_NAMES = {"T": "10"}
 SUITS = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
-SUIT_NAMES = {"s": "spades", "h": "hearts", "d": "diamonds", "c": "clubs"}
+SUIT_NAMES = {
+    "s": pgettext_lazy("suit", "spades"),
+    "h": pgettext_lazy("suit", "hearts"),
+    "d": pgettext_lazy("suit", "diamonds"),
+    "c": pgettext_lazy("suit", "clubs"),
+}
 RANK_WORDS = {
-    "A": "Ace", "K": "King", "Q": "Queen", "J": "Jack", "T": "10",
-}  # fmt: skip
+    "A": pgettext_lazy("card", "Ace"),
+    "K": pgettext_lazy("card", "King"),
+    "Q": pgettext_lazy("card", "Queen"),
+    "J": pgettext_lazy("card", "Jack"),
+    "T": "10",
+}
 WAGER_NAMES = {
-    "ante": "Ante",
-    "bet": "Bet",
-    "hole_card_bonus": "Hole Card Bonus",
-    "final_hand_bonus": "Final Hand Bonus",
+    "ante": pgettext_lazy("wager", "Ante"),
+    "bet": pgettext_lazy("wager", "Bet"),
+    "hole_card_bonus": pgettext_lazy("wager", "Hole Card Bonus"),
+    "final_hand_bonus": pgettext_lazy("wager", "Final Hand Bonus"),
 }
 
 
@@ -24,11 +36,11 @@ def card(code: str) -> str:
     """One face-up card: rank and suit in the four-colour deck of static/css/table.css."""
     rank, suit = code[0], code[1]
     return format_html(
-        '<span class="card suit-{}" data-card="{}" aria-label="{} of {}"><b>{}</b><i>{}</i></span>',
+        '<span class="card suit-{}" data-card="{}" aria-label="{}"><b>{}</b><i>{}</i></span>',
         suit,
         code,
-        RANK_WORDS.get(rank, rank),
-        SUIT_NAMES[suit],
+        gettext("%(rank)s of %(suit)s")
+        % {"rank": RANK_WORDS.get(rank, rank), "suit": SUIT_NAMES[suit]},
         RANK_NAMES.get(rank, rank),
         SUITS[suit],
     )
@@ -36,7 +48,19 @@ def card(code: str) -> str:
 
 @register.filter
 def wager_name(key: str) -> str:
-    return WAGER_NAMES.get(key, key)
+    return str(WAGER_NAMES.get(key, key))
+
+
+@register.filter
+def hand_name(hand: dict | None) -> str:
+    """The engine's hand ({"category", "cards"}) named in the active language."""
+    return hand_names.hand_name(hand)
+
+
+@register.filter
+def category_name(category: str | None) -> str:
+    """A hand category ("full house") in the active language."""
+    return hand_names.category_name(category)
 
 
 @register.filter

@@ -5,13 +5,7 @@
 (function () {
   "use strict";
 
-  function money(cents) {
-    const sign = cents < 0 ? "-" : "";
-    const abs = Math.abs(cents);
-    const rest = abs % 100;
-    return sign + "$" + Math.floor(abs / 100).toLocaleString("en-US") +
-      (rest ? "." + String(rest).padStart(2, "0") : "");
-  }
+  const money = window.roomDollars;
 
   function cents(input) {
     if (!input || input.value.trim() === "") return 0;
@@ -55,8 +49,9 @@
         total.textContent = "";
         return;
       }
-      total.textContent = "Wagers at the deal: " + money(ante + hole + final) +
-        ". Then a Call costs " + money(ante) + ", a Raise " + money(2 * ante) + ".";
+      total.textContent = interpolate(
+        gettext("Wagers at the deal: %(total)s. Then a Call costs %(call)s, a Raise %(raise)s."),
+        { total: money(ante + hole + final), call: money(ante), raise: money(2 * ante) }, true);
     };
     fields.forEach((field) => field.addEventListener("input", show));
     show();

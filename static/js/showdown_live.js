@@ -7,18 +7,25 @@
   const tableId = root.dataset.table;
   const $ = (id) => document.getElementById(id);
   const SUITS = { s: "♠", h: "♥", d: "♦", c: "♣" };
-  const WAGERS = { ante: "Ante", bet: "Bet", hole_card_bonus: "Hole Card Bonus", final_hand_bonus: "Final Hand Bonus" };
+  const WAGERS = {
+    ante: pgettext("wager", "Ante"),
+    bet: pgettext("wager", "Bet"),
+    hole_card_bonus: pgettext("wager", "Hole Card Bonus"),
+    final_hand_bonus: pgettext("wager", "Final Hand Bonus"),
+  };
+  const DECISIONS = { fold: gettext("Fold"), call: gettext("Call"), raise: gettext("Raise") };
+  const fill = (format, values) => interpolate(format, values, true);
   let socket = null;
   let state = null;
   let retry = 500;
   let ticker = null;
 
-  const dollars = (cents) => (cents < 0 ? "-$" : "$") + (Math.abs(cents) / 100).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  const dollars = window.roomDollars;
   const key = () => (crypto.randomUUID ? crypto.randomUUID() : String(Date.now()) + Math.random().toString(16).slice(2));
 
   function card(code) {
     const el = document.createElement("span");
-    if (!code) { el.className = "card back"; el.setAttribute("aria-label", "card face down"); return el; }
+    if (!code) { el.className = "card back"; el.setAttribute("aria-label", gettext("card face down")); return el; }
     el.className = "card suit-" + code[1];
     el.dataset.card = code;
     el.innerHTML = "<b>" + (code[0] === "T" ? "10" : code[0]) + "</b><i>" + SUITS[code[1]] + "</i>";
@@ -39,7 +46,7 @@
   }
 
   function send(frame) {
-    if (!socket || socket.readyState !== WebSocket.OPEN) { say("Not connected; reconnecting…", true); return; }
+    if (!socket || socket.readyState !== WebSocket.OPEN) { say(gettext("Not connected; reconnecting…"), true); return; }
     socket.send(JSON.stringify(frame));
   }
 
@@ -48,7 +55,7 @@
     const el = $("sdl-countdown");
     if (!round || !round.deadline) { el.textContent = ""; return; }
     const left = Math.max(0, Math.ceil((Date.parse(round.deadline) - Date.now()) / 1000));
-    el.textContent = (round.phase === "betting" ? "Cards in " : "Decide within ") + left + " s";
+    el.textContent = fill(round.phase === "betting" ? gettext("Cards in %(seconds)s s") : gettext("Decide within %(seconds)s s"), { seconds: left });
     el.classList.toggle("urgent", left <= 5);
   }
 
@@ -70,16 +77,16 @@
       body.textContent = "";
       box.classList.toggle("mine", !!(sitter && sitter.you) || !!(share && share.you));
       box.classList.toggle("empty", !sitter && !share);
-      box.querySelector(".sdl-seat-name").textContent = share ? share.player : sitter ? sitter.player : "Seat " + n;
+      box.querySelector(".sdl-seat-name").textContent = share ? share.player : sitter ? sitter.player : fill(gettext("Seat %(n)s"), { n: n });
       if (!sitter && !share && mySeat == null) {
         const sit = document.createElement("button");
-        sit.type = "button"; sit.textContent = "Sit here"; sit.className = "sdl-sit";
+        sit.type = "button"; sit.textContent = gettext("Sit here"); sit.className = "sdl-sit";
         sit.addEventListener("click", () => send({ type: "sit", seat: n }));
         body.appendChild(sit);
         return;
       }
       if (!share) {
-        if (sitter) body.appendChild(Object.assign(document.createElement("div"), { className: "help", textContent: round && round.phase !== "settled" ? "sitting out" : "no wagers yet" }));
+        if (sitter) body.appendChild(Object.assign(document.createElement("div"), { className: "help", textContent: round && round.phase !== "settled" ? gettext("sitting out") : gettext("no wagers yet") }));
         return;
       }
       const cards = document.createElement("div");
@@ -89,19 +96,19 @@
       body.appendChild(cards);
       const line = document.createElement("div");
       line.className = "sdl-stakes";
-      let text = "Ante " + dollars(share.ante);
-      if (share.hole_card_bonus) text += " · HCB " + dollars(share.hole_card_bonus);
-      if (share.final_hand_bonus) text += " · FHB " + dollars(share.final_hand_bonus);
+      let text = WAGERS.ante + " " + dollars(share.ante);
+      if (share.hole_card_bonus) text += " · " + gettext("HCB") + " " + dollars(share.hole_card_bonus);
+      if (share.final_hand_bonus) text += " · " + gettext("FHB") + " " + dollars(share.final_hand_bonus);
       line.textContent = text;
       body.appendChild(line);
       const status = document.createElement("div");
       status.className = "sdl-status";
       if (round.phase === "settled") {
         const net = share.net || 0;
-        status.textContent = (share.decision || "") + " · " + (share.result ? share.result.final_hand.name : "") + " · " + (net >= 0 ? "+" : "") + dollars(net);
+        status.textContent = (DECISIONS[share.decision] || "") + " · " + (share.result ? window.handNames.handName(share.result.final_hand) : "") + " · " + (net >= 0 ? "+" : "") + dollars(net);
         status.classList.add(net > 0 ? "win" : net < 0 ? "loss" : "push");
       } else if (round.phase === "deciding") {
-        status.textContent = share.decision ? share.decision + (share.bet ? " " + dollars(share.bet) : "") : share.decided ? "decided" : "deciding…";
+        status.textContent = share.decision ? DECISIONS[share.decision] + (share.bet ? " " + dollars(share.bet) : "") : share.decided ? gettext("decided") : gettext("deciding…");
       }
       body.appendChild(status);
     });
@@ -111,23 +118,27 @@
       (round.board.length ? round.board : [null, null, null, null, null]).forEach((c) => board.appendChild(card(c)));
     }
     const mine = round && round.seats.find((s) => s.you);
-    let phase = "Place your wagers to start a round.";
-    if (round && round.phase === "betting") phase = "Betting: " + round.seats.length + " seat" + (round.seats.length === 1 ? "" : "s") + " in";
-    else if (round && round.phase === "deciding") phase = "Fold, Call or Raise";
-    else if (round && round.phase === "settled") phase = "Round settled" + (mine ? ": you " + (mine.net >= 0 ? "won " + dollars(mine.net) : "lost " + dollars(-mine.net)) : "");
+    let phase = gettext("Place your wagers to start a round.");
+    if (round && round.phase === "betting") phase = fill(ngettext("Betting: %(count)s seat in", "Betting: %(count)s seats in", round.seats.length), { count: round.seats.length });
+    else if (round && round.phase === "deciding") phase = gettext("Fold, Call or Raise");
+    else if (round && round.phase === "settled") {
+      phase = !mine ? gettext("Round settled")
+        : mine.net >= 0 ? fill(gettext("Round settled: you won %(amount)s"), { amount: dollars(mine.net) })
+          : fill(gettext("Round settled: you lost %(amount)s"), { amount: dollars(-mine.net) });
+    }
     $("sdl-phase").textContent = phase;
     const canWager = mySeat != null && (!round || round.phase === "settled" || (round.phase === "betting" && !mine));
     $("sdl-wager").hidden = !canWager;
     const canDecide = !!(mine && round.phase === "deciding" && !mine.decision);
     $("sdl-decide").hidden = !canDecide;
     if (canDecide) {
-      $("sdl-call-cost").textContent = "Bet " + dollars(mine.ante);
-      $("sdl-raise-cost").textContent = "Bet " + dollars(2 * mine.ante);
+      $("sdl-call-cost").textContent = fill(gettext("Bet %(cost)s"), { cost: dollars(mine.ante) });
+      $("sdl-raise-cost").textContent = fill(gettext("Bet %(cost)s"), { cost: dollars(2 * mine.ante) });
       root.querySelector('[data-decision="call"]').disabled = (you.wallet || 0) < mine.ante;
       root.querySelector('[data-decision="raise"]').disabled = (you.wallet || 0) < 2 * mine.ante;
     }
     $("sdl-leave").hidden = mySeat == null || !!(mine && round.phase !== "settled");
-    if (mySeat == null && state.seats.length >= state.table.seats) say("The table is full; watch, or come back later.");
+    if (mySeat == null && state.seats.length >= state.table.seats) say(gettext("The table is full; watch, or come back later."));
     tick();
   }
 
@@ -144,9 +155,9 @@
       }
     });
     socket.addEventListener("close", (event) => {
-      if (event.code === 4401) { say("Sign in again to play.", true); return; }
-      if (event.code === 4404) { say("This table is gone.", true); return; }
-      $("sdl-phase").textContent = "Reconnecting…";
+      if (event.code === 4401) { say(gettext("Sign in again to play."), true); return; }
+      if (event.code === 4404) { say(gettext("This table is gone."), true); return; }
+      $("sdl-phase").textContent = gettext("Reconnecting…");
       setTimeout(connect, retry);
       retry = Math.min(retry * 2, 8000);
     });
@@ -158,7 +169,7 @@
     const wagers = {};
     for (const name of ["ante", "hole_card_bonus", "final_hand_bonus"]) {
       const value = cents(form.elements[name].value);
-      if (value === null) { say(WAGERS[name] + ": write an amount in dollars, such as 5 or 5.50.", true); return; }
+      if (value === null) { say(fill(gettext("%(wager)s: write an amount in dollars, such as 5 or 5.50."), { wager: WAGERS[name] }), true); return; }
       wagers[name] = value;
     }
     say("");

@@ -23,6 +23,6 @@ def next_deck(monkeypatch):
 
     def set_deck(hole: str, board: str) -> None:
         deck = showdown_deck(hole, board)
-        monkeypatch.setattr(services, "deck_shuffle", lambda: list(deck))
+        monkeypatch.setattr(services, "deck_shuffle", lambda randbelow: list(deck))
 
     return set_deck

@@ -4,24 +4,13 @@ each naming its player and round, and the house accounts' balances."""
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth.models import Group
 from django.utils import timezone
-from rest_framework.test import APIClient
 
 from showdown.services import round_deal, round_decide, rounds_void_stale
-from tests.factories import make_funded_player, make_player, make_showdown_table
+from tests.factories import make_funded_player, make_showdown_table
 from tests.showdown.test_services import ROYAL
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def auditor(db):
-    user = make_player("audrey")
-    user.groups.add(Group.objects.get(name="auditors"))
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
 
 
 def test_the_journal_and_balances_include_the_banked_game(auditor, next_deck):

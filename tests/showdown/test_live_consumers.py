@@ -71,7 +71,7 @@ async def test_each_player_sees_only_their_own_hole_cards_until_the_board(live_t
     bob = await sync_to_async(make_funded_player)("bob")
     watcher = await sync_to_async(make_funded_player)("watcher")
     deck = live_deck([HOLES["ann"], HOLES["bob"]], BOARD)
-    monkeypatch.setattr(services, "deck_shuffle", lambda: list(deck))
+    monkeypatch.setattr(services, "deck_shuffle", lambda randbelow: list(deck))
     sockets = {
         name: await Socket.open(live_table.pk, user)
         for name, user in (("ann", ann), ("bob", bob), ("watcher", watcher))

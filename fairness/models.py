@@ -1,0 +1,82 @@
+"""Provably fair dealing (issue 16, docs/fairness.md): each player's client seed, and for each
+deal (a poker hand, an online Showdown round, a live Showdown round) the commitment sent before
+its first card with the secrets that open it after the deal is over.
+
+A deal is named by `kind` and `ref_id` (the hand's, round's or live round's id) rather than a
+foreign key, as the cashier names hands: this app sits below the tables, which call it, and
+its rows never move with theirs.
+"""
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+
+class ClientSeed(models.Model):
+    """The seed a player mixes into every shuffle they are dealt in (1-64 printable ASCII
+    characters, no spaces). Drawn at random by the room at the first deal when the player has
+    not chosen one (`chosen` False)."""
+
+    player = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="client_seed"
+    )
+    seed = models.CharField(max_length=64)
+    chosen = models.BooleanField(default=False)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"client seed of {self.player_id}"
+
+
+class Commitment(models.Model):
+    """One deal's commitment and its secrets. `salt`, `server_seed` and `client_seeds` are
+    secret until `revealed_at` (the deal is over): nothing shows them before (the admin shows
+    them only once revealed; selectors refuse a running deal)."""
+
+    class Kind(models.TextChoices):
+        HAND = "hand", _("poker hand")
+        ROUND = "round", _("online Showdown round")
+        LIVE = "live", _("live Showdown round")
+
+    kind = models.CharField(max_length=5, choices=Kind.choices)
+    ref_id = models.BigIntegerField(help_text="the hand's, round's or live round's id")
+    commitment = models.CharField(max_length=64, help_text="SHA-256(salt || deck), hex")
+    salt = models.CharField(max_length=64)
+    server_seed = models.CharField(max_length=64)
+    # {"seat": seed} of every player dealt in, and {"seat": user id} (who may see the reveal).
+    client_seeds = models.JSONField()
+    players = models.JSONField()
+    created_at = models.DateTimeField(default=timezone.now)
+    revealed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["kind", "ref_id"], name="fairness_one_per_deal"),
+        ]
+        indexes = [models.Index(fields=["revealed_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} {self.ref_id}: {self.commitment}"
+
+    def __repr__(self) -> str:  # never the secrets, even in a traceback or a log line
+        return f"<Commitment {self.kind} {self.ref_id} {self.commitment[:12]}>"
+
+
+class CommitmentSeat(models.Model):
+    """Who was dealt in a deal, one row per player: a player's list of deals to check."""
+
+    commitment = models.ForeignKey(Commitment, on_delete=models.CASCADE, related_name="seats")
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="deals"
+    )
+    seat = models.PositiveSmallIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["commitment", "player"], name="fairness_seat_once"),
+        ]
+        indexes = [models.Index(fields=["player", "-commitment"])]
+
+    def __str__(self) -> str:
+        return f"seat {self.seat} of {self.commitment_id}"

@@ -1,0 +1,138 @@
+"""Provably fair dealing: the seeded shuffle at deal time, its commitment, the reveal.
+
+The tables call `deal_draw` for the deck (inside their own transaction, under their table
+lock), `deal_commit` once the deal has its id, and `deal_reveal` when it is over (finished or
+cancelled). The secrets (`server_seed`, `salt`) come from `secrets` and stay in the database
+until the reveal: never logged, never in a frame (docs/fairness.md).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from config.errors import Refused
+from fairness.models import ClientSeed, Commitment, CommitmentSeat
+from poker.engine import dealer
+from poker.engine import fairness as scheme
+
+Kind = Commitment.Kind
+
+
+class FairnessRefused(Refused):
+    """A refused client seed or verification request: `code` and `message`."""
+
+
+@dataclass(frozen=True)
+class Deal:
+    """One shuffle and what opens its commitment later; kept in memory until `deal_commit`."""
+
+    deck: list[str]
+    commitment: str
+    salt: bytes = field(repr=False)
+    server_seed: bytes = field(repr=False)
+    client_seeds: dict[int, str] = field(repr=False)
+    players: dict[int, int] = field(repr=False)
+
+
+def _seed_for(player) -> str:
+    """The player's client seed; a random one is drawn and kept when they have none yet."""
+    found = ClientSeed.objects.filter(player=player).values_list("seed", flat=True).first()
+    if found is not None:
+        return found
+    try:
+        with transaction.atomic():
+            return ClientSeed.objects.create(player=player, seed=secrets.token_hex(16)).seed
+    except IntegrityError:  # drawn at the same moment by another table: keep that one
+        return ClientSeed.objects.get(player=player).seed
+
+
+def deal_draw(
+    *,
+    players: Mapping[int, object],
+    shuffle: Callable[[Callable[[int], int]], list[str]] | None = None,
+) -> Deal:
+    """Shuffle for a deal among `players` (seat -> user): a fresh 32-byte server seed keyed
+    over each player's client seed, Fisher-Yates over that HMAC stream, and the commitment
+    SHA-256(salt || deck) under a fresh salt. `shuffle` is the dealer's Fisher-Yates (looked
+    up at call time, so tests may deal a known deck)."""
+    server_seed = secrets.token_bytes(scheme.SEED_BYTES)
+    salt = secrets.token_bytes(scheme.SEED_BYTES)
+    client_seeds = {int(seat): _seed_for(player) for seat, player in players.items()}
+    stream = scheme.HmacStream(scheme.mixed_key(server_seed, client_seeds))
+    deck = list((shuffle or dealer.shuffle_deck)(stream.randbelow))
+    return Deal(
+        deck=deck,
+        commitment=scheme.commitment(deck, salt),
+        salt=salt,
+        server_seed=server_seed,
+        client_seeds=client_seeds,
+        players={int(seat): player.pk for seat, player in players.items()},
+    )
+
+
+def deal_commit(*, kind: str, ref_id: int, deal: Deal, now: datetime | None = None) -> Commitment:
+    """Store a deal's commitment with its secrets, in the caller's transaction."""
+    if kind not in Kind.values:
+        raise FairnessRefused(
+            "bad_kind", _("Unknown kind of deal %(kind)s.") % {"kind": repr(kind)}
+        )
+    row = Commitment.objects.create(
+        kind=kind,
+        ref_id=ref_id,
+        commitment=deal.commitment,
+        salt=deal.salt.hex(),
+        server_seed=deal.server_seed.hex(),
+        client_seeds={str(seat): seed for seat, seed in deal.client_seeds.items()},
+        players={str(seat): user_id for seat, user_id in deal.players.items()},
+        created_at=now or timezone.now(),
+    )
+    CommitmentSeat.objects.bulk_create(
+        CommitmentSeat(commitment=row, player_id=user_id, seat=seat)
+        for seat, user_id in deal.players.items()
+    )
+    return row
+
+
+def deal_reveal(*, kind: str, ref_id: int, now: datetime | None = None) -> Commitment | None:
+    """Open a finished or cancelled deal's commitment to its players (once; None when the
+    deal has none, e.g. one dealt before commitments existed)."""
+    commitment = Commitment.objects.filter(kind=kind, ref_id=ref_id).first()
+    if commitment is None or commitment.revealed_at is not None:
+        return commitment
+    commitment.revealed_at = now or timezone.now()
+    commitment.save(update_fields=["revealed_at"])
+    return commitment
+
+
+def hand_commit(*, hand_id: int, deal: Deal, now: datetime | None = None) -> Commitment:
+    """A poker hand's commitment, stored as it is dealt."""
+    return deal_commit(kind=Kind.HAND, ref_id=hand_id, deal=deal, now=now)
+
+
+def hand_reveal(*, hand_id: int, now: datetime | None = None) -> Commitment | None:
+    """A poker hand is over: its deck, salt and seeds open to its players."""
+    return deal_reveal(kind=Kind.HAND, ref_id=hand_id, now=now)
+
+
+def client_seed_set(*, player, seed: object, now: datetime | None = None) -> ClientSeed:
+    """A player's own client seed, used from their next deal on (a running deal keeps the
+    seed it was shuffled with)."""
+    try:
+        seed = scheme.check_client_seed(seed.strip() if isinstance(seed, str) else seed)
+    except ValueError as error:
+        message = str(error)[:1].upper() + str(error)[1:] + "."
+        raise FairnessRefused("bad_client_seed", message) from None
+    with transaction.atomic():
+        row, _ = ClientSeed.objects.select_for_update().get_or_create(
+            player=player, defaults={"seed": seed}
+        )
+        row.seed, row.chosen, row.updated_at = seed, True, now or timezone.now()
+        row.save(update_fields=["seed", "chosen", "updated_at"])
+    return row
