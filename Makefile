@@ -19,17 +19,20 @@ run: $(VENV)/.installed
 test: $(VENV)/.installed
 	.ci/services
 	.ci/chromium
+	.ci/gettext
 	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) -m pytest $(PYTEST_ARGS)
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports --no-cache
 
 bench: $(VENV)/.installed
 	.ci/services
 	$(PY) -m bench.engine
 	$(PY) -m bench.showdown
 	$(PY) -m bench.ledger
+	$(PY) -m bench.audit
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)

@@ -16,7 +16,6 @@ the PostgreSQL server named by `BENCH_DATABASE_URL` (default postgres://postgres
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import os
 import re
 import shutil
@@ -30,6 +29,8 @@ from glob import glob
 from urllib.parse import urlparse
 
 import psycopg
+
+from bench.forked import forked_rate
 
 SERVER_URL = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432")
 LEDGER_DB = "room_bench_ledger"
@@ -90,6 +91,7 @@ def prepare_tables(clients: int) -> list[tuple[int, list[int]]]:
     from django.core.management import call_command
 
     from cashier.services import table_buy_in, wallet_deposit
+    from lobby.services import email_mark_verified
     from poker.models import Table
 
     call_command("migrate", verbosity=0)
@@ -106,8 +108,16 @@ def prepare_tables(clients: int) -> list[tuple[int, list[int]]]:
         ids = []
         for p in range(PLAYERS):
             player = users.create_user(username=f"bench-{t}-{p}")
+            email_mark_verified(user=player)  # deposits wait for a proven address
             wallet_deposit(player=player, amount=STACK, idempotency_key="bench-deposit")
-            table_buy_in(player=player, table=table, amount=STACK, idempotency_key="bench-sit")
+            table_buy_in(
+                player=player,
+                table_id=table.pk,
+                min_buy_in=table.min_buy_in,
+                max_buy_in=table.max_buy_in,
+                amount=STACK,
+                idempotency_key="bench-sit",
+            )
             ids.append(player.pk)
         seating.append((table.pk, ids))
     return seating
@@ -128,36 +138,18 @@ def settle_for(table_id: int, player_ids: list[int], seconds: float, first_hand:
         winner = player_ids[hands % PLAYERS]
         nets = {pid: -BET for pid in player_ids}
         nets[winner] = BET * (PLAYERS - 1) - RAKE
-        hand_settle(table=table, hand_id=first_hand + hands, net_by_player=nets, rake=RAKE)
+        hand_settle(table_id=table.pk, hand_id=first_hand + hands, net_by_player=nets, rake=RAKE)
         hands += 1
     connections.close_all()
     queue.put(hands)
 
 
 def measure_ours(seating, clients: int, seconds: float, round_number: int) -> float:
-    from django.db import connection, connections
-
-    connections.close_all()
-    connection.close_pool()  # a forked child must not inherit the pool's open sockets
-    context = multiprocessing.get_context("fork")
-    queue = context.Queue()
-    workers = [
-        context.Process(
-            target=settle_for,
-            args=(table_id, ids, seconds, (round_number * 100 + i + 1) * 10_000_000, queue),
-        )
+    worker_args = [
+        (table_id, ids, seconds, (round_number * 100 + i + 1) * 10_000_000)
         for i, (table_id, ids) in enumerate(seating[:clients])
     ]
-    started = time.perf_counter()
-    for worker in workers:
-        worker.start()
-    total = sum(queue.get() for _ in workers)
-    for worker in workers:
-        worker.join()
-    elapsed = time.perf_counter() - started
-    if any(worker.exitcode for worker in workers):
-        sys.exit("a settlement worker failed")
-    return total / max(elapsed, seconds)
+    return forked_rate(settle_for, worker_args, seconds=seconds, what="settlement worker")
 
 
 # -- the peer

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from bench.engine import Measurement, per_second
+from bench.forked import forked_rate
 from poker.engine._tables import CLASS_KEYS, FLUSH_ORDINAL, MULTISET_ORDINAL
 from poker.engine.cards import CARD_RANK, CARD_SUIT, FULL_DECK
 from poker.engine.evaluate import omaha_high
@@ -206,6 +207,7 @@ def _prepare_service(clients: int) -> tuple[int, list[int]]:
     from django.core.management import call_command
 
     from cashier.services import wallet_deposit
+    from lobby.services import email_mark_verified
     from showdown.models import ShowdownTable
 
     call_command("migrate", verbosity=0)
@@ -214,6 +216,7 @@ def _prepare_service(clients: int) -> tuple[int, list[int]]:
     ids = []
     for n in range(clients):
         player = users.create_user(username=f"bench-showdown-{n}")
+        email_mark_verified(user=player)  # a first deposit needs a confirmed address
         wallet_deposit(player=player, amount=SERVICE_WALLET, idempotency_key="bench")
         ids.append(player.pk)
     return table.pk, ids
@@ -253,28 +256,8 @@ def _play_rounds(table_id: int, player_id: int, seconds: float, tag: str, queue)
 
 
 def _measure_service(table_id: int, players: list[int], seconds: float, tag: str) -> float:
-    import multiprocessing
-
-    from django.db import connection, connections
-
-    connections.close_all()
-    connection.close_pool()  # a forked child must not inherit the pool's open sockets
-    context = multiprocessing.get_context("fork")
-    queue = context.Queue()
-    workers = [
-        context.Process(target=_play_rounds, args=(table_id, pid, seconds, f"{tag}-{n}", queue))
-        for n, pid in enumerate(players)
-    ]
-    started = time.perf_counter()
-    for worker in workers:
-        worker.start()
-    total = sum(queue.get() for _ in workers)
-    for worker in workers:
-        worker.join()
-    elapsed = time.perf_counter() - started
-    if any(worker.exitcode for worker in workers):
-        sys.exit("a Showdown bench client failed")
-    return total / max(elapsed, seconds)
+    worker_args = [(table_id, pid, seconds, f"{tag}-{n}") for n, pid in enumerate(players)]
+    return forked_rate(_play_rounds, worker_args, seconds=seconds, what="Showdown bench client")
 
 
 def measure_service(client_counts: Sequence[int], seconds: float) -> None:

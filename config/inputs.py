@@ -15,6 +15,8 @@ import re
 from datetime import date
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from config.errors import Refused
 
 # A sane ceiling for one amount: one billion dollars in cents.
@@ -48,10 +50,10 @@ def _shown(value: Any) -> str:
 
 
 def dollars(cents: int) -> str:
-    """$1,234.50 for 123450; for messages."""
-    sign = "-" if cents < 0 else ""
-    whole, part = divmod(abs(cents), 100)
-    return f"{sign}${whole:,}.{part:02d}"
+    """$1,234.50 for 123450 (1 234,50 $ in French: the active language's way); for messages."""
+    from config.i18n import format_dollars
+
+    return format_dollars(cents)
 
 
 def _digits(text: str, *, most: int) -> int | None:
@@ -84,14 +86,26 @@ def parse_cents(
         amount = _digits(value, most=len(str(MAX_CENTS)))
     if amount is None:
         raise error(
-            BAD_AMOUNT, f"The {field} must be a whole number of cents, not {_shown(value)}."
+            BAD_AMOUNT,
+            _("The %(field)s must be a whole number of cents, not %(shown)s.")
+            % {"field": field, "shown": _shown(value)},
         )
     if amount < minimum:
-        limit = "more than zero" if minimum == 1 else f"at least {minimum:,} cents"
-        raise error(BAD_AMOUNT, f"The {field} must be {limit}, not {_shown(value)}.")
+        limit = (
+            _("more than zero")
+            if minimum == 1
+            else _("at least %(cents)s cents") % {"cents": format(minimum, ",")}
+        )
+        raise error(
+            BAD_AMOUNT,
+            _("The %(field)s must be %(limit)s, not %(shown)s.")
+            % {"field": field, "limit": limit, "shown": _shown(value)},
+        )
     if amount > maximum:
         raise error(
-            BAD_AMOUNT, f"The {field} may be at most {maximum:,} cents ({dollars(maximum)})."
+            BAD_AMOUNT,
+            _("The %(field)s may be at most %(maximum)s cents (%(dollars)s).")
+            % {"field": field, "maximum": format(maximum, ","), "dollars": dollars(maximum)},
         )
     return amount
 
@@ -113,16 +127,25 @@ def parse_idempotency_key(
     if value is None or (isinstance(value, str) and not value.strip()):
         raise error(
             MISSING_KEY,
-            "Every deposit, withdrawal, buy-in and top-up needs an idempotency key.",
+            _("Every deposit, withdrawal, buy-in and top-up needs an idempotency key."),
         )
     if not isinstance(value, str):
-        raise error(BAD_KEY, f"The {field} must be a string, not {_shown(value)}.")
+        raise error(
+            BAD_KEY,
+            _("The %(field)s must be a string, not %(shown)s.")
+            % {"field": field, "shown": _shown(value)},
+        )
     if not min_length <= len(value) <= max_length:
-        raise error(BAD_KEY, f"The {field} must be {min_length} to {max_length} characters long.")
+        raise error(
+            BAD_KEY,
+            _("The %(field)s must be %(min_length)s to %(max_length)s characters long.")
+            % {"field": field, "min_length": min_length, "max_length": max_length},
+        )
     if not value.isprintable():
         raise error(
             BAD_KEY,
-            f"The {field} may hold only printable characters (no control characters).",
+            _("The %(field)s may hold only printable characters (no control characters).")
+            % {"field": field},
         )
     return value
 
@@ -133,7 +156,11 @@ def parse_query_id(value: str | None, *, name: str, error: type[Refused] = BadIn
         return None
     number = _digits(value, most=len(str(MAX_ID)))
     if number is None or not 1 <= number <= MAX_ID:
-        raise error(BAD_PARAMETER, f"'{name}' must be an id (a whole number), not {_shown(value)}.")
+        raise error(
+            BAD_PARAMETER,
+            _("'%(name)s' must be an id (a whole number), not %(shown)s.")
+            % {"name": name, "shown": _shown(value)},
+        )
     return number
 
 
@@ -151,7 +178,9 @@ def parse_query_date(value: str | None, *, name: str) -> date | None:
         day = None
     if day is None or day > _LAST_DAY:
         raise BadInput(
-            BAD_PARAMETER, f"'{name}' must be a date like 2026-01-31, not {_shown(value)}."
+            BAD_PARAMETER,
+            _("'%(name)s' must be a date like 2026-01-31, not %(shown)s.")
+            % {"name": name, "shown": _shown(value)},
         )
     return day
 
@@ -163,7 +192,9 @@ def parse_query_page(value: str | None, *, name: str = "page") -> int | None:
     number = _digits(value, most=9)
     if number is None or number < 1:
         raise BadInput(
-            BAD_PARAMETER, f"'{name}' must be a page number from 1, not {_shown(value)}."
+            BAD_PARAMETER,
+            _("'%(name)s' must be a page number from 1, not %(shown)s.")
+            % {"name": name, "shown": _shown(value)},
         )
     return number
 
@@ -200,9 +231,9 @@ def parse_json_object(
     except RecursionError as exc:
         raise BadInput(BAD_JSON, _depth_message(what, max_depth)) from exc
     except ValueError as exc:  # JSONDecodeError, bad UTF-8, over-long integers
-        raise BadInput(BAD_JSON, f"The {what} is not valid JSON.") from exc
+        raise BadInput(BAD_JSON, _("The %(what)s is not valid JSON.") % {"what": what}) from exc
     if not isinstance(document, dict):
-        raise BadInput(BAD_JSON, f"The {what} must be a JSON object ({{...}}).")
+        raise BadInput(BAD_JSON, _("The %(what)s must be a JSON object ({...}).") % {"what": what})
     if _too_deep(document, max_depth):
         raise BadInput(BAD_JSON, _depth_message(what, max_depth))
     return document

@@ -45,15 +45,22 @@ INSTALLED_APPS = [
     "showdown",
     "lobby",
     "responsible",
+    "staff",
+    "fairness",
+    "histories",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "config.db_pool.PoolExhaustedMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # A logged-in player's saved language wins over the cookie and the browser's (config/i18n.py).
+    "config.i18n.PlayerLanguageMiddleware",
+    "audit.context.AuditRequestMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",
@@ -69,6 +76,7 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
@@ -86,6 +94,7 @@ DATABASES["default"].setdefault("ATOMIC_REQUESTS", False)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # The embedded room serves web, sockets and the worker from one process; wait for locks.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+    SOCKET_DB_THREADS = 0  # sockets keep Channels' one database thread (config/db_threads.py)
 else:
     # A bounded pool of connections per process (psycopg_pool). Under ASGI each request runs on
     # a new thread, so persistent per-thread connections (CONN_MAX_AGE) piled up past
@@ -105,6 +114,14 @@ else:
         )
     if DB_POOL_TIMEOUT <= 0:
         raise ImproperlyConfigured(f"DB_POOL_TIMEOUT must be above 0, not {DB_POOL_TIMEOUT}.")
+    # Sockets' service calls run on this many threads per ASGI process (config/db_threads.py),
+    # each call borrowing a pooled connection; by default one connection is left for the rest.
+    SOCKET_DB_THREADS = env.int("SOCKET_DB_THREADS", default=max(1, DB_POOL_MAX_SIZE - 1))
+    if not 1 <= SOCKET_DB_THREADS <= DB_POOL_MAX_SIZE:
+        raise ImproperlyConfigured(
+            f"SOCKET_DB_THREADS ({SOCKET_DB_THREADS}) must be 1 to DB_POOL_MAX_SIZE "
+            f"({DB_POOL_MAX_SIZE})."
+        )
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     # The pool checks a connection before lending it out, and replaces a broken one.
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
@@ -185,8 +202,13 @@ if CHANNEL_REJOIN_SECONDS <= 0 or POKER_HEARTBEAT_SECONDS <= 0:
         "CHANNEL_REJOIN_SECONDS and POKER_HEARTBEAT_SECONDS must be above 0."
     )
 # A running hand whose turn deadline passed this long ago without moving is cancelled by the
-# sweep (every bet returned: poker/services.py, docs/architecture.md "Faults").
+# sweep (every bet returned: poker/services/, docs/architecture.md "Faults").
 POKER_STUCK_HAND_SECONDS = env.int("POKER_STUCK_HAND_SECONDS", default=120)
+# How often each Celery worker's timekeeper sends the timeouts of turns whose deadline passed
+# (poker/timekeeper.py); a turn times out at most about this late (plus the task's trip).
+POKER_TIMEKEEPER_SECONDS = env.float("POKER_TIMEKEEPER_SECONDS", default=0.25)
+if POKER_TIMEKEEPER_SECONDS <= 0:
+    raise ImproperlyConfigured("POKER_TIMEKEEPER_SECONDS must be above 0.")
 CELERY_BEAT_SCHEDULE: dict = {
     "worker-heartbeat": {"task": "lobby.record_worker_heartbeat", "schedule": 30.0},
     # Live tables: act on overdue turns and start due hands from what the database says, so a
@@ -217,6 +239,12 @@ CELERY_BEAT_SCHEDULE: dict = {
         "task": "poker.rng_check_daily",
         "schedule": 24 * 60 * 60.0,
     },
+    # verify_ledger and verify_audit, each result recorded in the audit log (verify.ledger,
+    # verify.audit) and shown in the admin's "Verification runs".
+    "audit-verify-daily": {
+        "task": "audit.verify_daily",
+        "schedule": 24 * 60 * 60.0,
+    },
 }
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -240,7 +268,12 @@ PASSWORD_RESET_TIMEOUT = env.int("PASSWORD_RESET_TIMEOUT", default=60 * 60 * 3)
 LOGIN_REDIRECT_URL = "lobby:home"
 LOGOUT_REDIRECT_URL = "lobby:home"
 
-LANGUAGE_CODE = "en-us"
+# English, French and Japanese (issue 16): gettext catalogues in locale/ (docs/operations.md,
+# "Translations"); the language comes from the player's profile, else the cookie set by the
+# selector, else the browser's Accept-Language. Numbers and dates follow the language.
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("fr", "Français"), ("ja", "日本語")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

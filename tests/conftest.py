@@ -20,6 +20,21 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
+def auditor(db):
+    """An API client of a member of the auditors group (the ledger's, audit log's and hands'
+    exports)."""
+    from django.contrib.auth.models import Group
+    from rest_framework.test import APIClient
+
+    user = make_player("audrey")
+    # get_or_create: a transactional test before this one may have flushed the migration's group
+    user.groups.add(Group.objects.get_or_create(name="auditors")[0])
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+@pytest.fixture
 def player(db):
     return make_player("alice")
 
@@ -193,6 +208,18 @@ def asgi_server_factory(transactional_db, tmp_path):
     yield start
     for process in started:
         _stop(process)
+
+
+@pytest.fixture(autouse=True)
+def default_language():
+    """Each test starts in the room's default language: Django's test client leaves the last
+    request's language active in the thread (LocaleMiddleware activates, nothing deactivates),
+    so a page visited in Japanese would otherwise turn the next test's messages Japanese."""
+    from django.utils import translation
+
+    translation.deactivate()
+    yield
+    translation.deactivate()
 
 
 @pytest.fixture(autouse=True)

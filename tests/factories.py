@@ -2,6 +2,8 @@
 
 from django.contrib.auth import get_user_model
 
+from poker.mirror import TableMirror
+
 DEFAULT_PASSWORD = "correct-horse-battery-staple-42"
 
 
@@ -67,6 +69,11 @@ def default_rake_schedule_row(structure: str):
     return schedule
 
 
+def table_stakes(table) -> dict:
+    """What the cashier's table services take of a table: its id and its buy-in range."""
+    return {"table_id": table.pk, "min_buy_in": table.min_buy_in, "max_buy_in": table.max_buy_in}
+
+
 def make_funded_player(username: str = "alice", *, cents: int = 100_000, **fields):
     """A player whose wallet holds `cents` (deposited through the cashier, $1,000 by default)."""
     from cashier.services import wallet_deposit
@@ -119,6 +126,7 @@ class TableSocket:
         self.frames: list[dict] = []
         self.seq = 0
         self.state: dict | None = None
+        self.mirror = TableMirror()
 
     @classmethod
     async def open(cls, table_id: int, user=None, *, headers=None):
@@ -139,10 +147,15 @@ class TableSocket:
         return socket
 
     async def receive(self, timeout: float = 10) -> dict:
+        """The next frame; `frames` keeps them as sent, while the one returned for a snapshot
+        or update carries the STATE the frames so far add up to (poker.mirror), as a page
+        shows it."""
         frame = await self.communicator.receive_json_from(timeout=timeout)
         self.frames.append(frame)
-        if "state" in frame:
-            self.state = frame["state"]
+        if self.mirror.apply(frame):
+            self.state = self.mirror.state
+            if frame["type"] in ("snapshot", "update"):
+                return {**frame, "state": self.state}
         return frame
 
     async def until(self, predicate, timeout: float = 10) -> dict:
@@ -285,3 +298,20 @@ def showdown_deck(hole: str, board: str) -> list[str]:
 
     named = [*parse_cards(hole), *parse_cards(board)]
     return named + [card for card in FULL_DECK if card not in named]
+
+
+def make_staff(username: str, *roles: str, **fields):
+    """A staff member (`is_staff`) in the named role groups ("support", "table managers",
+    "cashier managers": staff/migrations/0002_roles.py), with a verified e-mail like players."""
+    import importlib
+
+    from django.apps import apps
+    from django.contrib.auth.models import Group
+
+    if Group.objects.filter(name__in=roles).count() != len(roles):  # flushed by a test
+        importlib.import_module("staff.migrations.0002_roles").create_roles(apps)
+    user = make_player(username, is_staff=True, **fields)
+    user.groups.set(Group.objects.filter(name__in=roles))
+    if len(roles) != user.groups.count():
+        raise ValueError(f"unknown role in {roles!r}")
+    return user
