@@ -79,6 +79,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "poker.context_processors.seat_offers",
             ],
         },
     },

@@ -1,7 +1,8 @@
-"""The lobby socket: signed-in players get live lobby updates (tables, seats, waiting lists).
+"""The lobby socket: live lobby updates (tables, seats, waiting lists) for everyone, visitors
+included; a signed-in player's sockets also get what concerns them wherever they are (a seat
+offered from a waiting list).
 
-Anonymous sockets are refused at the handshake. Frames are JSON objects with a "type"; anything
-else gets an error frame and changes nothing.
+Frames are JSON objects with a "type"; anything else gets an error frame and changes nothing.
 """
 
 import json
@@ -12,27 +13,31 @@ from config.channel_health import GroupRejoinMixin
 from config.errors import Refused
 from config.i18n import socket_language_activate
 from config.inputs import parse_json_object
-from poker.broadcast import LOBBY_GROUP
+from poker.broadcast import LOBBY_GROUP, player_group_name
 
-CLOSE_UNAUTHENTICATED = 4401
 MAX_FRAME_BYTES = 4096  # of UTF-8, as sent on the wire (not characters)
 
 
 class LobbyConsumer(GroupRejoinMixin, AsyncWebsocketConsumer):
+    joined_groups: list[str] = []
+
     async def connect(self) -> None:
         user = self.scope.get("user")
-        if user is None or not user.is_authenticated:
-            await self.close(code=CLOSE_UNAUTHENTICATED)
-            return
+        signed_in = user is not None and user.is_authenticated
         await socket_language_activate(self.scope)  # refusals in the player's language
-        await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
-        self.groups_rejoin_start([LOBBY_GROUP])
+        self.joined_groups = [LOBBY_GROUP] + ([player_group_name(user.pk)] if signed_in else [])
+        for group in self.joined_groups:
+            await self.channel_layer.group_add(group, self.channel_name)
+        self.groups_rejoin_start(self.joined_groups)
         await self.accept()
-        await self.send_frame({"type": "welcome", "username": user.get_username()})
+        await self.send_frame(
+            {"type": "welcome", "username": user.get_username() if signed_in else None}
+        )
 
     async def disconnect(self, code: int) -> None:
         await self.groups_rejoin_stop()
-        await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
+        for group in self.joined_groups:
+            await self.channel_layer.group_discard(group, self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if text_data is None or len(text_data.encode("utf-8", "surrogatepass")) > MAX_FRAME_BYTES:
@@ -54,6 +59,10 @@ class LobbyConsumer(GroupRejoinMixin, AsyncWebsocketConsumer):
     async def lobby_update(self, event: dict) -> None:
         """Relay a lobby change broadcast by a service after its transaction commits."""
         await self.send_frame({"type": "lobby.update", "update": event["update"]})
+
+    async def player_notice(self, message: dict) -> None:
+        """What concerns this player wherever they are (a seat offered), already JSON."""
+        await self.send(text_data=message["text"])
 
     async def send_frame(self, frame: dict) -> None:
         await self.send(text_data=json.dumps(frame, separators=(",", ":")))

@@ -7,6 +7,7 @@ app_name = "lobby"
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("join/", views.join_game, name="join_game"),
     path("accounts/signup/", views.signup, name="signup"),
     path("accounts/profile/", views.profile, name="profile"),
     path(

@@ -5,6 +5,7 @@ from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -22,7 +23,8 @@ from lobby.services import (
     profile_set_display_name,
 )
 from lobby.services import email_verify as email_verify_token
-from poker.selectors import tables_for_lobby
+from poker import services as poker
+from poker.selectors import GameKind, game_kinds_open, lobby_tables
 from responsible.views import responsible_context
 from showdown.selectors import tables_for_lobby as banked_tables_for_lobby
 from showdown.selectors import tables_waiting_for
@@ -37,7 +39,8 @@ def home(request: HttpRequest) -> HttpResponse:
         request,
         "lobby/home.html",
         {
-            "tables": tables_for_lobby(),
+            "tables": lobby_tables(player=request.user),
+            "game_kinds": game_kinds_open(),
             "banked_tables": banked_tables_for_lobby(),
             "banked_waiting": tables_waiting_for(player=request.user),
         },
@@ -124,3 +127,33 @@ def email_verify(request: HttpRequest, token: str) -> HttpResponse:
     else:
         messages.success(request, _("Your e-mail address is confirmed; you can deposit now."))
     return redirect("lobby:profile" if request.user.is_authenticated else "lobby:login")
+
+
+@login_required
+@require_POST
+def join_game(request: HttpRequest) -> HttpResponse:
+    """ "Join a game" (RULES.md 5): a free seat at a table of the chosen kind (its page opens
+    with the sit dialog), or a place on the shortest waiting list."""
+    kind = GameKind.parse(request.POST.get("kind", ""))
+    if kind is None:
+        messages.error(request, _("Choose a game from the list."))
+        return redirect("lobby:home")
+    try:
+        joined = poker.table_join_any(player=request.user, kind=kind)
+    except poker.TableError as error:
+        messages.error(request, error.message)
+        return redirect("lobby:home")
+    table_url = reverse("poker:table", args=[joined.table.pk])
+    if joined.position is not None:
+        messages.success(
+            request,
+            _(
+                "Every table of that game is full: you are number %(position)s on the waiting "
+                "list for %(table)s. We will offer you the next free seat."
+            )
+            % {"position": joined.position, "table": joined.table.name},
+        )
+        return redirect("lobby:home")
+    if joined.seat is None:
+        return redirect(table_url)  # the player already sits at a table of that kind
+    return redirect(f"{table_url}?take={joined.seat}")

@@ -1,4 +1,5 @@
-"""Staff views of tables, rake schedules, seats, hands and cancelled-hand incidents.
+"""Staff views of tables (with their waiting lists), rake schedules, seats, hands and
+cancelled-hand incidents.
 
 Seats and hands change only through poker/services/ (the table lock, the cashier): here they
 are read-only, so staff can look but never edit a live hand or move chips by hand. A running
@@ -12,7 +13,7 @@ from django.utils.html import format_html, format_html_join
 from audit.admin_changes import AuditedChanges
 from config.admin import ReadOnlyAdmin, money
 from poker.admin_tools import HandTools, SeatTools, TableMoneyForm, TableTools
-from poker.models import Hand, HandIncident, RakeSchedule, RngCheck, Seat, Table
+from poker.models import Hand, HandIncident, RakeSchedule, RngCheck, Seat, Table, WaitingEntry
 from poker.selectors import hand_history
 
 
@@ -33,6 +34,21 @@ class SeatInline(admin.TabularInline):
         return False
 
 
+class WaitingInline(admin.TabularInline):
+    """The table's waiting list in order (it changes only through the players' own requests
+    and the table's services)."""
+
+    model = WaitingEntry
+    extra = 0
+    can_delete = False
+    fields = ("player", "joined_at", "offer_expires_at")
+    readonly_fields = fields
+    verbose_name_plural = "waiting list"
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+
 @admin.register(Table)
 class TableAdmin(AuditedChanges, TableTools, admin.ModelAdmin):
     form = TableMoneyForm  # stakes in dollars and cents
@@ -42,7 +58,7 @@ class TableAdmin(AuditedChanges, TableTools, admin.ModelAdmin):
     search_fields = ("name",)
     readonly_fields = ("button_seat", "big_blind_seat", "last_hand_players",
                        "last_hand_ended_at", "version")  # fmt: skip
-    inlines = [SeatInline]
+    inlines = [SeatInline, WaitingInline]
 
     @admin.display(description="buy-in")
     def buy_in_range(self, table: Table) -> str:

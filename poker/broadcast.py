@@ -37,9 +37,11 @@ LOBBY_GROUP = "lobby"
 __all__ = [
     "frames_for_change",
     "group_name",
+    "player_group_name",
     "player_json",
     "send",
     "send_heartbeats",
+    "send_to_player",
     "user_group_name",
 ]
 
@@ -70,6 +72,12 @@ def user_group_name(table_id: int, user_id: int) -> str:
     """Every socket of one player at one table: their private frames, and superseding an
     older tab."""
     return f"table-{table_id}-user-{user_id}"
+
+
+def player_group_name(user_id: int) -> str:
+    """Every socket of one player anywhere in the room (the lobby, any table): what concerns
+    the player wherever they look, such as a seat offered from a waiting list."""
+    return f"player-{user_id}"
 
 
 def _dumps(frame: dict[str, Any]) -> str:
@@ -158,6 +166,7 @@ def frames_for_change(
     if not betting:
         public["seats"] = view.seats_json
         public["last_result"] = view.last_result
+        public["waiting"] = view.waiting_json
 
     players: dict[int, Any] = {
         seat.player_id: seat.player for seat in view.seats.values() if seat.player_id in user_ids
@@ -252,8 +261,12 @@ def send_heartbeats(versions: dict[int, int]) -> None:
 def send_lobby(*, table_id: int, seats_taken: int) -> None:
     """Tell lobby sockets a table's seats changed (they refresh their table list)."""
     message = {"type": "lobby.update", "update": {"table": table_id, "seats_taken": seats_taken}}
+
+    async def deliver(layer) -> None:
+        await layer.group_send(LOBBY_GROUP, message)
+
     try:
-        async_to_sync(get_channel_layer().group_send)(LOBBY_GROUP, message)
+        _run_on_layer(deliver)
     except Exception:
         log.exception("could not tell the lobby about table %s", table_id)
 
@@ -273,3 +286,16 @@ def send_player_excluded(*, table_ids: list[int], user_id: int, message: str) ->
         _run_on_layer(tell)
     except Exception:
         log.exception("could not close the sockets of excluded player %s", user_id)
+
+
+def send_to_player(*, user_id: int, frame: dict[str, Any]) -> None:
+    """A frame to every open page of one player (their lobby and table sockets)."""
+    message = {"type": "player.notice", "text": _dumps(frame)}
+
+    async def deliver(layer) -> None:
+        await layer.group_send(player_group_name(user_id), message)
+
+    try:
+        _run_on_layer(deliver)
+    except Exception:
+        log.exception("could not tell player %s", user_id)

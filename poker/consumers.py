@@ -31,7 +31,12 @@ from config.i18n import socket_language_activate
 from config.inputs import parse_cents, parse_idempotency_key, parse_json_object
 from config.ratelimit import rate_limit_hit
 from poker import services
-from poker.broadcast import group_name, remember_socket_loop, user_group_name
+from poker.broadcast import (
+    group_name,
+    player_group_name,
+    remember_socket_loop,
+    user_group_name,
+)
 from poker.models import Table
 from poker.selectors import table_snapshot_for
 from responsible import rules as responsible
@@ -168,6 +173,16 @@ class Leave:
 
 
 @dataclass(frozen=True)
+class WaitingJoin:
+    """`waiting_join`: join this table's waiting list."""
+
+
+@dataclass(frozen=True)
+class WaitingLeave:
+    """`waiting_leave`: leave the list, or decline the seat it offers."""
+
+
+@dataclass(frozen=True)
 class ConnectionSet:
     """Not a frame: this socket opening or closing (it marks the seat connected or not)."""
 
@@ -175,7 +190,18 @@ class ConnectionSet:
     socket: str
 
 
-Command = Act | Sit | SitOut | SitIn | BigBlindChoice | TopUp | Leave | ConnectionSet
+Command = (
+    Act
+    | Sit
+    | SitOut
+    | SitIn
+    | BigBlindChoice
+    | TopUp
+    | Leave
+    | WaitingJoin
+    | WaitingLeave
+    | ConnectionSet
+)
 
 # Frame type -> its command, from the frame and the table (for idempotency keys). `ping` and
 # `snapshot` are answered by the socket itself; any other type is `unknown_type`.
@@ -188,6 +214,8 @@ COMMANDS: dict[str, Callable[[dict, int], Command]] = {
     "wait_big_blind": lambda frame, table_id: BigBlindChoice(post_now=False),
     "top_up": TopUp.parse,
     "leave": lambda frame, table_id: Leave(),
+    "waiting_join": lambda frame, table_id: WaitingJoin(),
+    "waiting_leave": lambda frame, table_id: WaitingLeave(),
 }
 
 # Command -> the service it calls as service(table=..., player=..., **its fields).
@@ -199,6 +227,8 @@ SERVICES: dict[type, Callable[..., Any]] = {
     BigBlindChoice: services.table_big_blind_choose,
     TopUp: services.table_top_up,
     Leave: services.table_leave,
+    WaitingJoin: services.waiting_list_join,
+    WaitingLeave: services.waiting_list_leave,
     ConnectionSet: services.table_connection_set,
 }
 
@@ -242,14 +272,16 @@ class TableConsumer(GroupRejoinMixin, AsyncWebsocketConsumer):
         remember_socket_loop(asyncio.get_running_loop())
         self.group = group_name(self.table_id)
         self.user_group = user_group_name(self.table_id, self.user.pk)
+        self.player_group = player_group_name(self.user.pk)
         # Older sockets of this player at this table step aside before this one joins.
         await self.channel_layer.group_send(
             self.user_group, {"type": "table.supersede", "channel": self.channel_name}
         )
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.channel_layer.group_add(self.user_group, self.channel_name)
+        await self.channel_layer.group_add(self.player_group, self.channel_name)
         self.joined = True
-        self.groups_rejoin_start([self.group, self.user_group])
+        self.groups_rejoin_start([self.group, self.user_group, self.player_group])
         await self.accept()
         await self.snapshot_send()
         await self.run(ConnectionSet(connected=True, socket=self.channel_name))
@@ -260,6 +292,7 @@ class TableConsumer(GroupRejoinMixin, AsyncWebsocketConsumer):
         await self.groups_rejoin_stop()
         await self.channel_layer.group_discard(self.group, self.channel_name)
         await self.channel_layer.group_discard(self.user_group, self.channel_name)
+        await self.channel_layer.group_discard(self.player_group, self.channel_name)
         if not self.superseded:
             # The table may be gone (deleted by staff): then nobody is left to tell.
             # With every database connection busy it stays marked connected (no grace time is
@@ -322,6 +355,11 @@ class TableConsumer(GroupRejoinMixin, AsyncWebsocketConsumer):
 
     async def table_private(self, message: dict) -> None:
         """This player's own part of a change, sent to their group alone."""
+        await self.send(text_data=message["text"])
+
+    async def player_notice(self, message: dict) -> None:
+        """What concerns the player wherever they are (a seat offered at any table), sent to
+        every page they have open."""
         await self.send(text_data=message["text"])
 
     async def table_heartbeat(self, message: dict) -> None:

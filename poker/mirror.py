@@ -112,6 +112,8 @@ class TableMirror:
                 ]
             if "last_result" in frame:
                 public["last_result"] = frame["last_result"]
+            if frame.get("waiting") is not None:
+                public["waiting"] = frame["waiting"]
             self.public = public
             return True
         return False

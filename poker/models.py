@@ -11,6 +11,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from poker.engine.hand import MAX_PLAYERS, limit_small_blind
@@ -68,6 +69,10 @@ class Table(models.Model):
     disconnect_grace_seconds = models.PositiveIntegerField(default=20)
     sit_out_limit_seconds = models.PositiveIntegerField(default=600)
     next_hand_delay_seconds = models.FloatField(default=3.0)
+    # How long a player at the head of the waiting list has to take a seat offered to them.
+    seat_offer_seconds = models.PositiveIntegerField(
+        default=30, validators=[MinValueValidator(1), MaxValueValidator(600)]
+    )
     # Start rule (RULES.md section 4): players needed to start; with `three_to_start`, three to
     # start and two may go on if the last hand had three or more.
     min_players_to_start = models.PositiveSmallIntegerField(
@@ -217,6 +222,29 @@ class Seat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.table.name} seat {self.number}: {self.player}"
+
+
+class WaitingEntry(models.Model):
+    """A player in a table's waiting list (RULES.md 5), in the order they joined. While a seat
+    is offered to them `offer_expires_at` is set and the seat is held for them: nobody else may
+    take it until they sit, decline or let the offer pass (then they leave the list)."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="waiting")
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="waiting_entries"
+    )
+    joined_at = models.DateTimeField(default=timezone.now)
+    offer_expires_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["table", "joined_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "player"], name="waiting_one_per_player"),
+        ]
+        indexes = [models.Index(fields=["table", "joined_at", "id"], name="waiting_queue")]
+
+    def __str__(self) -> str:
+        return f"{self.player} waiting at {self.table.name}"
 
 
 class HandQuerySet(models.QuerySet):

@@ -9,6 +9,7 @@ which can show the hand but not deal from it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Count, Max, Q, QuerySet
@@ -17,7 +18,7 @@ from cashier.selectors import buy_in_range, table_stacks_and_wallets, wallet_bal
 from cashier.services import dollars
 from poker.engine.hand import Hand as EngineHand
 from poker.engine.views import events_for, redact_event, view_for
-from poker.models import Hand, HandPlayer, Seat, Table
+from poker.models import Hand, HandPlayer, Seat, Table, WaitingEntry
 
 
 def player_json(player) -> dict[str, Any]:
@@ -149,6 +150,17 @@ class TableView:
                 ):
                     names[user.pk] = player_json(user)["display_name"]
         self.last_result = result_json(ended, names)
+        # The waiting list in order, (player id, offer deadline or None); only for a change
+        # that is not just betting (betting never moves the list) and for snapshots.
+        self.waiting: list[tuple[int, Any]] | None = (
+            list(
+                WaitingEntry.objects.filter(table=table).values_list(
+                    "player_id", "offer_expires_at"
+                )
+            )
+            if last_result
+            else None
+        )
         self.table_json = table_json(table)
         self.seats_json = [self._seat_json(n) for n in range(1, table.max_seats + 1)]
 
@@ -181,6 +193,34 @@ class TableView:
             if seat.status == Seat.Status.SITTING_OUT and seat.sat_out_at
             else None,
         }
+
+    @property
+    def waiting_json(self) -> dict[str, int] | None:
+        """The list as everyone sees it: how many wait, how many of them hold a seat offer."""
+        if self.waiting is None:
+            return None
+        return {
+            "count": len(self.waiting),
+            "offered": sum(1 for _, expires_at in self.waiting if expires_at is not None),
+        }
+
+    def waiting_of(self, user_id: int) -> dict[str, Any] | None:
+        """The player's own place in the list (1 = next) and the offer they hold, if any."""
+        if self.waiting is None:
+            if self.seat_of(user_id) is not None:
+                return None  # a seated player is on no list of this table
+            self.waiting = list(
+                WaitingEntry.objects.filter(table=self.table).values_list(
+                    "player_id", "offer_expires_at"
+                )
+            )
+        for position, (player_id, expires_at) in enumerate(self.waiting, start=1):
+            if player_id == user_id:
+                return {
+                    "position": position,
+                    "offer_expires_at": expires_at.isoformat() if expires_at else None,
+                }
+        return None
 
     def seat_of(self, user_id: int | None) -> Seat | None:
         if user_id is None:
@@ -236,6 +276,7 @@ class TableView:
             "status": seat.status if seat else None,
             "posts_big_blind": bool(seat and seat.posts_big_blind_next),
             "last_seq": last_seq,
+            "waiting": self.waiting_of(player.pk),
         }
 
     def log_for(self, player) -> list[dict[str, Any]]:
@@ -260,6 +301,7 @@ class TableView:
             "you": self.you_json(player) if player is not None else None,
             "hand": self.hand_json(seat.number if seat else None),
             "last_result": self.last_result,
+            "waiting": self.waiting_json,
         }
 
 
@@ -309,13 +351,39 @@ def hands_of_player(player, *, table: Table | None = None) -> QuerySet[Hand]:
 
 
 def tables_for_lobby() -> QuerySet[Table]:
-    """Open tables (models, ordered by game for grouping) with `seats_taken` annotated."""
+    """Open tables (models, ordered by game for grouping) with `seats_taken`, `waiting_count`
+    (its waiting list) and `seats_offered` (free seats held for the list) annotated."""
     # Explicit order: Django drops Meta.ordering from queries with an aggregate.
     return (
         Table.objects.filter(is_open=True)
-        .annotate(seats_taken=Count("seats"))
+        .annotate(
+            seats_taken=Count("seats", distinct=True),
+            waiting_count=Count("waiting", distinct=True),
+            seats_offered=Count(
+                "waiting", filter=Q(waiting__offer_expires_at__isnull=False), distinct=True
+            ),
+        )
         .order_by("game", "structure", "big_blind", "small_bet", "name")
     )
+
+
+def lobby_tables(*, player) -> list[Table]:
+    """The lobby's rows as `player` (a visitor too) sees them: `tables_for_lobby` with
+    `is_full` (no seat free that is not held for the waiting list), `is_mine` (they sit
+    there) and `waiting_place` (their place in its list, or None)."""
+    signed_in = player is not None and player.is_authenticated
+    mine = (
+        set(Seat.objects.filter(player=player).values_list("table_id", flat=True))
+        if signed_in
+        else set()
+    )
+    places = waiting_places_of(player=player) if signed_in else {}
+    tables = list(tables_for_lobby())
+    for table in tables:
+        table.is_full = table.seats_taken + table.seats_offered >= table.max_seats
+        table.is_mine = table.pk in mine
+        table.waiting_place = places.get(table.pk)
+    return tables
 
 
 # -- a stored hand as a readable history, for staff
@@ -459,3 +527,92 @@ def _event_lines(event: dict[str, Any], who, *, hi_lo: bool, starting: dict) -> 
             lines.append(f"{who(number)} ends with {dollars(stack)} ({sign}{dollars(net)})")
         return lines
     return [f"({kind})"]  # an event this page does not know: its name only, never its data
+
+
+# -- waiting lists and "join a game" (poker/services/waiting.py writes them)
+
+
+def waiting_position(*, table: Table, player) -> int | None:
+    """1 for the head of the list; None when the player is not on it."""
+    entry = WaitingEntry.objects.filter(table=table, player=player).first()
+    if entry is None:
+        return None
+    ahead = WaitingEntry.objects.filter(table=table).filter(
+        Q(joined_at__lt=entry.joined_at) | Q(joined_at=entry.joined_at, pk__lt=entry.pk)
+    )
+    return ahead.count() + 1
+
+
+@dataclass(frozen=True)
+class GameKind:
+    """What a player chooses in "join a game": the game, the betting structure and the
+    stakes (the two amounts that define them, in cents)."""
+
+    game: str
+    structure: str
+    stakes: tuple[int, int]
+
+    @property
+    def key(self) -> str:
+        return f"{self.game}:{self.structure}:{self.stakes[0]}:{self.stakes[1]}"
+
+    @classmethod
+    def parse(cls, key: object) -> GameKind | None:
+        """The kind a form's key names, or None for a key that names none."""
+        try:
+            game, structure, low, high = str(key).split(":")
+            return cls(game, structure, (int(low), int(high)))
+        except ValueError:
+            return None
+
+
+def table_stakes(table: Table) -> tuple[int, int]:
+    if table.structure == Table.Structure.LIMIT:
+        return (table.small_bet, table.big_bet)
+    return (table.small_blind, table.big_blind)
+
+
+def game_kinds_open() -> list[tuple[GameKind, str]]:
+    """The kinds of game open now, with a label ("Pot-Limit Omaha · $1/$2"), for the form."""
+    kinds: dict[str, tuple[GameKind, str]] = {}
+    for table in Table.objects.filter(is_open=True).order_by(
+        "game", "structure", "big_blind", "small_bet"
+    ):
+        kind = GameKind(table.game, table.structure, table_stakes(table))
+        label = f"{table.get_game_display()} · {table.get_structure_display()} · "
+        kinds.setdefault(kind.key, (kind, label + table.stakes_label))
+    return list(kinds.values())
+
+
+def seat_offers_of(*, player) -> list[dict[str, Any]]:
+    """The seats offered to the player now (from waiting lists), for every page's banner."""
+    from django.utils import timezone
+
+    now = timezone.now()
+    entries = WaitingEntry.objects.filter(player=player, offer_expires_at__gt=now).select_related(
+        "table"
+    )
+    return [
+        {
+            "table": entry.table_id,
+            "table_name": entry.table.name,
+            "expires_at": entry.offer_expires_at.isoformat(),
+            "seconds_left": max(0, round((entry.offer_expires_at - now).total_seconds())),
+        }
+        for entry in entries
+    ]
+
+
+def waiting_places_of(*, player) -> dict[int, int]:
+    """{table id: the player's place in its waiting list} for every list they are on."""
+    places: dict[int, int] = {}
+    table_ids = list(WaitingEntry.objects.filter(player=player).values_list("table_id", flat=True))
+    queue = WaitingEntry.objects.filter(table_id__in=table_ids).order_by(
+        "table_id", "joined_at", "id"
+    )
+    seen: dict[int, int] = {}
+    for table_id, player_id in queue.values_list("table_id", "player_id"):
+        seen[table_id] = seen.get(table_id, 0) + 1
+        if player_id == player.pk:
+            places[table_id] = seen[table_id]
+    return places

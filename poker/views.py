@@ -1,10 +1,16 @@
-"""Table pages. Thin: the page is a shell; the table itself arrives over the table's socket."""
+"""Table pages and the waiting-list forms. Thin: the page is a shell; the table itself arrives
+over the table's socket; the forms call services."""
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
 
+from poker import services
 from poker.models import Table
 
 
@@ -24,3 +30,49 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
         "cashier_url": reverse("cashier:home"),
     }
     return render(request, "poker/table.html", {"table": table, "table_config": config})
+
+
+def _back(request: HttpRequest) -> HttpResponse:
+    """To the page the form was on (a local path only), else the lobby."""
+    target = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        target = reverse("lobby:home")
+    return redirect(target)
+
+
+def _answer(request: HttpRequest, message: str, *, refused: bool = False) -> HttpResponse:
+    """A script's request (Accept: JSON) gets JSON; a form gets the message and a redirect."""
+    if "application/json" in request.headers.get("Accept", ""):
+        return JsonResponse({"ok": not refused, "message": message}, status=409 if refused else 200)
+    (messages.error if refused else messages.success)(request, message)
+    return _back(request)
+
+
+@login_required
+@require_POST
+def waiting_join(request: HttpRequest, table_id: int) -> HttpResponse:
+    """Join a full table's waiting list from the lobby."""
+    table = get_object_or_404(Table, pk=table_id)
+    try:
+        position = services.waiting_list_join(table=table, player=request.user)
+    except services.TableError as error:
+        return _answer(request, error.message, refused=True)
+    return _answer(
+        request,
+        _("You are number %(position)s on the waiting list for %(table)s.")
+        % {"position": position, "table": table.name},
+    )
+
+
+@login_required
+@require_POST
+def waiting_leave(request: HttpRequest, table_id: int) -> HttpResponse:
+    """Leave a waiting list, or decline the seat it offers (the next in line is offered it)."""
+    table = get_object_or_404(Table, pk=table_id)
+    try:
+        services.waiting_list_leave(table=table, player=request.user)
+    except services.TableError as error:
+        return _answer(request, error.message, refused=True)
+    return _answer(request, _("You left the waiting list for %(table)s.") % {"table": table.name})

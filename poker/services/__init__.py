@@ -21,11 +21,19 @@ from poker.services.seating import (
 )
 from poker.services.timers import hand_turn_timeout, hands_hold
 from poker.services.unit import TableChange, TableError, table_change
+from poker.services.waiting import (
+    JoinedGame,
+    table_join_any,
+    waiting_list_join,
+    waiting_list_leave,
+    waiting_offers_expire,
+)
 
 __all__ = [
     "MAX_SEQ",
     "START_SLACK_SECONDS",
     "STUCK_HAND_SECONDS",
+    "JoinedGame",
     "TableChange",
     "TableError",
     "hand_cancel",
@@ -37,10 +45,14 @@ __all__ = [
     "table_change",
     "table_connection_set",
     "table_hand_start",
+    "table_join_any",
     "table_leave",
     "table_sit",
     "table_sit_in",
     "table_sit_out",
     "table_top_up",
     "tables_sweep",
+    "waiting_list_join",
+    "waiting_list_leave",
+    "waiting_offers_expire",
 ]

@@ -29,6 +29,7 @@ from poker.services.unit import (
     load,
     table_change,
 )
+from poker.services.waiting import seats_offer
 
 MAX_SEQ = 10**11  # a client counter larger than this is a bad frame, not a long session
 
@@ -190,3 +191,4 @@ def remove_seat(change: TableChange, seat: Seat, *, reason: str) -> None:
     change.users.add(seat.player_id)
     seat.delete()
     change.seats_reload()
+    seats_offer(change)  # the seat goes to the next on the waiting list, if anyone waits

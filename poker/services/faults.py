@@ -16,6 +16,7 @@ from poker.services.acting import hand_reveal, tidy_seats
 from poker.services.dealing import table_hand_start
 from poker.services.seating import seat_evict
 from poker.services.unit import Status, table_change
+from poker.services.waiting import waiting_offers_expire
 
 log = logging.getLogger(__name__)
 
@@ -59,12 +60,13 @@ def tables_sweep(
     *, now: datetime | None = None, broadcast_healed_at: datetime | None = None
 ) -> dict[str, int]:
     """Catch what lost or late tasks missed, from what the database says (idempotent):
-    overdue turns, stuck hands, hands that should have started, sitters-out past the limit.
+    overdue turns, stuck hands, hands that should have started, sitters-out past the limit,
+    seat offers past their time.
 
     With `broadcast_healed_at` (the room cannot reach its players until then) turns are held
     instead of timed out, and no hand counts as stuck."""
     now = now or timezone.now()
-    done = {"timeouts": 0, "cancelled": 0, "started": 0, "evicted": 0, "held": 0}
+    done = {"timeouts": 0, "cancelled": 0, "started": 0, "evicted": 0, "held": 0, "offers": 0}
     overdue = Hand.objects.filter(status=Hand.Status.RUNNING, deadline__lt=now).values_list(
         "pk", "turn", "deadline"
     )
@@ -124,6 +126,10 @@ def tables_sweep(
                     done["evicted"] += 1
             except Exception:
                 log.exception("the sweep could not evict seat %s", seat.pk)
+    try:
+        done["offers"] = waiting_offers_expire(now=now)
+    except Exception:
+        log.exception("the sweep could not pass on overdue seat offers")
     return done
 
 

@@ -25,6 +25,7 @@ from poker.services.unit import (
     peek,
     table_change,
 )
+from poker.services.waiting import seat_hold_check, waiting_list_sat
 from responsible import rules as responsible
 
 
@@ -64,6 +65,7 @@ def table_sit(
             if Seat.objects.filter(table=table, player=player).exists():
                 raise TableError("already_seated", _("You already have a seat at this table."))
             responsible.check_play(player=player, error=TableError)
+            seat_hold_check(change, player)
             if Seat.objects.filter(table=table, number=seat_number).exists():
                 raise TableError(
                     "seat_taken", _("Seat %(seat_number)s is taken.") % {"seat_number": seat_number}
@@ -82,6 +84,7 @@ def table_sit(
                 posts_big_blind_next=post_big_blind,
             )
             change.seats_reload()
+            waiting_list_sat(change, player)
             change.event(
                 "player_sat",
                 seat=seat_number,

@@ -22,6 +22,7 @@ from poker.models import Hand, Seat, Table
 from poker.services.acting import advance, remove_seat
 from poker.services.faults import hand_cancel
 from poker.services.unit import TableError, load_or_none, table_change
+from poker.services.waiting import waiting_lists_close
 
 STAFF_CANCEL_MESSAGE = "The room's staff cancelled this hand; every bet is returned."
 
@@ -124,6 +125,7 @@ def staff_table_close(*, table: Table | int, staff, reason: str) -> dict:
             else:
                 remove_seat(change, seat, reason="table_closed")
                 removed.append(seat.player_id)
+        waiting_lists_close(change)
         change.lobby_refresh()
         done = {"removed": removed, "leaving": leaving}
         audit_record(

@@ -139,6 +139,7 @@ class TableChange:
         self.hand_moved = False  # the engine moved: persist saves the hand row
         self.lobby_changed = False  # the lobby's row of this table changed: tell lobby pages
         self.schedules: list[tuple[str, int, int | None, float]] = []
+        self.notices: list[tuple[int, dict[str, Any]]] = []  # to a player's every page
         self._running: Hand | None = None
         self._running_loaded = False
         self._seats: dict[int, Seat] | None = None
@@ -204,6 +205,10 @@ class TableChange:
         as they do when a player sits or leaves."""
         self.lobby_changed = self.publish = True
 
+    def tell_player(self, user_id: int, frame: dict[str, Any]) -> None:
+        """After commit, `frame` goes to every page the player has open (lobby, any table)."""
+        self.notices.append((user_id, frame))
+
     def schedule_turn_timer(self, hand_row: Hand) -> None:
         """After commit the turn's deadline goes to the timekeeper (poker/timekeeper.py),
         replacing the hand's turn before: no task is sent until it is due."""
@@ -240,6 +245,12 @@ def table_change(table: Table | int) -> Iterator[TableChange]:
                 from poker.services.timers import schedule  # timers builds on this module
 
                 schedule(change.schedules)
+            for user_id, frame in change.notices:
+                transaction.on_commit(
+                    lambda user_id=user_id, frame=frame: broadcast.send_to_player(
+                        user_id=user_id, frame=frame
+                    )
+                )
     except HandRefused as refused:
         cancel_refused(refused)
         raise

@@ -1,5 +1,7 @@
-/* Live lobby: when the lobby socket says something changed (a seat taken, a table opened),
- * fetch the lobby page again and swap in its table list. Reconnects with backoff. */
+/* Live lobby, for visitors too: when the lobby socket says something changed (a seat taken, a
+ * table opened, a waiting list moved), fetch the lobby page again and swap in its table list.
+ * A signed-in player's socket also carries the seats offered to them (static/js/seat_offers.js
+ * shows them). Reconnects with backoff. */
 (function () {
   "use strict";
   const list = document.getElementById("lobby-tables");
@@ -28,14 +30,16 @@
     });
     socket.addEventListener("message", (event) => {
       try {
-        if (JSON.parse(event.data).type === "lobby.update") refresh();
+        const frame = JSON.parse(event.data);
+        if (frame.type === "lobby.update") refresh();
+        if (window.seatOffers && frame.type === "seat_offer") window.seatOffers.offer(frame);
+        if (window.seatOffers && frame.type === "seat_offer_ended") window.seatOffers.ended(frame);
       } catch (error) {
         /* not ours to show */
       }
     });
     socket.addEventListener("close", (event) => {
       delete document.body.dataset.lobby;
-      if (event.code === 4401) return;
       retries += 1;
       setTimeout(connect, Math.min(30000, 1000 * 2 ** retries));
     });

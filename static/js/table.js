@@ -181,6 +181,7 @@
           render(composed());
           logReplay(frame);
         }
+        takeOfferedSeat();
         break;
       }
       case "heartbeat":
@@ -219,6 +220,12 @@
         break;
       case "excluded":
         stop(frame.message);
+        break;
+      case "seat_offer":
+        if (window.seatOffers) window.seatOffers.offer(frame);
+        break;
+      case "seat_offer_ended":
+        if (window.seatOffers) window.seatOffers.ended(frame);
         break;
       default:
         break; // pong and anything newer than this page
@@ -282,6 +289,7 @@
         s.seat in stacks ? Object.assign({}, s, { stack: stacks[s.seat] }) : s);
     }
     if ("last_result" in frame) next.last_result = frame.last_result;
+    if (frame.waiting) next.waiting = frame.waiting;
     publicPart = next;
     return true;
   }
@@ -458,7 +466,7 @@
       if (pos.y < 50) node.classList.add("upper");
       if (!s.player) {
         node.classList.add("empty");
-        if (mySeat === null || mySeat === undefined) {
+        if ((mySeat === null || mySeat === undefined) && !seatsHeld()) {
           const button = el("button", "sit-here", gettext("Sit here"));
           button.type = "button";
           button.dataset.seat = s.seat;
@@ -825,11 +833,48 @@
 
   // ------------------------------------------------------------------ seat controls
 
+  /* True when every free seat is held for players on the waiting list and none for this one:
+   * the page offers the list instead of "Sit here" (the server would refuse the seat). */
+  function seatsHeld() {
+    const you = state.you || {};
+    if (you.waiting && you.waiting.offer_expires_at) return false;
+    const free = state.seats.filter((s) => !s.player).length;
+    const waiting = state.waiting || { count: 0, offered: 0 };
+    return free <= waiting.offered;
+  }
+
+  function renderWaiting(seated) {
+    const you = state.you || {};
+    const waiting = state.waiting || { count: 0, offered: 0 };
+    const mine = you.waiting || null;
+    const free = state.seats.some((s) => !s.player);
+    const box = $("waiting-box");
+    box.hidden = seated || stopped || !state.you || (free && !seatsHeld() && !mine);
+    if (box.hidden) return;
+    $("waiting-join").hidden = Boolean(mine);
+    $("waiting-leave").hidden = !mine;
+    let text;
+    if (mine && mine.offer_expires_at) {
+      text = gettext("A seat is free for you: pick an empty seat before the offer runs out.");
+    } else if (mine) {
+      text = fill(gettext("You are number %(position)s on the waiting list."), { position: mine.position });
+    } else if (waiting.count) {
+      text = fill(ngettext("The table is full; %(count)s player is waiting.",
+        "The table is full; %(count)s players are waiting.", waiting.count), { count: waiting.count });
+    } else {
+      text = gettext("The table is full.");
+    }
+    $("waiting-place").textContent = text;
+  }
+
   function renderSeatControls() {
     const you = state.you || {};
     const seated = you.seat !== null && you.seat !== undefined;
     $("seat-controls").hidden = !seated || stopped;
-    $("spectator-hint").hidden = seated || stopped || !state.seats.some((s) => !s.player);
+    const offered = Boolean(you.waiting && you.waiting.offer_expires_at);
+    $("spectator-hint").hidden =
+      seated || stopped || offered || !state.seats.some((s) => !s.player) || seatsHeld();
+    renderWaiting(seated);
     if (!seated) return;
     const mine = state.seats.find((s) => s.seat === you.seat);
     const out = Boolean(you.sitting_out) || (mine && mine.status === "sitting_out");
@@ -850,6 +895,21 @@
       input.max = dollarsValue(Math.min(room, you.wallet));
       input.placeholder = fill(gettext("up to %(amount)s"), { amount: dollarsValue(Math.min(room, you.wallet)) });
     }
+  }
+
+  /* "Take the seat" (a waiting-list offer) and "join a game" open this page with ?take=N:
+   * once the table is drawn, the sit dialog opens at seat N, or the first empty seat. */
+  let takeSeat = new URLSearchParams(location.search).get("take");
+
+  function takeOfferedSeat() {
+    if (takeSeat === null || !state || !state.you || stopped) return;
+    const wanted = parseInt(takeSeat, 10);
+    takeSeat = null;
+    history.replaceState(null, "", location.pathname);
+    const seated = state.you.seat !== null && state.you.seat !== undefined;
+    const free = state.seats.filter((s) => !s.player).map((s) => s.seat);
+    if (seated || !free.length || seatsHeld()) return;
+    openSitDialog(free.includes(wanted) ? wanted : free[0]);
   }
 
   function openSitDialog(seat) {
@@ -901,6 +961,8 @@
       }
     });
     $("sit-cancel").addEventListener("click", () => $("sit-dialog").close());
+    $("waiting-join").addEventListener("click", () => send({ type: "waiting_join" }));
+    $("waiting-leave").addEventListener("click", () => send({ type: "waiting_leave" }));
     $("sit-out").addEventListener("click", () => send({ type: "sit_out" }));
     $("sit-in").addEventListener("click", () =>
       send({ type: "sit_in", post_big_blind: $("sit-in-post-bb").checked }),

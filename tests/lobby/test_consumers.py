@@ -55,12 +55,19 @@ async def test_authenticated_round_trip_through_the_layer(player):
     await communicator.disconnect()
 
 
-async def test_anonymous_socket_is_refused():
+async def test_a_visitor_gets_the_live_lobby_too():
+    """The lobby is public (issue 14): a visitor's socket hears table changes, and only the
+    lobby's group (no player's notices)."""
     communicator = WebsocketCommunicator(
         application, "/ws/lobby/", headers=[(b"origin", b"http://127.0.0.1")]
     )
     connected, _ = await communicator.connect()
-    assert not connected
+    assert connected
+    assert await communicator.receive_json_from() == {"type": "welcome", "username": None}
+    await get_channel_layer().group_send(
+        "lobby", {"type": "lobby.update", "update": {"table": 3, "seated": 1}}
+    )
+    assert (await communicator.receive_json_from(timeout=5))["type"] == "lobby.update"
     await communicator.disconnect()
 
 

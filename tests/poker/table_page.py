@@ -6,6 +6,7 @@ the cashier against what the page shows.
 import os
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -110,6 +111,20 @@ def close_and_settle(table, pages) -> None:
             elif time.monotonic() - quiet_since >= 0.5:
                 break
             time.sleep(0.05)
+
+
+def beside_the_browser(function, **kwargs):
+    """Call a service in a thread of its own: Playwright's event loop runs in this one, and a
+    service's broadcast after commit (async_to_sync) cannot run beside it."""
+
+    def call():
+        try:
+            return function(**kwargs)
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(call).result()
 
 
 def horizontal_overflow(page) -> int:

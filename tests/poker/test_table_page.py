@@ -15,6 +15,7 @@ from tests.poker.table_page import (
     LAPTOP,
     PHONE,
     assert_ledger_agrees,
+    beside_the_browser,
     check_or_call,
     close_and_settle,
     horizontal_overflow,
@@ -208,8 +209,13 @@ def test_a_reload_in_mid_hand_keeps_the_table_log(signed_in_page):
     from tests.poker.test_admin import DECK
 
     table = make_table(next_hand_delay_seconds=3600)
-    players = {1: make_seated_player(table, "ann", 1), 2: make_seated_player(table, "ben", 2)}
-    call_down(deal_hand(table, DECK), players, until_street="flop")
+
+    def seat_and_play_to_the_flop():
+        players = {1: make_seated_player(table, "ann", 1), 2: make_seated_player(table, "ben", 2)}
+        call_down(deal_hand(table, DECK), players, until_street="flop")
+        return players
+
+    players = beside_the_browser(seat_and_play_to_the_flop)
     page = signed_in_page(players[1], LAPTOP)
     try:
         for visit in ("first", "reload"):

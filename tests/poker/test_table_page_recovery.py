@@ -8,10 +8,8 @@ Either way the player whose turn it is sees their buttons again, and play goes o
 """
 
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from django.db import connection
 
 from poker import services
 from poker.engine.hand import Hand as EngineHand
@@ -23,6 +21,7 @@ from tests.poker.table_page import (
     LAPTOP,
     PHONE,
     YOUR_TURN,
+    beside_the_browser,
     close_and_settle,
     open_table,
 )
@@ -38,20 +37,6 @@ TURN_SHOWN = """(turn) => {
   const s = window.tablePage && window.tablePage.state();
   return Boolean(s && s.hand && s.hand.turn >= turn);
 }"""
-
-
-def beside_the_browser(function, **kwargs):
-    """Call a service in a thread of its own: Playwright's event loop runs in this one, and a
-    service's broadcast after commit (async_to_sync) cannot run beside it."""
-
-    def call():
-        try:
-            return function(**kwargs)
-        finally:
-            connection.close()
-
-    with ThreadPoolExecutor(1) as thread:
-        return thread.submit(call).result()
 
 
 def seat_and_deal(table) -> tuple[dict, object]:

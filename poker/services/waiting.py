@@ -1,0 +1,228 @@
+"""Waiting lists and "join a game" (RULES.md 5).
+
+A player who cannot be seated joins a table's list; when a seat frees, the first in line who
+holds no offer is offered it for the table's `seat_offer_seconds`, and the seat is held for
+them: anyone else who tries to sit is told it is offered. An offer ends when the player sits
+(they leave the list), declines (they leave it) or lets it pass (they leave it too, and the
+next in line is offered the seat). Every offer and its end reach each page the player has open
+(`TableChange.tell_player`). The sweep lets overdue offers pass (`waiting_offers_expire`).
+
+All of it happens inside the table's `table_change`, under the table lock, so two seats
+freeing at once, an offer accepted in two tabs, or a player leaving the list while offered are
+serialised like every other change at the table.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.db.models import Count, Exists, OuterRef, Q
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from poker.models import HandPlayer, Seat, Table, WaitingEntry
+from poker.selectors import GameKind, waiting_position
+from poker.services.unit import TableChange, TableError, table_change
+from responsible import rules as responsible
+
+
+def _offer_frame(table: Table, entry: WaitingEntry, now: datetime) -> dict:
+    return {
+        "type": "seat_offer",
+        "table": table.pk,
+        "table_name": table.name,
+        "expires_at": entry.offer_expires_at.isoformat(),
+        "seconds_left": max(0, round((entry.offer_expires_at - now).total_seconds())),
+    }
+
+
+def _ended_frame(table: Table, reason: str) -> dict:
+    """reason: "taken" (they sat), "declined", "expired" or "closed" (the table closed)."""
+    return {"type": "seat_offer_ended", "table": table.pk, "reason": reason}
+
+
+def _waiting_changed(change: TableChange, *user_ids: int) -> None:
+    """Table pages redraw the list's count and these players' own place in it; lobby pages
+    redraw the table's row."""
+    change.users.update(user_ids)
+    change.touch()
+    change.lobby_refresh()
+
+
+def seats_offer(change: TableChange, *, now: datetime | None = None) -> None:
+    """Let overdue offers pass, then offer every free seat nobody holds to the next in line.
+
+    Called by whatever may free a seat or end an offer, inside its own table change."""
+    now = now or timezone.now()
+    table = change.table
+    entries = list(WaitingEntry.objects.filter(table=table))
+    if not entries:
+        return
+    concerned: list[int] = []
+    for entry in [e for e in entries if e.offer_expires_at and e.offer_expires_at <= now]:
+        entry.delete()
+        entries.remove(entry)
+        change.tell_player(entry.player_id, _ended_frame(table, "expired"))
+        concerned.append(entry.player_id)
+    if table.is_open:
+        held = sum(1 for entry in entries if entry.offer_expires_at is not None)
+        free = table.max_seats - len(change.seats()) - held
+        for entry in [e for e in entries if e.offer_expires_at is None][: max(free, 0)]:
+            entry.offer_expires_at = now + timedelta(seconds=table.seat_offer_seconds)
+            entry.save(update_fields=["offer_expires_at"])
+            change.tell_player(entry.player_id, _offer_frame(table, entry, now))
+            concerned.append(entry.player_id)
+    if concerned:
+        _waiting_changed(change, *concerned)
+
+
+def seat_hold_check(change: TableChange, player) -> None:
+    """Before `player` sits: refuse when every free seat is held for someone on the list (the
+    player's own offer holds one for them). Overdue offers pass first."""
+    seats_offer(change)
+    player_id = getattr(player, "pk", player)
+    offers = WaitingEntry.objects.filter(table=change.table, offer_expires_at__isnull=False)
+    if offers.filter(player_id=player_id).exists():
+        return
+    if offers.count() >= change.table.max_seats - len(change.seats()):
+        raise TableError(
+            "seat_offered",
+            _(
+                "The free seat is offered to the next player on the waiting list; join the "
+                "list to be offered one."
+            ),
+        )
+
+
+def waiting_list_sat(change: TableChange, player) -> None:
+    """The player took a seat at this table: they leave its list (an offer they held is
+    taken)."""
+    entry = WaitingEntry.objects.filter(table=change.table, player=player).first()
+    if entry is not None:
+        entry.delete()
+        if entry.offer_expires_at is not None:
+            change.tell_player(entry.player_id, _ended_frame(change.table, "taken"))
+        _waiting_changed(change, entry.player_id)
+
+
+def waiting_lists_close(change: TableChange) -> None:
+    """The table closed: its list is ended and everyone on it told."""
+    for entry in WaitingEntry.objects.filter(table=change.table):
+        entry.delete()
+        change.tell_player(entry.player_id, _ended_frame(change.table, "closed"))
+        _waiting_changed(change, entry.player_id)
+
+
+def waiting_list_join(*, table: Table | int, player) -> int:
+    """Join the table's waiting list (again: nothing changes). Returns the player's place."""
+    with table_change(table) as change:
+        table = change.table
+        if not table.is_open:
+            raise TableError("table_closed", _("This table is closed."))
+        if any(seat.player_id == player.pk for seat in change.seats().values()):
+            raise TableError("already_seated", _("You already have a seat at this table."))
+        responsible.check_play(player=player, error=TableError)
+        created = WaitingEntry.objects.get_or_create(table=table, player=player)[1]
+        if created:
+            seats_offer(change)  # a seat nobody holds goes to the head of the list at once
+            _waiting_changed(change, player.pk)
+        return waiting_position(table=table, player=player)
+
+
+def waiting_list_leave(*, table: Table | int, player) -> None:
+    """Leave the list, or decline the seat offered: the next in line is offered it."""
+    with table_change(table) as change:
+        entry = WaitingEntry.objects.filter(table=change.table, player=player).first()
+        if entry is None:
+            raise TableError("not_waiting", _("You are not on this table's waiting list."))
+        entry.delete()
+        if entry.offer_expires_at is not None:
+            change.tell_player(player.pk, _ended_frame(change.table, "declined"))
+            seats_offer(change)
+        _waiting_changed(change, player.pk)
+
+
+def waiting_offers_expire(*, now: datetime | None = None) -> int:
+    """For the sweep: let overdue offers pass, and offer the seats an offer missed (a free
+    seat nobody holds while someone waits). Returns how many tables it looked at."""
+    now = now or timezone.now()
+    table_ids = set(
+        WaitingEntry.objects.filter(offer_expires_at__lte=now).values_list("table_id", flat=True)
+    )
+    unoffered = (
+        Table.objects.filter(is_open=True)
+        .filter(
+            Exists(WaitingEntry.objects.filter(table=OuterRef("pk"), offer_expires_at__isnull=True))
+        )
+        .annotate(
+            taken=Count("seats", distinct=True),
+            held=Count("waiting", filter=Q(waiting__offer_expires_at__isnull=False), distinct=True),
+        )
+    )
+    table_ids.update(t.pk for t in unoffered if t.taken + t.held < t.max_seats)
+    for table_id in sorted(table_ids):
+        with table_change(table_id) as change:
+            seats_offer(change, now=now)
+    return len(table_ids)
+
+
+# -- "join a game"
+
+
+def _tables_of_kind(kind: GameKind):
+    tables = Table.objects.filter(is_open=True, game=kind.game, structure=kind.structure)
+    if kind.structure == Table.Structure.LIMIT:
+        return tables.filter(small_bet=kind.stakes[0], big_bet=kind.stakes[1])
+    return tables.filter(small_blind=kind.stakes[0], big_blind=kind.stakes[1])
+
+
+@dataclass(frozen=True)
+class JoinedGame:
+    """Where "join a game" put the player: a table with a free seat (`seat` to sit in), or a
+    waiting list (`position` in it)."""
+
+    table: Table
+    seat: int | None = None
+    position: int | None = None
+
+
+def table_join_any(*, player, kind: GameKind, rng: random.Random | None = None) -> JoinedGame:
+    """A free seat at a table of that kind, chosen at random among the best: tables the player
+    was dealt a hand at before first, then those with the fewest players. With no free seat
+    anywhere, the player joins the shortest waiting list (the same preferences break ties)."""
+    rng = rng or random.SystemRandom()
+    responsible.check_play(player=player, error=TableError)
+    tables = list(
+        _tables_of_kind(kind)
+        .annotate(
+            taken=Count("seats", distinct=True),
+            offered=Count(
+                "waiting", filter=Q(waiting__offer_expires_at__isnull=False), distinct=True
+            ),
+            queue=Count("waiting", distinct=True),
+            played=Exists(HandPlayer.objects.filter(hand__table=OuterRef("pk"), player=player)),
+            mine=Exists(Seat.objects.filter(table=OuterRef("pk"), player=player)),
+        )
+        .order_by("pk")
+    )
+    if not tables:
+        raise TableError("no_table", _("No table of that game and stakes is open."))
+    seated = [table for table in tables if table.mine]
+    if seated:  # the player already plays this game: back to their table
+        return JoinedGame(table=seated[0])
+
+    def best(candidates, count):
+        rank = {t.pk: (not t.played, count(t)) for t in candidates}
+        top = min(rank.values())
+        return rng.choice([t for t in candidates if rank[t.pk] == top])
+
+    free = [t for t in tables if t.taken + t.offered < t.max_seats and t.queue == t.offered]
+    if free:
+        table = best(free, lambda t: t.taken)
+        taken = set(Seat.objects.filter(table=table).values_list("number", flat=True))
+        seat = next(n for n in range(1, table.max_seats + 1) if n not in taken)
+        return JoinedGame(table=table, seat=seat)
+    table = best(tables, lambda t: t.queue)
+    return JoinedGame(table=table, position=waiting_list_join(table=table, player=player))
