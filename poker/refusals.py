@@ -23,7 +23,6 @@ ACTION_MESSAGES = {
     "amount_too_small": _("That is less than the least you may bet or raise to."),
     "amount_too_large": _("That is more than the most you may bet or raise to."),
     "unexpected_amount": _("This action takes no amount."),
-    "cannot_fold": _("There is nothing to call: check instead."),
     "cannot_check": _("There is a bet to call."),
     "cannot_call": _("There is nothing to call: check instead."),
     "cannot_all_in": _("Going all-in is not a legal bet here."),

@@ -541,7 +541,7 @@ class Hand:
         all_in = all_in_to if stack <= to_call or (can_raise and max_to == all_in_to) else 0
         self._legal = LegalActions(
             seat=self.seats[i],
-            can_fold=to_call > 0,
+            can_fold=True,  # at any point, even with a free check (000-002; docs/rules.md)
             can_check=to_call == 0,
             call=to_call,
             raise_kind=("bet" if current == 0 else "raise") if can_raise else None,
@@ -610,8 +610,6 @@ class Hand:
         else:
             if amount is not None:
                 raise IllegalAction("unexpected_amount", f"{action} takes no amount")
-            if action == "fold" and not legal.can_fold:
-                raise IllegalAction("cannot_fold", "there is nothing to call: check instead")
             if action == "check" and not legal.can_check:
                 raise IllegalAction("cannot_check", f"there is {legal.call} to call")
             if action == "call" and not legal.call:

@@ -675,7 +675,9 @@
       if (label) button.textContent = label;
     };
     const mine = hand.seats.find((s) => s.seat === options.seat);
-    setButton("act-fold", options.fold, gettext("Fold"));
+    const armed = foldArmedTurn === hand.turn;
+    setButton("act-fold", options.fold, armed ? gettext("Fold? Checking is free") : gettext("Fold"));
+    $("act-fold").classList.toggle("confirm", armed);
     setButton("act-check", options.check, gettext("Check"));
     const callAllIn = options.call && mine && options.call >= mine.stack;
     setButton("act-call", Boolean(options.call), fill(callAllIn ? gettext("Call %(amount)s (all-in)") : gettext("Call %(amount)s"), { amount: money(options.call) }));
@@ -750,8 +752,39 @@
     }
   }
 
+  /* Folding when a check is free takes a second click (within a few seconds) on the same
+   * button, which says so: a player rarely means it, but may (docs/rules.md "Acting"). */
+  let foldArmedTurn = null;
+  let foldArmedTimer = null;
+
+  function foldDisarm() {
+    foldArmedTurn = null;
+    clearTimeout(foldArmedTimer);
+    $("act-fold").classList.remove("confirm");
+  }
+
+  function fold() {
+    const options = legal();
+    if (!options) return;
+    if (!options.check || foldArmedTurn === state.hand.turn) {
+      foldDisarm();
+      act("fold");
+      return;
+    }
+    foldArmedTurn = state.hand.turn;
+    const button = $("act-fold");
+    button.classList.add("confirm");
+    button.textContent = gettext("Fold? Checking is free");
+    clearTimeout(foldArmedTimer);
+    foldArmedTimer = setTimeout(() => {
+      foldDisarm();
+      if (state) renderActions();
+    }, 4000);
+  }
+
   function bindActions() {
-    ["act-fold", "act-check", "act-call", "act-all-in"].forEach((id) => {
+    $("act-fold").addEventListener("click", fold);
+    ["act-check", "act-call", "act-all-in"].forEach((id) => {
       $(id).addEventListener("click", () => act($(id).dataset.action));
     });
     $("act-raise").addEventListener("click", () => {

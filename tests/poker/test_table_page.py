@@ -246,3 +246,38 @@ def test_a_player_who_cannot_cover_the_buy_in_is_shown_the_way_to_the_cashier(si
         assert page.errors == []
     finally:
         close_and_settle(table, [page])
+
+
+def test_folding_when_checking_is_free_takes_a_second_click(signed_in_page):
+    """Issue 14: fold is open at any point; with a free check the page asks once more."""
+    from poker.engine.hand import Hand as EngineHand
+    from tests.factories import call_down, deal_hand, make_seated_player
+    from tests.poker.test_admin import DECK
+
+    table = make_table(next_hand_delay_seconds=3600)
+
+    def seat_and_play_to_the_flop():
+        players = {1: make_seated_player(table, "ann", 1), 2: make_seated_player(table, "ben", 2)}
+        hand = call_down(deal_hand(table, DECK), players, until_street="flop")
+        return players, hand
+
+    players, hand = beside_the_browser(seat_and_play_to_the_flop)
+    first = EngineHand.from_dict(hand.state).to_act
+    page = signed_in_page(players[first], LAPTOP)
+    try:
+        open_table(page, table)
+        page.wait_for_selector("#act-check:not([hidden])")
+        page.click("#act-fold")
+        page.wait_for_selector("#act-fold.confirm")
+        assert "Checking is free" in page.inner_text("#act-fold")
+        turn = page.evaluate("window.tablePage.state().hand.turn")
+        page.wait_for_timeout(300)
+        assert page.evaluate("window.tablePage.state().hand.turn") == turn  # nothing sent yet
+        page.click("#act-fold")
+        page.wait_for_function(HAND_OVER, arg=hand.pk)
+        hand.refresh_from_db()
+        folds = [e for e in hand.state["events"] if e.get("action") == "fold"]
+        assert [e["seat"] for e in folds] == [first]
+        assert page.errors == []
+    finally:
+        close_and_settle(table, [page])

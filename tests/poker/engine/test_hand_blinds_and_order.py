@@ -81,8 +81,20 @@ def test_big_blind_may_check_when_nobody_raised():
     hand = new_hand((1000,) * 3)
     play(hand, "3 call", "1 call")
     legal = hand.legal_actions()
-    assert legal.seat == 2 and legal.can_check and not legal.can_fold
+    assert legal.seat == 2 and legal.can_check and legal.can_fold  # folding is always open
     assert legal.raise_kind == "raise"
+
+
+def test_a_player_may_fold_when_checking_is_free():
+    """000-002: a player may fold at any point of a hand, a free check included (issue 14)."""
+    hand = new_hand((1000,) * 3)
+    play(hand, "3 call", "1 call", "2 fold")  # the big blind throws away a free look
+    assert hand.folded == [False, True, False]
+    play(hand, "1 check", "3 check")
+    assert hand.street_name == "turn"
+    play(hand, "1 fold")  # a free check again: folding ends the hand for seat 3
+    assert hand.is_over
+    assert final_stacks(hand) == {1: 990, 2: 990, 3: 1020}
 
 
 def test_blinds_are_live():
