@@ -492,7 +492,7 @@ def fuzz_table_setup(prefix: str) -> dict:
     )
     players = {n: make_seated_player(table, f"{prefix}-{n}", n) for n in (1, 2, 3)}
     spectator = make_funded_player(f"{prefix}-watcher")
-    Table.objects.filter(pk=table.pk).update(last_hand_ended_at=None)
+    Table.objects.filter(pk=table.pk).update(next_hand_at=None)
     hand = services.table_hand_start(table=table)
     for _ in range(10):  # everyone calls or checks through the preflop round
         hand = Hand.objects.get(pk=hand.pk)

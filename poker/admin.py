@@ -57,7 +57,7 @@ class TableAdmin(AuditedChanges, TableTools, admin.ModelAdmin):
     list_filter = ("game", "structure", "is_open")
     search_fields = ("name",)
     readonly_fields = ("button_seat", "big_blind_seat", "last_hand_players",
-                       "last_hand_ended_at", "version")  # fmt: skip
+                       "last_hand_ended_at", "next_hand_at", "version")  # fmt: skip
     inlines = [SeatInline, WaitingInline]
 
     @admin.display(description="buy-in")

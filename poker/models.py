@@ -88,6 +88,9 @@ class Table(models.Model):
     big_blind_seat = models.PositiveSmallIntegerField(null=True, blank=True, editable=False)
     last_hand_players = models.PositiveSmallIntegerField(default=0, editable=False)
     last_hand_ended_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # The next hand is dealt no sooner: the delay after the last one, plus the time its
+    # showdown and an all-in runout take on the page (poker.engine.views).
+    next_hand_at = models.DateTimeField(null=True, blank=True, editable=False)
     version = models.PositiveBigIntegerField(default=0, editable=False)
 
     class Meta:

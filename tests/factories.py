@@ -208,7 +208,7 @@ def deal_hand(table, deck=None):
     from poker.engine import dealer
     from poker.models import Table
 
-    Table.objects.filter(pk=table.pk).update(last_hand_ended_at=None)
+    Table.objects.filter(pk=table.pk).update(next_hand_at=None)
     if deck is None:
         return services.table_hand_start(table=table)
     with mock.patch.object(dealer, "shuffle_deck", lambda randbelow: list(deck)):

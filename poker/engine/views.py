@@ -87,3 +87,24 @@ def redact_event(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
 def events_for(hand: Hand, seat: int | None, start: int = 0) -> list[dict[str, Any]]:
     """The hand's events from `start` on, redacted for `seat`."""
     return [redact_event(event, seat) for event in hand.events[start:]]
+
+
+# How long the page takes to show an ended hand, so the next one waits for it (docs/rules.md
+# "Showdown on the page"): each street dealt with nobody left to act is turned over after a
+# pause (static/js/table.js RUNOUT_MS), and a showdown stays up to be read.
+RUNOUT_STREET_SECONDS = 1.5
+SHOWDOWN_READ_SECONDS = 2.0
+
+
+def runout_streets(events: list[dict[str, Any]]) -> int:
+    """How many streets were dealt after the last action because every player still in was
+    all-in (or all but one): the streets the page turns over one by one."""
+    last_action = max((i for i, e in enumerate(events) if e["type"] == "action"), default=-1)
+    return sum(1 for event in events[last_action + 1 :] if event["type"] == "street_dealt")
+
+
+def ended_hand_display_seconds(events: list[dict[str, Any]]) -> float:
+    """The extra time an ended hand needs on the page before the next is dealt."""
+    if not any(event["type"] == "showdown" for event in events):
+        return 0.0
+    return RUNOUT_STREET_SECONDS * runout_streets(events) + SHOWDOWN_READ_SECONDS

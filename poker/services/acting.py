@@ -17,6 +17,7 @@ from fairness import services as fairness
 from poker import broadcast
 from poker.engine.hand import Hand as EngineHand
 from poker.engine.hand import IllegalAction
+from poker.engine.views import ended_hand_display_seconds
 from poker.models import Hand, Seat
 from poker.refusals import action_refusal_message
 from poker.services.unit import (
@@ -134,11 +135,13 @@ def finish(change: TableChange, hand_row: Hand, engine: EngineHand, now: datetim
     hand_row.ended_at = now
     hand_row.deadline = None
     change.clear_turn_timer(hand_row)
+    delay = table.next_hand_delay_seconds + ended_hand_display_seconds(engine.events)
     table.last_hand_players = len(engine.seats)
     table.last_hand_ended_at = now
-    table.save(update_fields=["last_hand_players", "last_hand_ended_at"])
+    table.next_hand_at = now + timedelta(seconds=delay)
+    table.save(update_fields=["last_hand_players", "last_hand_ended_at", "next_hand_at"])
     tidy_seats(change, now)
-    change.schedule_hand_start(table.next_hand_delay_seconds)
+    change.schedule_hand_start(delay)
 
 
 def hand_reveal(change: TableChange, hand_row: Hand, now: datetime) -> None:

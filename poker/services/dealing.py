@@ -72,11 +72,8 @@ def table_hand_start(*, table: Table | int) -> Hand | None:
         now = timezone.now()
         if not table.is_open or change.running_hand() is not None:
             return None
-        if table.last_hand_ended_at is not None:
-            ready_at = table.last_hand_ended_at + timedelta(
-                seconds=table.next_hand_delay_seconds - START_SLACK_SECONDS
-            )
-            if now < ready_at:
+        if table.next_hand_at is not None:
+            if now < table.next_hand_at - timedelta(seconds=START_SLACK_SECONDS):
                 return None
         seats = list(Seat.objects.filter(table=table).select_related("player"))
         stacks = table_stacks(table=table)

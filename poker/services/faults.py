@@ -48,7 +48,8 @@ def hand_cancel(*, hand: Hand, reason: str, code: str = "cancelled", detail: str
         )
         log.error("hand %s at table %s cancelled: %s (%s)", hand_row.pk, table.pk, reason, detail)
         table.last_hand_ended_at = now
-        table.save(update_fields=["last_hand_ended_at"])
+        table.next_hand_at = now + timedelta(seconds=table.next_hand_delay_seconds)
+        table.save(update_fields=["last_hand_ended_at", "next_hand_at"])
         change.event("hand_cancelled", hand_id=hand_row.pk, reason=reason, code=code)
         hand_reveal(change, hand_row, now)
         tidy_seats(change, now)
@@ -105,10 +106,7 @@ def tables_sweep(
         .distinct()
     )
     for table in idle:
-        if (
-            table.last_hand_ended_at
-            and table.last_hand_ended_at + timedelta(seconds=table.next_hand_delay_seconds) > now
-        ):
+        if table.next_hand_at and table.next_hand_at > now:
             continue
         try:
             if table_hand_start(table=table.pk) is not None:

@@ -36,7 +36,7 @@
       if (left === 0) {
         item.classList.add("expired");
         deadlines.delete(tableId);
-        setTimeout(() => item.remove(), 3000); // the server says so too, within seconds
+        setTimeout(() => item.remove(), 10000); // the server says so too, within seconds
       }
     });
   }

@@ -202,10 +202,12 @@
           askSnapshot(); // a change to a hand this page never saw: the whole state again
           break;
         }
-        (frame.events || []).forEach(logEvent);
-        (frame.events || []).forEach((event) => { if (event.hand_id) loggedHand = event.hand_id; });
+        runoutFinish(); // a runout still on screen ends at once: this change comes after it
+        const events = frame.events || [];
+        events.forEach((event) => { if (event.hand_id) loggedHand = event.hand_id; });
         const next = composed();
         syncClock(next);
+        if (!runoutStart(events, next)) events.forEach(logEvent);
         render(next);
         if (gap) askSnapshot(); // a frame went missing: the whole state again
         break;
@@ -309,6 +311,53 @@
       next.hand = h;
     }
     return next;
+  }
+
+  // ------------------------------------------------------------------ the all-in runout
+
+  /* When nobody can act any more (all-in), the server deals the remaining streets and the
+   * showdown in one change. The page turns the hands face up at once, then the streets one by
+   * one, RUNOUT_MS apart, and only then shows who won; the server waits as long before the next
+   * hand (poker/engine/views.py RUNOUT_STREET_SECONDS). */
+  const RUNOUT_MS = 1400;
+  let runout = null; // {board: cards shown so far, streets: [[cards], ...], events, timer}
+
+  function runoutStart(events, next) {
+    let lastAction = -1;
+    events.forEach((event, i) => { if (event.type === "action") lastAction = i; });
+    const first = events.findIndex((e, i) => i > lastAction && e.type === "street_dealt");
+    const result = next.hand ? next.hand.result : next.last_result;
+    if (first < 0 || !result || result.cancelled || !events.some((e) => e.type === "showdown")) {
+      return false;
+    }
+    const streets = events.filter((e, i) => i > lastAction && e.type === "street_dealt").map((e) => e.cards);
+    const board = (result.board || []).slice(0, (result.board || []).length - streets.flat().length);
+    events.slice(0, first).forEach(logEvent);
+    runout = { board: board, streets: streets, events: events.slice(first), timer: null };
+    runout.timer = setTimeout(runoutStep, RUNOUT_MS);
+    return true;
+  }
+
+  function runoutStep() {
+    if (!runout) return;
+    runout.board = runout.board.concat(runout.streets.shift());
+    if (runout.streets.length) {
+      runout.timer = setTimeout(runoutStep, RUNOUT_MS);
+      if (state) render(state);
+    } else {
+      runout.timer = setTimeout(runoutFinish, RUNOUT_MS / 2);
+      if (state) render(state);
+    }
+  }
+
+  /* The runout is over (or cut short by the next change): log its events, show the result. */
+  function runoutFinish() {
+    if (!runout) return;
+    clearTimeout(runout.timer);
+    const events = runout.events;
+    runout = null;
+    events.forEach(logEvent);
+    if (state) render(state);
   }
 
   // ------------------------------------------------------------------ the watchdog
@@ -425,7 +474,7 @@
     if (!result) return won;
     (result.pots || []).forEach((pot) => {
       [...(pot.high || []), ...(pot.low || [])].forEach((share) => {
-        won[share.seat] = (won[share.seat] || 0) + share.amount;
+        if (share.amount > 0) won[share.seat] = (won[share.seat] || 0) + share.amount;
       });
     });
     return won;
@@ -448,7 +497,7 @@
     const settled = previous && !previous.cancelled ? previous : null;
     const result = hand ? hand.result : settled;
     const shown = shownMap(result);
-    const won = winnersOf(result);
+    const won = runout ? {} : winnersOf(result); // who won shows once the board is all out
     const mySeat = state.you ? state.you.seat : null;
     const anchor = mySeat || 1;
     const count = table.max_seats;
@@ -580,7 +629,8 @@
     const board = $("board");
     board.replaceChildren();
     const previous = lastResult();
-    const cards = hand ? hand.board : (previous && !previous.cancelled && previous.board) || [];
+    let cards = hand ? hand.board : (previous && !previous.cancelled && previous.board) || [];
+    if (runout) cards = runout.board;
     cards.forEach((c) => board.append(cardEl(c)));
     const pots = $("pots");
     pots.replaceChildren();
@@ -599,17 +649,17 @@
       pots.append(total);
       if (betsOut && split.length <= 1) total.title = fill(gettext("%(amount)s in bets this round"), { amount: money(betsOut) });
       message.textContent = streetLabel(hand.street);
+    } else if (runout && previous) {
+      const total = (previous.pots || []).reduce((sum, pot) => sum + pot.amount, 0);
+      pots.append(el("span", "pot total", fill(gettext("Pot %(amount)s"), { amount: money(total) })));
+      message.textContent = gettext("All in: the rest of the board is dealt");
     } else if (hand && hand.result) {
       hand.result.pots.forEach((pot, k) =>
         pots.append(el("span", "pot", potLabel(k, pot.amount, gettext("Pot %(amount)s")))),
       );
       message.textContent = gettext("Hand over");
     } else {
-      if (previous && !previous.cancelled) {
-        (previous.pots || []).forEach((pot, k) =>
-          pots.append(el("span", "pot", potLabel(k, pot.amount, gettext("Pot %(amount)s")))),
-        );
-      }
+      // Between hands the middle is empty: the last hand's pots are in its result, not here.
       const ready = state.seats.filter((s) => s.player && s.status !== "sitting_out").length;
       message.textContent = ready < 2 ? gettext("Waiting for players") : gettext("The next hand starts shortly");
     }
@@ -647,9 +697,64 @@
     return hand.legal_actions;
   }
 
+  /* Pre-actions (issue 14): chosen while another player acts, played the moment the turn comes.
+   * "Check/Fold" and "Call any" are for the player's next decision of this street; "Fold to any
+   * bet" holds for the rest of the hand (it checks when the check is free). A new street or a
+   * new hand clears the first two; the third goes with the hand. */
+  let preAction = null; // {kind, hand, street}
+
+  function myHandSeat() {
+    const hand = state && state.hand;
+    if (!hand || hand.result || !state.you || hand.you === null || hand.you === undefined) return null;
+    return hand.seats.find((s) => s.seat === hand.you) || null;
+  }
+
+  function renderPreActions(options) {
+    const box = $("pre-actions");
+    const hand = state.hand;
+    const mine = myHandSeat();
+    if (preAction && (!hand || preAction.hand !== hand.id || hand.result ||
+        (preAction.kind !== "fold_any" && preAction.street !== hand.street))) {
+      preAction = null;
+    }
+    box.hidden = stopped || Boolean(options) || !mine || mine.folded || mine.all_in || !hand.to_act;
+    box.querySelectorAll(".pre-action").forEach((button) => {
+      const on = Boolean(preAction && preAction.kind === button.dataset.pre);
+      button.setAttribute("aria-pressed", on ? "true" : "false");
+      button.classList.toggle("on", on);
+    });
+  }
+
+  /* The turn came with a pre-action chosen: play it (once per turn). True if it acted. */
+  function playPreAction(options) {
+    const hand = state.hand;
+    if (!preAction || !options || preAction.hand !== hand.id || pendingTurn === hand.turn) return false;
+    const kind = preAction.kind;
+    let action;
+    if (kind === "check_fold") action = options.check ? "check" : "fold";
+    else if (kind === "call_any") action = options.call ? "call" : "check";
+    else action = options.check ? "check" : "fold";
+    if (kind !== "fold_any") preAction = null;
+    act(action);
+    return true;
+  }
+
+  function bindPreActions() {
+    $("pre-actions").addEventListener("click", (event) => {
+      const button = event.target.closest(".pre-action");
+      if (!button || !state || !state.hand) return;
+      const kind = button.dataset.pre;
+      preAction = preAction && preAction.kind === kind
+        ? null : { kind: kind, hand: state.hand.id, street: state.hand.street };
+      renderPreActions(legal());
+    });
+  }
+
   function renderActions() {
     const actions = $("actions");
     const options = stopped ? null : legal();
+    renderPreActions(options);
+    if (options && playPreAction(options)) return;
     const turnEl = $("turn");
     const hand = state.hand;
     if (hand && !hand.result && hand.to_act) {
@@ -713,6 +818,47 @@
     $("raise-amount").disabled = waiting;
   }
 
+  function raiseHint(text, refused) {
+    const hint = $("raise-hint");
+    hint.hidden = !text;
+    hint.textContent = text || "";
+    hint.classList.toggle("refused", Boolean(refused));
+    $("raise-amount").setAttribute("aria-invalid", refused ? "true" : "false");
+  }
+
+  /* The amount in the box as the player types: a good one moves the button ("Raise to $12"),
+   * anything else disables the button and says why, so nothing is sent that the button did
+   * not show. Returns {ok, clamped, message}: `clamped` is the nearest legal amount for a
+   * number out of range, null for text, a negative amount or zero. */
+  function typedAmount() {
+    const options = legal();
+    const span = options && (options.bet || options.raise);
+    if (!span) return { ok: false, clamped: null, message: "" };
+    const text = $("raise-amount").value;
+    const cents = text.trim() === "" ? null : toCents(text);
+    let result;
+    if (cents === null || cents <= 0) {
+      result = {
+        ok: false, clamped: null,
+        message: fill(gettext("Type an amount in dollars, from %(low)s to %(high)s."), { low: money(span.min), high: money(span.max) }),
+      };
+    } else if (cents < span.min) {
+      result = { ok: false, clamped: span.min, message: fill(gettext("The least you may put in is %(amount)s."), { amount: money(span.min) }) };
+    } else if (cents > span.max) {
+      result = { ok: false, clamped: span.max, message: fill(gettext("The most you may put in is %(amount)s."), { amount: money(span.max) }) };
+    } else {
+      result = { ok: true, clamped: cents, message: "" };
+    }
+    if (result.ok) {
+      setRaise(cents, null, state.hand.turn);
+      raiseHint("", false);
+    } else {
+      raiseHint(result.message, true);
+    }
+    $("act-raise").disabled = !result.ok || pendingTurn === state.hand.turn;
+    return result;
+  }
+
   function setRaise(amount, kind, turn) {
     const options = legal();
     const span = options && (options.bet || options.raise);
@@ -720,6 +866,8 @@
     const mine = state.hand.seats.find((s) => s.seat === options.seat);
     const clamped = Math.max(span.min, Math.min(span.max, Math.round(amount)));
     const button = $("act-raise");
+    raiseHint("", false);
+    button.disabled = pendingTurn === turn;
     button.dataset.amount = clamped;
     button.dataset.turn = turn;
     button.dataset.kind = kind || (options.bet ? "bet" : "raise");
@@ -794,15 +942,24 @@
     $("raise-slider").addEventListener("input", (event) => {
       setRaise(Number(event.target.value), null, state.hand.turn);
     });
-    $("raise-amount").addEventListener("change", (event) => {
-      const cents = toCents(event.target.value);
-      if (cents !== null) setRaise(cents, null, state.hand.turn);
+    $("raise-amount").addEventListener("input", () => typedAmount());
+    $("raise-amount").addEventListener("change", () => {
+      // Leaving the box: it shows what the button would send (a typed amount out of range
+      // was never taken; the button kept the last good one).
+      typedAmount();
       $("raise-amount").value = dollarsValue(Number($("act-raise").dataset.amount));
     });
     $("raise-amount").addEventListener("keydown", (event) => {
-      if (event.key === "Enter") {
-        event.target.dispatchEvent(new Event("change"));
-        $("act-raise").click();
+      if (event.key !== "Enter") return;
+      event.preventDefault();
+      const typed = typedAmount();
+      if (typed.ok) {
+        $("act-raise").click(); // sends what the button shows: the amount typed
+      } else if (typed.clamped !== null) {
+        // Out of range: shown at the nearest amount allowed, sent only on a second Enter.
+        setRaise(typed.clamped, null, state.hand.turn);
+        $("raise-amount").value = dollarsValue(typed.clamped);
+        raiseHint(typed.message + " " + gettext("Press Enter again to send it."), false);
       }
     });
     const span = () => {
@@ -1028,7 +1185,7 @@
   function renderResult() {
     const result = lastResult();
     const section = $("result");
-    if (!result) {
+    if (!result || runout) {
       section.hidden = true;
       return;
     }
@@ -1082,9 +1239,10 @@
       const sides = [["high", pot.high || []], ["low", pot.low || []]];
       const hiLo = (pot.low || []).length > 0;
       sides.forEach(([side, shares]) => {
-        if (!shares.length) return;
-        const seats = shares.map((s) => s.seat);
+        // A pot of nothing (a big blind whose bet came back uncalled) wins nobody anything.
         const total = shares.reduce((sum, s) => sum + s.amount, 0);
+        if (!shares.length || total <= 0) return;
+        const seats = shares.map((s) => s.seat);
         const from = !hiLo ? potName
           : fill(side === "high" ? gettext("the high half of %(pot)s") : gettext("the low half of %(pot)s"), { pot: potName });
         const words = seats.length > 1 ? gettext("%(names)s split %(amount)s from %(pot)s") : gettext("%(names)s wins %(amount)s from %(pot)s");
@@ -1142,7 +1300,8 @@
       case "cards_mucked":
         return say(gettext("%(who)s mucks"));
       case "pot_awarded": {
-        const shares = [...(event.high || []), ...(event.low || [])];
+        const shares = [...(event.high || []), ...(event.low || [])].filter((s) => s.amount > 0);
+        if (!shares.length) return gettext("Nothing was left in the pot: every bet went back.");
         const parts = shares.map((s) => nameOf(s.seat) + " " + money(s.amount));
         return potLabel(event.pot, event.amount, gettext("Pot %(amount)s")) + ": " + parts.join(", ");
       }
@@ -1305,6 +1464,7 @@
   // ------------------------------------------------------------------ start
 
   bindActions();
+  bindPreActions();
   bindSeatControls();
   bindKeys();
   bindRealityCheck();

@@ -35,7 +35,7 @@ def seated_table(seeds: dict[int, str | None]):
 
 @sync_to_async
 def deal(table) -> Hand:
-    Table.objects.filter(pk=table.pk).update(last_hand_ended_at=None)
+    Table.objects.filter(pk=table.pk).update(next_hand_at=None)
     services.table_hand_start(table=table)
     return Hand.objects.get(table=table, status=Hand.Status.RUNNING)
 

@@ -89,7 +89,7 @@ def test_the_books_check_names_a_running_hand_marked_stacks_and_missing_money():
             idempotency_key=f"books-{bot.user_id}",
         )
         players.append(player.pk)
-    Table.objects.filter(pk=table.pk).update(last_hand_ended_at=None)
+    Table.objects.filter(pk=table.pk).update(next_hand_at=None)
     hand = services.table_hand_start(table=table)
 
     books = books_check(table_ids=[table.pk], player_ids=players, deposited=WALLET * 2 + 1)

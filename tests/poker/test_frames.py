@@ -49,7 +49,7 @@ def four_players():
 
 @sync_to_async
 def deal(table) -> Hand:
-    Table.objects.filter(pk=table.pk).update(last_hand_ended_at=None)
+    Table.objects.filter(pk=table.pk).update(next_hand_at=None)
     return services.table_hand_start(table=table)
 
 

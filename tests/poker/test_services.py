@@ -25,7 +25,7 @@ pytestmark = pytest.mark.django_db
 
 def deal(table) -> Hand | None:
     """Deal now, as the start-next-hand task does once the delay is over."""
-    Table.objects.filter(pk=table.pk).update(last_hand_ended_at=None)
+    Table.objects.filter(pk=table.pk).update(next_hand_at=None)
     return services.table_hand_start(table=table)
 
 

@@ -41,7 +41,7 @@ TURN_SHOWN = """(turn) => {
 
 def seat_and_deal(table) -> tuple[dict, object]:
     players = {1: make_seated_player(table, "ann", 1), 2: make_seated_player(table, "ben", 2)}
-    Table.objects.filter(pk=table.pk).update(last_hand_ended_at=None)
+    Table.objects.filter(pk=table.pk).update(next_hand_at=None)
     return players, services.table_hand_start(table=table)
 
 

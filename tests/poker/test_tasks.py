@@ -41,7 +41,7 @@ def seated_table(**settings):
 
 
 def deal(table) -> Hand:
-    Table.objects.filter(pk=table.pk).update(last_hand_ended_at=None)
+    Table.objects.filter(pk=table.pk).update(next_hand_at=None)
     return services.table_hand_start(table=table)
 
 

@@ -108,9 +108,10 @@ def test_the_waiting_list_end_to_end(signed_in_page, celery_worker_factory):
             beat=True,
             env={"POKER_SWEEP_SECONDS": "1"},
         )
-        eve_page.wait_for_selector(offer_banner(table), state="detached", timeout=30_000)
+        # The sweep ends the offer; the lobby hears of it (the seat is anyone's again).
+        eve_page.wait_for_selector(f"{lobby_row(table)} .button:has-text('Play')", timeout=30_000)
         assert not WaitingEntry.objects.filter(table=table).exists()
-        eve_page.wait_for_selector(f"{lobby_row(table)} .button:has-text('Play')")
+        eve_page.wait_for_selector(offer_banner(table), state="detached")
         for page in pages.values():
             assert page.errors == []
     finally:

@@ -2,7 +2,16 @@
 
 import json
 
-from poker.engine.views import events_for, public_view, redact_event, view_for
+from poker.engine.views import (
+    RUNOUT_STREET_SECONDS,
+    SHOWDOWN_READ_SECONDS,
+    ended_hand_display_seconds,
+    events_for,
+    public_view,
+    redact_event,
+    runout_streets,
+    view_for,
+)
 from tests.poker.engine.conftest import new_hand, play
 
 
@@ -80,3 +89,25 @@ def test_events_for_from_an_offset():
     seen = len(hand.events)
     hand.act(3, "call")
     assert events_for(hand, 1, start=seen) == [hand.events[-1]]
+
+
+def test_an_all_in_before_the_flop_runs_three_streets_and_waits_for_them():
+    """Issue 14 item 7: the page turns the streets over one by one; the next hand waits."""
+    hand = new_hand((30, 30))  # blinds 5/10: a pot-sized raise is all-in
+    play(hand, "2 all_in", "1 call")
+    assert hand.is_over
+    assert runout_streets(hand.events) == 3
+    assert ended_hand_display_seconds(hand.events) == 3 * RUNOUT_STREET_SECONDS + (
+        SHOWDOWN_READ_SECONDS
+    )
+
+
+def test_a_hand_checked_down_runs_nothing_out_and_a_fold_needs_no_reading_time():
+    hand = new_hand((1000, 1000))
+    play(hand, "2 call", "1 check", "1 check", "2 check", "1 check", "2 check", "1 check")
+    play(hand, "2 check")
+    assert hand.is_over and runout_streets(hand.events) == 0
+    assert ended_hand_display_seconds(hand.events) == SHOWDOWN_READ_SECONDS
+    folded = new_hand((1000, 1000))
+    play(folded, "2 fold")
+    assert ended_hand_display_seconds(folded.events) == 0

@@ -1,0 +1,215 @@
+"""The betting controls in Chromium (issue 14 item 5): a typed amount never sends anything the
+button did not show, and pre-actions play themselves when the turn comes. The opponent acts
+through the table service, beside the browser."""
+
+import pytest
+
+from poker import services
+from poker.engine.hand import Hand as EngineHand
+from poker.models import Hand
+from tests.factories import deal_hand, make_seated_player, make_table
+from tests.poker.table_page import (
+    LAPTOP,
+    PHONE,
+    beside_the_browser,
+    close_and_settle,
+    money,
+    open_table,
+)
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+TURN = "window.tablePage.state().hand.turn"
+LEGAL = "window.tablePage.state().hand.legal_actions"
+
+
+def seat_two_and_deal():
+    table = make_table(next_hand_delay_seconds=3600, action_seconds=120)
+    players = {1: make_seated_player(table, "ann", 1), 2: make_seated_player(table, "ben", 2)}
+    hand = deal_hand(table)
+    return table, players, hand
+
+
+def to_act(hand: Hand) -> int:
+    hand.refresh_from_db()
+    return EngineHand.from_dict(hand.state).to_act
+
+
+def opponent_acts(hand: Hand, players: dict, action: str, amount=None) -> None:
+    """The player to act (not the page's) does `action` through the service."""
+    hand.refresh_from_db()
+    seat = EngineHand.from_dict(hand.state).to_act
+    beside_the_browser(
+        services.table_act,
+        table=hand.table,
+        player=players[seat],
+        action=action,
+        amount=amount,
+        turn=hand.turn,
+        seq=hand.turn,
+    )
+
+
+def last_action(hand: Hand) -> dict:
+    hand.refresh_from_db()
+    return [e for e in hand.state["events"] if e["type"] == "action"][-1]
+
+
+def test_a_typed_amount_is_sent_only_as_the_button_shows_it(signed_in_page):
+    table, players, hand = beside_the_browser(seat_two_and_deal)
+    seat = to_act(hand)
+    page = signed_in_page(players[seat], LAPTOP)
+    try:
+        open_table(page, table)
+        page.wait_for_selector("#act-raise:not([hidden]):not([disabled])")
+        legal = page.evaluate(LEGAL)
+        span = legal["raise"] or legal["bet"]
+        turn = page.evaluate(TURN)
+        box = "#raise-amount"
+
+        for typed in ("-5", "0"):  # refused on the spot: the button cannot be pressed
+            page.fill(box, typed)
+            assert page.is_disabled("#act-raise")
+            assert page.get_attribute(box, "aria-invalid") == "true"
+            page.press(box, "Enter")
+        page.fill(box, "")
+        page.type(box, "abc")  # a number box takes no letters: nothing typed is nothing sent
+        assert page.is_disabled("#act-raise")
+        page.press(box, "Enter")
+
+        # Under the minimum: refused, shown at the minimum on Enter, sent on a second Enter.
+        page.fill(box, f"{(span['min'] - 1) / 100:.2f}")
+        assert page.is_disabled("#act-raise")
+        assert money(span["min"]) in page.inner_text("#raise-hint")
+        page.press(box, "Enter")
+        assert page.input_value(box) == f"{span['min'] / 100:.2f}"
+        assert money(span["min"]) in page.inner_text("#act-raise")
+        page.wait_for_timeout(300)
+        assert page.evaluate(TURN) == turn  # nothing went to the table yet
+
+        # Over the maximum: the same, at the maximum.
+        page.fill(box, f"{(span['max'] + 10_000) / 100:.2f}")
+        assert page.is_disabled("#act-raise")
+        page.press(box, "Enter")
+        assert money(span["max"]) in page.inner_text("#act-raise")
+        page.wait_for_timeout(300)
+        assert page.evaluate(TURN) == turn
+
+        # A good amount moves the button as it is typed, and Enter sends exactly that.
+        wanted = span["min"] + (span["max"] - span["min"]) // 2
+        page.fill(box, f"{wanted / 100:.2f}")
+        assert money(wanted) in page.inner_text("#act-raise")
+        assert not page.is_disabled("#act-raise")
+        page.press(box, "Enter")
+        page.wait_for_function(f"{TURN} > {turn}")
+        action = last_action(hand)
+        assert action["seat"] == seat and action["action"] == "raise" and action["to"] == wanted
+        assert page.errors == []
+    finally:
+        close_and_settle(table, [page])
+
+
+def test_pre_actions_play_themselves_when_the_turn_comes(signed_in_page):
+    table, players, hand = beside_the_browser(seat_two_and_deal)
+    first = to_act(hand)  # heads-up: the button acts first before the flop, last after it
+    second = 3 - first
+    page = signed_in_page(players[second], PHONE)
+    try:
+        open_table(page, table)
+        page.wait_for_selector("#pre-actions:not([hidden])")
+        page.click("#pre-call-any")
+        assert page.get_attribute("#pre-call-any", "aria-pressed") == "true"
+        opponent_acts(hand, players, "raise", 300)
+        # "Call any": the page calls the raise by itself.
+        page.wait_for_function("window.tablePage.state().hand.street === 'flop'")
+        action = last_action(hand)
+        assert (action["seat"], action["action"]) == (second, "call")
+        # The flop: this player acts first now. Check by hand; then "Check/Fold" while the
+        # opponent bets: the page folds by itself.
+        page.wait_for_selector("#act-check:not([hidden]):not([disabled])")
+        page.click("#act-check")
+        page.wait_for_selector("#pre-actions:not([hidden])")
+        page.click("#pre-check-fold")
+        opponent_acts(hand, players, "bet", 200)
+        page.wait_for_function(
+            "(id) => { const s = window.tablePage.state();"
+            " return s.last_result && s.last_result.hand_id === id; }",
+            arg=hand.pk,
+        )
+        action = last_action(hand)
+        assert (action["seat"], action["action"]) == (second, "fold")
+        assert page.errors == []
+    finally:
+        close_and_settle(table, [page])
+
+
+DESKTOP = {"width": 1920, "height": 1080}
+SMALL_LAPTOP = {"width": 1366, "height": 768}
+CONTROLS = ("#act-fold", "#act-call", "#act-raise", "#raise-amount", "#raise-slider")
+
+
+def inside(box: dict | None, viewport: dict) -> bool:
+    return bool(
+        box
+        and box["x"] >= 0
+        and box["y"] >= 0
+        and box["x"] + box["width"] <= viewport["width"]
+        and box["y"] + box["height"] <= viewport["height"]
+    )
+
+
+@pytest.mark.parametrize("max_seats", [6, 10])
+@pytest.mark.parametrize(
+    "viewport", [SMALL_LAPTOP, DESKTOP, PHONE], ids=["1366x768", "1920x1080", "390x844"]
+)
+def test_the_action_buttons_and_own_cards_fit_the_window_without_scrolling(
+    signed_in_page, viewport, max_seats
+):
+    """Issue 14 item 4: at each size, the player to act sees every betting control inside the
+    window as the page opens (no scrolling), and their own hole cards whole and readable."""
+    from tests.poker.table_page import screenshot
+
+    def seat_and_deal():
+        table = make_table(
+            next_hand_delay_seconds=3600,
+            action_seconds=120,
+            max_seats=max_seats,
+            **({"structure": "limit", "small_blind": None, "big_blind": None,
+                "small_bet": 100, "big_bet": 200} if max_seats == 10 else {}),
+        )  # fmt: skip
+        players = {
+            n: make_seated_player(table, f"p{n}-{max_seats}", n) for n in range(1, max_seats + 1)
+        }
+        return table, players, deal_hand(table)
+
+    table, players, hand = beside_the_browser(seat_and_deal)
+    seat = to_act(hand)
+    page = signed_in_page(players[seat], viewport)
+    try:
+        open_table(page, table)
+        page.wait_for_selector("#act-fold:not([hidden]):not([disabled])")
+        screenshot(page, f"fit-{viewport['width']}x{viewport['height']}-{max_seats}")
+        assert page.evaluate("window.scrollY") == 0
+        for control in CONTROLS:
+            if page.is_visible(control):
+                box = page.locator(control).bounding_box()
+                assert inside(box, viewport), (control, box)
+        cards = page.locator(f"#seat-{seat} .card")
+        assert cards.count() == 4
+        for index in range(4):
+            box = cards.nth(index).bounding_box()
+            assert inside(box, viewport), box
+            assert box["width"] >= (26 if viewport is PHONE else 34), box
+        # Nothing covers the player's own cards (the name plate included).
+        covered = page.evaluate(
+            """(seat) => [...document.querySelectorAll('#seat-' + seat + ' .card')].some((c) => {
+                 const r = c.getBoundingClientRect();
+                 const top = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 3);
+                 return !c.contains(top);
+               })""",
+            seat,
+        )
+        assert not covered
+        assert page.errors == []
+    finally:
+        close_and_settle(table, [page])

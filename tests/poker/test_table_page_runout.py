@@ -1,0 +1,64 @@
+"""An all-in on the table page (issue 14 item 7): the hands go face up, the remaining streets
+are turned over one by one, only then the result shows; the middle is cleared after the hand
+and nobody "wins $0"."""
+
+from datetime import timedelta
+
+import pytest
+
+from poker.engine.views import RUNOUT_STREET_SECONDS, SHOWDOWN_READ_SECONDS
+from poker.models import Table
+from tests.factories import make_seated_player, make_table
+from tests.poker.table_page import LAPTOP, beside_the_browser, close_and_settle, open_table
+from tests.poker.test_admin import DECK
+from tests.poker.test_table_page_controls import opponent_acts
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+BOARD_CARDS = "document.querySelectorAll('#board .card').length"
+RESULT_SHOWN = "!document.getElementById('result').hidden"
+
+
+def test_an_all_in_is_run_out_street_by_street(signed_in_page):
+    from tests.factories import deal_hand
+
+    def short_stacks_dealt():
+        # Buy-ins of three big blinds: a pot-sized raise before the flop is all-in.
+        table = make_table(
+            next_hand_delay_seconds=3600, min_buy_in_big_blinds=3, max_buy_in_big_blinds=3
+        )
+        players = {n: make_seated_player(table, name, n) for n, name in ((1, "ann"), (2, "ben"))}
+        return table, players, deal_hand(table, DECK)
+
+    table, players, hand = beside_the_browser(short_stacks_dealt)
+    page = signed_in_page(players[1], LAPTOP)
+    try:
+        open_table(page, table)
+        page.wait_for_function("window.tablePage.state().hand !== null")
+        opponent_acts(hand, players, "all_in")
+        opponent_acts(hand, players, "call")  # both all-in: the server deals the rest
+        # At once: both hands face up, no board yet, no winner.
+        page.wait_for_function(
+            "document.querySelectorAll('#seat-2 .card:not(.back)').length === 4"
+        )
+        assert page.evaluate(BOARD_CARDS) == 0
+        assert not page.evaluate(RESULT_SHOWN)
+        assert page.locator(".badge.won").count() == 0
+        assert "All in" in page.inner_text("#table-message")
+        # Then the flop, the turn and the river, each on its own, before the result.
+        for count in (3, 4, 5):
+            page.wait_for_function(f"{BOARD_CARDS} === {count}")
+            assert not page.evaluate(RESULT_SHOWN) or count == 5
+        page.wait_for_function(RESULT_SHOWN)
+        assert page.locator(".badge.won").count() >= 1
+        assert "$0 " not in page.inner_text("#result") and "$0." not in page.inner_text("#result")
+        # Between hands the middle shows no pot: the result panel has it.
+        assert page.locator("#pots .pot").count() == 0
+        # The server waits for the runout and the showdown before the next hand.
+        table = Table.objects.get(pk=table.pk)
+        assert table.next_hand_at - table.last_hand_ended_at == timedelta(
+            seconds=3600 + 3 * RUNOUT_STREET_SECONDS + SHOWDOWN_READ_SECONDS
+        )
+        assert page.errors == []
+    finally:
+        close_and_settle(table, [page])
