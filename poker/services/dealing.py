@@ -72,9 +72,9 @@ def table_hand_start(*, table: Table | int) -> Hand | None:
         now = timezone.now()
         if not table.is_open or change.running_hand() is not None:
             return None
-        if table.next_hand_at is not None:
-            if now < table.next_hand_at - timedelta(seconds=START_SLACK_SECONDS):
-                return None
+        slack = timedelta(seconds=START_SLACK_SECONDS)
+        if table.next_hand_at is not None and now < table.next_hand_at - slack:
+            return None
         seats = list(Seat.objects.filter(table=table).select_related("player"))
         stacks = table_stacks(table=table)
         plan = _plan_deal(table, seats, stacks)
