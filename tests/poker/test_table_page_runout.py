@@ -38,9 +38,7 @@ def test_an_all_in_is_run_out_street_by_street(signed_in_page):
         opponent_acts(hand, players, "all_in")
         opponent_acts(hand, players, "call")  # both all-in: the server deals the rest
         # At once: both hands face up, no board yet, no winner.
-        page.wait_for_function(
-            "document.querySelectorAll('#seat-2 .card:not(.back)').length === 4"
-        )
+        page.wait_for_function("document.querySelectorAll('#seat-2 .card:not(.back)').length === 4")
         assert page.evaluate(BOARD_CARDS) == 0
         assert not page.evaluate(RESULT_SHOWN)
         assert page.locator(".badge.won").count() == 0
