@@ -9,6 +9,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
+from cashier.selectors import wallet_balance
 from fairness.views import fairness_context
 from lobby.forms import ProfileForm, SignUpForm
 from lobby.services import (
@@ -24,6 +25,7 @@ from lobby.services import (
 )
 from lobby.services import email_verify as email_verify_token
 from poker import services as poker
+from poker.models import Table
 from poker.selectors import GameKind, game_kinds_open, lobby_tables
 from responsible.views import responsible_context
 from showdown.selectors import tables_for_lobby as banked_tables_for_lobby
@@ -32,14 +34,22 @@ from showdown.views import tell_voided_rounds
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    """The lobby: every open table, grouped by game, with a link to sit or watch; and the
-    banked game's tables (Omaha Showdown against the house)."""
+    """The lobby, for visitors too: every open table grouped by game with its last hour's
+    figures and filters, the player's own tables and wallet, "join a game", and the banked
+    game's tables (Omaha Showdown against the house)."""
     tell_voided_rounds(request)
+    tables = lobby_tables(player=request.user)
+    signed_in = request.user.is_authenticated
     return render(
         request,
         "lobby/home.html",
         {
-            "tables": lobby_tables(player=request.user),
+            "tables": tables,
+            "my_tables": [table for table in tables if table.is_mine],
+            "wallet": wallet_balance(player=request.user) if signed_in else None,
+            "game_choices": Table.Game.choices,
+            "structure_choices": Table.Structure.choices,
+            "stakes_choices": list(dict.fromkeys(table.stakes_label for table in tables)),
             "game_kinds": game_kinds_open(),
             "banked_tables": banked_tables_for_lobby(),
             "banked_waiting": tables_waiting_for(player=request.user),

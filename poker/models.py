@@ -295,6 +295,11 @@ class Hand(models.Model):
     result = models.JSONField(null=True, blank=True)
     started_at = models.DateTimeField(auto_now_add=True)
     ended_at = models.DateTimeField(null=True, blank=True)
+    # For the lobby's figures (poker.selectors.table_stats), set when the hand finishes: the
+    # chips in its pots, how many were dealt in, and how many were still in at the flop.
+    pot_total = models.PositiveBigIntegerField(null=True, blank=True, editable=False)
+    players_dealt = models.PositiveSmallIntegerField(null=True, blank=True, editable=False)
+    players_at_flop = models.PositiveSmallIntegerField(null=True, blank=True, editable=False)
 
     objects = HandManager()
 
@@ -308,7 +313,10 @@ class Hand(models.Model):
                 name="hand_one_running_per_table",
             ),
         ]
-        indexes = [models.Index(fields=["status", "deadline"], name="hand_status_deadline")]
+        indexes = [
+            models.Index(fields=["status", "deadline"], name="hand_status_deadline"),
+            models.Index(fields=["table", "ended_at"], name="hand_table_ended"),
+        ]
 
     def __str__(self) -> str:
         return f"Hand #{self.pk} ({self.table.name}, its hand {self.number}, {self.status})"

@@ -367,10 +367,49 @@ def tables_for_lobby() -> QuerySet[Table]:
     )
 
 
+NO_STATS = {"hands_per_hour": 0, "average_pot": None, "players_per_flop": None}
+
+
+def table_stats(*, table_ids: list[int], now=None) -> dict[int, dict[str, int | None]]:
+    """The lobby's figures per table, from its hands finished in the last hour: hands per
+    hour, the average pot (cents) and players per flop (the percentage of players dealt in who
+    saw the flop). Tables with no such hand are left out (`NO_STATS`)."""
+    from datetime import timedelta
+
+    from django.db.models import Sum
+    from django.utils import timezone
+
+    since = (now or timezone.now()) - timedelta(hours=1)
+    rows = (
+        Hand.objects.filter(
+            table_id__in=table_ids,
+            status=Hand.Status.FINISHED,
+            ended_at__gte=since,
+            pot_total__isnull=False,
+        )
+        .order_by()
+        .values("table_id")
+        .annotate(
+            hands=Count("id"),
+            pots=Sum("pot_total"),
+            dealt=Sum("players_dealt"),
+            at_flop=Sum("players_at_flop"),
+        )
+    )
+    return {
+        row["table_id"]: {
+            "hands_per_hour": row["hands"],
+            "average_pot": row["pots"] // row["hands"],
+            "players_per_flop": round(100 * row["at_flop"] / row["dealt"]) if row["dealt"] else 0,
+        }
+        for row in rows
+    }
+
+
 def lobby_tables(*, player) -> list[Table]:
     """The lobby's rows as `player` (a visitor too) sees them: `tables_for_lobby` with
     `is_full` (no seat free that is not held for the waiting list), `is_mine` (they sit
-    there) and `waiting_place` (their place in its list, or None)."""
+    there), `waiting_place` (their place in its list, or None) and `stats` (`table_stats`)."""
     signed_in = player is not None and player.is_authenticated
     mine = (
         set(Seat.objects.filter(player=player).values_list("table_id", flat=True))
@@ -379,7 +418,9 @@ def lobby_tables(*, player) -> list[Table]:
     )
     places = waiting_places_of(player=player) if signed_in else {}
     tables = list(tables_for_lobby())
+    stats = table_stats(table_ids=[table.pk for table in tables])
     for table in tables:
+        table.stats = stats.get(table.pk, NO_STATS)
         table.is_full = table.seats_taken + table.seats_offered >= table.max_seats
         table.is_mine = table.pk in mine
         table.waiting_place = places.get(table.pk)

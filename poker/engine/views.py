@@ -108,3 +108,14 @@ def ended_hand_display_seconds(events: list[dict[str, Any]]) -> float:
     if not any(event["type"] == "showdown" for event in events):
         return 0.0
     return RUNOUT_STREET_SECONDS * runout_streets(events) + SHOWDOWN_READ_SECONDS
+
+
+def players_at_flop(events: list[dict[str, Any]], players_dealt: int) -> int:
+    """How many players were still in the hand when the flop came (0: it never did)."""
+    folded = 0
+    for event in events:
+        if event["type"] == "street_dealt" and event.get("street") == "flop":
+            return players_dealt - folded
+        if event["type"] == "action" and event.get("action") == "fold":
+            folded += 1
+    return 0

@@ -17,7 +17,7 @@ from fairness import services as fairness
 from poker import broadcast
 from poker.engine.hand import Hand as EngineHand
 from poker.engine.hand import IllegalAction
-from poker.engine.views import ended_hand_display_seconds
+from poker.engine.views import ended_hand_display_seconds, players_at_flop
 from poker.models import Hand, Seat
 from poker.refusals import action_refusal_message
 from poker.services.unit import (
@@ -133,6 +133,9 @@ def finish(change: TableChange, hand_row: Hand, engine: EngineHand, now: datetim
     hand_row.status = Hand.Status.FINISHED
     hand_row.result = result
     hand_row.ended_at = now
+    hand_row.pot_total = sum(pot["amount"] for pot in result["pots"])
+    hand_row.players_dealt = len(engine.seats)
+    hand_row.players_at_flop = players_at_flop(engine.events, len(engine.seats))
     hand_row.deadline = None
     change.clear_turn_timer(hand_row)
     delay = table.next_hand_delay_seconds + ended_hand_display_seconds(engine.events)

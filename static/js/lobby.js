@@ -4,10 +4,65 @@
  * shows them). Reconnects with backoff. */
 (function () {
   "use strict";
-  const list = document.getElementById("lobby-tables");
-  if (!list) return;
+  if (!document.getElementById("lobby-tables")) return;
   let retries = 0;
   let pending = null;
+
+  /* Filters (game, structure, stakes, table size, hide full or empty): applied here to the
+   * rows' data attributes, kept in localStorage, and again after every live refresh. */
+  const filters = document.getElementById("lobby-filters");
+  const FILTERS_KEY = "lobby-filters";
+
+  function filterValues() {
+    if (!filters) return {};
+    const form = new FormData(filters);
+    return {
+      game: form.get("game") || "", structure: form.get("structure") || "",
+      stakes: form.get("stakes") || "", size: form.get("size") || "",
+      hide_full: form.get("hide_full") === "on", hide_empty: form.get("hide_empty") === "on",
+    };
+  }
+
+  function applyFilters() {
+    const want = filterValues();
+    const root = document.getElementById("lobby-tables");
+    if (!root || !filters) return;
+    let shown = 0;
+    root.querySelectorAll("tr[data-table]").forEach((row) => {
+      const d = row.dataset;
+      const seats = Number(d.seats);
+      const ok = (!want.game || d.game === want.game) &&
+        (!want.structure || d.structure === want.structure) &&
+        (!want.stakes || d.stakes === want.stakes) &&
+        (!want.size || (want.size === "short" ? seats <= 6 : seats > 6)) &&
+        !(want.hide_full && d.full === "1") && !(want.hide_empty && d.empty === "1");
+      row.hidden = !ok;
+      if (ok) shown += 1;
+    });
+    root.querySelectorAll(".game-group").forEach((group) => {
+      group.hidden = !group.querySelector("tr[data-table]:not([hidden])");
+    });
+    const none = document.getElementById("filters-none");
+    if (none) none.hidden = shown > 0 || !root.querySelector("tr[data-table]");
+  }
+
+  if (filters) {
+    try {
+      const saved = JSON.parse(localStorage.getItem(FILTERS_KEY) || "{}");
+      ["game", "structure", "stakes", "size"].forEach((name) => {
+        if (saved[name]) filters.elements[name].value = saved[name];
+      });
+      filters.elements.hide_full.checked = Boolean(saved.hide_full);
+      filters.elements.hide_empty.checked = Boolean(saved.hide_empty);
+    } catch (error) {
+      /* a broken saved value: start with no filter */
+    }
+    filters.addEventListener("change", () => {
+      localStorage.setItem(FILTERS_KEY, JSON.stringify(filterValues()));
+      applyFilters();
+    });
+    applyFilters();
+  }
 
   function refresh() {
     clearTimeout(pending);
@@ -18,6 +73,11 @@
       const fresh = page.getElementById("lobby-tables");
       const current = document.getElementById("lobby-tables");
       if (fresh && current) current.replaceWith(fresh);
+      const freshMine = page.getElementById("my-tables");
+      const currentMine = document.getElementById("my-tables");
+      if (freshMine && currentMine) currentMine.replaceWith(freshMine);
+      applyFilters();
+      document.body.dataset.lobbyRefreshed = String(Number(document.body.dataset.lobbyRefreshed || 0) + 1);
     }, 300);
   }
 

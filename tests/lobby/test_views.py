@@ -95,3 +95,94 @@ def test_the_list_refreshes_when_a_seat_is_taken(signed_in_page):
         assert page.errors == []
     finally:
         page.context.close()
+
+
+def test_the_lobby_shows_each_tables_last_hour(client):
+    """Issue 14 item 3: hands per hour, the average pot and players per flop, from the hands
+    finished in the last hour."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from poker import services
+    from poker.engine.hand import Hand as EngineHand
+    from poker.models import Hand
+    from poker.selectors import table_stats
+    from tests.factories import call_down, deal_hand, make_seated_player
+
+    table = make_table(name="Figures", next_hand_delay_seconds=3600)
+    players = {n: make_seated_player(table, f"fig{n}", n) for n in (1, 2, 3)}
+    assert "\u2013" in _row(client.get(reverse("lobby:home")).content.decode(), table)  # no figure
+    call_down(deal_hand(table), players)  # all three see the flop: a pot of 3 big blinds
+    hand = deal_hand(table)
+    first = EngineHand.from_dict(hand.state).to_act
+    services.table_act(
+        table=table, player=players[first], action="fold", amount=None, turn=1, seq=1
+    )
+    call_down(hand, players)  # two see the flop: a pot of 2 big blinds
+    old = deal_hand(table)
+    call_down(old, players)
+    Hand.objects.filter(pk=old.pk).update(ended_at=timezone.now() - timedelta(hours=2))
+
+    figures = table_stats(table_ids=[table.pk])[table.pk]
+    assert figures == {"hands_per_hour": 2, "average_pot": 250, "players_per_flop": 83}
+    row = _row(client.get(reverse("lobby:home")).content.decode(), table)
+    assert "$2.50" in row and "83%" in row
+    assert 'class="wide amount hands-per-hour">2<' in row
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_a_visitor_filters_the_live_lobby(chromium, asgi_server):
+    """Issue 14 item 3: no account needed; filters hide rows and survive a live refresh."""
+    from tests.poker.table_page import beside_the_browser, horizontal_overflow, screenshot
+
+    bering = make_table(name="Bering")
+    cortez = make_table(
+        name="Cortez",
+        game=Table.Game.OMAHA8,
+        structure=Table.Structure.LIMIT,
+        small_blind=None,
+        big_blind=None,
+        small_bet=200,
+        big_bet=400,
+        max_seats=10,
+    )
+    context = chromium.new_context(viewport={"width": 1366, "height": 768}, base_url=asgi_server)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        page.goto("/")
+        page.wait_for_selector("body[data-lobby='live']")
+        row = lambda table: f'tr[data-table="{table.pk}"]'  # noqa: E731
+        page.select_option("#lobby-filters select[name=game]", "omaha8")
+        assert page.is_hidden(row(bering)) and page.is_visible(row(cortez))
+        page.select_option("#lobby-filters select[name=game]", "")
+        page.check("#lobby-filters input[name=hide_empty]")
+        assert page.is_hidden(row(bering)) and page.is_hidden(row(cortez))
+        assert page.is_visible("#filters-none")
+        # A player sits at Bering: the visitor's lobby refreshes and shows it, filters kept.
+        ben = make_funded_player("ben")
+        beside_the_browser(
+            table_sit,
+            table=bering,
+            player=ben,
+            seat_number=2,
+            buy_in=10_000,
+            post_big_blind=False,
+            idempotency_key="visitor-lobby-test",
+        )
+        page.wait_for_selector(f'{row(bering)} .seats-taken:text-is("1/6")')
+        assert page.is_visible(row(bering)) and page.is_hidden(row(cortez))
+        page.reload()
+        assert page.is_checked("#lobby-filters input[name=hide_empty]")  # kept
+        assert page.is_hidden(row(cortez))
+        screenshot(page, "lobby-visitor-laptop")
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.uncheck("#lobby-filters input[name=hide_empty]")
+        screenshot(page, "lobby-visitor-phone")
+        assert horizontal_overflow(page) <= 0
+        assert errors == []
+    finally:
+        context.close()
