@@ -78,20 +78,42 @@ def rathole_count(*, player, now: datetime) -> int:
     return count
 
 
-def buy_in_range_for(
+@dataclass(frozen=True)
+class BuyInTerms:
+    """What a player may bring to a table now, and why when ratholing moved it: `rule` is
+    None (the table's own range), "at_least_left_with", "up_to_left_with" or
+    "exactly_left_with"; `until` is when the rule stops applying."""
+
+    low: int
+    high: int
+    rule: str | None = None
+    left_with: int | None = None
+    until: datetime | None = None
+
+
+def buy_in_terms_for(
     *, player, table_id: int, table_range: tuple[int, int], now: datetime
-) -> tuple[int, int]:
-    """(min, max) cents this player may bring to this table now; `table_range` is the table's
-    own (min, max) buy-in, from its settings."""
+) -> BuyInTerms:
+    """The player's buy-in terms at this table now; `table_range` is the table's own (min,
+    max) buy-in, from its settings."""
     low, high = table_range
     departure = last_departure(player=player, table_id=table_id, now=now)
     if departure is None or now - departure.left_at > RATHOLE_WINDOW:
-        return low, high
+        return BuyInTerms(low, high)
     left = departure.left_with
     if left <= low:
-        return low, high
+        return BuyInTerms(low, high)
+    until = departure.left_at + RATHOLE_WINDOW
     if left < high:
-        return left, high
+        return BuyInTerms(left, high, "at_least_left_with", left, until)
     if rathole_count(player=player, now=now) < FREQUENT_RATHOLER:
-        return high, left
-    return left, left
+        return BuyInTerms(high, left, "up_to_left_with", left, until)
+    return BuyInTerms(left, left, "exactly_left_with", left, until)
+
+
+def buy_in_range_for(
+    *, player, table_id: int, table_range: tuple[int, int], now: datetime
+) -> tuple[int, int]:
+    """(min, max) cents this player may bring to this table now (`buy_in_terms_for`)."""
+    terms = buy_in_terms_for(player=player, table_id=table_id, table_range=table_range, now=now)
+    return terms.low, terms.high

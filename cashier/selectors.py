@@ -8,7 +8,7 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from cashier.models import Account, Entry, Posting
-from cashier.ratholing import buy_in_range_for
+from cashier.ratholing import BuyInTerms, buy_in_terms_for
 
 
 def wallet_balance(*, player) -> int:
@@ -55,7 +55,13 @@ def hand_settlement_entries(*, hand_ids) -> dict[int, int]:
 
 def buy_in_range(*, player, table, now: datetime | None = None) -> tuple[int, int]:
     """(min, max) cents the player may buy in for at this table now, ratholing included."""
-    return buy_in_range_for(
+    terms = buy_in_terms(player=player, table=table, now=now)
+    return terms.low, terms.high
+
+
+def buy_in_terms(*, player, table, now: datetime | None = None) -> BuyInTerms:
+    """The range with the ratholing rule that set it, if one did (`BuyInTerms`)."""
+    return buy_in_terms_for(
         player=player,
         table_id=table.pk,
         table_range=(table.min_buy_in, table.max_buy_in),

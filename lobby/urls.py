@@ -8,6 +8,8 @@ app_name = "lobby"
 urlpatterns = [
     path("", views.home, name="home"),
     path("join/", views.join_game, name="join_game"),
+    path("help/", views.help_index, name="help"),
+    path("help/<slug:slug>/", views.help_game, name="help_game"),
     path("accounts/signup/", views.signup, name="signup"),
     path("accounts/profile/", views.profile, name="profile"),
     path(

@@ -3,7 +3,7 @@
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -25,6 +25,7 @@ from lobby.services import (
 )
 from lobby.services import email_verify as email_verify_token
 from poker import services as poker
+from poker.guides import GUIDES, rake_rows, timing
 from poker.models import Table
 from poker.selectors import GameKind, game_kinds_open, lobby_tables
 from responsible.views import responsible_context
@@ -167,3 +168,20 @@ def join_game(request: HttpRequest) -> HttpResponse:
     if joined.seat is None:
         return redirect(table_url)  # the player already sits at a table of that kind
     return redirect(f"{table_url}?take={joined.seat}")
+
+
+def help_index(request: HttpRequest) -> HttpResponse:
+    """The rules and help pages, one per game."""
+    return render(request, "lobby/help_index.html", {"guides": list(GUIDES.values())})
+
+
+def help_game(request: HttpRequest, slug: str) -> HttpResponse:
+    """One game's rules with the room's timing, buy-in and ratholing policy and rake."""
+    guide = GUIDES.get(slug)
+    if guide is None:
+        raise Http404("no such game")
+    return render(
+        request,
+        "lobby/help.html",
+        {"guide": guide, "timing": timing(), "rake_rows": rake_rows(guide.structure)},
+    )

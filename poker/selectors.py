@@ -14,7 +14,7 @@ from typing import Any
 
 from django.db.models import Count, Max, Q, QuerySet
 
-from cashier.selectors import buy_in_range, table_stacks_and_wallets, wallet_balance
+from cashier.selectors import buy_in_terms, table_stacks_and_wallets, wallet_balance
 from cashier.services import dollars
 from poker.engine.hand import Hand as EngineHand
 from poker.engine.views import events_for, redact_event, view_for
@@ -264,6 +264,7 @@ class TableView:
 
     def you_json(self, player) -> dict[str, Any]:
         seat = self.seat_of(player.pk)
+        terms = None if seat else buy_in_terms(player=player, table=self.table)
         wallets = self.wallets
         last_seq = 0
         if self.hand_row is not None:
@@ -271,7 +272,15 @@ class TableView:
         return {
             "seat": seat.number if seat else None,
             "wallet": wallets[player.pk] if player.pk in wallets else wallet_balance(player=player),
-            "buy_in_range": None if seat else list(buy_in_range(player=player, table=self.table)),
+            "buy_in_range": None if terms is None else [terms.low, terms.high],
+            # Why ratholing moved the range, so the sit dialog can say it (docs/protocol.md).
+            "buy_in_rule": None
+            if terms is None or terms.rule is None
+            else {
+                "rule": terms.rule,
+                "left_with": terms.left_with,
+                "until": terms.until.isoformat(),
+            },
             "sitting_out": bool(seat and seat.status == Seat.Status.SITTING_OUT),
             "status": seat.status if seat else None,
             "posts_big_blind": bool(seat and seat.posts_big_blind_next),

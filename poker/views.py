@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from poker import services
+from poker.guides import guide_for
 from poker.models import Table
 
 
@@ -29,7 +30,14 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
         # Where a player whose wallet cannot cover the buy-in goes to deposit.
         "cashier_url": reverse("cashier:home"),
     }
-    return render(request, "poker/table.html", {"table": table, "table_config": config})
+    guide = guide_for(game=table.game, structure=table.structure)
+    # This game's rules page (the sit dialog links its ratholing section).
+    config["rules_url"] = reverse("lobby:help_game", args=[guide.slug])
+    return render(
+        request,
+        "poker/table.html",
+        {"table": table, "table_config": config, "rules_url": config["rules_url"]},
+    )
 
 
 def _back(request: HttpRequest) -> HttpResponse:

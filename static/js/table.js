@@ -1079,7 +1079,9 @@
     const range = you.buy_in_range || [state.table.min_buy_in, state.table.max_buy_in];
     const stack = mine ? mine.stack : 0;
     const room = range ? range[1] - stack : 0;
-    topUp.hidden = Boolean(handSeat) || !range || room <= 0;
+    const busted = !handSeat && stack === 0;
+    renderRebuy(busted, you, out);
+    topUp.hidden = busted || Boolean(handSeat) || !range || room <= 0;
     if (!topUp.hidden) {
       const input = $("top-up-amount");
       input.max = dollarsValue(Math.min(room, you.wallet));
@@ -1102,6 +1104,55 @@
     openSitDialog(free.includes(wanted) ? wanted : free[0]);
   }
 
+  /* Why ratholing moved this player's range (docs/rules.md, RULES.md 5), with a link to it. */
+  function explainBuyInRule(rule) {
+    const note = $("sit-rule");
+    note.replaceChildren();
+    note.hidden = !rule;
+    if (!rule) return;
+    const time = new Date(rule.until).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+    const words = {
+      at_least_left_with: gettext("You left this table less than 30 minutes ago with %(amount)s, so until %(time)s you bring back at least that much (the ratholing rule)."),
+      up_to_left_with: gettext("You left this table less than 30 minutes ago with %(amount)s, so until %(time)s you bring back at least the table's maximum, and up to that much (the ratholing rule)."),
+      exactly_left_with: gettext("You came back soon after leaving with a big stack five times today, so until %(time)s you bring back exactly the %(amount)s you left with (the ratholing rule)."),
+    }[rule.rule];
+    note.append(fill(words, { amount: money(rule.left_with), time: time }), " ");
+    const link = el("a", null, gettext("Read the rule"));
+    link.href = config.rules_url + "#buy-in";
+    link.target = "_blank";
+    note.append(link);
+  }
+
+  /* A player with no chips left is offered a re-buy in the table's range (a fresh buy-in from
+   * the wallet: `top_up` with nothing at the table), then sat in; or the way to the cashier
+   * when the wallet cannot cover the minimum. */
+  let rebuySitIn = false;
+
+  function renderRebuy(busted, you, out) {
+    const form = $("rebuy-form");
+    form.hidden = !busted;
+    if (!busted) {
+      if (rebuySitIn && out) {
+        rebuySitIn = false;
+        send({ type: "sit_in", post_big_blind: false });
+      }
+      return;
+    }
+    const low = state.table.min_buy_in;
+    const high = Math.min(state.table.max_buy_in, you.wallet ?? state.table.max_buy_in);
+    const short = you.wallet !== undefined && you.wallet !== null && you.wallet < low;
+    let text = fill(gettext("You are out of chips. Buy in again for %(low)s to %(high)s to keep playing."),
+      { low: money(low), high: money(state.table.max_buy_in) });
+    if (short) text += " " + fill(gettext("Your wallet holds %(amount)s."), { amount: money(you.wallet) });
+    $("rebuy-text").textContent = text;
+    $("rebuy-cashier").hidden = !short;
+    $("rebuy-submit").disabled = short;
+    const input = $("rebuy-amount");
+    input.min = dollarsValue(low);
+    input.max = dollarsValue(Math.max(low, high));
+    if (document.activeElement !== input) input.value = dollarsValue(Math.max(low, high));
+  }
+
   function openSitDialog(seat) {
     const you = state.you || {};
     const range = you.buy_in_range || [state.table.min_buy_in, state.table.max_buy_in];
@@ -1119,6 +1170,7 @@
       link.href = config.cashier_url;
       $("sit-range").append(" ", el("strong", null, gettext("That is less than the minimum buy-in.")), " ", link);
     }
+    explainBuyInRule(you.buy_in_rule);
     const input = $("sit-buy-in");
     input.min = dollarsValue(range[0]);
     input.max = dollarsValue(range[1]);
@@ -1159,6 +1211,18 @@
     );
     $("post-bb-now").addEventListener("click", () => send({ type: "post_big_blind" }));
     $("wait-bb").addEventListener("click", () => send({ type: "wait_big_blind" }));
+    $("rebuy-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      const you = state.you || {};
+      const low = state.table.min_buy_in;
+      const high = Math.min(state.table.max_buy_in, you.wallet ?? state.table.max_buy_in);
+      const cents = toCents($("rebuy-amount").value);
+      if (cents === null || cents < low || cents > high) {
+        toast(fill(gettext("The buy-in must be between %(low)s and %(high)s."), { low: money(low), high: money(high) }), "error");
+        return;
+      }
+      if (send({ type: "top_up", amount: cents, key: clientKey() })) rebuySitIn = true;
+    });
     $("top-up-form").addEventListener("submit", (event) => {
       event.preventDefault();
       const cents = toCents($("top-up-amount").value);

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from cashier.selectors import buy_in_range, table_stack_balance
+from cashier.selectors import buy_in_range, buy_in_terms, table_stack_balance
 from cashier.services import (
     CashierError,
     hand_settle,
@@ -80,6 +80,7 @@ def play_and_leave(player, table, *, left_with, at, feeder, buy_in=None):
 
 def test_a_fresh_player_gets_the_table_range(table, alice):
     assert buy_in_range(player=alice, table=table, now=T0) == (MIN, MAX)
+    assert buy_in_terms(player=alice, table=table, now=T0).rule is None
 
 
 def test_another_table_is_not_ratholing(table, alice, feeder):
@@ -113,6 +114,9 @@ def test_between_fifty_and_a_hundred_the_minimum_is_what_they_left_with(
     play_and_leave(alice, table, left_with=left_with, at=T0, feeder=feeder)
     later = T0 + timedelta(minutes=10)
     assert buy_in_range(player=alice, table=table, now=later) == (left_with, MAX)
+    terms = buy_in_terms(player=alice, table=table, now=later)  # the page says why
+    assert (terms.rule, terms.left_with) == ("at_least_left_with", left_with)
+    assert terms.until == T0 + timedelta(minutes=30)
     with pytest.raises(CashierError) as error:
         table_buy_in(
             player=alice, **table_stakes(table), amount=MIN, idempotency_key=key(), now=later
@@ -132,6 +136,8 @@ def test_a_hundred_or_more_with_a_low_count_brings_at_least_the_maximum(
     play_and_leave(alice, table, left_with=left_with, at=T0, feeder=feeder)
     later = T0 + timedelta(minutes=29)
     assert buy_in_range(player=alice, table=table, now=later) == (MAX, left_with)
+    terms = buy_in_terms(player=alice, table=table, now=later)
+    assert (terms.rule, terms.left_with) == ("up_to_left_with", left_with)
     with pytest.raises(CashierError):
         table_buy_in(
             player=alice, **table_stakes(table), amount=MAX - 1, idempotency_key=key(), now=later
@@ -178,6 +184,7 @@ def test_the_fifth_rathole_of_the_day_forces_the_exact_stack(table, alice, feede
     # Now five returns: from here on it must be exactly the stack they left with.
     forced = last + timedelta(minutes=5)
     assert buy_in_range(player=alice, table=table, now=forced) == (15_000, 15_000)
+    assert buy_in_terms(player=alice, table=table, now=forced).rule == "exactly_left_with"
     with pytest.raises(CashierError) as error:
         table_buy_in(
             player=alice, **table_stakes(table), amount=MAX, idempotency_key=key(), now=forced

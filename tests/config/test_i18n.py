@@ -288,6 +288,9 @@ def test_every_page_template_renders_translated(language, rendered_templates, db
     anonymous = speaking(language)
     for name in ("lobby:home", "lobby:login", "lobby:signup", "lobby:password_reset"):
         visit(anonymous, language, reverse(name))
+    visit(anonymous, language, reverse("lobby:help"))
+    for slug in ("omaha-high-fixed-limit", "omaha-hi-lo-pot-limit"):  # every section, both kinds
+        visit(anonymous, language, reverse("lobby:help_game", args=[slug]))
     visit(anonymous, language, reverse("lobby:password_reset_done"))
     visit(anonymous, language, reverse("lobby:password_reset_complete"))
     visit(anonymous, language, reverse("lobby:password_reset_confirm", args=["MQ", "bad-token"]))

@@ -183,6 +183,53 @@ def test_a_visitor_filters_the_live_lobby(chromium, asgi_server):
         page.uncheck("#lobby-filters input[name=hide_empty]")
         screenshot(page, "lobby-visitor-phone")
         assert horizontal_overflow(page) <= 0
+        page.click("nav a[href='/help/']")
+        page.click("a[href='/help/omaha-hi-lo-fixed-limit/']")
+        page.wait_for_selector("#rake")
+        screenshot(page, "help-phone")
+        assert horizontal_overflow(page) <= 0
         assert errors == []
     finally:
         context.close()
+
+
+@pytest.mark.parametrize(
+    ("slug", "hi_lo", "pot_limit"),
+    [
+        ("omaha-high-fixed-limit", False, False),
+        ("pot-limit-omaha", False, True),
+        ("omaha-hi-lo-fixed-limit", True, False),
+        ("omaha-hi-lo-pot-limit", True, True),
+    ],
+)
+def test_each_game_has_a_rules_page_with_the_rooms_figures(client, slug, hi_lo, pot_limit):
+    """Issue 14 item 8: timing, disconnection and ratholing policy, the rake table, odd chips
+    and showdown, per game; the figures come from the code (Table defaults, the rake data)."""
+    import re
+
+    html = client.get(reverse("lobby:help_game", args=[slug])).content.decode()
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+    assert "You have 30 seconds to act: 10 seconds, then a 20-second countdown" in text
+    assert "20 seconds more for you to come back" in text
+    assert "After 10 minutes you are removed" in text
+    assert "within 30 minutes" in text and "after 5 such returns today" in text
+    assert "odd chips go one at a time clockwise" in text
+    assert ("Hi/Lo 8 or better" in text) == hi_lo
+    assert ("Pot limit: the smallest bet is the big blind" in text) == pot_limit
+    assert ("One bet and three raises per betting round" in text) == (not pot_limit)
+    if pot_limit:
+        assert "5¢ per whole dollar in the pot, at most $3.00" in text
+    else:
+        assert "pot $5.00: $0.50, pot $12.00: $0.75, pot $20.00: $1.00" in text
+        assert "$2.00 to under $15.00" in text and "$15.00 and up" in text
+
+
+def test_the_rules_index_lists_every_game_and_a_table_links_its_own(client):
+    html = client.get(reverse("lobby:help")).content.decode()
+    for slug in ("omaha-high-fixed-limit", "pot-limit-omaha", "omaha-hi-lo-fixed-limit"):
+        assert reverse("lobby:help_game", args=[slug]) in html
+    assert client.get("/help/seven-card-stud/").status_code == 404
+    table = make_table(game=Table.Game.OMAHA8)
+    client.force_login(make_player("reader"))
+    page = client.get(reverse("poker:table", args=[table.pk])).content.decode()
+    assert reverse("lobby:help_game", args=["omaha-hi-lo-pot-limit"]) in page

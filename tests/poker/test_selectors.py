@@ -35,6 +35,7 @@ def test_each_player_sees_their_own_cards_and_the_spectator_none():
         "seat": None,
         "wallet": 100_000,
         "buy_in_range": [5000, 10_000],
+        "buy_in_rule": None,
         "sitting_out": False,
         "status": None,
         "posts_big_blind": False,

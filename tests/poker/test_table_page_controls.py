@@ -213,3 +213,28 @@ def test_the_action_buttons_and_own_cards_fit_the_window_without_scrolling(
         assert page.errors == []
     finally:
         close_and_settle(table, [page])
+
+
+def test_the_sit_dialog_explains_a_range_moved_by_ratholing(signed_in_page):
+    """Issue 14 item 8: a player back within 30 minutes is told why the range changed."""
+
+    def sit_and_leave():
+        table = make_table(next_hand_delay_seconds=3600)
+        player = make_seated_player(table, "rat", 2, buy_in=7_500)
+        services.table_leave(table=table, player=player)
+        return table, player
+
+    table, player = beside_the_browser(sit_and_leave)
+    page = signed_in_page(player, PHONE)
+    try:
+        open_table(page, table)
+        page.click("#seat-3 .sit-here")
+        page.wait_for_selector("#sit-rule:not([hidden])")
+        note = page.inner_text("#sit-rule")
+        assert "$75" in note and "30 minutes" in note
+        assert page.get_attribute("#sit-rule a", "href").endswith("/help/pot-limit-omaha/#buy-in")
+        assert page.input_value("#sit-buy-in") == "100.00"
+        assert page.get_attribute("#sit-buy-in", "min") == "75.00"
+        assert page.errors == []
+    finally:
+        close_and_settle(table, [page])

@@ -60,3 +60,40 @@ def test_an_all_in_is_run_out_street_by_street(signed_in_page):
         assert page.errors == []
     finally:
         close_and_settle(table, [page])
+
+
+def test_a_busted_player_is_offered_a_re_buy_and_plays_on(signed_in_page):
+    """Issue 14 item 8: out of chips, the page offers a buy-in in the table's range, then sits
+    the player in."""
+    from cashier.selectors import table_stack_balance
+    from poker.models import Seat
+    from tests.factories import call_down, deal_hand
+
+    def bust_one():
+        table = make_table(
+            next_hand_delay_seconds=3600, min_buy_in_big_blinds=3, max_buy_in_big_blinds=3
+        )
+        players = {n: make_seated_player(table, name, n) for n, name in ((1, "ann"), (2, "ben"))}
+        hand = deal_hand(table, DECK)
+        opponent_acts(hand, players, "all_in")
+        call_down(hand, players)
+        return table, players
+
+    table, players = beside_the_browser(bust_one)
+    busted = next(p for p in players.values() if table_stack_balance(player=p, table=table) == 0)
+    page = signed_in_page(busted, LAPTOP)
+    try:
+        open_table(page, table)
+        page.wait_for_selector("#rebuy-form:not([hidden])")
+        assert "$3" in page.inner_text("#rebuy-text")
+        assert page.input_value("#rebuy-amount") == "3.00"
+        page.click("#rebuy-submit")
+        page.wait_for_selector("#rebuy-form", state="hidden")
+        page.wait_for_function(
+            "() => { const s = window.tablePage.state(); return s.you && !s.you.sitting_out; }"
+        )
+        assert table_stack_balance(player=busted, table=table) == 300
+        assert Seat.objects.get(table=table, player=busted).status != Seat.Status.SITTING_OUT
+        assert page.errors == []
+    finally:
+        close_and_settle(table, [page])
