@@ -173,6 +173,11 @@ class Leave:
 
 
 @dataclass(frozen=True)
+class ShowCards:
+    """`show_cards`: between hands, show the cards nobody saw in the last hand."""
+
+
+@dataclass(frozen=True)
 class WaitingJoin:
     """`waiting_join`: join this table's waiting list."""
 
@@ -198,6 +203,7 @@ Command = (
     | BigBlindChoice
     | TopUp
     | Leave
+    | ShowCards
     | WaitingJoin
     | WaitingLeave
     | ConnectionSet
@@ -214,6 +220,7 @@ COMMANDS: dict[str, Callable[[dict, int], Command]] = {
     "wait_big_blind": lambda frame, table_id: BigBlindChoice(post_now=False),
     "top_up": TopUp.parse,
     "leave": lambda frame, table_id: Leave(),
+    "show_cards": lambda frame, table_id: ShowCards(),
     "waiting_join": lambda frame, table_id: WaitingJoin(),
     "waiting_leave": lambda frame, table_id: WaitingLeave(),
 }
@@ -227,6 +234,7 @@ SERVICES: dict[type, Callable[..., Any]] = {
     BigBlindChoice: services.table_big_blind_choose,
     TopUp: services.table_top_up,
     Leave: services.table_leave,
+    ShowCards: services.table_show_cards,
     WaitingJoin: services.waiting_list_join,
     WaitingLeave: services.waiting_list_leave,
     ConnectionSet: services.table_connection_set,

@@ -26,6 +26,9 @@ ACTION_MESSAGES = {
     "cannot_check": _("There is a bet to call."),
     "cannot_call": _("There is nothing to call: check instead."),
     "cannot_all_in": _("Going all-in is not a legal bet here."),
+    "hand_running": _("Cards are shown by choice once the hand is over."),
+    "not_in_hand": _("You were not dealt into that hand."),
+    "already_shown": _("Your cards are face up already."),
 }
 
 

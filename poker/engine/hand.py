@@ -562,6 +562,26 @@ class Hand:
 
     # ------------------------------------------------------------------ acting
 
+    def show(self, seat: int) -> list[dict[str, Any]]:
+        """After the hand: a player dealt in whose cards nobody saw (folded or mucked) chooses
+        to show them. Changes no pot; the showdown entry says it was by choice."""
+        if self.result is None:
+            raise IllegalAction("hand_running", "cards are shown by choice once the hand is over")
+        if type(seat) is not int or seat not in self.seats:
+            raise IllegalAction("not_in_hand", f"seat {seat!r} was not dealt in")
+        if any(e["type"] == "cards_shown" and e["seat"] == seat for e in self.events):
+            raise IllegalAction("already_shown", "these cards are face up already")
+        cards = list(self.hole_cards[self.seats.index(seat)])
+        event = {"type": "cards_shown", "seat": seat, "cards": cards, "voluntary": True}
+        self.events.append(event)
+        entries = self.result["showdown"]
+        entry = next((e for e in entries if e["seat"] == seat), None)
+        if entry is None:  # folded before the showdown
+            entry = {"seat": seat, "must_show": False, "folded": True}
+            entries.append(entry)
+        entry.update(shown=True, cards=cards, voluntary=True)
+        return [event]
+
     def act(self, seat: int, action: str, amount: int | None = None) -> list[dict[str, Any]]:
         """Apply one player action and return the events it caused.
 
@@ -1020,6 +1040,8 @@ class Hand:
                 action = event["action"]
                 amount = event.get("to") if action in ("bet", "raise") else None
                 hand.act(event["seat"], action, amount)
+            elif event.get("type") == "cards_shown" and event.get("voluntary"):
+                hand.show(event["seat"])
         if hand.events != expected:
             raise ReplayMismatch("the events do not rebuild this hand from these inputs")
         return hand

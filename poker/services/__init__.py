@@ -6,7 +6,7 @@ change (`poker.broadcast`) and schedules what comes next (`poker.tasks`). The mo
 the services by concern; import them from here (`from poker import services`).
 """
 
-from poker.services.acting import MAX_SEQ, table_act
+from poker.services.acting import MAX_SEQ, table_act, table_show_cards
 from poker.services.dealing import START_SLACK_SECONDS, table_hand_start
 from poker.services.faults import STUCK_HAND_SECONDS, hand_cancel, tables_sweep
 from poker.services.seating import (
@@ -47,6 +47,7 @@ __all__ = [
     "table_hand_start",
     "table_join_any",
     "table_leave",
+    "table_show_cards",
     "table_sit",
     "table_sit_in",
     "table_sit_out",

@@ -18,7 +18,7 @@ from poker import broadcast
 from poker.engine.hand import Hand as EngineHand
 from poker.engine.hand import IllegalAction
 from poker.engine.views import ended_hand_display_seconds, players_at_flop
-from poker.models import Hand, Seat
+from poker.models import Hand, Seat, Table
 from poker.refusals import action_refusal_message
 from poker.services.unit import (
     HandRefused,
@@ -198,3 +198,25 @@ def remove_seat(change: TableChange, seat: Seat, *, reason: str) -> None:
     seat.delete()
     change.seats_reload()
     seats_offer(change)  # the seat goes to the next on the waiting list, if anyone waits
+
+
+def table_show_cards(*, table: Table | int, player) -> None:
+    """Between hands, a player of the last hand shows the cards nobody saw (they folded or
+    mucked), by choice, until the next hand is dealt (issue 14; docs/rules.md)."""
+    with table_change(table) as change:
+        if change.running_hand() is not None:
+            raise TableError("hand_running", _("Cards are shown by choice once the hand is over."))
+        hand_row = Hand.objects.with_deck().filter(table=change.table).order_by("-id").first()
+        if hand_row is None or hand_row.status != Hand.Status.FINISHED:
+            raise TableError("no_hand", _("There is no finished hand to show cards from."))
+        dealt = {user_id: seat for seat, user_id in hand_row.player_ids().items()}
+        if player.pk not in dealt:
+            raise TableError("not_in_hand", _("You were not dealt into that hand."))
+        engine = EngineHand.from_snapshot(hand_row.state, hand_row.deck)
+        since = len(engine.events)
+        try:
+            engine.show(dealt[player.pk])
+        except IllegalAction as error:
+            raise TableError(error.code, action_refusal_message(error)) from error
+        hand_row.result = engine.result
+        change.hand(hand_row, engine, since)

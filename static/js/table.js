@@ -449,6 +449,7 @@
     renderCenter();
     renderActions();
     renderSeatControls();
+    renderShowCards();
     renderResult();
     tick();
   }
@@ -1204,6 +1205,7 @@
     });
     $("sit-cancel").addEventListener("click", () => $("sit-dialog").close());
     $("waiting-join").addEventListener("click", () => send({ type: "waiting_join" }));
+    $("show-cards").addEventListener("click", () => send({ type: "show_cards" }));
     $("waiting-leave").addEventListener("click", () => send({ type: "waiting_leave" }));
     $("sit-out").addEventListener("click", () => send({ type: "sit_out" }));
     $("sit-in").addEventListener("click", () =>
@@ -1245,6 +1247,17 @@
   }
 
   // ------------------------------------------------------------------ result and log
+
+  /* Between hands, a player of the last hand whose cards nobody saw may show them. */
+  function renderShowCards() {
+    const button = $("show-cards");
+    const last = state.last_result;
+    const seat = state.you ? state.you.seat : null;
+    const dealt = Boolean(last && !last.cancelled && seat &&
+      (last.seats || []).some((s) => s.seat === seat));
+    button.hidden = stopped || Boolean(state.hand) || Boolean(runout) || !dealt ||
+      Boolean(shownMap(last)[seat]);
+  }
 
   function renderResult() {
     const result = lastResult();
@@ -1358,6 +1371,9 @@
       case "showdown":
         return gettext("Showdown.");
       case "cards_shown":
+        if (event.voluntary) {
+          return say(gettext("%(who)s chooses to show %(cards)s"), { cards: event.cards.map(cardLabel).join(" ") });
+        }
         return say(gettext("%(who)s shows %(cards)s — %(hands)s"), {
           cards: event.cards.map(cardLabel).join(" "), hands: shownHands(event),
         });

@@ -269,6 +269,39 @@ def test_a_hand_to_a_fold_settles_in_the_cashier():
     assert not Account.objects.filter(in_hand_id=hand.pk).exists()
 
 
+def test_after_a_hand_a_player_may_show_the_cards_nobody_saw():
+    """Issue 14 item 7: between hands, by choice; the log and the other players' history of
+    the hand show them; a new hand closes the window; nothing moves in the cashier."""
+    from histories.record import hand_record
+
+    table = make_table(next_hand_delay_seconds=3600)
+    players = {2: make_seated_player(table, "ann", 2), 5: make_seated_player(table, "ben", 5)}
+    hand = deal(table)
+    button = hand.setup["button"]
+    other = 5 if button == 2 else 2
+    act(hand, players, "fold")
+    stacks = {n: table_stack_balance(player=p, table=table) for n, p in players.items()}
+    with pytest.raises(TableError) as refused:
+        services.table_show_cards(table=table, player=make_funded_player("cat"))
+    assert refused.value.code == "not_in_hand"
+    services.table_show_cards(table=table, player=players[button])
+    hand.refresh_from_db()
+    cards = engine_of(hand).hole_cards[engine_of(hand).seats.index(button)]
+    assert hand.events.order_by("-seq").first().payload == {
+        "type": "cards_shown", "seat": button, "cards": cards, "voluntary": True,
+    }  # fmt: skip
+    seen = hand_record(hand_id=hand.pk, viewer=players[other])
+    assert next(s for s in seen["seats"] if s["seat"] == button)["cards"] == cards
+    with pytest.raises(TableError) as refused:
+        services.table_show_cards(table=table, player=players[button])
+    assert refused.value.code == "already_shown"
+    assert {n: table_stack_balance(player=p, table=table) for n, p in players.items()} == stacks
+    deal(table)
+    with pytest.raises(TableError) as refused:
+        services.table_show_cards(table=table, player=players[other])
+    assert refused.value.code == "hand_running"
+
+
 @pytest.mark.parametrize(
     ("change", "code"),
     [

@@ -97,3 +97,36 @@ def test_a_busted_player_is_offered_a_re_buy_and_plays_on(signed_in_page):
         assert page.errors == []
     finally:
         close_and_settle(table, [page])
+
+
+def test_a_player_who_folded_may_show_their_cards_after_the_hand(signed_in_page):
+    """Issue 14 item 7: "Show my cards" between hands; the other player sees them face up."""
+    from tests.factories import deal_hand
+    from tests.poker.test_table_page_controls import to_act
+
+    def deal_two():
+        table = make_table(next_hand_delay_seconds=3600)
+        players = {n: make_seated_player(table, name, n) for n, name in ((1, "ann"), (2, "ben"))}
+        return table, players, deal_hand(table, DECK)
+
+    table, players, hand = beside_the_browser(deal_two)
+    folder = to_act(hand)
+    other = 3 - folder
+    pages = {n: signed_in_page(players[n], LAPTOP) for n in (folder, other)}
+    try:
+        for page in pages.values():
+            open_table(page, table)
+            page.wait_for_function("window.tablePage.state().hand !== null")
+        assert pages[folder].is_hidden("#show-cards")
+        opponent_acts(hand, players, "fold")
+        pages[folder].wait_for_selector("#show-cards:not([hidden])")
+        assert pages[other].is_visible("#show-cards")  # a winner nobody called may show too
+        pages[folder].click("#show-cards")
+        pages[other].wait_for_function(
+            f"document.querySelectorAll('#seat-{folder} .card:not(.back)').length === 4"
+        )
+        pages[other].wait_for_selector("#log li:has-text('chooses to show')")
+        pages[folder].wait_for_selector("#show-cards", state="hidden")
+        assert all(page.errors == [] for page in pages.values())
+    finally:
+        close_and_settle(table, pages.values())

@@ -1,6 +1,8 @@
 """Showdown, side pots, splits and odd chips, hi/lo, run-outs (RULES.md 7)."""
 
-from poker.engine.hand import Hand
+import pytest
+
+from poker.engine.hand import Hand, IllegalAction
 from tests.poker.engine.conftest import awards, build_deck, final_stacks, new_hand, play
 
 SIDE_POT_BOARD = "2c 7d 9s Jh 3c"
@@ -281,3 +283,27 @@ def test_a_player_all_in_before_the_river_shows_even_when_beaten():
     )
     main, side = awards(hand)
     assert main["high"] == {1: main["amount"]} and side["high"] == {1: side["amount"]}
+
+
+def test_after_the_hand_a_player_whose_cards_nobody_saw_may_show_them():
+    """Issue 14 item 7: a player who folded (or mucked) may choose to show, once the hand is
+    over; the log and the showdown say it was by choice, and the hand rebuilds from its log."""
+    hand = new_hand((1000,) * 3)
+    with pytest.raises(IllegalAction) as refused:
+        hand.show(1)
+    assert refused.value.code == "hand_running"
+    play(hand, "3 fold", "1 fold")  # the big blind wins; nobody showed anything
+    before = [dict(pot) for pot in hand.result["pots"]]
+    events = hand.show(3)
+    assert events == [
+        {"type": "cards_shown", "seat": 3, "cards": hand.hole_cards[2], "voluntary": True}
+    ]
+    entry = next(e for e in hand.result["showdown"] if e["seat"] == 3)
+    assert entry["shown"] and entry["voluntary"] and entry["folded"]
+    assert hand.result["pots"] == before  # nothing changes hands
+    for seat, code in ((3, "already_shown"), (7, "not_in_hand")):
+        with pytest.raises(IllegalAction) as refused:
+            hand.show(seat)
+        assert refused.value.code == code
+    rebuilt = Hand.replay(hand.setup, hand.events)
+    assert rebuilt.to_dict() == hand.to_dict()
