@@ -47,6 +47,10 @@ class Commitment(models.Model):
     # {"seat": seed} of every player dealt in, and {"seat": user id} (who may see the reveal).
     client_seeds = models.JSONField()
     players = models.JSONField()
+    # The hash of `server_seed` published before the deal (at a poker table, when the hand
+    # before ended), and when: the room chose its seed before it saw a seed set after that.
+    server_seed_hash = models.CharField(max_length=64, blank=True, default="")
+    server_seed_published_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     revealed_at = models.DateTimeField(null=True, blank=True)
 
@@ -80,3 +84,31 @@ class CommitmentSeat(models.Model):
 
     def __str__(self) -> str:
         return f"seat {self.seat} of {self.commitment_id}"
+
+
+class ServerSeed(models.Model):
+    """The room's seed for the next deal at a poker table, drawn and its SHA-256 published
+    ahead (the table's STATE carries the hash): the seed is fixed before the players who will
+    be dealt in are known, and before any client seed set after its publication. Taken (and
+    the next one drawn) as the hand starts; its secret opens with the hand's reveal."""
+
+    table_id = models.BigIntegerField(help_text="the poker table's id")
+    seed = models.CharField(max_length=64)
+    seed_hash = models.CharField(max_length=64)
+    published_at = models.DateTimeField(default=timezone.now)
+    taken_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["table_id"],
+                condition=models.Q(taken_at__isnull=True),
+                name="fairness_one_pending_seed_per_table",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"seed {self.seed_hash[:12]} of table {self.table_id}"
+
+    def __repr__(self) -> str:  # never the secret
+        return f"<ServerSeed table {self.table_id} {self.seed_hash[:12]}>"

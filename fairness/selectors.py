@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from config.inputs import MAX_ID
-from fairness.models import ClientSeed, Commitment, CommitmentSeat
+from fairness.models import ClientSeed, Commitment, CommitmentSeat, ServerSeed
 from fairness.services import FairnessRefused
 from poker.engine import fairness as scheme
 from poker.models import Hand
@@ -41,6 +41,8 @@ class DealCheck:
     client_seeds: dict[int, str] = field(default_factory=dict)
     dealt: dict[int, str] = field(default_factory=dict)
     verification: scheme.Verification | None = None
+    server_seed_hash: str = ""  # published before the deal (poker tables), else ""
+    server_seed_published_at: datetime | None = None
 
     @property
     def revealed(self) -> bool:
@@ -53,6 +55,10 @@ class DealCheck:
             "title": self.title,
             "commitment": self.commitment,
             "committed_at": self.committed_at.isoformat(),
+            "server_seed_hash": self.server_seed_hash or None,
+            "server_seed_published_at": self.server_seed_published_at.isoformat()
+            if self.server_seed_published_at
+            else None,
             "over": self.over,
             "revealed": self.revealed,
         }
@@ -71,6 +77,15 @@ class DealCheck:
                 ],
             )
         return data
+
+
+def table_seed_hash(*, table_id: int) -> str | None:
+    """The published hash of the seed the table's next hand will use, if one is drawn."""
+    return (
+        ServerSeed.objects.filter(table_id=table_id, taken_at__isnull=True)
+        .values_list("seed_hash", flat=True)
+        .first()
+    )
 
 
 def client_seed_of(*, player) -> ClientSeed | None:
@@ -106,6 +121,8 @@ def _check(
         committed_at=commitment.created_at,
         over=over,
     )
+    check.server_seed_hash = commitment.server_seed_hash
+    check.server_seed_published_at = commitment.server_seed_published_at
     if not over or commitment.revealed_at is None:
         return check  # a running deal: its commitment, nothing that opens it
     seeds = {int(seat): seed for seat, seed in commitment.client_seeds.items()}
@@ -121,6 +138,7 @@ def _check(
         server_seed=_hex_bytes(commitment.server_seed),
         client_seeds=seeds,
         dealt=dealt,
+        published_seed_hash=commitment.server_seed_hash or None,
     )
     return check
 

@@ -18,7 +18,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from config.errors import Refused
-from fairness.models import ClientSeed, Commitment, CommitmentSeat
+from fairness.models import ClientSeed, Commitment, CommitmentSeat, ServerSeed
 from poker.engine import dealer
 from poker.engine import fairness as scheme
 
@@ -39,6 +39,8 @@ class Deal:
     server_seed: bytes = field(repr=False)
     client_seeds: dict[int, str] = field(repr=False)
     players: dict[int, int] = field(repr=False)
+    server_seed_hash: str = ""  # published before the deal (a poker table's), else ""
+    server_seed_published_at: datetime | None = None
 
 
 def _seed_for(player) -> str:
@@ -57,12 +59,18 @@ def deal_draw(
     *,
     players: Mapping[int, object],
     shuffle: Callable[[Callable[[int], int]], list[str]] | None = None,
+    published: ServerSeed | None = None,
 ) -> Deal:
-    """Shuffle for a deal among `players` (seat -> user): a fresh 32-byte server seed keyed
-    over each player's client seed, Fisher-Yates over that HMAC stream, and the commitment
-    SHA-256(salt || deck) under a fresh salt. `shuffle` is the dealer's Fisher-Yates (looked
-    up at call time, so tests may deal a known deck)."""
-    server_seed = secrets.token_bytes(scheme.SEED_BYTES)
+    """Shuffle for a deal among `players` (seat -> user): a 32-byte server seed (`published`
+    ahead by `table_seed_take`, else a fresh one) keyed over each player's client seed,
+    Fisher-Yates over that HMAC stream, and the commitment SHA-256(salt || deck) under a fresh
+    salt. `shuffle` is the dealer's Fisher-Yates (looked up at call time, so tests may deal a
+    known deck)."""
+    server_seed = (
+        bytes.fromhex(published.seed)
+        if published is not None
+        else secrets.token_bytes(scheme.SEED_BYTES)
+    )
     salt = secrets.token_bytes(scheme.SEED_BYTES)
     client_seeds = {int(seat): _seed_for(player) for seat, player in players.items()}
     stream = scheme.HmacStream(scheme.mixed_key(server_seed, client_seeds))
@@ -74,6 +82,8 @@ def deal_draw(
         server_seed=server_seed,
         client_seeds=client_seeds,
         players={int(seat): player.pk for seat, player in players.items()},
+        server_seed_hash=published.seed_hash if published is not None else "",
+        server_seed_published_at=published.published_at if published is not None else None,
     )
 
 
@@ -91,6 +101,8 @@ def deal_commit(*, kind: str, ref_id: int, deal: Deal, now: datetime | None = No
         server_seed=deal.server_seed.hex(),
         client_seeds={str(seat): seed for seat, seed in deal.client_seeds.items()},
         players={str(seat): user_id for seat, user_id in deal.players.items()},
+        server_seed_hash=deal.server_seed_hash,
+        server_seed_published_at=deal.server_seed_published_at,
         created_at=now or timezone.now(),
     )
     CommitmentSeat.objects.bulk_create(
@@ -109,6 +121,33 @@ def deal_reveal(*, kind: str, ref_id: int, now: datetime | None = None) -> Commi
     commitment.revealed_at = now or timezone.now()
     commitment.save(update_fields=["revealed_at"])
     return commitment
+
+
+def table_seed_publish(*, table_id: int, now: datetime | None = None) -> ServerSeed:
+    """The seed of the table's next hand, drawn now if none is waiting; its hash is public
+    from now on (the table's STATE), its secret until that hand is over. Call it under the
+    table's lock."""
+    pending = ServerSeed.objects.filter(table_id=table_id, taken_at__isnull=True).first()
+    if pending is not None:
+        return pending
+    seed = secrets.token_bytes(scheme.SEED_BYTES)
+    return ServerSeed.objects.create(
+        table_id=table_id,
+        seed=seed.hex(),
+        seed_hash=scheme.server_seed_hash(seed),
+        published_at=now or timezone.now(),
+    )
+
+
+def table_seed_take(*, table_id: int, now: datetime | None = None) -> tuple[ServerSeed, ServerSeed]:
+    """A hand starts: take the table's published seed for it and publish the next one.
+    Returns (the seed taken, the next). A table with none waiting (dealt before seeds were
+    published) draws one now: that hand's seed was published as it was dealt."""
+    now = now or timezone.now()
+    taken = table_seed_publish(table_id=table_id, now=now)
+    taken.taken_at = now
+    taken.save(update_fields=["taken_at"])
+    return taken, table_seed_publish(table_id=table_id, now=now)
 
 
 def hand_commit(*, hand_id: int, deal: Deal, now: datetime | None = None) -> Commitment:

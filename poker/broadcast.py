@@ -167,6 +167,7 @@ def frames_for_change(
         public["seats"] = view.seats_json
         public["last_result"] = view.last_result
         public["waiting"] = view.waiting_json
+        public["next_server_seed_hash"] = view.next_seed_hash
 
     players: dict[int, Any] = {
         seat.player_id: seat.player for seat in view.seats.values() if seat.player_id in user_ids

@@ -114,6 +114,8 @@ class TableMirror:
                 public["last_result"] = frame["last_result"]
             if frame.get("waiting") is not None:
                 public["waiting"] = frame["waiting"]
+            if "next_server_seed_hash" in frame:
+                public["next_server_seed_hash"] = frame["next_server_seed_hash"]
             self.public = public
             return True
         return False

@@ -16,6 +16,7 @@ from django.db.models import Count, Max, Q, QuerySet
 
 from cashier.selectors import buy_in_terms, table_stacks_and_wallets, wallet_balance
 from cashier.services import dollars
+from fairness.selectors import table_seed_hash
 from poker.engine.hand import Hand as EngineHand
 from poker.engine.views import events_for, redact_event, view_for
 from poker.models import Hand, HandPlayer, Seat, Table, WaitingEntry
@@ -161,6 +162,8 @@ class TableView:
             if last_result
             else None
         )
+        # The published hash of the server seed the next hand will use (docs/fairness.md).
+        self.next_seed_hash = table_seed_hash(table_id=table.pk) if last_result else None
         self.table_json = table_json(table)
         self.seats_json = [self._seat_json(n) for n in range(1, table.max_seats + 1)]
 
@@ -311,6 +314,7 @@ class TableView:
             "hand": self.hand_json(seat.number if seat else None),
             "last_result": self.last_result,
             "waiting": self.waiting_json,
+            "next_server_seed_hash": self.next_seed_hash,
         }
 
 

@@ -193,6 +193,11 @@ class Verification:
         return bool(self.checks) and all(check.ok for check in self.checks)
 
 
+def server_seed_hash(server_seed: bytes) -> str:
+    """SHA-256 of a server seed, lower-case hex: published before the deal that uses it."""
+    return hashlib.sha256(server_seed).hexdigest()
+
+
 def verify(
     *,
     deck: Sequence[str],
@@ -201,8 +206,10 @@ def verify(
     server_seed: bytes,
     client_seeds: Mapping[int, str],
     dealt: Mapping[int, str],
+    published_seed_hash: str | None = None,
 ) -> Verification:
-    """Every check of a revealed hand, each with a line saying what it found."""
+    """Every check of a revealed hand, each with a line saying what it found; with
+    `published_seed_hash`, also that the server seed is the one published before the deal."""
     checks = []
     try:
         encoded = deck_bytes(deck)
@@ -236,6 +243,19 @@ def verify(
                 if first is None
                 else f"the seeds give {expected[first]} at position {first}, "
                 f"the deck has {deck[first]}",
+            )
+        )
+    if published_seed_hash:
+        computed = server_seed_hash(server_seed) if isinstance(server_seed, bytes) else ""
+        same = hmac.compare_digest(computed, str(published_seed_hash))
+        checks.append(
+            Check(
+                "server_seed",
+                same,
+                f"SHA-256(server seed) = {computed}, the hash published before the deal"
+                if same
+                else f"SHA-256(server seed) = {computed}, but the hash published before the "
+                f"deal was {published_seed_hash}",
             )
         )
     wrong = [

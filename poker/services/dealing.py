@@ -47,7 +47,15 @@ def _plan_deal(table: Table, seats: list[Seat], stacks: dict[int, int]) -> deale
     )
 
 
-def _commitment_announce(change, *, number: int, commitment: str, seats) -> None:
+def _commitment_announce(
+    change,
+    *,
+    number: int,
+    commitment: str,
+    seats,
+    server_seed_hash: str,
+    next_server_seed_hash: str,
+) -> None:
     """Every socket at the table gets the hand's commitment in a frame of its own, sent before
     the frame that deals it: built now, before the hand's row exists, so it holds no card."""
     table = change.table
@@ -58,6 +66,8 @@ def _commitment_announce(change, *, number: int, commitment: str, seats) -> None
         "hand_number": number,
         "commitment": commitment,
         "seats": sorted(seats),
+        "server_seed_hash": server_seed_hash,
+        "next_server_seed_hash": next_server_seed_hash,
     }
     frames = broadcast.frames_for_change(
         table=table, events=[event], hand_row=None, engine=None, since=0
@@ -83,7 +93,10 @@ def table_hand_start(*, table: Table | int) -> Hand | None:
         players = {seat.number: seat.player_id for seat in seats}
         # The server's CSPRNG seed mixed with the dealt players' client seeds (docs/fairness.md).
         seated = {seat.number: seat.player for seat in seats}
-        deal = fairness.deal_draw(players={n: seated[n] for n in plan.dealt})
+        # The room's seed was published before this hand (its hash in the table's STATE since
+        # the last hand ended); the next hand's is published now (docs/fairness.md).
+        published, upcoming = fairness.table_seed_take(table_id=table.pk, now=now)
+        deal = fairness.deal_draw(players={n: seated[n] for n in plan.dealt}, published=published)
         deck = deal.deck
         engine = EngineHand.start(
             game=table.game,
@@ -98,7 +111,14 @@ def table_hand_start(*, table: Table | int) -> Hand | None:
             **table.engine_stakes(),
         )
         number = (Hand.objects.filter(table=table).aggregate(top=Max("number"))["top"] or 0) + 1
-        _commitment_announce(change, number=number, commitment=deal.commitment, seats=plan.dealt)
+        _commitment_announce(
+            change,
+            number=number,
+            commitment=deal.commitment,
+            seats=plan.dealt,
+            server_seed_hash=deal.server_seed_hash,
+            next_server_seed_hash=upcoming.seed_hash,
+        )
         hand_row = Hand.objects.create(
             table=table,
             number=number,

@@ -12,6 +12,7 @@ from django.utils.translation import gettext as _
 from audit.services import Subject, audit_record
 from cashier import services as cashier
 from cashier.selectors import table_stack_balance
+from fairness import services as fairness
 from poker import broadcast
 from poker.models import Seat, Table
 from poker.services.acting import advance, remove_seat, sit_out
@@ -85,6 +86,9 @@ def table_sit(
             )
             change.seats_reload()
             waiting_list_sat(change, player)
+            # The room's seed for the next hand is drawn (if not yet) and its hash shown now,
+            # before the hand that will use it (docs/fairness.md).
+            fairness.table_seed_publish(table_id=table.pk)
             change.event(
                 "player_sat",
                 seat=seat_number,

@@ -88,6 +88,11 @@
     const digest = toHex(await crypto.subtle.digest(
       "SHA-256", concat(hexBytes(deal.salt), encoder.encode(deal.deck))));
     results.push(["commitment", digest === deal.commitment, "SHA-256(salt || deck) = " + digest]);
+    if (deal.server_seed_hash) {
+      const seedHash = toHex(await crypto.subtle.digest("SHA-256", hexBytes(deal.server_seed)));
+      results.push(["server_seed", seedHash === deal.server_seed_hash,
+        "SHA-256(server seed) = " + seedHash]);
+    }
     const expected = await seededDeck(hexBytes(deal.server_seed), deal.client_seeds);
     const first = expected.findIndex((card, k) => card !== cards[k]);
     results.push(["seeds", first < 0, first < 0 ? gettext("the seeds give this deck")

@@ -292,6 +292,7 @@
     }
     if ("last_result" in frame) next.last_result = frame.last_result;
     if (frame.waiting) next.waiting = frame.waiting;
+    if ("next_server_seed_hash" in frame) next.next_server_seed_hash = frame.next_server_seed_hash;
     publicPart = next;
     return true;
   }
@@ -451,6 +452,7 @@
     renderSeatControls();
     renderShowCards();
     renderResult();
+    renderNextSeed();
     tick();
   }
 
@@ -1247,6 +1249,17 @@
   }
 
   // ------------------------------------------------------------------ result and log
+
+  /* The hash of the room's seed for the next hand, published before it is dealt (and before
+   * any client seed set from now on): docs/fairness.md. */
+  function renderNextSeed() {
+    const hash = state.next_server_seed_hash;
+    $("next-seed").hidden = !hash;
+    if (hash) {
+      $("next-seed-hash").textContent = hash.slice(0, 16) + "…";
+      $("next-seed-hash").title = hash;
+    }
+  }
 
   /* Between hands, a player of the last hand whose cards nobody saw may show them. */
   function renderShowCards() {

@@ -133,7 +133,7 @@ async def test_verify_hand_checks_a_hand_and_catches_a_changed_deck_or_salt():
     assert not ok and "pass" not in output  # a running hand: the commitment only
     await fold_to_the_end(hand, players)
     output, ok = await verify_output(hand.pk)
-    assert ok and output.count("pass") == 4, output
+    assert ok and output.count("pass") == 5, output  # deck, commitment, seed hash, seeds, dealt
 
     stored = await stored_deck(hand.pk)
     deck = list(stored)
@@ -160,3 +160,34 @@ async def test_a_client_seed_changes_the_deck():
     deck = await stored_deck(hand.pk)
     assert deck == scheme.seeded_deck(server_seed, {1: "first", 2: "second"})
     assert deck != scheme.seeded_deck(server_seed, {1: "first", 2: "second!"})
+
+
+async def test_the_rooms_seed_is_published_before_the_hand_that_uses_it():
+    """docs/fairness.md: the server seed of a table's next hand is drawn when a player sits
+    or the hand before starts, and its SHA-256 is in every page's STATE before that hand; the
+    reveal checks the seed against it, and a seed that does not match is caught."""
+    table, players = await seated_table({1: "one", 3: "three"})
+    watcher = await TableSocket.open(table.pk, players[1])
+    before = (await watcher.receive())["state"]["next_server_seed_hash"]
+    assert before and len(before) == 64
+    hand = await deal(table)
+    row = await sync_to_async(Commitment.objects.get)(kind="hand", ref_id=hand.pk)
+    assert row.server_seed_hash == before and row.server_seed_published_at < row.created_at
+    frame = await watcher.until(lambda f: bool(commitment_events(f)))
+    event = commitment_events(frame)[0]
+    assert event["server_seed_hash"] == before
+    upcoming = event["next_server_seed_hash"]
+    assert upcoming != before and frame["state"]["next_server_seed_hash"] == upcoming
+    await watcher.close()
+    await fold_to_the_end(hand, players)
+    check = await sync_to_async(hand_check)(hand_id=hand.pk, viewer=players[3])
+    assert [c.name for c in check.verification.checks if c.ok] == [
+        "deck", "commitment", "seeds", "server_seed", "dealt",
+    ]  # fmt: skip
+    await sync_to_async(Commitment.objects.filter(pk=row.pk).update)(server_seed_hash="cd" * 32)
+    output, ok = await verify_output(hand.pk)
+    assert not ok and "FAIL  server_seed" in output and "pass  commitment" in output
+    # The next hand uses the seed published with this one.
+    second = await deal(table)
+    row = await sync_to_async(Commitment.objects.get)(kind="hand", ref_id=second.pk)
+    assert row.server_seed_hash == upcoming

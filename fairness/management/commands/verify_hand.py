@@ -29,6 +29,9 @@ class Command(BaseCommand):
             raise CommandError("The deal is not over: nothing is revealed before it ends.")
         self.stdout.write(f"  salt         {check.salt}")
         self.stdout.write(f"  server seed  {check.server_seed}")
+        if check.server_seed_hash:
+            published = check.server_seed_published_at.isoformat()
+            self.stdout.write(f"  seed hash    {check.server_seed_hash} (published {published})")
         for seat, seed in check.client_seeds.items():
             self.stdout.write(f"  client seed  seat {seat}: {seed}")
         self.stdout.write(f"  deck         {''.join(check.deck)}")
