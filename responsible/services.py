@@ -22,6 +22,7 @@ from config.inputs import parse_cents
 from poker import broadcast
 from poker import services as poker
 from poker.models import Seat, Table
+from poker.selectors import waiting_places_of
 from responsible.models import DepositLimit, Exclusion, RealityCheck, ResponsibleGamingEvent
 from responsible.rules import exclusion_active, limit_effective
 from showdown import live as showdown_live
@@ -148,6 +149,9 @@ def exclusion_start(*, player, kind: str, length, now: datetime | None = None) -
     for seat in Seat.objects.filter(player=player).order_by("table_id"):
         poker.table_leave(table=seat.table_id, player=player)
         tables.append(seat.table_id)
+    # Off every waiting list too (a seat held for them goes to the next in line).
+    for table_id in waiting_places_of(player=player):
+        poker.waiting_list_leave(table=table_id, player=player)
     showdown_tables = showdown_live.live_seats_leave_after_round(player=player)
     _record(
         player=player,

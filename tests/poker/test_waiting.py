@@ -368,3 +368,22 @@ def test_the_join_form_lists_each_open_kind_once():
     make_table(name="Shut", small_blind=200, big_blind=400, is_open=False)
     keys = [kind.key for kind, _ in game_kinds_open()]
     assert sorted(keys) == sorted({"omaha:pot-limit:50:100", "omaha:pot-limit:100:200"})
+
+
+def test_an_excluded_player_leaves_every_list_and_cannot_join_one():
+    """Issue 16: a time-out or self-exclusion stops play, waiting lists included; a seat held
+    for the player goes to the next in line."""
+    from responsible.services import exclusion_start
+
+    table, (ann, _) = full_table()
+    cat, dan = make_funded_player("cat"), make_funded_player("dan")
+    services.waiting_list_join(table=table, player=cat)
+    services.waiting_list_join(table=table, player=dan)
+    services.table_leave(table=table, player=ann)
+    assert offer_of(table, cat) is not None
+    exclusion_start(player=cat, kind="time_out", length=1)
+    assert not WaitingEntry.objects.filter(player=cat).exists()
+    assert offer_of(table, dan) is not None
+    with pytest.raises(TableError) as refused:
+        services.waiting_list_join(table=table, player=cat)
+    assert refused.value.code == "excluded"
