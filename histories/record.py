@@ -14,6 +14,7 @@ from typing import Any
 
 from poker.engine.views import redact_event
 from poker.models import Hand, HandEvent
+from poker.refusals import cancel_message
 from poker.selectors import player_json, table_json
 
 
@@ -128,7 +129,11 @@ def hand_record(*, hand_id: Any, viewer, all_cards: bool = False) -> dict[str, A
         "structure": table.structure,
         "structure_label": table.get_structure_display(),
         "status": hand.status,
-        "cancel_reason": hand.cancel_reason,
+        "cancel_reason": cancel_message(
+            code=hand.incidents.values_list("code", flat=True).first(), reason=hand.cancel_reason
+        )
+        if hand.status == Hand.Status.CANCELLED
+        else "",
         "started_at": hand.started_at.isoformat(),
         "ended_at": hand.ended_at.isoformat() if hand.ended_at else None,
         "button": started.get("button"),

@@ -32,6 +32,20 @@ ACTION_MESSAGES = {
 }
 
 
+# Why a hand was cancelled, by the code its incident carries: the stored reason is English.
+CANCEL_MESSAGES = {
+    "stuck": _("The hand stopped moving, so it was cancelled."),
+    "state_refused": _("The hand's saved state could not be read back, so it was cancelled."),
+    "staff": _("The room's staff cancelled this hand; every bet is returned."),
+}
+
+
+def cancel_message(*, code: str | None, reason: str) -> str:
+    """The reason a hand was cancelled, in the active language when its code is known."""
+    message = CANCEL_MESSAGES.get(code or "")
+    return str(message) if message is not None else reason
+
+
 def action_refusal_message(error: IllegalAction) -> str:
     """The engine's reason in English, else the code's message in the active language."""
     message = ACTION_MESSAGES.get(error.code)

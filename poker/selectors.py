@@ -12,14 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, Max, Q, QuerySet
+from django.db.models import Count, Max, OuterRef, Q, QuerySet, Subquery
 
 from cashier.selectors import buy_in_terms, table_stacks_and_wallets, wallet_balance
 from cashier.services import dollars
 from fairness.selectors import table_seed_hash
 from poker.engine.hand import Hand as EngineHand
 from poker.engine.views import events_for, redact_event, view_for
-from poker.models import Hand, HandPlayer, Seat, Table, WaitingEntry
+from poker.models import Hand, HandIncident, HandPlayer, Seat, Table, WaitingEntry
 
 
 def player_json(player) -> dict[str, Any]:
@@ -65,6 +65,8 @@ def result_json(hand_row: Hand | None, names: dict[int, str]) -> dict[str, Any] 
             "number": hand_row.number,
             "cancelled": True,
             "reason": hand_row.cancel_reason,
+            # Why, for programs and for the page to say in the player's language.
+            "code": getattr(hand_row, "cancel_code", None) or "cancelled",
         }
     result = hand_row.result or {}
     players = {
@@ -132,6 +134,11 @@ class TableView:
                 table=table, status__in=[Hand.Status.FINISHED, Hand.Status.CANCELLED]
             )
             .only("id", "number", "status", "cancel_reason", "result")
+            .annotate(
+                cancel_code=Subquery(
+                    HandIncident.objects.filter(hand=OuterRef("pk")).values("code")[:1]
+                )
+            )
             .order_by("-id")
             .first()
             if last_result

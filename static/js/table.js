@@ -1289,7 +1289,7 @@
     if (handNumber) body.append(el("p", "result-hand", fill(gettext("Hand #%(number)s"), { number: handNumber })));
     if (result.cancelled) {
       body.append(el("p", "result-line cancelled", fill(gettext("Cancelled: %(reason)s Every bet went back to its owner."),
-        { reason: result.reason || gettext("the hand could not go on") })));
+        { reason: cancelReason(result) })));
       return;
     }
     const shown = shownMap(result);
@@ -1311,6 +1311,17 @@
         .filter(Boolean).join(" · ")));
       body.append(row);
     });
+  }
+
+  /* Why a hand was cancelled, in the page's language when the room's code says it (the
+   * stored reason is in English), else as the room wrote it. */
+  function cancelReason(cancel) {
+    const known = {
+      stuck: gettext("The hand stopped moving, so it was cancelled."),
+      state_refused: gettext("The hand's saved state could not be read back, so it was cancelled."),
+      staff: gettext("The room's staff cancelled this hand; every bet is returned."),
+    };
+    return known[cancel.code] || cancel.reason || gettext("the hand could not go on");
   }
 
   function joinNames(seats) {
@@ -1428,7 +1439,7 @@
       case "timeout":
         return say(event.action === "check" ? gettext("%(who)s ran out of time and checks") : gettext("%(who)s ran out of time and folds"));
       case "hand_cancelled":
-        return fill(gettext("Hand cancelled: %(reason)s"), { reason: event.reason || event.code });
+        return fill(gettext("Hand cancelled: %(reason)s"), { reason: cancelReason(event) });
       case "hand_commitment":
         return fill(gettext("The next hand is committed before its first card: %(commitment)s"),
           { commitment: String(event.commitment || "").slice(0, 16) + "…" });

@@ -121,3 +121,24 @@ def test_a_seat_sitting_out_says_since_when():
     services.table_sit_in(table=table, player=ann, post_big_blind=False)
     seats = {s["seat"]: s for s in table_state_for(table=table, player=ann)["seats"]}
     assert seats[1]["sat_out_at"] is None
+
+
+def test_a_cancelled_hand_says_why_in_the_readers_language():
+    """Issue 16: the stored reason is English; its code lets the page and the history say it in
+    the player's language."""
+    from django.utils import translation
+
+    from histories.record import hand_record
+    from poker.services import hand_cancel
+    from tests.factories import deal_hand, make_seated_player
+
+    table = make_table(next_hand_delay_seconds=3600)
+    ann = make_seated_player(table, "ann", 1)
+    make_seated_player(table, "ben", 2)
+    hand = deal_hand(table)
+    hand_cancel(hand=hand, reason="The hand stopped moving, so it was cancelled.", code="stuck")
+    last = table_state_for(table=table, player=ann)["last_result"]
+    assert last["cancelled"] and last["code"] == "stuck"
+    with translation.override("fr"):
+        reason = hand_record(hand_id=hand.pk, viewer=ann)["cancel_reason"]
+    assert reason and "cancelled" not in reason  # French, not the stored English
