@@ -18,6 +18,7 @@ from django.views.decorators.http import require_POST
 from cashier.selectors import wallet_balance
 from config.errors import Refused
 from config.inputs import dollars
+from fairness.selectors import round_commitment
 from showdown import selectors
 from showdown.forms import DealForm, DecideForm
 from showdown.models import ShowdownRound, ShowdownTable
@@ -103,6 +104,7 @@ def play(request: HttpRequest, table_id: int) -> HttpResponse:
             "table": table,
             "balance": balance,
             "round": current,
+            "round_commitment": round_commitment(current) if current else None,
             "costs": _costs(current, balance) if current else [],
             "decide_key": uuid.uuid4().hex,
             "last": last,

@@ -127,6 +127,13 @@
           : fill(gettext("Round settled: you lost %(amount)s"), { amount: dollars(-mine.net) });
     }
     $("sdl-phase").textContent = phase;
+    // The round's commitment, SHA-256(salt || deck), from its deal on (docs/fairness.md).
+    const commitment = round && round.commitment;
+    $("sdl-commitment").hidden = !commitment;
+    if (commitment) {
+      $("sdl-commitment-hash").textContent = commitment.slice(0, 16) + "…";
+      $("sdl-commitment-hash").title = commitment;
+    }
     const canWager = mySeat != null && (!round || round.phase === "settled" || (round.phase === "betting" && !mine));
     $("sdl-wager").hidden = !canWager;
     const canDecide = !!(mine && round.phase === "deciding" && !mine.decision);

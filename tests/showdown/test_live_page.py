@@ -70,6 +70,9 @@ def test_two_players_play_a_round_at_the_live_table(signed_in_page):
         assert faces(pages["ann"], 4) == [] and faces(pages["bob"], 1) == []
         assert len(faces(pages["bob"], 4)) == 4 and backs(pages["bob"], 1) == 4
         pages["ann"].wait_for_selector("#sdl-decide:not([hidden])")
+        # The round's commitment shows from its deal on (issue 16).
+        for page in pages.values():
+            page.wait_for_selector("#sdl-commitment:not([hidden])")
         screenshot(pages["ann"], "laptop-deciding")
         screenshot(pages["bob"], "phone-deciding")
         ann_cards = faces(pages["ann"], 1)

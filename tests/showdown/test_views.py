@@ -65,6 +65,10 @@ def test_deal_decide_and_see_the_result(gambler_client, gambler, showdown_table,
         assert f'data-card="{card}"' not in page
     assert "Bet $5.00" in page and "Bet $10.00" in page  # Call and Raise
     assert "$993.00" in page
+    # The deal's commitment is on the page with the cards it came before (issue 16).
+    from fairness.selectors import round_commitment
+
+    assert round_commitment(round_)[:16] in page and 'id="sd-commitment"' in page
     decide = reverse("showdown:decide", args=[round_.pk])
     choice = {"decision": "raise", "idempotency_key": deal_key(page)}
     assert gambler_client.post(decide, choice).status_code == 302
@@ -75,6 +79,7 @@ def test_deal_decide_and_see_the_result(gambler_client, gambler, showdown_table,
     assert "Royal flush" in page
     assert "Wins on royal flush, 25 to 1" in page
     assert "+$454.00" in page
+    assert reverse("fairness:round", args=[round_.pk]) in page  # the revealed deal, to check
     assert wallet_balance(player=gambler) == 100_000 + 45_400
     assert ledger_verify().ok
 
