@@ -132,11 +132,15 @@ def frames_for_change(
     `private` frame}}; `extra_user_ids` are players the change concerned who may hold no seat
     now (one who just left). `seats`, the change's own read of them, serve a change that is
     only betting (which moves no seat); any other change reads them afresh."""
-    all_events = list(events)
+    # In the order they happened: the button draw before the hand it starts, then what the
+    # engine did, then what followed at the table (the reveal, players sat out or leaving).
+    first = [event for event in events if event["type"] == "button_drawn"]
+    all_events = list(first)
     if engine is not None and hand_row is not None:
         all_events.extend(
             {**event, "hand_id": hand_row.pk} for event in events_for(engine, None, since)
         )
+    all_events.extend(event for event in events if event["type"] != "button_drawn")
     betting = bool(all_events) and all(event["type"] in BETTING_EVENTS for event in all_events)
     view = TableView(
         table,
