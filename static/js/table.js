@@ -297,6 +297,9 @@
     return true;
   }
 
+  /* The viewer's own hole cards of the latest hand, kept for the pause after it ends. */
+  let myLastCards = null; // {handId, cards}
+
   function composed() {
     const next = Object.assign({}, publicPart, { you: ownPart ? ownPart.you : publicPart.you });
     const hand = publicPart.hand;
@@ -304,6 +307,7 @@
       const mine = ownPart && ownPart.hand;
       const h = Object.assign({}, hand, { you: null, legal_actions: null });
       if (mine && mine.id === hand.id) {
+        if (mine.cards) myLastCards = { handId: hand.id, cards: mine.cards };
         h.you = mine.seat;
         h.seats = hand.seats.map((s) =>
           s.seat === mine.seat ? Object.assign({}, s, { cards: mine.cards }) : s);
@@ -544,6 +548,12 @@
         else for (let k = 0; k < 4; k += 1) cards.append(cardEl(null));
       } else if (!hand && shown[s.seat] && samePlayer(s)) {
         shown[s.seat].cards.forEach((c) => cards.append(cardEl(c)));
+      } else if (!hand && s.seat === mySeat && myLastCards && previous &&
+          myLastCards.handId === previous.hand_id) {
+        // Between hands a player still sees their own cards of the hand just played (dimmed:
+        // nobody else does, unless they choose to show them).
+        cards.classList.add("own-last");
+        myLastCards.cards.forEach((c) => cards.append(cardEl(c)));
       }
       node.append(cards);
 

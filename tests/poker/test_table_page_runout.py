@@ -120,6 +120,9 @@ def test_a_player_who_folded_may_show_their_cards_after_the_hand(signed_in_page)
         assert pages[folder].is_hidden("#show-cards")
         opponent_acts(hand, players, "fold")
         pages[folder].wait_for_selector("#show-cards:not([hidden])")
+        # Between hands a player still sees their own cards (dimmed); the others do not.
+        assert pages[folder].locator(f"#seat-{folder} .hole.own-last .card:not(.back)").count() == 4
+        assert pages[other].locator(f"#seat-{folder} .card:not(.back)").count() == 0
         assert pages[other].is_visible("#show-cards")  # a winner nobody called may show too
         pages[folder].click("#show-cards")
         pages[other].wait_for_function(
