@@ -215,6 +215,23 @@ def deal_hand(table, deck=None):
         return services.table_hand_start(table=table)
 
 
+def act_for_the_player_to_act(hand, players: dict, action: str, amount=None) -> None:
+    """The player to act does `action` through the table service (players: seat -> player)."""
+    from poker import services
+    from poker.engine.hand import Hand as EngineHand
+
+    hand.refresh_from_db()
+    seat = EngineHand.from_dict(hand.state).to_act
+    services.table_act(
+        table=hand.table,
+        player=players[seat],
+        action=action,
+        amount=amount,
+        turn=hand.turn,
+        seq=hand.turn,
+    )
+
+
 def call_down(hand, players: dict, *, until_street: str | None = None):
     """Everyone to act calls or checks through the table service until the hand is over (or
     has reached `until_street`); `players` maps seat number -> player. Returns the hand."""

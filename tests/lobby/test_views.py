@@ -13,15 +13,10 @@ from tests.factories import make_funded_player, make_player, make_table
 pytestmark = pytest.mark.django_db
 
 
-def _row(html: str, table) -> str:
-    start = html.index(f'data-table="{table.pk}"')
-    return html[start : html.index("</tr>", start)]
-
-
-def test_the_lobby_groups_open_tables_by_game_with_seats_taken(client):
-    omaha = make_table(name="Bering")
-    hi_lo = make_table(
-        name="Cortez",
+def hi_lo_limit_table(name: str):
+    """A full-ring fixed-limit Omaha Hi/Lo table at $2/$4."""
+    return make_table(
+        name=name,
         game=Table.Game.OMAHA8,
         structure=Table.Structure.LIMIT,
         small_blind=None,
@@ -30,6 +25,16 @@ def test_the_lobby_groups_open_tables_by_game_with_seats_taken(client):
         big_bet=400,
         max_seats=10,
     )
+
+
+def _row(html: str, table) -> str:
+    start = html.index(f'data-table="{table.pk}"')
+    return html[start : html.index("</tr>", start)]
+
+
+def test_the_lobby_groups_open_tables_by_game_with_seats_taken(client):
+    omaha = make_table(name="Bering")
+    hi_lo = hi_lo_limit_table("Cortez")
     make_table(name="Closed", is_open=False)
     later = make_table(
         name="Amundsen",
@@ -138,16 +143,7 @@ def test_a_visitor_filters_the_live_lobby(chromium, asgi_server):
     from tests.poker.table_page import beside_the_browser, horizontal_overflow, screenshot
 
     bering = make_table(name="Bering")
-    cortez = make_table(
-        name="Cortez",
-        game=Table.Game.OMAHA8,
-        structure=Table.Structure.LIMIT,
-        small_blind=None,
-        big_blind=None,
-        small_bet=200,
-        big_bet=400,
-        max_seats=10,
-    )
+    cortez = hi_lo_limit_table("Cortez")
     context = chromium.new_context(viewport={"width": 1366, "height": 768}, base_url=asgi_server)
     page = context.new_page()
     errors: list[str] = []

@@ -18,7 +18,12 @@ from poker.engine.cards import FULL_DECK
 from poker.engine.hand import Hand as EngineHand
 from poker.models import Hand, HandIncident, Seat, Table
 from poker.services import TableError, timers
-from tests.factories import make_funded_player, make_seated_player, make_table
+from tests.factories import (
+    act_for_the_player_to_act,
+    make_funded_player,
+    make_seated_player,
+    make_table,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -34,18 +39,7 @@ def engine_of(hand: Hand) -> EngineHand:
     return EngineHand.from_dict(hand.state)
 
 
-def act(hand: Hand, players: dict, action: str, amount=None) -> None:
-    """The player to act does `action` (players: seat number -> player)."""
-    hand.refresh_from_db()
-    seat = EngineHand.from_dict(hand.state).to_act
-    services.table_act(
-        table=hand.table,
-        player=players[seat],
-        action=action,
-        amount=amount,
-        turn=hand.turn,
-        seq=hand.turn,
-    )
+act = act_for_the_player_to_act
 
 
 def finish_checking(hand: Hand, players: dict) -> Hand:

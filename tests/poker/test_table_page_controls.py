@@ -7,7 +7,7 @@ import pytest
 from poker import services
 from poker.engine.hand import Hand as EngineHand
 from poker.models import Hand
-from tests.factories import deal_hand, make_seated_player, make_table
+from tests.factories import act_for_the_player_to_act, deal_hand, make_seated_player, make_table
 from tests.poker.table_page import (
     LAPTOP,
     PHONE,
@@ -37,16 +37,8 @@ def to_act(hand: Hand) -> int:
 
 def opponent_acts(hand: Hand, players: dict, action: str, amount=None) -> None:
     """The player to act (not the page's) does `action` through the service."""
-    hand.refresh_from_db()
-    seat = EngineHand.from_dict(hand.state).to_act
     beside_the_browser(
-        services.table_act,
-        table=hand.table,
-        player=players[seat],
-        action=action,
-        amount=amount,
-        turn=hand.turn,
-        seq=hand.turn,
+        act_for_the_player_to_act, hand=hand, players=players, action=action, amount=amount
     )
 
 
