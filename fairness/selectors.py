@@ -106,7 +106,7 @@ def _commitment(kind: str, ref_id: int, viewer) -> Commitment:
         found = Commitment.objects.filter(kind=kind, ref_id=ref_id).first()
     if found is None or not _allowed(found, viewer):
         # The same answer whether the deal is missing or someone else's: ids leak nothing.
-        raise FairnessRefused("unknown_deal", "No such deal among yours.")
+        raise FairnessRefused("unknown_deal", _("No such deal among yours."))
     return found
 
 
@@ -155,7 +155,7 @@ def hand_check(*, hand_id: int, viewer=None) -> DealCheck:
     commitment = _commitment(Kind.HAND, hand_id, viewer)
     hand = Hand.objects.select_related("table").filter(pk=commitment.ref_id).first()
     if hand is None:
-        raise FairnessRefused("unknown_deal", "No such deal among yours.")
+        raise FairnessRefused("unknown_deal", _("No such deal among yours."))
     over = hand.status != Hand.Status.RUNNING
     dealt: dict[int, str] = {}
     if over:
@@ -178,7 +178,7 @@ def round_check(*, round_id: int, viewer=None) -> DealCheck:
             ShowdownRound.objects.select_related("table", "live_round").filter(pk=round_id).first()
         )
     if round_ is None:
-        raise FairnessRefused("unknown_deal", "No such deal among yours.")
+        raise FairnessRefused("unknown_deal", _("No such deal among yours."))
     live = round_.live_round
     if live is not None:
         commitment = _commitment(Kind.LIVE, live.pk, viewer)

@@ -8,6 +8,7 @@ Frames are JSON objects with a "type"; anything else gets an error frame and cha
 import json
 
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.utils.translation import gettext as _
 
 from config.channel_health import GroupRejoinMixin
 from config.errors import Refused
@@ -41,7 +42,7 @@ class LobbyConsumer(GroupRejoinMixin, AsyncWebsocketConsumer):
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if text_data is None or len(text_data.encode("utf-8", "surrogatepass")) > MAX_FRAME_BYTES:
-            await self.send_error("bad_frame", "Send one JSON text frame of at most 4 KiB.")
+            await self.send_error("bad_frame", _("Send one JSON text frame of at most 4 KiB."))
             return
         try:
             frame = parse_json_object(text_data, what="frame")
@@ -49,12 +50,15 @@ class LobbyConsumer(GroupRejoinMixin, AsyncWebsocketConsumer):
             await self.send_error("bad_frame", error.message)
             return
         if not isinstance(frame.get("type"), str):
-            await self.send_error("bad_frame", 'A frame is a JSON object with a string "type".')
+            await self.send_error("bad_frame", _('A frame is a JSON object with a string "type".'))
             return
         if frame["type"] == "ping":
             await self.send_frame({"type": "pong", "echo": frame.get("echo")})
             return
-        await self.send_error("unknown_type", f"The lobby does not know {frame['type']!r} frames.")
+        await self.send_error(
+            "unknown_type",
+            _("The lobby does not know %(kind)s frames.") % {"kind": repr(frame["type"])},
+        )
 
     async def lobby_update(self, event: dict) -> None:
         """Relay a lobby change broadcast by a service after its transaction commits."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from django.http import QueryDict
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
@@ -175,7 +176,7 @@ def _table_id(value, *, text: bool) -> int:
         found = parse_query_id(value, name="table_id", error=ShowdownRefused)
         if found is not None:
             return found
-    raise ShowdownRefused("bad_parameter", "table_id must be the id of a Showdown table.")
+    raise ShowdownRefused("bad_parameter", _("table_id must be the id of a Showdown table."))
 
 
 def _cents(data: dict, field: str, *, text: bool, required: bool) -> int:
@@ -226,7 +227,7 @@ class RoundsView(ListAPIView):
         data, text = _body(request)
         table = selectors.table_for_play(_table_id(data.get("table_id"), text=text))
         if table is None:
-            raise ShowdownRefused("unknown_table", "No such open table.")
+            raise ShowdownRefused("unknown_table", _("No such open table."))
         round_ = round_deal(
             player=request.user,
             table=table,
@@ -262,7 +263,7 @@ class DecideView(APIView):
         responses={200: ShowdownRoundSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
     )
     def post(self, request: Request, round_id: int) -> Response:
-        data, _ = _body(request)
+        data, _text = _body(request)
         round_ = _own_round(request, round_id)
         round_ = round_decide(
             player=request.user,
