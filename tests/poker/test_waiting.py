@@ -215,17 +215,10 @@ def test_an_offer_accepted_in_two_tabs_seats_the_player_once():
     assert Seat.objects.filter(table=table, player=cat).count() == 1
 
 
-@pytest.mark.django_db(transaction=True)
-def test_a_player_leaving_the_list_while_their_offer_is_taken_up_elsewhere_changes_it_once():
-    """Race: Cat declines in one tab while sitting in another. The table lock orders them;
-    whichever comes second finds nothing to do (or the seat gone) and changes nothing."""
-    table, (ann, _) = full_table()
-    cat, dan = make_funded_player("cat"), make_funded_player("dan")
-    services.waiting_list_join(table=table, player=cat)
-    services.waiting_list_join(table=table, player=dan)
-    services.table_leave(table=table, player=ann)
+def race(*calls) -> list[str]:
+    """Run the calls at once on threads of their own; each outcome "done" or the refusal code."""
     outcomes: list[str] = []
-    start = threading.Barrier(2)
+    start = threading.Barrier(len(calls))
 
     def run(call):
         start.wait()
@@ -237,23 +230,56 @@ def test_a_player_leaving_the_list_while_their_offer_is_taken_up_elsewhere_chang
         finally:
             connection.close()
 
-    threads = [
-        threading.Thread(target=run, args=(lambda: sit(table, cat, 1),)),
-        threading.Thread(
-            target=run, args=(lambda: services.waiting_list_leave(table=table, player=cat),)
-        ),
-    ]
+    threads = [threading.Thread(target=run, args=(call,)) for call in calls]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
+    return sorted(outcomes)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_offer_taken_in_two_tabs_at_once_seats_the_player_once():
+    table, (ann, _) = full_table()
+    cat = make_funded_player("cat")
+    services.waiting_list_join(table=table, player=cat)
+    services.table_leave(table=table, player=ann)
+
+    def take(key):
+        return lambda: services.table_sit(
+            table=table,
+            player=cat,
+            seat_number=1,
+            buy_in=table.max_buy_in,
+            post_big_blind=False,
+            idempotency_key=key,
+        )
+
+    assert race(take("tab-one-key"), take("tab-two-key")) == ["already_seated", "done"]
+    assert Seat.objects.filter(table=table, player=cat).count() == 1
+    assert not WaitingEntry.objects.filter(player=cat).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_player_leaving_the_list_while_their_offer_is_taken_up_elsewhere_changes_it_once():
+    """Race: Cat declines in one tab while sitting in another. The table lock orders them;
+    whichever comes second finds nothing to do (or the seat gone) and changes nothing."""
+    table, (ann, _) = full_table()
+    cat, dan = make_funded_player("cat"), make_funded_player("dan")
+    services.waiting_list_join(table=table, player=cat)
+    services.waiting_list_join(table=table, player=dan)
+    services.table_leave(table=table, player=ann)
+    outcomes = race(
+        lambda: sit(table, cat, 1),
+        lambda: services.waiting_list_leave(table=table, player=cat),
+    )
     assert not WaitingEntry.objects.filter(player=cat).exists()
     seated = Seat.objects.filter(table=table, player=cat).exists()
     if seated:  # the sit came first: the leave found her on no list
-        assert sorted(outcomes) == ["done", "not_waiting"]
+        assert outcomes == ["done", "not_waiting"]
         assert offer_of(table, dan) is None
     else:  # the decline came first: the seat went to Dan, her sit was refused
-        assert sorted(outcomes) == ["done", "seat_offered"]
+        assert outcomes == ["done", "seat_offered"]
         assert offer_of(table, dan) is not None
 
 
