@@ -255,6 +255,32 @@ class HandQuerySet(models.QuerySet):
         """Also read the deck: only for the services that deal or play the hand on."""
         return self.defer(None)
 
+    def with_players(self) -> HandQuerySet:
+        """Also read each hand's `HandPlayer` rows, in the same query on PostgreSQL (a JSON
+        aggregate: one round trip less on every action, issue 12); elsewhere they are read
+        when first asked for, as without this."""
+        from django.db import connections
+
+        if connections[self.db].vendor != "postgresql":
+            return self
+        from django.contrib.postgres.aggregates import JSONBAgg
+        from django.db.models.functions import JSONObject
+
+        rows = (
+            HandPlayer.objects.filter(hand=models.OuterRef("pk"))
+            .order_by()
+            .values("hand")
+            .annotate(
+                rows=JSONBAgg(
+                    JSONObject(
+                        id="id", seat="seat", player_id="player_id", last_seq="last_seq", net="net"
+                    )
+                )
+            )
+            .values("rows")
+        )
+        return self.annotate(hand_player_rows=models.Subquery(rows))
+
 
 class HandManager(models.Manager.from_queryset(HandQuerySet)):
     """Hands as everyone reads them: without the deck (the cards still to come live in that
@@ -339,10 +365,16 @@ class Hand(models.Model):
         self.state = engine.snapshot()
 
     def seated_players(self) -> dict[int, HandPlayer]:
-        """Seat number -> `HandPlayer` of everyone dealt in; read once per row."""
+        """Seat number -> `HandPlayer` of everyone dealt in; read once per row (or read with
+        the hand, `Hand.objects.with_players()`)."""
         cached = getattr(self, "_seated_players", None)
         if cached is None:
-            cached = {row.seat: row for row in HandPlayer.objects.filter(hand_id=self.pk)}
+            read_with_hand = getattr(self, "hand_player_rows", None)
+            if read_with_hand is not None:
+                rows = [HandPlayer.from_json(self, data) for data in read_with_hand]
+            else:
+                rows = list(HandPlayer.objects.filter(hand_id=self.pk))
+            cached = {row.seat: row for row in rows}
             self._seated_players = cached
         return cached
 
@@ -446,6 +478,13 @@ class HandPlayer(models.Model):
 
     def __str__(self) -> str:
         return f"hand {self.hand_id} seat {self.seat}: player {self.player_id}"
+
+    @classmethod
+    def from_json(cls, hand: Hand, data: dict) -> HandPlayer:
+        """A row read as JSON with its hand (`Hand.objects.with_players()`), as if read alone."""
+        names = ["id", "hand_id", "seat", "player_id", "last_seq", "net"]
+        values = [data["id"], hand.pk, data["seat"], data["player_id"], data["last_seq"]]
+        return cls.from_db(hand._state.db, names, [*values, data["net"]])
 
 
 class HandIncident(models.Model):

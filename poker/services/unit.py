@@ -172,6 +172,7 @@ class TableChange:
         if not self._running_loaded:
             self._running = (
                 Hand.objects.with_deck()
+                .with_players()
                 .filter(table=self.table, status=Hand.Status.RUNNING)
                 .first()
             )
