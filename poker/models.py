@@ -351,18 +351,20 @@ class Hand(models.Model):
         self._seated_players = None  # read the players again too
         super().refresh_from_db(*args, **kwargs)
 
-    def record(self, engine, *, since: int | None = None) -> None:
-        """Keep what the engine did: its events from `since` appended to the log (one INSERT)
-        and its snapshot as `state`. By default `since` is the end of the stored snapshot,
-        whose events are always logged already. The caller saves the row."""
+    def record(self, engine, *, since: int | None = None, insert: bool = True) -> list:
+        """Keep what the engine did: its events from `since` appended to the log (one INSERT,
+        or with `insert=False` returned for the caller to insert with its other writes) and
+        its snapshot as `state`. By default `since` is the end of the stored snapshot, whose
+        events are always logged already. The caller saves the row."""
         start = len(self.state.get("events", ())) if since is None else since
-        new = engine.events[start:]
-        if new:
-            HandEvent.objects.bulk_create(
-                HandEvent(hand_id=self.pk, seq=start + k, kind=event["type"], payload=event)
-                for k, event in enumerate(new)
-            )
+        new = [
+            HandEvent(hand_id=self.pk, seq=start + k, kind=event["type"], payload=event)
+            for k, event in enumerate(engine.events[start:])
+        ]
+        if new and insert:
+            HandEvent.objects.bulk_create(new)
         self.state = engine.snapshot()
+        return new
 
     def seated_players(self) -> dict[int, HandPlayer]:
         """Seat number -> `HandPlayer` of everyone dealt in; read once per row (or read with
@@ -419,11 +421,11 @@ class Hand(models.Model):
             row.net = net_by_seat.get(row.seat, 0)
         HandPlayer.objects.bulk_update(rows, ["net"])
 
-    def last_seq_set(self, seat_number: int, seq: int) -> None:
-        """Accept `seq` from the player in this seat: one UPDATE."""
+    def last_seq_set(self, seat_number: int, seq: int) -> HandPlayer:
+        """Accept `seq` from the player in this seat; the caller saves the row returned."""
         row = self.seated_players()[seat_number]
         row.last_seq = seq
-        row.save(update_fields=["last_seq"])
+        return row
 
 
 class HandEvent(models.Model):

@@ -83,7 +83,7 @@ def table_act(*, table, player, action: Any, amount: Any, turn: Any, seq: Any) -
                 engine.act(seat.number, action, amount)
             except IllegalAction as error:
                 raise TableError(error.code, action_refusal_message(error)) from error
-            hand_row.last_seq_set(seat.number, seq)
+            change.rows_to_save.append((hand_row.last_seq_set(seat.number, seq), ["last_seq"]))
             change.users.add(player.pk)
             advance(change, hand_row, engine, since=since, now=timezone.now())
     except HandRefused as refused:

@@ -22,12 +22,13 @@ from typing import Any
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from config.db_batch import save_together
 from config.errors import Refused
 from config.inputs import parse_cents
 from poker import broadcast
 from poker.engine.hand import Hand as EngineHand
 from poker.engine.hand import ReplayMismatch
-from poker.models import Hand, Seat, Table
+from poker.models import Hand, HandEvent, Seat, Table
 
 log = logging.getLogger(__name__)
 
@@ -140,6 +141,8 @@ class TableChange:
         self.lobby_changed = False  # the lobby's row of this table changed: tell lobby pages
         self.schedules: list[tuple[str, int, int | None, float]] = []
         self.notices: list[tuple[int, dict[str, Any]]] = []  # to a player's every page
+        # Rows the change altered, saved with the hand and the version (`persist`).
+        self.rows_to_save: list[tuple[Any, list[str] | None]] = []
         self._running: Hand | None = None
         self._running_loaded = False
         self._seats: dict[int, Seat] | None = None
@@ -242,6 +245,8 @@ def table_change(table: Table | int) -> Iterator[TableChange]:
             if change.publish:
                 persist(change)
                 _publish(change)
+            elif change.rows_to_save:
+                save_together(updates=change.rows_to_save)
             if change.schedules:
                 from poker.services.timers import schedule  # timers builds on this module
 
@@ -258,13 +263,18 @@ def table_change(table: Table | int) -> Iterator[TableChange]:
 
 
 def persist(change: TableChange) -> None:
-    """Write what the change did that is not written yet: the moved hand and the version."""
+    """Write what the change did that is not written yet: the moved hand's new events and the
+    hand itself, the rows it altered (a player's last seq) and the table's version, in one
+    round trip on PostgreSQL (`config.db_batch`)."""
     table, hand_row = change.table, change.hand_row
+    events, updates = [], list(change.rows_to_save)
     if hand_row is not None and change.engine is not None and change.hand_moved:
-        hand_row.record(change.engine)  # new events appended to the log, the snapshot
-        hand_row.save()
+        events = hand_row.record(change.engine, insert=False)  # the log's new events
+        updates.append((hand_row, None))
     table.version += 1
-    table.save(update_fields=["version"])
+    updates.append((table, ["version"]))
+    save_together(inserts=[(HandEvent, events)], updates=updates)
+    change.rows_to_save.clear()
 
 
 def _publish(change: TableChange) -> None:
