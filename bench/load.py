@@ -122,6 +122,8 @@ def room_env(layer: str) -> dict[str, str]:
         CSRF_COOKIE_SECURE="false",
         ALLOWED_HOSTS="*",
         LOG_LEVEL="WARNING",
+        # The core, not the page's pause for a showdown to be read before the next hand.
+        POKER_SHOWDOWN_PAUSE_SCALE="0",
         PYTHONUNBUFFERED="1",
         # This checkout's code even when run from another worktree (the editable install
         # points at the main one).

@@ -197,6 +197,9 @@ CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=200)
 # turn timers for as long (docs/rules.md "Silent tables"). Pages expect a table heartbeat every
 # POKER_HEARTBEAT_SECONDS and ask for a snapshot after two missed ones.
 CHANNEL_REJOIN_SECONDS = env.float("CHANNEL_REJOIN_SECONDS", default=10.0)
+# The next hand waits for an all-in runout and a showdown to be shown on the page
+# (poker.engine.views.ended_hand_display_seconds) times this; 0 for a benchmark of the core.
+POKER_SHOWDOWN_PAUSE_SCALE = env.float("POKER_SHOWDOWN_PAUSE_SCALE", default=1.0)
 POKER_HEARTBEAT_SECONDS = env.float("POKER_HEARTBEAT_SECONDS", default=5.0)
 if CHANNEL_REJOIN_SECONDS <= 0 or POKER_HEARTBEAT_SECONDS <= 0:
     raise ImproperlyConfigured(

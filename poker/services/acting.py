@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -138,7 +139,8 @@ def finish(change: TableChange, hand_row: Hand, engine: EngineHand, now: datetim
     hand_row.players_at_flop = players_at_flop(engine.events, len(engine.seats))
     hand_row.deadline = None
     change.clear_turn_timer(hand_row)
-    delay = table.next_hand_delay_seconds + ended_hand_display_seconds(engine.events)
+    pause = ended_hand_display_seconds(engine.events) * settings.POKER_SHOWDOWN_PAUSE_SCALE
+    delay = table.next_hand_delay_seconds + pause
     table.last_hand_players = len(engine.seats)
     table.last_hand_ended_at = now
     table.next_hand_at = now + timedelta(seconds=delay)
