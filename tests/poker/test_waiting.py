@@ -35,14 +35,15 @@ def full_table(seats: int = 2, **overrides):
     return table, players
 
 
-def sit(table, player, seat: int):
+def sit(table, player, seat: int, key: str | None = None):
+    """Sit with the maximum buy-in; `key` names the request (another key: another click)."""
     return services.table_sit(
         table=table,
         player=player,
         seat_number=seat,
         buy_in=table.max_buy_in,
         post_big_blind=False,
-        idempotency_key=f"sit-{player.pk}-{table.pk}-{seat}",
+        idempotency_key=key or f"sit-{player.pk}-{table.pk}-{seat}",
     )
 
 
@@ -203,14 +204,7 @@ def test_an_offer_accepted_in_two_tabs_seats_the_player_once():
     services.table_leave(table=table, player=ann)
     sit(table, cat, 1)
     with pytest.raises(TableError) as refused:
-        services.table_sit(
-            table=table,
-            player=cat,
-            seat_number=1,
-            buy_in=table.max_buy_in,
-            post_big_blind=False,
-            idempotency_key="the-other-tab",
-        )
+        sit(table, cat, 1, key="the-other-tab")
     assert refused.value.code == "already_seated"
     assert Seat.objects.filter(table=table, player=cat).count() == 1
 
@@ -246,14 +240,7 @@ def test_an_offer_taken_in_two_tabs_at_once_seats_the_player_once():
     services.table_leave(table=table, player=ann)
 
     def take(key):
-        return lambda: services.table_sit(
-            table=table,
-            player=cat,
-            seat_number=1,
-            buy_in=table.max_buy_in,
-            post_big_blind=False,
-            idempotency_key=key,
-        )
+        return lambda: sit(table, cat, 1, key=key)
 
     assert race(take("tab-one-key"), take("tab-two-key")) == ["already_seated", "done"]
     assert Seat.objects.filter(table=table, player=cat).count() == 1
