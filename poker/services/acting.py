@@ -101,7 +101,6 @@ def advance(
     new_hand: bool = False,
 ) -> None:
     """After the engine moved: play for leavers, then end the hand or start the next turn."""
-    table = change.table
     leaving = {number for number, seat in change.seats().items() if seat.leave_pending}
     while not engine.is_over and engine.to_act in leaving:
         engine.act(engine.to_act, engine.default_action())
@@ -111,13 +110,19 @@ def advance(
         return
     if not new_hand:
         hand_row.turn += 1
-    actor = change.seats().get(engine.to_act)
-    seconds = table.action_seconds
-    if actor is not None and not actor.connected:
-        seconds += table.disconnect_grace_seconds
     hand_row.action_started_at = now
-    hand_row.deadline = now + timedelta(seconds=seconds)
+    hand_row.deadline = now + timedelta(seconds=turn_seconds(change, engine.to_act))
     change.schedule_turn_timer(hand_row)
+
+
+def turn_seconds(change: TableChange, seat_number: int | None) -> int:
+    """How long the player in this seat has to act: the table's time, plus the grace for a
+    player who is not connected (RULES.md 6)."""
+    table = change.table
+    actor = change.seats().get(seat_number)
+    if actor is not None and not actor.connected:
+        return table.action_seconds + table.disconnect_grace_seconds
+    return table.action_seconds
 
 
 def finish(change: TableChange, hand_row: Hand, engine: EngineHand, now: datetime) -> None:

@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from poker import timekeeper
 from poker.models import Hand, Table
-from poker.services.acting import advance
+from poker.services.acting import advance, turn_seconds
 from poker.services.unit import HandRefused, TableChange, load, table_change
 
 log = logging.getLogger(__name__)
@@ -108,10 +108,7 @@ def turn_hold(change: TableChange, hand_row: Hand, *, healed_at: datetime, now: 
     if hand_row.deadline is None or hand_row.deadline >= healed_at + margin:
         return False
     engine = load(hand_row)
-    actor = change.seats().get(engine.to_act)
-    seconds = table.action_seconds
-    if actor is not None and not actor.connected:
-        seconds += table.disconnect_grace_seconds
+    seconds = turn_seconds(change, engine.to_act)
     # The clock restarts now (so the page's countdown and clock sync stay true) and runs
     # until a whole turn after the path is healed.
     hand_row.action_started_at = now
