@@ -36,6 +36,21 @@ class RakeSchedule(models.Model):
         return self.name
 
 
+class TableQuerySet(models.QuerySet):
+    def with_occupancy(self) -> TableQuerySet:
+        """Annotate `seats_taken`, `waiting_count` (its waiting list), `seats_offered` (free
+        seats held for the list) and `seats_free` (free seats nobody holds)."""
+        return self.annotate(
+            seats_taken=models.Count("seats", distinct=True),
+            waiting_count=models.Count("waiting", distinct=True),
+            seats_offered=models.Count(
+                "waiting", filter=models.Q(waiting__offer_expires_at__isnull=False), distinct=True
+            ),
+        ).annotate(
+            seats_free=models.F("max_seats") - models.F("seats_taken") - models.F("seats_offered")
+        )
+
+
 class Table(models.Model):
     class Game(models.TextChoices):
         OMAHA = "omaha", _("Omaha High")
@@ -92,6 +107,8 @@ class Table(models.Model):
     # showdown and an all-in runout take on the page (poker.engine.views).
     next_hand_at = models.DateTimeField(null=True, blank=True, editable=False)
     version = models.PositiveBigIntegerField(default=0, editable=False)
+
+    objects = TableQuerySet.as_manager()
 
     class Meta:
         ordering = ["game", "structure", "big_blind", "small_bet", "name"]

@@ -371,18 +371,12 @@ def hands_of_player(player, *, table: Table | None = None) -> QuerySet[Hand]:
 
 
 def tables_for_lobby() -> QuerySet[Table]:
-    """Open tables (models, ordered by game for grouping) with `seats_taken`, `waiting_count`
-    (its waiting list) and `seats_offered` (free seats held for the list) annotated."""
+    """Open tables (models, ordered by game for grouping) with their occupancy annotated
+    (`Table.objects.with_occupancy()`)."""
     # Explicit order: Django drops Meta.ordering from queries with an aggregate.
     return (
         Table.objects.filter(is_open=True)
-        .annotate(
-            seats_taken=Count("seats", distinct=True),
-            waiting_count=Count("waiting", distinct=True),
-            seats_offered=Count(
-                "waiting", filter=Q(waiting__offer_expires_at__isnull=False), distinct=True
-            ),
-        )
+        .with_occupancy()
         .order_by("game", "structure", "big_blind", "small_bet", "name")
     )
 
@@ -441,7 +435,7 @@ def lobby_tables(*, player) -> list[Table]:
     stats = table_stats(table_ids=[table.pk for table in tables])
     for table in tables:
         table.stats = stats.get(table.pk, NO_STATS)
-        table.is_full = table.seats_taken + table.seats_offered >= table.max_seats
+        table.is_full = table.seats_free <= 0
         table.is_mine = table.pk in mine
         table.waiting_place = places.get(table.pk)
     return tables

@@ -18,7 +18,7 @@ import random
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -156,12 +156,9 @@ def waiting_offers_expire(*, now: datetime | None = None) -> int:
         .filter(
             Exists(WaitingEntry.objects.filter(table=OuterRef("pk"), offer_expires_at__isnull=True))
         )
-        .annotate(
-            taken=Count("seats", distinct=True),
-            held=Count("waiting", filter=Q(waiting__offer_expires_at__isnull=False), distinct=True),
-        )
+        .with_occupancy()
     )
-    table_ids.update(t.pk for t in unoffered if t.taken + t.held < t.max_seats)
+    table_ids.update(table.pk for table in unoffered if table.seats_free > 0)
     for table_id in sorted(table_ids):
         with table_change(table_id) as change:
             seats_offer(change, now=now)
@@ -196,12 +193,8 @@ def table_join_any(*, player, kind: GameKind, rng: random.Random | None = None) 
     responsible.check_play(player=player, error=TableError)
     tables = list(
         _tables_of_kind(kind)
+        .with_occupancy()
         .annotate(
-            taken=Count("seats", distinct=True),
-            offered=Count(
-                "waiting", filter=Q(waiting__offer_expires_at__isnull=False), distinct=True
-            ),
-            queue=Count("waiting", distinct=True),
             played=Exists(HandPlayer.objects.filter(hand__table=OuterRef("pk"), player=player)),
             mine=Exists(Seat.objects.filter(table=OuterRef("pk"), player=player)),
         )
@@ -218,11 +211,12 @@ def table_join_any(*, player, kind: GameKind, rng: random.Random | None = None) 
         top = min(rank.values())
         return rng.choice([t for t in candidates if rank[t.pk] == top])
 
-    free = [t for t in tables if t.taken + t.offered < t.max_seats and t.queue == t.offered]
+    # A seat nobody holds, and nobody waiting for one (they would be offered it first).
+    free = [t for t in tables if t.seats_free > 0 and t.waiting_count == t.seats_offered]
     if free:
-        table = best(free, lambda t: t.taken)
+        table = best(free, lambda t: t.seats_taken)
         taken = set(Seat.objects.filter(table=table).values_list("number", flat=True))
         seat = next(n for n in range(1, table.max_seats + 1) if n not in taken)
         return JoinedGame(table=table, seat=seat)
-    table = best(tables, lambda t: t.queue)
+    table = best(tables, lambda t: t.waiting_count)
     return JoinedGame(table=table, position=waiting_list_join(table=table, player=player))
