@@ -160,15 +160,7 @@ class TableView:
         self.last_result = result_json(ended, names)
         # The waiting list in order, (player id, offer deadline or None); only for a change
         # that is not just betting (betting never moves the list) and for snapshots.
-        self.waiting: list[tuple[int, Any]] | None = (
-            list(
-                WaitingEntry.objects.filter(table=table).values_list(
-                    "player_id", "offer_expires_at"
-                )
-            )
-            if last_result
-            else None
-        )
+        self.waiting: list[tuple[int, Any]] | None = self._waiting_read() if last_result else None
         # The published hash of the server seed the next hand will use (docs/fairness.md).
         self.next_seed_hash = table_seed_hash(table_id=table.pk) if last_result else None
         self.table_json = table_json(table)
@@ -204,6 +196,14 @@ class TableView:
             else None,
         }
 
+    def _waiting_read(self) -> list[tuple[int, Any]]:
+        """The list in order: (player id, offer deadline or None)."""
+        return list(
+            WaitingEntry.objects.filter(table=self.table).values_list(
+                "player_id", "offer_expires_at"
+            )
+        )
+
     @property
     def waiting_json(self) -> dict[str, int] | None:
         """The list as everyone sees it: how many wait, how many of them hold a seat offer."""
@@ -219,11 +219,7 @@ class TableView:
         if self.waiting is None:
             if self.seat_of(user_id) is not None:
                 return None  # a seated player is on no list of this table
-            self.waiting = list(
-                WaitingEntry.objects.filter(table=self.table).values_list(
-                    "player_id", "offer_expires_at"
-                )
-            )
+            self.waiting = self._waiting_read()
         for position, (player_id, expires_at) in enumerate(self.waiting, start=1):
             if player_id == user_id:
                 return {
