@@ -34,6 +34,16 @@ def test_the_lobby_lists_the_banked_tables(client, showdown_table):
     assert reverse("showdown:table", args=[showdown_table.pk]) in page
 
 
+def test_a_live_tables_name_in_the_lobby_leads_to_the_live_table(client, db):
+    """Its name linked the online play page, which has no live table (a 404)."""
+    from tests.factories import make_showdown_table
+
+    live = make_showdown_table(seats=3)
+    page = client.get(reverse("lobby:home")).content.decode()
+    assert reverse("showdown:live", args=[live.pk]) in page
+    assert f'href="{reverse("showdown:table", args=[live.pk])}"' not in page
+
+
 def test_the_play_page_shows_limits_cap_paytables_and_balance(gambler_client, db):
     from showdown.models import ShowdownTable
 
