@@ -10,6 +10,7 @@ import random
 import pytest
 from channels.db import database_sync_to_async as sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.db import connection
 
 from cashier.selectors import table_stack_balance, wallet_balance
 from cashier.verify import ledger_verify
@@ -542,8 +543,6 @@ async def test_sitting_down_sitting_out_and_leaving_through_the_socket():
 
 @sync_to_async
 def corrupt(hand):
-    from django.db import connection
-
     with connection.cursor() as cursor:
         cursor.execute(
             "UPDATE poker_hand SET state = jsonb_set(state, '{board}', '[\"As\"]') WHERE id = %s",
@@ -551,6 +550,7 @@ def corrupt(hand):
         )
 
 
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="jsonb_set is PostgreSQL's")
 async def test_players_are_told_why_a_broken_hand_was_cancelled():
     table = await new_table()
     ann = await seat_player(table, "ann", 1)

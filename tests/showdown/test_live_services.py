@@ -5,6 +5,7 @@ verify_ledger clean, repeated frames replayed, refusals that change nothing."""
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 from django.utils import timezone
 
 from cashier.models import Account, Entry
@@ -335,10 +336,9 @@ def test_the_online_services_and_page_leave_live_tables_alone(live_table, deck_i
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="needs real row locks")
 def test_wagers_racing_to_open_a_round_join_one_round():
     import threading
-
-    from django.db import connection
 
     table = make_showdown_table(seats=7, bet_seconds=60)
     players = [seated(table, f"racer{n}", n) for n in range(1, 5)]

@@ -173,6 +173,7 @@ def test_a_double_clicked_decision_settles_once(gambler, showdown_table, next_de
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="needs real row locks")
 def test_two_deals_racing_with_one_key_place_once(showdown_table):
     player = make_funded_player("racer", cents=START)
     barrier = threading.Barrier(2)
@@ -199,6 +200,7 @@ def test_two_deals_racing_with_one_key_place_once(showdown_table):
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="needs real row locks")
 def test_two_decisions_racing_with_one_key_settle_once(showdown_table):
     player = make_funded_player("decider", cents=START)
     round_ = deal(player, showdown_table, key="deal")
