@@ -167,7 +167,10 @@ def hand_check(*, hand_id: int, viewer=None) -> DealCheck:
             board=state["board"],
         )
     title = _("Hand %(number)s at %(table)s") % {"number": hand.number, "table": hand.table.name}
-    return _check(commitment, title=title, over=over, deck=list(hand.deck or []), dealt=dealt)
+    # A running hand's deck stays unread (its column is deferred): only the hand's own services
+    # read it while it runs.
+    deck = list(hand.deck or []) if over else []
+    return _check(commitment, title=title, over=over, deck=deck, dealt=dealt)
 
 
 def round_check(*, round_id: int, viewer=None) -> DealCheck:

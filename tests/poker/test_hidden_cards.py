@@ -3,18 +3,25 @@ page or API answer, no STATE and no log line carries a card still in the deck, a
 (for anyone but their owner) a hole card.
 
 The pages are not listed by hand: every model registered in the admin (its list, and the page,
-history and delete page of each of its rows) and every route without a parameter, so a page
-added later is swept too. The deck itself is read only by the services that play the hand
-(`Hand.objects.with_deck()`); everything else gets hands without it.
+history and delete page of each of its rows), every route without a parameter, and every route
+that takes the running hand's or its table's id (the hand's page, API, downloads in each format
+and fairness check among them), so a page added later is swept too. The deck itself is read
+only by the services that play the hand (`Hand.objects.with_deck()`); everything else gets
+hands without it.
 """
 
+import itertools
 import logging
+import re
 
 import pytest
 from django.contrib import admin
+from django.http import HttpResponse
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
+from histories import urls as histories_urls
+from histories.exports import FORMATS
 from poker.engine.hand import Hand as EngineHand
 from poker.models import Hand
 from poker.selectors import table_state_for
@@ -27,6 +34,12 @@ pytestmark = pytest.mark.django_db
 # GET routes that are not pages to sweep: leaving the session, and the schema's own UIs and
 # document (they describe the API, they show no data).
 SKIPPED = ("accounts/logout/", "api/schema/", "api/docs/", "api/redoc/")
+# Routes of a hand or table that are no GET page (forms post to them): their GET must be a 405.
+POST_ONLY = ("poker:waiting_join", "poker:waiting_leave", "showdown:deal")
+# What a route of the running hand or its table may answer a GET with: the page, or a refusal
+# (a running hand has no history, download or fairness reveal yet).
+ANSWERS = (200, 403, 404)
+PARAMETER = re.compile(r"<(?:\w+:)?(\w+)>")
 
 
 def _parameterless_routes(patterns=None, prefix: str = "") -> list[str]:
@@ -43,6 +56,46 @@ def _parameterless_routes(patterns=None, prefix: str = "") -> list[str]:
         elif isinstance(entry, URLPattern):
             paths.append("/" + prefix + route)
     return [path for path in paths if not path.lstrip("/").startswith(SKIPPED)]
+
+
+def _hand_routes(
+    fill: dict[str, list[str]], patterns=None, prefix: str = "", namespace: str = ""
+) -> dict[str, str]:
+    """Every route taking a hand's or a table's id, and no parameter that `fill` has no values
+    for, filled in with each combination of them: {path: the route's name}."""
+    paths = {}
+    for entry in get_resolver().url_patterns if patterns is None else patterns:
+        route = str(entry.pattern)
+        if route.startswith("^") or "(?P" in route or route == "admin/":
+            continue  # the admin's own routes are swept by _admin_pages
+        if isinstance(entry, URLResolver):
+            inner = f"{namespace}{entry.namespace}:" if entry.namespace else namespace
+            paths.update(_hand_routes(fill, entry.url_patterns, prefix + route, inner))
+            continue
+        names = PARAMETER.findall(prefix + route)
+        if not {"hand_id", "table_id"} & set(names) or not set(names) <= fill.keys():
+            continue  # no hand's or table's route, or one of something else (a round, a token)
+        template = "/" + PARAMETER.sub(r"{\1}", prefix + route)
+        route_name = namespace + (entry.name or "")
+        for values in itertools.product(*(fill[name] for name in names)):
+            paths[template.format(**dict(zip(names, values, strict=True)))] = route_name
+    return paths
+
+
+def _routes_of(hand: Hand) -> dict[str, str]:
+    """The routes of the running hand and its table, with each download format."""
+    fill = {"hand_id": [str(hand.pk)], "table_id": [str(hand.table_id)], "fmt": list(FORMATS)}
+    paths = _hand_routes(fill)
+    expected = {
+        reverse("poker:table", args=[hand.table_id]),
+        reverse("histories:hand", args=[hand.pk]),
+        reverse("api-hand", args=[hand.pk]),
+        *(reverse("histories:hand_download", args=[hand.pk, fmt]) for fmt in FORMATS),
+        reverse("fairness:hand", args=[hand.pk]),
+        reverse("api-fairness-hand", args=[hand.pk]),
+    }
+    assert expected <= paths.keys(), sorted(expected - paths.keys())
+    return paths
 
 
 def _admin_pages() -> list[str]:
@@ -68,11 +121,17 @@ def _secrets(hand: Hand) -> tuple[set[str], dict[int, set[str]]]:
     return undealt, holes
 
 
-def _get(client: Client, path: str) -> str:
+def _get(client: Client, path: str, answers=range(500)) -> str:
     response = client.get(path)
-    assert response.status_code < 500, (path, response.status_code)
+    assert response.status_code in answers, (path, response.status_code)
     body = b"".join(response.streaming_content) if response.streaming else response.content
     return body.decode(errors="replace")
+
+
+def _get_route(client: Client, path: str, name: str) -> str:
+    """A route of the running hand or its table: a GET page answers with itself or a refusal,
+    a route forms post to refuses the GET."""
+    return _get(client, path, (405,) if name in POST_ONLY else ANSWERS)
 
 
 def test_no_page_api_state_or_log_line_shows_a_running_hands_hidden_cards(caplog):
@@ -86,7 +145,7 @@ def test_no_page_api_state_or_log_line_shows_a_running_hands_hidden_cards(caplog
 
     staff = make_player("boss", is_staff=True, is_superuser=True)
     watcher = make_funded_player("sam")
-    table_page = f"/tables/{table.pk}/"
+    hand_routes = _routes_of(hand)
     routes = _parameterless_routes()
     assert "/api/accounts/me/" in routes and "/" in routes, "the sweep reaches the API and pages"
     admin_pages = _admin_pages()
@@ -99,8 +158,12 @@ def test_no_page_api_state_or_log_line_shows_a_running_hands_hidden_cards(caplog
         client.force_login(user, backend="django.contrib.auth.backends.ModelBackend")
         # What this viewer may see: their own hole cards, nothing else of the hand's secrets.
         hidden = undealt | (every_hole - holes.get(seat, set()))
-        for path in [*routes, table_page, *(admin_pages if user.is_staff else [])]:
+        for path in [*routes, *(admin_pages if user.is_staff else [])]:
             leaked = cards_in(_get(client, path)) & hidden
+            assert not leaked, f"{path} shows {sorted(leaked)} to {user.username}"
+            swept += 1
+        for path, name in hand_routes.items():
+            leaked = cards_in(_get_route(client, path, name)) & hidden
             assert not leaked, f"{path} shows {sorted(leaked)} to {user.username}"
             swept += 1
         state = str(table_state_for(table=table, player=user))
@@ -134,3 +197,26 @@ def test_the_admin_sweep_would_see_a_leaked_deck(monkeypatch):
         found |= cards_in(_get(client, path)) & undealt
     assert found == undealt
     assert players
+
+
+def test_the_sweep_of_a_hands_routes_would_see_a_leaked_deck(monkeypatch):
+    """The sweep of the hand's and table's routes reads their answers: a hand page that did
+    print the deck is caught by it."""
+    table = make_table()
+    players = {n: seat_player(table, name, n) for n, name in ((1, "ann"), (2, "ben"))}
+    hand = deal_hand(table, DECK)
+    undealt, _ = _secrets(hand)
+    page = next(e for e in histories_urls.urlpatterns if getattr(e, "name", None) == "hand")
+    monkeypatch.setattr(
+        page,
+        "callback",
+        lambda request, hand_id: HttpResponse(
+            " ".join(Hand.objects.with_deck().get(pk=hand_id).deck)
+        ),
+    )
+    client = Client()
+    client.force_login(players[1], backend="django.contrib.auth.backends.ModelBackend")
+    found = set()
+    for path, name in _routes_of(hand).items():
+        found |= cards_in(_get_route(client, path, name)) & undealt
+    assert found == undealt
