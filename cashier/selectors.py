@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from cashier.models import Account, Entry, Posting
 from cashier.ratholing import BuyInTerms, buy_in_terms_for
+from config.prepared import PreparedQuery
 
 
 def wallet_balance(*, player) -> int:
@@ -34,15 +35,21 @@ def table_stacks(*, table) -> dict[int, int]:
     )
 
 
+# Read on every change at a table: compiled once per process (config/prepared.py).
+stacks_and_wallets_read = PreparedQuery(
+    lambda table_id, owner_ids: Account.objects.filter(
+        Q(kind=Account.Kind.TABLE_STACK, table_id=table_id, balance__gt=0)
+        | Q(kind=Account.Kind.WALLET, owner_id__in=owner_ids)
+    ).values_list("kind", "owner_id", "balance")
+)
+
+
 def table_stacks_and_wallets(*, table, wallet_owner_ids) -> tuple[dict[int, int], dict[int, int]]:
     """(every non-empty stack at the table, the wallets of `wallet_owner_ids`), user id ->
     cents, in one read: what a table's frames show of money (a round trip less per change)."""
     stacks: dict[int, int] = {}
     wallets = dict.fromkeys(wallet_owner_ids, 0)
-    rows = Account.objects.filter(
-        Q(kind=Account.Kind.TABLE_STACK, table=table, balance__gt=0)
-        | Q(kind=Account.Kind.WALLET, owner_id__in=list(wallet_owner_ids))
-    ).values_list("kind", "owner_id", "balance")
+    rows = stacks_and_wallets_read(table_id=table.pk, owner_ids=sorted(wallets))
     for kind, owner_id, balance in rows:
         (stacks if kind == Account.Kind.TABLE_STACK else wallets)[owner_id] = balance
     return stacks, wallets

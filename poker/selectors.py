@@ -10,12 +10,14 @@ which can show the hand but not deal from it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from django.db.models import Count, Max, OuterRef, Q, QuerySet, Subquery
 
 from cashier.selectors import buy_in_terms, table_stacks_and_wallets, wallet_balance
 from cashier.services import dollars
+from config.prepared import PreparedQuery
 from fairness.selectors import table_seed_hash
 from poker.engine.hand import Hand as EngineHand
 from poker.engine.views import events_for, redact_event, view_for
@@ -89,6 +91,17 @@ def result_json(hand_row: Hand | None, names: dict[int, str]) -> dict[str, Any] 
     }
 
 
+# The reads every table change makes, compiled once per process (config/prepared.py).
+table_seats_read = PreparedQuery(
+    lambda table_id: Seat.objects.filter(table_id=table_id).select_related("player__profile")
+)
+
+
+def table_seats(*, table_id: int) -> dict[int, Seat]:
+    """The table's seats by number, with their players and profiles."""
+    return {seat.number: seat for seat in table_seats_read(table_id=table_id)}
+
+
 class TableView:
     """One table loaded once: seats, stacks, the running hand and the last result."""
 
@@ -105,18 +118,18 @@ class TableView:
         betting does not send it; `self.last_result` is then None); `seats`, already read by
         the caller with their players' profiles, spare reading them again."""
         self.table = table
-        self.seats = (
-            seats
-            if seats is not None
-            else {
-                seat.number: seat
-                for seat in Seat.objects.filter(table=table).select_related("player__profile")
-            }
-        )
+        self.seats = seats if seats is not None else table_seats(table_id=table.pk)
         self.stacks, self.wallets = table_stacks_and_wallets(
             table=table, wallet_owner_ids=[seat.player_id for seat in self.seats.values()]
         )
-        if hand_row is None or hand_row.status != Hand.Status.RUNNING:
+        # A hand that just finished in the caller's change is the table's last hand: no hand
+        # runs (the table is locked) and it is the last result (two reads spared).
+        just_finished = (
+            hand_row if hand_row is not None and hand_row.status == Hand.Status.FINISHED else None
+        )
+        if just_finished is not None:
+            hand_row = engine = None
+        elif hand_row is None or hand_row.status != Hand.Status.RUNNING:
             hand_row = Hand.objects.filter(table=table, status=Hand.Status.RUNNING).first()
             engine = None
         self.hand_row = hand_row
@@ -129,26 +142,31 @@ class TableView:
         self.engine_stacks: dict[int, int] = {}
         if engine is not None:
             self.engine_stacks = dict(zip(engine.seats, engine.stacks, strict=True))
-        ended = (
-            Hand.objects.filter(
-                table=table, status__in=[Hand.Status.FINISHED, Hand.Status.CANCELLED]
-            )
-            .only("id", "number", "status", "cancel_reason", "result")
-            .annotate(
-                cancel_code=Subquery(
-                    HandIncident.objects.filter(hand=OuterRef("pk")).values("code")[:1]
+        if not last_result:
+            ended = None
+        elif just_finished is not None:
+            ended = just_finished
+        else:
+            ended = (
+                Hand.objects.filter(
+                    table=table, status__in=[Hand.Status.FINISHED, Hand.Status.CANCELLED]
                 )
+                .only("id", "number", "status", "cancel_reason", "result")
+                .annotate(
+                    cancel_code=Subquery(
+                        HandIncident.objects.filter(hand=OuterRef("pk")).values("code")[:1]
+                    )
+                )
+                .order_by("-id")
+                .first()
             )
-            .order_by("-id")
-            .first()
-            if last_result
-            else None
-        )
         Hand.prefetch_players([row for row in (self.hand_row, ended) if row is not None])
-        names = {
-            seat.player_id: player_json(seat.player)["display_name"] for seat in self.seats.values()
-        }
+        names: dict[int, str] = {}
         if ended is not None:
+            names = {
+                seat.player_id: player_json(seat.player)["display_name"]
+                for seat in self.seats.values()
+            }
             missing = [u for u in ended.player_ids().values() if u not in names]
             if missing:
                 from django.contrib.auth import get_user_model
@@ -163,8 +181,15 @@ class TableView:
         self.waiting: list[tuple[int, Any]] | None = self._waiting_read() if last_result else None
         # The published hash of the server seed the next hand will use (docs/fairness.md).
         self.next_seed_hash = table_seed_hash(table_id=table.pk) if last_result else None
-        self.table_json = table_json(table)
-        self.seats_json = [self._seat_json(n) for n in range(1, table.max_seats + 1)]
+
+    @cached_property
+    def table_json(self) -> dict[str, Any]:
+        return table_json(self.table)
+
+    @cached_property
+    def seats_json(self) -> list[dict[str, Any]]:
+        """Every seat as the STATE shows it (not built for a change that is only betting)."""
+        return [self._seat_json(n) for n in range(1, self.table.max_seats + 1)]
 
     def _seat_json(self, number: int) -> dict[str, Any]:
         seat = self.seats.get(number)

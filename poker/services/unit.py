@@ -25,10 +25,12 @@ from django.utils.translation import gettext as _
 from config.db_batch import save_together
 from config.errors import Refused
 from config.inputs import parse_cents
+from config.prepared import PreparedQuery
 from poker import broadcast
 from poker.engine.hand import Hand as EngineHand
 from poker.engine.hand import ReplayMismatch
 from poker.models import Hand, HandEvent, Seat, Table
+from poker.selectors import table_seats
 
 log = logging.getLogger(__name__)
 
@@ -114,12 +116,26 @@ def peek(hand_row: Hand) -> EngineHand | None:
         return None
 
 
+# The reads of every table change, compiled once per process (config/prepared.py).
+table_lock_read = PreparedQuery(
+    lambda table_id: Table.objects.select_for_update().filter(pk=table_id)
+)
+running_hand_read = PreparedQuery(
+    lambda table_id: (
+        Hand.objects.with_deck()
+        .with_players()
+        .filter(table_id=table_id, status=Hand.Status.RUNNING)
+        .order_by("pk")[:1]
+    )
+)
+
+
 def lock_table(table: Table | int) -> Table:
     table_id = table if is_int(table) else getattr(table, "pk", None)
-    locked = Table.objects.select_for_update().filter(pk=table_id).first()
-    if locked is None:
+    locked = table_lock_read(table_id=table_id) if is_int(table_id) else []
+    if not locked:
         raise TableError("no_table", _("There is no such table."))
-    return locked
+    return locked[0]
 
 
 # ------------------------------------------------------------------ the change being made
@@ -143,6 +159,9 @@ class TableChange:
         self.notices: list[tuple[int, dict[str, Any]]] = []  # to a player's every page
         # Rows the change altered, saved with the hand and the version (`persist`).
         self.rows_to_save: list[tuple[Any, list[str] | None]] = []
+        # True when every seat this change altered is one of `seats()` (the acting path): the
+        # frames then show those objects instead of reading the seats again.
+        self.seats_fresh = False
         self._running: Hand | None = None
         self._running_loaded = False
         self._seats: dict[int, Seat] | None = None
@@ -154,10 +173,7 @@ class TableChange:
         changes these objects and saves them, so what it did shows in the rest of the change,
         and a betting change's frames reuse them (a round trip per read saved, issue 12)."""
         if self._seats is None:
-            self._seats = {
-                seat.number: seat
-                for seat in Seat.objects.filter(table=self.table).select_related("player__profile")
-            }
+            self._seats = table_seats(table_id=self.table.pk)
         return self._seats
 
     def seats_reload(self) -> None:
@@ -173,12 +189,8 @@ class TableChange:
 
     def running_hand(self) -> Hand | None:
         if not self._running_loaded:
-            self._running = (
-                Hand.objects.with_deck()
-                .with_players()
-                .filter(table=self.table, status=Hand.Status.RUNNING)
-                .first()
-            )
+            running = running_hand_read(table_id=self.table.pk)
+            self._running = running[0] if running else None
             self._running_loaded = True
         if self._running is not None and self._running.status != Hand.Status.RUNNING:
             return None  # it ended in this change
@@ -199,6 +211,17 @@ class TableChange:
         self.hand_moved = self.hand_moved or moved
         self._running, self._running_loaded = hand_row, True
         self.publish = True
+
+    def save_later(self, row: Any, fields: list[str]) -> None:
+        """Save these fields of `row` with the rest of the change (one statement, `persist`);
+        the fields of a row already waiting are merged (one row is written once)."""
+        for index, (waiting, waiting_fields) in enumerate(self.rows_to_save):
+            if waiting is row:
+                if waiting_fields is not None:
+                    merged = waiting_fields + [f for f in fields if f not in waiting_fields]
+                    self.rows_to_save[index] = (row, merged)
+                return
+        self.rows_to_save.append((row, list(fields)))
 
     def touch(self) -> None:
         """Broadcast the table even though no event names what changed."""
@@ -267,13 +290,14 @@ def persist(change: TableChange) -> None:
     hand itself, the rows it altered (a player's last seq) and the table's version, in one
     round trip on PostgreSQL (`config.db_batch`)."""
     table, hand_row = change.table, change.hand_row
-    events, updates = [], list(change.rows_to_save)
+    events = []
     if hand_row is not None and change.engine is not None and change.hand_moved:
         events = hand_row.record(change.engine, insert=False)  # the log's new events
-        updates.append((hand_row, None))
+        change.rows_to_save = [row for row in change.rows_to_save if row[0] is not hand_row]
+        change.rows_to_save.append((hand_row, None))
     table.version += 1
-    updates.append((table, ["version"]))
-    save_together(inserts=[(HandEvent, events)], updates=updates)
+    change.save_later(table, ["version"])
+    save_together(inserts=[(HandEvent, events)], updates=change.rows_to_save)
     change.rows_to_save.clear()
 
 
@@ -288,11 +312,12 @@ def _publish(change: TableChange) -> None:
         since=change.since,
         extra_user_ids=change.users,
         seats=change._seats,
+        seats_fresh=change.seats_fresh,
     )
     transaction.on_commit(lambda: broadcast.send(table_id=table.pk, frames=frames))
     seating = any(event["type"] in ("player_sat", "player_left") for event in change.events)
     if change.lobby_changed or seating:
-        seats_taken = Seat.objects.filter(table=table).count()
+        seats_taken = len(change.seats())
         transaction.on_commit(
             lambda: broadcast.send_lobby(table_id=table.pk, seats_taken=seats_taken)
         )
