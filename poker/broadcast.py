@@ -127,11 +127,13 @@ def frames_for_change(
     since: int,
     extra_user_ids: Iterable[int] = (),
     seats: dict[int, Seat] | None = None,
+    seats_fresh: bool = False,
 ) -> dict[str, Any]:
     """{"public": JSON text of the `update` frame, "private": {user id: JSON text of their
     `private` frame}}; `extra_user_ids` are players the change concerned who may hold no seat
     now (one who just left). `seats`, the change's own read of them, serve a change that is
-    only betting (which moves no seat); any other change reads them afresh."""
+    only betting (which moves no seat) or whose seats are `seats_fresh` (every seat it altered is
+    one of these objects); any other change reads them afresh."""
     # In the order they happened: the button draw before the hand it starts, then what the
     # engine did, then what followed at the table (the reveal, players sat out or leaving).
     first = [event for event in events if event["type"] == "button_drawn"]
@@ -147,7 +149,7 @@ def frames_for_change(
         hand_row=hand_row,
         engine=engine,
         last_result=not betting,
-        seats=seats if betting else None,
+        seats=seats if betting or seats_fresh else None,
     )
 
     owners = {seat.number: seat.player_id for seat in view.seats.values()}
@@ -228,16 +230,21 @@ def _run_on_layer(call) -> None:
 
 
 def send(*, table_id: int, frames: dict[str, Any]) -> None:
-    """Each private frame to its player's own group, then the public frame to the table's
-    group: a page that applies both shows its own part with the change that made it. A dead
-    layer costs a log line, not the change (clients get a fresh snapshot when they reconnect
-    or notice they are behind)."""
+    """The private frames to their players' own groups (all at once: each is several round
+    trips to Redis), then the public frame to the table's group: a page that applies both
+    shows its own part with the change that made it. A dead layer costs a log line, not the
+    change (clients get a fresh snapshot when they reconnect or notice they are behind)."""
 
     async def deliver(layer) -> None:
-        for user_id, text in frames["private"].items():
-            await layer.group_send(
-                user_group_name(table_id, int(user_id)), {"type": "table.private", "text": text}
+        await asyncio.gather(
+            *(
+                layer.group_send(
+                    user_group_name(table_id, int(user_id)),
+                    {"type": "table.private", "text": text},
+                )
+                for user_id, text in frames["private"].items()
             )
+        )
         await layer.group_send(
             group_name(table_id), {"type": "table.update", "text": frames["public"]}
         )

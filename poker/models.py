@@ -431,12 +431,13 @@ class Hand(models.Model):
             0,
         )
 
-    def nets_record(self, net_by_seat: dict[int, int]) -> None:
-        """Each player's net of the finished hand on their row: one UPDATE for all of them."""
+    def nets_set(self, net_by_seat: dict[int, int]) -> list[HandPlayer]:
+        """Each player's net of the finished hand on their row; the caller saves the rows
+        returned (with the rest of its change)."""
         rows = list(self.seated_players().values())
         for row in rows:
             row.net = net_by_seat.get(row.seat, 0)
-        HandPlayer.objects.bulk_update(rows, ["net"])
+        return rows
 
     def last_seq_set(self, seat_number: int, seq: int) -> HandPlayer:
         """Accept `seq` from the player in this seat; the caller saves the row returned."""

@@ -84,7 +84,8 @@ def table_act(*, table, player, action: Any, amount: Any, turn: Any, seq: Any) -
                 engine.act(seat.number, action, amount)
             except IllegalAction as error:
                 raise TableError(error.code, action_refusal_message(error)) from error
-            change.rows_to_save.append((hand_row.last_seq_set(seat.number, seq), ["last_seq"]))
+            change.save_later(hand_row.last_seq_set(seat.number, seq), ["last_seq"])
+            change.seats_fresh = True  # an action alters seats only through change.seats()
             change.users.add(player.pk)
             advance(change, hand_row, engine, since=since, now=timezone.now())
     except HandRefused as refused:
@@ -134,7 +135,8 @@ def finish(change: TableChange, hand_row: Hand, engine: EngineHand, now: datetim
     cashier.hand_settle(
         table_id=table.pk, hand_id=hand_row.pk, net_by_player=net, rake=result["rake"]
     )
-    hand_row.nets_record({entry["seat"]: entry["net"] for entry in result["seats"]})
+    for row in hand_row.nets_set({entry["seat"]: entry["net"] for entry in result["seats"]}):
+        change.save_later(row, ["net"])
     hand_reveal(change, hand_row, now)
     hand_row.status = Hand.Status.FINISHED
     hand_row.result = result
@@ -149,7 +151,7 @@ def finish(change: TableChange, hand_row: Hand, engine: EngineHand, now: datetim
     table.last_hand_players = len(engine.seats)
     table.last_hand_ended_at = now
     table.next_hand_at = now + timedelta(seconds=delay)
-    table.save(update_fields=["last_hand_players", "last_hand_ended_at", "next_hand_at"])
+    change.save_later(table, ["last_hand_players", "last_hand_ended_at", "next_hand_at"])
     tidy_seats(change, now)
     change.schedule_hand_start(delay)
 
@@ -166,7 +168,7 @@ def tidy_seats(change: TableChange, now: datetime) -> None:
     """Between hands: timed-out players sit out, leavers are cashed out, the bust sit out."""
     table = change.table
     stacks = table_stacks(table=table)
-    for seat in Seat.objects.filter(table=table).select_related("player"):
+    for seat in sorted(change.seats().values(), key=lambda seat: seat.number):
         if seat.leave_pending:
             remove_seat(change, seat, reason="left")
             continue

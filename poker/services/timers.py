@@ -90,7 +90,8 @@ def hand_turn_timeout(
             timed_out = change.seats().get(seat_number)
             if timed_out is not None:
                 timed_out.time_out_pending = True
-                timed_out.save(update_fields=["time_out_pending"])
+                change.save_later(timed_out, ["time_out_pending"])
+            change.seats_fresh = True  # a timeout alters seats only through change.seats()
             change.event("timeout", seat=seat_number, hand_id=hand_row.pk, action=action)
             advance(change, hand_row, engine, since=since, now=now)
             return action

@@ -18,9 +18,18 @@ from poker.models import Hand
 from poker.services.unit import peek
 from tests.factories import deal_hand, make_seated_player, make_table
 
-pytestmark = pytest.mark.django_db
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.skipif(
+        connection.vendor != "postgresql", reason="counts PostgreSQL's batched statements"
+    ),
+]
 
 MOST_STATEMENTS_PER_CALL = 7
+# The action that ends a hand also settles it in the cashier (a savepoint, the accounts locked,
+# the entry, its postings, the audit record, the balances), reveals the deal, tidies the seats
+# and sends every seat: 19 statements, 26 before the seats and the last result were reused.
+MOST_STATEMENTS_TO_END_A_HAND = 19
 
 
 def test_a_mid_hand_call_takes_no_more_round_trips_than_counted():
@@ -41,3 +50,30 @@ def test_a_mid_hand_call_takes_no_more_round_trips_than_counted():
         assert sum('FROM "cashier_account"' in s for s in sql) == 1, "stacks and wallets at once"
         writes = [s for s in sql if s.startswith(("INSERT", "UPDATE", "WITH"))]
         assert len(writes) == 1 and writes[0].startswith("WITH"), "every write in one statement"
+
+
+def test_the_action_that_ends_a_hand_reads_the_seats_and_the_hand_once():
+    table = make_table(next_hand_delay_seconds=3600)
+    players = {n: make_seated_player(table, f"p{n}", n) for n in range(1, 7)}
+    seqs = dict.fromkeys(players, 0)
+    for _ in range(2):  # the table's first settlement also opens its rake account
+        hand = deal_hand(table)
+        while True:
+            row = Hand.objects.with_deck().get(pk=hand.pk)
+            engine = peek(row)
+            seat = engine.to_act
+            seqs[seat] += 1
+            action = "check" if engine.legal_actions().can_check else "call"
+            with CaptureQueriesContext(connection) as statements:
+                services.table_act(
+                    table=table, player=players[seat], action=action, amount=None,
+                    turn=row.turn, seq=seqs[seat],
+                )  # fmt: skip
+            row.refresh_from_db()
+            if row.status != Hand.Status.RUNNING:
+                break
+        assert row.status == Hand.Status.FINISHED
+    sql = [query["sql"] for query in statements.captured_queries]
+    assert len(sql) <= MOST_STATEMENTS_TO_END_A_HAND, "\n".join(s[:120] for s in sql)
+    assert sum('FROM "poker_seat"' in s for s in sql) == 1, "the seats are read once"
+    assert sum('FROM "poker_hand"' in s for s in sql) == 1, "the hand is read once"
