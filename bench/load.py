@@ -518,6 +518,11 @@ def progress_of(state: dict) -> tuple[int, int] | None:
     return None
 
 
+# How long a client waits for a missing version before it asks for a snapshot (static/js/table.js
+# waits as long).
+HOLD_SECONDS = 0.3
+
+
 def new_mirror():
     """What a client holds of a table, from its frames (poker.mirror, as the tests use)."""
     try:
@@ -611,6 +616,7 @@ class Bot:
         self.sent_for: dict[int, tuple[int, int]] = {}  # seq -> (hand, turn) of an act
         self.admin_sent: dict[str, float] = {}  # frame type -> when last sent
         self.closed = False
+        self.hold_timer: asyncio.TimerHandle | None = None  # waiting for a missing version
 
     # -- connection
 
@@ -643,16 +649,19 @@ class Bot:
             stale, gaps = self.mirror.stale, self.mirror.gaps
             changed = self.mirror.apply(frame)
             self.watch.stats.out_of_order += self.mirror.stale - stale
-            if self.mirror.gaps > gaps:
-                self.watch.stats.gaps += 1
-                self.admin({"type": "snapshot"})
-            if not changed:
-                return
-            self.state = self.mirror.state
-            progress = progress_of(self.state)
-            if progress is not None:
-                self.watch.seen(self, progress, t)
-            self.decide()
+            held = getattr(self.mirror, "held", None)
+            if held and frame.get("version") in held:
+                self.watch.stats.out_of_order += 1  # came before the one it follows
+            if held and self.hold_timer is None:
+                # An update came before the one it follows: wait a moment for the missing one
+                # (docs/protocol.md), then give up and ask for a snapshot.
+                self.hold_timer = asyncio.get_running_loop().call_later(
+                    HOLD_SECONDS, self.held_give_up
+                )
+            elif not held and self.hold_timer is not None:
+                self.hold_timer.cancel()
+                self.hold_timer = None
+            self.after_apply(changed, gaps, t)
         elif kind == "error":
             stats = self.watch.stats
             stats.count(stats.errors, frame.get("code", "?"))
@@ -661,6 +670,24 @@ class Bot:
                 self.watch.action_refused(key)
             if len(stats.stall_notes) < 20:
                 stats.stall_notes.append(f"{self.seed.username}: error {frame}")
+
+    def held_give_up(self) -> None:
+        self.hold_timer = None
+        gaps = self.mirror.gaps
+        changed = self.mirror.held_give_up()
+        self.after_apply(changed, gaps, time.perf_counter())
+
+    def after_apply(self, changed: bool, gaps_before: int, t: float) -> None:
+        if self.mirror.gaps > gaps_before:
+            self.watch.stats.gaps += 1
+            self.admin({"type": "snapshot"})
+        if not changed:
+            return
+        self.state = self.mirror.state
+        progress = progress_of(self.state)
+        if progress is not None:
+            self.watch.seen(self, progress, t)
+        self.decide()
 
     def decide(self) -> None:
         state = self.state

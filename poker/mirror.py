@@ -50,12 +50,17 @@ def compose(public: dict[str, Any], own: dict[str, Any] | None) -> dict[str, Any
 class TableMirror:
     """Apply frames as they come; `state` is the composed STATE (None before the snapshot).
 
-    `gaps` counts updates that skipped a version (the client should ask for a snapshot),
-    `stale` frames older than what it shows (ignored)."""
+    An update that skips a version is held (`held`), not applied: broadcasts from different
+    processes may cross, and the missing one usually comes a few milliseconds later; it is
+    then applied with the held ones in order. A client that still misses it after a moment
+    calls `held_give_up` and asks for a snapshot. `gaps` counts updates that could not be
+    applied in order (the client should ask for a snapshot), `stale` frames older than what
+    it shows (ignored)."""
 
     def __init__(self) -> None:
         self.public: dict[str, Any] | None = None
         self.own: dict[str, Any] | None = None
+        self.held: dict[int, dict[str, Any]] = {}
         self.gaps = 0
         self.stale = 0
 
@@ -75,6 +80,8 @@ class TableMirror:
             self.public = dict(state)
             if self.own is None or self.own["version"] <= state["version"]:
                 self.own = own_part(state)
+            self.held = {v: held for v, held in self.held.items() if v > state["version"]}
+            self._held_apply()
             return True
         if kind == "private":
             if self.own is not None and frame["version"] < self.own["version"]:
@@ -84,38 +91,64 @@ class TableMirror:
             return True
         if kind == "update" and self.public is not None:
             version = frame["version"]
-            if version <= self.public["version"]:
+            if version <= self.public["version"] or version in self.held:
                 self.stale += 1
                 return False
             if version > self.public["version"] + 1:
-                self.gaps += 1
-            public = {**self.public, "version": version}
-            if "hand_changes" in frame:
-                changes = frame["hand_changes"]
-                hand = public.get("hand")
-                if hand is None or hand["id"] != changes["id"]:
-                    self.gaps += 1  # a change to a hand this client never saw: snapshot
-                    return False
-                moved = {s["seat"]: s for s in changes["seats"]}
-                seats = [moved.get(s["seat"], s) for s in hand["seats"]]
-                public["hand"] = {**hand, **changes, "seats": seats}
-            else:
-                public["hand"] = frame["hand"]
-            if "seats" in frame:
-                public["seats"] = frame["seats"]
-            elif public["hand"] is not None:
-                # Only the betting moved: the seats' stacks are the hand's.
-                stacks = {s["seat"]: s["stack"] for s in public["hand"]["seats"]}
-                public["seats"] = [
-                    {**s, "stack": stacks[s["seat"]]} if s["seat"] in stacks else s
-                    for s in public["seats"]
-                ]
-            if "last_result" in frame:
-                public["last_result"] = frame["last_result"]
-            if frame.get("waiting") is not None:
-                public["waiting"] = frame["waiting"]
-            if "next_server_seed_hash" in frame:
-                public["next_server_seed_hash"] = frame["next_server_seed_hash"]
-            self.public = public
-            return True
+                self.held[version] = frame  # until the versions before it come
+                return False
+            changed = self._update(frame)
+            return self._held_apply() or changed
         return False
+
+    def held_give_up(self) -> bool:
+        """The versions before the held updates did not come: apply the held ones in order
+        anyway (a gap: the client asks for a snapshot). True when that changed the state."""
+        if not self.held:
+            return False
+        self.gaps += 1
+        changed = False
+        for version in sorted(self.held):
+            frame = self.held.pop(version)
+            if version > self.public["version"]:
+                changed = self._update(frame) or changed
+        return changed
+
+    def _held_apply(self) -> bool:
+        changed = False
+        while self.public is not None and self.public["version"] + 1 in self.held:
+            changed = self._update(self.held.pop(self.public["version"] + 1)) or changed
+        return changed
+
+    def _update(self, frame: dict[str, Any]) -> bool:
+        """Apply the next update (False: it changes a hand this client never saw)."""
+        version = frame["version"]
+        public = {**self.public, "version": version}
+        if "hand_changes" in frame:
+            changes = frame["hand_changes"]
+            hand = public.get("hand")
+            if hand is None or hand["id"] != changes["id"]:
+                self.gaps += 1  # a change to a hand this client never saw: snapshot
+                return False
+            moved = {s["seat"]: s for s in changes["seats"]}
+            seats = [moved.get(s["seat"], s) for s in hand["seats"]]
+            public["hand"] = {**hand, **changes, "seats": seats}
+        else:
+            public["hand"] = frame["hand"]
+        if "seats" in frame:
+            public["seats"] = frame["seats"]
+        elif public["hand"] is not None:
+            # Only the betting moved: the seats' stacks are the hand's.
+            stacks = {s["seat"]: s["stack"] for s in public["hand"]["seats"]}
+            public["seats"] = [
+                {**s, "stack": stacks[s["seat"]]} if s["seat"] in stacks else s
+                for s in public["seats"]
+            ]
+        if "last_result" in frame:
+            public["last_result"] = frame["last_result"]
+        if frame.get("waiting") is not None:
+            public["waiting"] = frame["waiting"]
+        if "next_server_seed_hash" in frame:
+            public["next_server_seed_hash"] = frame["next_server_seed_hash"]
+        self.public = public
+        return True

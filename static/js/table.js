@@ -180,6 +180,7 @@
           mirrorSnapshot(frame.state);
           render(composed());
           logReplay(frame);
+          heldApply();
         }
         takeOfferedSeat();
         break;
@@ -197,19 +198,15 @@
       case "update": {
         heardAt = Date.now();
         if (!publicPart || frame.version <= publicPart.version) break; // older than shown
-        const gap = frame.version > publicPart.version + 1;
-        if (!mirrorUpdate(frame)) {
-          askSnapshot(); // a change to a hand this page never saw: the whole state again
+        if (frame.version > publicPart.version + 1) {
+          // Broadcasts from different server processes may cross: hold this one a moment for
+          // the versions before it, then apply what came in order.
+          heldUpdates.set(frame.version, frame);
+          if (!holdTimer) holdTimer = setTimeout(heldGiveUp, HOLD_MS);
           break;
         }
-        runoutFinish(); // a runout still on screen ends at once: this change comes after it
-        const events = frame.events || [];
-        events.forEach((event) => { if (event.hand_id) loggedHand = event.hand_id; });
-        const next = composed();
-        syncClock(next);
-        if (!runoutStart(events, next)) events.forEach(logEvent);
-        render(next);
-        if (gap) askSnapshot(); // a frame went missing: the whole state again
+        updateApply(frame);
+        heldApply();
         break;
       }
       case "error":
@@ -405,6 +402,52 @@
       behindTimer = null;
       if (state && state.version < frame.version) askSnapshot();
     }, BEHIND_GRACE_MS);
+  }
+
+  function updateApply(frame) {
+    if (!mirrorUpdate(frame)) {
+      askSnapshot(); // a change to a hand this page never saw: the whole state again
+      return;
+    }
+    runoutFinish(); // a runout still on screen ends at once: this change comes after it
+    const events = frame.events || [];
+    events.forEach((event) => { if (event.hand_id) loggedHand = event.hand_id; });
+    const next = composed();
+    syncClock(next);
+    if (!runoutStart(events, next)) events.forEach(logEvent);
+    render(next);
+  }
+
+  /* Updates that came before the one they follow, by version, until it comes (HOLD_MS). */
+  const HOLD_MS = 300;
+  const heldUpdates = new Map();
+  let holdTimer = null;
+
+  function heldApply() {
+    heldUpdates.forEach((_, version) => {
+      if (publicPart && version <= publicPart.version) heldUpdates.delete(version);
+    });
+    while (publicPart && heldUpdates.has(publicPart.version + 1)) {
+      const frame = heldUpdates.get(publicPart.version + 1);
+      heldUpdates.delete(frame.version);
+      updateApply(frame);
+    }
+    if (!heldUpdates.size && holdTimer) {
+      clearTimeout(holdTimer);
+      holdTimer = null;
+    }
+  }
+
+  function heldGiveUp() {
+    // The missing version never came: show what did, in order, and ask for the whole state.
+    holdTimer = null;
+    const versions = Array.from(heldUpdates.keys()).sort((a, b) => a - b);
+    versions.forEach((version) => {
+      const frame = heldUpdates.get(version);
+      heldUpdates.delete(version);
+      if (publicPart && version > publicPart.version) updateApply(frame);
+    });
+    askSnapshot();
   }
 
   function askSnapshot() {

@@ -1,0 +1,109 @@
+"""The table page applies updates in version order (static/js/table.js, "held updates").
+
+Broadcasts from different server processes may cross on the way to a page. The page holds an
+update that skips a version for a moment and applies it after the one it follows; only when
+that one never comes does it ask for a snapshot. Playwright stands between the page and the
+server (`page.route_web_socket`) and delivers the table's frames out of order, or drops one.
+"""
+
+import json
+import re
+
+import pytest
+
+from poker import services
+from poker.engine.hand import Hand as EngineHand
+from poker.models import Hand, Table
+from tests.factories import make_seated_player, make_table
+from tests.poker.table_page import (
+    HAND_STARTED,
+    LAPTOP,
+    beside_the_browser,
+    close_and_settle,
+    frames_sent,
+    open_table,
+    record_calls,
+)
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SHOWN_VERSION = "(version) => window.tablePage.state().version >= version"
+
+
+class FrameTamper:
+    """Forwards the server's frames to the page; once armed, keeps back the first `update` and
+    delivers it after the next one (`swap`) or never (`drop`)."""
+
+    def __init__(self) -> None:
+        self.mode: str | None = None
+        self.kept: str | None = None
+
+    def route(self, socket) -> None:
+        server = socket.connect_to_server()
+        server.on_message(lambda message: self.from_server(socket, message))
+
+    def from_server(self, socket, message) -> None:
+        if self.mode is None or json.loads(message).get("type") != "update":
+            socket.send(message)
+            return
+        if self.kept is None:
+            self.kept = message
+            return
+        socket.send(message)
+        if self.mode == "swap":
+            socket.send(self.kept)
+        self.mode = None
+
+
+def act_twice(table, players: dict) -> int:
+    """The players to act call in turn, twice (two updates); the table's version after."""
+    for _ in range(2):
+        hand = Hand.objects.get(table=table, status=Hand.Status.RUNNING)
+        engine = EngineHand.from_dict(hand.state)
+        beside_the_browser(
+            services.table_act,
+            table=table,
+            player=players[engine.to_act],
+            action="check" if engine.legal_actions().can_check else "call",
+            amount=None,
+            turn=hand.turn,
+            seq=hand.turn,
+        )
+    return Table.objects.get(pk=table.pk).version
+
+
+def seat_and_deal():
+    """Three players in a hand and a fourth watching from seat 6 (services on their own
+    thread: Playwright's loop runs in the test's)."""
+    table = make_table(next_hand_delay_seconds=600)
+    players = {n: make_seated_player(table, f"order{n}", n) for n in (1, 2, 3)}
+    Table.objects.filter(pk=table.pk).update(next_hand_at=None)
+    services.table_hand_start(table=table)
+    return table, players, make_seated_player(table, "watcher", 6)
+
+
+@pytest.mark.parametrize("mode", ["swap", "drop"])
+def test_updates_that_cross_are_applied_in_order(signed_in_page, mode):
+    table, players, viewer = beside_the_browser(seat_and_deal)
+    page = signed_in_page(viewer, LAPTOP)
+    record_calls(page)
+    tamper = FrameTamper()
+    page.route_web_socket(re.compile(r"/ws/tables/"), tamper.route)
+    open_table(page, table)
+    page.wait_for_function(HAND_STARTED)
+    before = page.evaluate("window.tablePage.state().version")
+    tamper.mode = mode
+    version = act_twice(table, players)
+    assert version == before + 2
+    page.wait_for_function(SHOWN_VERSION, arg=version)  # Playwright relays frames meanwhile
+    assert tamper.mode is None, "the first update was kept back"
+    state = page.evaluate("window.tablePage.state()")
+    assert state["hand"]["turn"] == Hand.objects.get(table=table, status="running").turn
+    if mode == "swap":
+        assert frames_sent(page, "snapshot") == [], "the crossed update came: no snapshot"
+    else:
+        page.wait_for_function(
+            "() => window.testCalls.sent.some((text) => JSON.parse(text).type === 'snapshot')"
+        )
+    assert page.errors == []
+    close_and_settle(table, [page])
