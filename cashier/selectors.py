@@ -28,11 +28,15 @@ def table_stack_balance(*, player, table) -> int:
 
 def table_stacks(*, table) -> dict[int, int]:
     """Every non-empty stack at the table: user id -> cents."""
-    return dict(
-        Account.objects.filter(
-            kind=Account.Kind.TABLE_STACK, table=table, balance__gt=0
-        ).values_list("owner_id", "balance")
-    )
+    return dict(table_stacks_read(table_id=getattr(table, "pk", table)))
+
+
+# Read at every hand's start and end: compiled once per process (config/prepared.py).
+table_stacks_read = PreparedQuery(
+    lambda table_id: Account.objects.filter(
+        kind=Account.Kind.TABLE_STACK, table_id=table_id, balance__gt=0
+    ).values_list("owner_id", "balance")
+)
 
 
 # Read on every change at a table: compiled once per process (config/prepared.py).

@@ -28,6 +28,7 @@ from cashier.models import Account, Entry, Posting
 from cashier.ratholing import buy_in_range_for
 from config.errors import Refused
 from config.inputs import MAX_CENTS, dollars, parse_cents, parse_idempotency_key
+from config.prepared import PreparedQuery
 from responsible import rules as responsible
 
 Kind = Account.Kind
@@ -547,7 +548,12 @@ def hand_settle(
 def _lock_hand_accounts(*, table_id: int, hand_id: int, player_ids: list[int]) -> list[Account]:
     """The table's rake account, these players' stacks there and every stack marked as in
     this hand, locked in id order."""
-    return list(
+    return _hand_accounts_lock_read(table_id=table_id, hand_id=hand_id, player_ids=player_ids)
+
+
+# Every hand's settlement locks these: compiled once per process (config/prepared.py).
+_hand_accounts_lock_read = PreparedQuery(
+    lambda table_id, hand_id, player_ids: (
         Account.objects.select_for_update()
         .filter(
             Q(kind=Kind.TABLE_STACK, table_id=table_id, owner_id__in=player_ids)
@@ -556,6 +562,7 @@ def _lock_hand_accounts(*, table_id: int, hand_id: int, player_ids: list[int]) -
         )
         .order_by("pk")
     )
+)
 
 
 @transaction.atomic

@@ -10,9 +10,10 @@ instances with their `select_related` objects and annotations, or `values_list` 
 through Django's own compiler (its converters and related populators), so a prepared read
 equals the queryset's; tests compare the two for every prepared query.
 
-Parameters are whole numbers (ids) or lists of them; a list's length is part of the SQL, so
-each length compiles once (an empty list runs the plain queryset, which Django answers without
-a query). `select_for_update` querysets work as any other.
+Parameters are whole numbers (ids), strings (a kind, a status) or lists of whole numbers; a
+list's length is part of the SQL, so each length compiles once (an empty list runs the plain
+queryset, which Django answers without a query). `select_for_update` querysets work as any
+other.
 """
 
 from __future__ import annotations
@@ -25,23 +26,37 @@ from django.db import connections
 from django.db.models import QuerySet
 from django.db.models.query import ModelIterable, ValuesListIterable, get_related_populators
 
-# Marker values no id takes (negative, and far from any real number): each parameter gets its
-# own, so that the compiled parameters say which call value goes where.
+# Marker values no id or text takes (negative and far from any real number; a string with a
+# NUL, which PostgreSQL never stores): each parameter gets its own, so that the compiled
+# parameters say which call value goes where.
 _MARKER_BASE = -7_300_000_000_000_000
+
+
+def _marker(index: int, kind: str) -> int | str:
+    return f"\x00prepared parameter {index}" if kind == "str" else _MARKER_BASE - index
+
+
+def _kind_of(value: int | str | Sequence[int]) -> str | int:
+    """What shapes the SQL: "int", "str", or a list's length."""
+    if isinstance(value, str):
+        return "str"
+    if isinstance(value, int):
+        return "int"
+    return len(value)
 
 
 class _Compiled:
     """One compiled form: the SQL, where each call value goes, and the compiler that knows
     how to turn rows into results."""
 
-    def __init__(self, queryset: QuerySet, slots: dict[int, tuple[str, int | None]]) -> None:
+    def __init__(self, queryset: QuerySet, slots: dict[int | str, tuple[str, int | None]]) -> None:
         self.db = queryset.db
         self.compiler = queryset.query.get_compiler(using=self.db)
         self.sql, params = self.compiler.as_sql()
         self.params = list(params)
         self.places: list[tuple[int, str, int | None]] = []
         for index, value in enumerate(self.params):
-            if isinstance(value, int) and value in slots:
+            if isinstance(value, int | str) and value in slots:
                 self.places.append((index, *slots[value]))
         missing = {name for name, _ in slots.values()} - {name for _, name, _ in self.places}
         if missing:
@@ -85,43 +100,38 @@ class _Compiled:
 
 class PreparedQuery:
     """`build(**markers)` returns the queryset; calling the prepared query with the real
-    values (keyword arguments, ints or lists of ints) returns its rows as a list."""
+    values (keyword arguments: ints, strings or lists of ints) returns its rows as a list."""
 
     def __init__(self, build: Callable[..., QuerySet]) -> None:
         self.build = build
         self._compiled: dict[tuple, _Compiled] = {}
         self._lock = threading.Lock()
 
-    def __call__(self, **values: int | Sequence[int]) -> list[Any]:
-        if any(not isinstance(value, int) and not value for value in values.values()):
+    def __call__(self, **values: int | str | Sequence[int]) -> list[Any]:
+        if any(isinstance(value, list | tuple) and not value for value in values.values()):
             return list(self.build(**values))  # an empty IN list compiles to nothing to run
-        shape = tuple(
-            sorted(
-                (name, None if isinstance(value, int) else len(value))
-                for name, value in values.items()
-            )
-        )
+        shape = tuple(sorted((name, _kind_of(value)) for name, value in values.items()))
         compiled = self._compiled.get(shape)
         if compiled is None:
             compiled = self._compile(shape)
         return compiled.run(values)
 
-    def queryset(self, **values: int | Sequence[int]) -> QuerySet:
+    def queryset(self, **values: int | str | Sequence[int]) -> QuerySet:
         """The same read as a plain queryset (what tests compare the prepared rows with)."""
         return self.build(**values)
 
     def _compile(self, shape: tuple) -> _Compiled:
-        slots: dict[int, tuple[str, int | None]] = {}
-        markers: dict[str, int | list[int]] = {}
-        for name, length in shape:
-            if length is None:
-                marker = _MARKER_BASE - len(slots)
+        slots: dict[int | str, tuple[str, int | None]] = {}
+        markers: dict[str, int | str | list[int]] = {}
+        for name, kind in shape:
+            if isinstance(kind, str):
+                marker = _marker(len(slots), kind)
                 slots[marker] = (name, None)
                 markers[name] = marker
             else:
                 markers[name] = []
-                for position in range(length):
-                    marker = _MARKER_BASE - len(slots)
+                for position in range(kind):
+                    marker = _marker(len(slots), "int")
                     slots[marker] = (name, position)
                     markers[name].append(marker)
         compiled = _Compiled(self.build(**markers), slots)

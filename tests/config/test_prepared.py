@@ -6,7 +6,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from cashier.selectors import stacks_and_wallets_read
+from cashier.selectors import stacks_and_wallets_read, table_stacks_read
 from config.prepared import PreparedQuery
 from poker.models import Seat, Table
 from poker.selectors import table_seats_read
@@ -42,6 +42,7 @@ def test_every_read_of_a_table_change_equals_its_queryset(table):
         (running_hand_read, {"table_id": table.pk}),
         (stacks_and_wallets_read, {"table_id": table.pk, "owner_ids": owners}),
         (stacks_and_wallets_read, {"table_id": table.pk, "owner_ids": owners[:1]}),
+        (table_stacks_read, {"table_id": table.pk}),
     ]
     for read, values in cases:
         prepared = read(**values)
@@ -89,3 +90,12 @@ def test_a_query_that_drops_a_parameter_is_refused():
     read = PreparedQuery(lambda table_id: Table.objects.filter(name="a name, not the id"))
     with pytest.raises(ValueError, match="lost the parameters"):
         read(table_id=1)
+
+
+def test_a_string_parameter_is_swapped_like_an_id(table):
+    read = PreparedQuery(
+        lambda status, table_id: Seat.objects.filter(status=status, table_id=table_id)
+    )
+    assert len(read(status="playing", table_id=table.pk)) == 3
+    assert read(status="sitting_out", table_id=table.pk) == []
+    assert len(read._compiled) == 1
