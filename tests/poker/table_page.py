@@ -55,6 +55,66 @@ YOUR_TURN = """(turn) => {
     hand.legal_actions.seat === s.you.seat);
 }"""
 
+# What the page sends and receives on its sockets and the addresses it fetches, recorded as it
+# happens (set up before the page's own scripts run; a frame received is recorded in the same
+# event as the page handles it): a test waits until the page has handled something, then reads
+# here that it sent nothing, with no wait for a server that might answer late.
+RECORD_CALLS = """(() => {
+  const calls = { sent: [], received: [], fetched: [] };
+  window.testCalls = calls;
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("message", (event) => calls.received.push(String(event.data)));
+    }
+  };
+  const send = Native.prototype.send;
+  Native.prototype.send = function (data) {
+    calls.sent.push(String(data));
+    return send.call(this, data);
+  };
+  const fetch = window.fetch;
+  window.fetch = function (resource, options) {
+    calls.fetched.push(String(resource instanceof Request ? resource.url : resource));
+    return fetch.call(this, resource, options);
+  };
+})();"""
+
+
+def record_calls(page) -> None:
+    """Record the page's socket frames and fetches (`frames_sent`, `frames_received`,
+    `fetched`) from its next load on."""
+    page.add_init_script(RECORD_CALLS)
+
+
+FRAMES_OF_KIND = """([list, kind]) => window.testCalls[list]
+  .map((text) => JSON.parse(text)).filter((frame) => frame.type === kind)"""
+
+
+def frames_sent(page, kind: str) -> list[dict]:
+    """The frames of type `kind` the page has sent so far (see `record_calls`)."""
+    return page.evaluate(FRAMES_OF_KIND, ["sent", kind])
+
+
+def frames_received(page, kind: str) -> list[dict]:
+    """The frames of type `kind` the page has received and handled so far (`record_calls`)."""
+    return page.evaluate(FRAMES_OF_KIND, ["received", kind])
+
+
+def wait_for_frames_received(page, kind: str, count: int) -> None:
+    """Wait until the page has received and handled `count` frames of type `kind` in all."""
+    page.wait_for_function(
+        f"(arg) => ({FRAMES_OF_KIND})(arg).length >= arg[2]", arg=["received", kind, count]
+    )
+
+
+def fetched(page, part: str) -> list[str]:
+    """The addresses containing `part` the page has fetched so far (see `record_calls`)."""
+    return page.evaluate(
+        "(part) => window.testCalls.fetched.filter((url) => url.includes(part))", part
+    )
+
 
 def open_table(page, table) -> None:
     page.goto(f"/tables/{table.pk}/")

@@ -9,6 +9,7 @@ from channels.db import database_sync_to_async as sync_to_async
 from cashier.models import Entry
 from cashier.selectors import table_stack_balance, wallet_balance
 from poker.models import Seat
+from poker.tasks import tables_heartbeat
 from tests.factories import TableSocket, make_funded_player, make_seated_player, make_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -121,6 +122,14 @@ async def test_amounts_on_the_socket_are_refused_with_bad_amount(amount):
     await socket.close()
 
 
+async def heard_so_far(watcher) -> None:
+    """Read the watcher's frames until the room's heartbeat, sent now through the table's group
+    like every update: the group delivers in order, so by then the watcher has every update
+    broadcast before this call (a service broadcasts after commit, before it returns)."""
+    await sync_to_async(tables_heartbeat)()
+    await watcher.until(lambda f: f["type"] == "heartbeat")
+
+
 def connection_events(socket, seat: int) -> list[bool]:
     return [
         event["connected"]
@@ -152,7 +161,8 @@ async def test_a_reconnect_storm_is_cut_off_and_the_table_hears_little_of_it(set
         assert first["message"]
         closed = await socket.communicator.receive_output(timeout=5)
         assert closed == {"type": "websocket.close", "code": 4429}
-    await watcher.drain(quiet=0.5)
+        await socket.close()  # the client's goodbye, as a browser sends it after the close
+    await heard_so_far(watcher)
     assert connection_events(watcher, 1) == [True, False] * 3
     seat = await sync_to_async(Seat.objects.get)(table=table, player=ann)
     assert not seat.connected and seat.socket == ""
@@ -177,8 +187,12 @@ async def test_a_second_tab_and_its_superseded_socket_broadcast_nothing():
     second = await TableSocket.open(table.pk, ann)
     await second.receive()
     await first.until(lambda f: f["type"] == "superseded")
-    await first.close()
-    await watcher.drain(quiet=0.5)
+    await first.close()  # returns once the first socket's goodbye has run
+    # The second socket's hello (marking the seat connected) ends its connect: a ping answered
+    # means it has run, its broadcast (if any) sent.
+    await second.send({"type": "ping", "echo": "hello done"})
+    await second.until(lambda f: f["type"] == "pong")
+    await heard_so_far(watcher)
     assert connection_events(watcher, 1) == [True]
     await second.close()
     await watcher.until(lambda f: connection_events(watcher, 1) == [True, False])

@@ -13,8 +13,10 @@ from tests.poker.table_page import (
     PHONE,
     beside_the_browser,
     close_and_settle,
+    frames_sent,
     money,
     open_table,
+    record_calls,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -51,6 +53,7 @@ def test_a_typed_amount_is_sent_only_as_the_button_shows_it(signed_in_page):
     table, players, hand = beside_the_browser(seat_two_and_deal)
     seat = to_act(hand)
     page = signed_in_page(players[seat], LAPTOP)
+    record_calls(page)
     try:
         open_table(page, table)
         page.wait_for_selector("#act-raise:not([hidden]):not([disabled])")
@@ -76,16 +79,17 @@ def test_a_typed_amount_is_sent_only_as_the_button_shows_it(signed_in_page):
         page.press(box, "Enter")
         assert page.input_value(box) == f"{span['min'] / 100:.2f}"
         assert money(span["min"]) in page.inner_text("#act-raise")
-        page.wait_for_timeout(300)
-        assert page.evaluate(TURN) == turn  # nothing went to the table yet
+        # The Enter was handled (the box shows the minimum): an act would have been sent by
+        # then, from the same key handler. Nothing went to the table yet.
+        assert frames_sent(page, "act") == []
 
         # Over the maximum: the same, at the maximum.
         page.fill(box, f"{(span['max'] + 10_000) / 100:.2f}")
         assert page.is_disabled("#act-raise")
         page.press(box, "Enter")
+        assert page.input_value(box) == f"{span['max'] / 100:.2f}"
         assert money(span["max"]) in page.inner_text("#act-raise")
-        page.wait_for_timeout(300)
-        assert page.evaluate(TURN) == turn
+        assert frames_sent(page, "act") == []
 
         # A good amount moves the button as it is typed, and Enter sends exactly that.
         wanted = span["min"] + (span["max"] - span["min"]) // 2
@@ -94,6 +98,9 @@ def test_a_typed_amount_is_sent_only_as_the_button_shows_it(signed_in_page):
         assert not page.is_disabled("#act-raise")
         page.press(box, "Enter")
         page.wait_for_function(f"{TURN} > {turn}")
+        assert [(f["action"], f["amount"], f["turn"]) for f in frames_sent(page, "act")] == [
+            ("raise", wanted, turn)
+        ]
         action = last_action(hand)
         assert action["seat"] == seat and action["action"] == "raise" and action["to"] == wanted
         assert page.errors == []

@@ -6,13 +6,23 @@ gaming section fits a phone, a waiting limit change included."""
 from datetime import timedelta
 
 import pytest
+from django.urls import reverse
 from django.utils import timezone
 
 from config.inputs import dollars
 from responsible.selectors import net_result_since
 from responsible.services import deposit_limit_set, exclusion_start, reality_check_set
 from tests.factories import call_down, deal_hand, make_seated_player, make_table
-from tests.poker.table_page import LAPTOP, PHONE, close_and_settle, open_table
+from tests.poker.table_page import (
+    LAPTOP,
+    PHONE,
+    close_and_settle,
+    fetched,
+    frames_received,
+    open_table,
+    record_calls,
+    wait_for_frames_received,
+)
 from tests.poker.test_table_page_recovery import beside_the_browser
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -28,7 +38,9 @@ def test_reality_check_dialog_and_exclusion_on_the_table_page(signed_in_page):
     login = timezone.now() - timedelta(minutes=25)
     type(alice).objects.filter(pk=alice.pk).update(last_login=login)
     net = net_result_since(player=alice, since=login)
+    reality_url = reverse("api-responsible-reality-check")
     page.clock.install()
+    record_calls(page)
     open_table(page, table)
     # The reminder is armed once the page has asked the server (a busy machine may answer
     # after the table is drawn); the fake clock must not run ahead of that.
@@ -40,13 +52,21 @@ def test_reality_check_dialog_and_exclusion_on_the_table_page(signed_in_page):
         == 5 * 60 * 1000
     )
     assert not page.is_visible("#reality-dialog")
+    assert len(fetched(page, reality_url)) == 1  # the question when the page opened
 
     # The real seconds between setting the login time and the page's question (a busy
-    # machine: up to half a minute) come off the wait.
+    # machine: up to half a minute) come off the wait. A fast-forward returns once the timers
+    # it made due have run, and the reminder's timer first asks the server again: no second
+    # question yet means no reminder coming.
+    snapshots = len(frames_received(page, "snapshot"))
     page.clock.fast_forward("04:30")
-    page.wait_for_timeout(300)
+    assert len(fetched(page, reality_url)) == 1
     assert not page.is_visible("#reality-dialog")
+    # No heartbeat came in those minutes (no beat runs here): the page asked for a snapshot.
+    # Its answer must be in before the clock jumps again, or the page takes the socket for dead.
+    wait_for_frames_received(page, "snapshot", snapshots + 1)
     page.clock.fast_forward("00:35")
+    assert len(fetched(page, reality_url)) == 2
     page.wait_for_selector("#reality-dialog[open]")
     assert page.text_content("#reality-played") == "25 minutes"
     shown = page.text_content("#reality-net")
