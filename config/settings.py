@@ -157,7 +157,12 @@ else:
                         "address": env.str("CHANNEL_REDIS_URL", default=REDIS_URL),
                         "socket_timeout": None,
                     }
-                ]
+                ],
+                # Messages waiting for one ASGI process (all its sockets share one Redis key
+                # for them) before the layer drops new ones without a word. channels_redis's
+                # 100 was reached when a few dozen sockets connected at once or several hands
+                # ended together (seen under bench.load: whole updates lost, pages stalled).
+                "capacity": env.int("CHANNEL_LAYER_CAPACITY", default=2000),
             },
         }
     }
