@@ -187,6 +187,8 @@ def test_the_action_buttons_and_own_cards_fit_the_window_without_scrolling(
     try:
         open_table(page, table)
         page.wait_for_selector("#act-fold:not([hidden]):not([disabled])")
+        # The socket's own "connected" change redraws the seat: measure after it.
+        page.wait_for_selector(f"#seat-{seat}:not(.disconnected)")
         screenshot(page, f"fit-{viewport['width']}x{viewport['height']}-{max_seats}")
         assert page.evaluate("window.scrollY") == 0
         for control in CONTROLS:
