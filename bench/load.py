@@ -662,6 +662,10 @@ class Bot:
                 self.hold_timer.cancel()
                 self.hold_timer = None
             self.after_apply(changed, gaps, t)
+        elif kind == "heartbeat" and self.state is not None:
+            # A quiet table (everyone else sat out) sends nothing else: look again at whether
+            # to top up or sit in, as a player glancing at the page would.
+            self.decide()
         elif kind == "error":
             stats = self.watch.stats
             stats.count(stats.errors, frame.get("code", "?"))
