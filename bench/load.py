@@ -518,8 +518,8 @@ def progress_of(state: dict) -> tuple[int, int] | None:
     return None
 
 
-# How long a client waits for a missing version before it asks for a snapshot (static/js/table.js
-# waits as long).
+# How long a client waits for a missing version before it asks for a snapshot (poker.mirror's
+# HOLD_SECONDS and static/js/table.js's HOLD_MS; kept here so the bench also runs older code).
 HOLD_SECONDS = 0.3
 
 

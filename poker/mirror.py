@@ -47,6 +47,11 @@ def compose(public: dict[str, Any], own: dict[str, Any] | None) -> dict[str, Any
     return state
 
 
+# How long a client waits for a missing version before it gives up on it and asks for a
+# snapshot (static/js/table.js waits as long: HOLD_MS).
+HOLD_SECONDS = 0.3
+
+
 class TableMirror:
     """Apply frames as they come; `state` is the composed STATE (None before the snapshot).
 

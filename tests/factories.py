@@ -2,7 +2,7 @@
 
 from django.contrib.auth import get_user_model
 
-from poker.mirror import TableMirror
+from poker.mirror import HOLD_SECONDS, TableMirror
 
 DEFAULT_PASSWORD = "correct-horse-battery-staple-42"
 
@@ -167,9 +167,24 @@ class TableSocket:
             left = deadline - loop.time()
             if left <= 0:
                 raise AssertionError(f"no matching frame; last: {self.frames[-3:]}")
-            frame = await self.receive(timeout=left)
-            if predicate(frame):
+            if self.mirror.held and await self.communicator.receive_nothing(
+                timeout=min(left, HOLD_SECONDS)
+            ):
+                # The version before the held update did not come (its group message was
+                # lost): apply what came, as a page does after the same wait.
+                frame = self.held_give_up()
+            else:
+                frame = await self.receive(timeout=left)
+            if frame is not None and predicate(frame):
                 return frame
+
+    def held_give_up(self) -> dict | None:
+        """The held updates applied (poker.mirror), as the newest of them with its STATE."""
+        held = [frame for _, frame in sorted(self.mirror.held.items())]
+        if not self.mirror.held_give_up():
+            return None
+        self.state = self.mirror.state
+        return {**held[-1], "state": self.state}
 
     async def until_state(self, predicate, timeout: float = 10) -> dict:
         """The latest STATE once `predicate(state)` holds (maybe the one already shown)."""
