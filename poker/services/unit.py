@@ -212,16 +212,19 @@ class TableChange:
         self._running, self._running_loaded = hand_row, True
         self.publish = True
 
-    def save_later(self, row: Any, fields: list[str]) -> None:
-        """Save these fields of `row` with the rest of the change (one statement, `persist`);
-        the fields of a row already waiting are merged (one row is written once)."""
+    def save_later(self, row: Any, fields: list[str] | None) -> None:
+        """Save these fields of `row` (None: every loaded field) with the rest of the change
+        (one statement, `persist`); the fields of a row already waiting are merged (one row is
+        written once)."""
         for index, (waiting, waiting_fields) in enumerate(self.rows_to_save):
             if waiting is row:
-                if waiting_fields is not None:
-                    merged = waiting_fields + [f for f in fields if f not in waiting_fields]
-                    self.rows_to_save[index] = (row, merged)
+                if waiting_fields is None or fields is None:
+                    self.rows_to_save[index] = (row, None)
+                else:
+                    added = [field for field in fields if field not in waiting_fields]
+                    self.rows_to_save[index] = (row, waiting_fields + added)
                 return
-        self.rows_to_save.append((row, list(fields)))
+        self.rows_to_save.append((row, None if fields is None else list(fields)))
 
     def touch(self) -> None:
         """Broadcast the table even though no event names what changed."""
@@ -293,8 +296,7 @@ def persist(change: TableChange) -> None:
     events = []
     if hand_row is not None and change.engine is not None and change.hand_moved:
         events = hand_row.record(change.engine, insert=False)  # the log's new events
-        change.rows_to_save = [row for row in change.rows_to_save if row[0] is not hand_row]
-        change.rows_to_save.append((hand_row, None))
+        change.save_later(hand_row, None)
     table.version += 1
     change.save_later(table, ["version"])
     save_together(inserts=[(HandEvent, events)], updates=change.rows_to_save)
