@@ -11,10 +11,8 @@ import re
 
 import pytest
 
-from poker import services
-from poker.engine.hand import Hand as EngineHand
 from poker.models import Hand, Table
-from tests.factories import make_seated_player, make_table
+from tests.factories import act_for_the_player_to_act, deal_hand, make_seated_player, make_table
 from tests.poker.table_page import (
     HAND_STARTED,
     LAPTOP,
@@ -57,18 +55,9 @@ class FrameTamper:
 
 def act_twice(table, players: dict) -> int:
     """The players to act call in turn, twice (two updates); the table's version after."""
+    hand = Hand.objects.get(table=table, status=Hand.Status.RUNNING)
     for _ in range(2):
-        hand = Hand.objects.get(table=table, status=Hand.Status.RUNNING)
-        engine = EngineHand.from_dict(hand.state)
-        beside_the_browser(
-            services.table_act,
-            table=table,
-            player=players[engine.to_act],
-            action="check" if engine.legal_actions().can_check else "call",
-            amount=None,
-            turn=hand.turn,
-            seq=hand.turn,
-        )
+        beside_the_browser(act_for_the_player_to_act, hand=hand, players=players, action="call")
     return Table.objects.get(pk=table.pk).version
 
 
@@ -77,8 +66,7 @@ def seat_and_deal():
     thread: Playwright's loop runs in the test's)."""
     table = make_table(next_hand_delay_seconds=600)
     players = {n: make_seated_player(table, f"order{n}", n) for n in (1, 2, 3)}
-    Table.objects.filter(pk=table.pk).update(next_hand_at=None)
-    services.table_hand_start(table=table)
+    deal_hand(table)
     return table, players, make_seated_player(table, "watcher", 6)
 
 
