@@ -4,6 +4,9 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/room
 TEST_REDIS_URL    ?= redis://127.0.0.1:6379/1
+# Test processes side by side (pytest-xdist): most tests wait on sockets, browsers and workers,
+# not on the CPU. Each has its own test database and Redis database (tests/environment.py).
+PYTEST_WORKERS    ?= 4
 
 .PHONY: run test lint bench clean
 
@@ -20,7 +23,7 @@ test: $(VENV)/.installed
 	.ci/services
 	.ci/chromium
 	.ci/gettext
-	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) -m pytest $(PYTEST_ARGS)
+	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .

@@ -20,3 +20,17 @@ os.environ.setdefault("DB_POOL_MAX_SIZE", "16")
 # the channel layer's Redis wait that long, and turn timers are held only that long after.
 os.environ.setdefault("CHANNEL_REJOIN_SECONDS", "1")
 os.environ.setdefault("POKER_HEARTBEAT_SECONDS", "1")
+
+# Under pytest-xdist each worker process runs its own tests against its own test database
+# (pytest-django adds the worker's id to its name), and here gets its own Redis database too:
+# table ids restart in every test database, so two workers sharing one Redis would hear each
+# other's table groups, and a test that flushes the channel layer would flush the other's.
+_worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+if _worker.startswith("gw") and os.environ.get("REDIS_URL"):
+    from urllib.parse import urlsplit, urlunsplit
+
+    _url = urlsplit(os.environ["REDIS_URL"])
+    _database = int(_url.path.strip("/") or 0) + int(_worker[2:])
+    if _database > 15:
+        raise RuntimeError(f"{_worker} would need Redis database {_database}; Redis has 0-15")
+    os.environ["REDIS_URL"] = urlunsplit(_url._replace(path=f"/{_database}"))
