@@ -187,6 +187,7 @@ def test_waiting_list_tools_from_the_table_page(staff):
     assert b'value="3"' in client.get(move).content  # her place now
     assert client.post(move, {"reason": "", "place": "1"}).status_code == 400
     assert client.post(move, {"reason": "medical", "place": "1"}).status_code == 302
+
     def order() -> list[str]:
         return [e.player.username for e in WaitingEntry.objects.filter(table=table)]
 
