@@ -59,6 +59,8 @@ def account_suspend(*, player, staff, reason: str, now: datetime | None = None) 
     for seat in Seat.objects.filter(player=player).order_by("table_id"):
         poker.table_leave(table=seat.table_id, player=player)
         tables.append(seat.table_id)
+    # Off every waiting list at once: a seat held for them goes to the next in line.
+    waiting_lists = poker.waiting_lists_leave_all(player=player)
     showdown_tables = showdown_live.live_seats_leave_after_round(player=player)
     # The wallet's lock orders this against a deposit or withdrawal in flight: one that holds
     # it finishes first; one that waits for it reads the account as suspended.
@@ -67,6 +69,7 @@ def account_suspend(*, player, staff, reason: str, now: datetime | None = None) 
     player.save(update_fields=["is_active"])
     sessions = player_sessions_end(player=player)
     ended = {"sessions": sessions, "tables": tables, "showdown_tables": showdown_tables}
+    ended["waiting_lists"] = waiting_lists
     audit_record(
         action="staff.account_suspend",
         actor=staff,

@@ -12,9 +12,9 @@ from django.utils.html import format_html, format_html_join
 
 from audit.admin_changes import AuditedChanges
 from config.admin import ReadOnlyAdmin, money
-from poker.admin_tools import HandTools, SeatTools, TableMoneyForm, TableTools
+from poker.admin_tools import HandTools, SeatTools, TableMoneyForm, TableTools, WaitingTools
 from poker.models import Hand, HandIncident, RakeSchedule, RngCheck, Seat, Table, WaitingEntry
-from poker.selectors import hand_history
+from poker.selectors import hand_history, waiting_position
 
 
 @admin.register(RakeSchedule)
@@ -35,8 +35,8 @@ class SeatInline(admin.TabularInline):
 
 
 class WaitingInline(admin.TabularInline):
-    """The table's waiting list in order (it changes only through the players' own requests
-    and the table's services)."""
+    """The table's waiting list in order; each entry's page has the staff's tools (remove,
+    move, offer a seat: poker/admin_tools.py)."""
 
     model = WaitingEntry
     extra = 0
@@ -44,6 +44,7 @@ class WaitingInline(admin.TabularInline):
     fields = ("player", "joined_at", "offer_expires_at")
     readonly_fields = fields
     verbose_name_plural = "waiting list"
+    show_change_link = True
 
     def has_add_permission(self, request, obj=None) -> bool:
         return False
@@ -70,6 +71,21 @@ class SeatAdmin(SeatTools, ReadOnlyAdmin):
     list_display = ("table", "number", "player", "status", "connected", "sat_out_at")
     list_filter = ("status", "connected", "table")
     search_fields = ("table__name", "player__username")
+
+
+@admin.register(WaitingEntry)
+class WaitingEntryAdmin(WaitingTools, ReadOnlyAdmin):
+    """A player on a table's waiting list: changed only by the tools on its page."""
+
+    list_display = ("table", "player", "joined_at", "offer_expires_at")
+    list_filter = ("table",)
+    search_fields = ("table__name", "player__username")
+    fields = ("table", "player", "place", "joined_at", "offer_expires_at")
+    readonly_fields = fields
+
+    @admin.display(description="place in the list")
+    def place(self, entry: WaitingEntry) -> int | None:
+        return waiting_position(table=entry.table, player=entry.player)
 
 
 # The stored fields that hold cards: the deck, the engine's inputs and state, the showdown.

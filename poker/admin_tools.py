@@ -10,13 +10,17 @@ from django.contrib.auth import get_user_model
 from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
 
-from config.admin import parse_dollars, tool_view
-from poker.models import Hand, Seat, Table
+from config.admin import ReasonForm, parse_dollars, tool_view
+from poker.models import Hand, Seat, Table, WaitingEntry
+from poker.selectors import waiting_position
 from poker.services.staff import (
     staff_hand_cancel,
+    staff_seat_offer,
     staff_seat_remove,
     staff_table_close,
     staff_table_reopen,
+    staff_waiting_move,
+    staff_waiting_remove,
 )
 from staff.selectors import hands_of_player
 
@@ -121,6 +125,96 @@ class SeatTools:
             intro="Cashed out now, or, in the running hand, folded at their turns and cashed "
             "out when it ends.",
             done_url=reverse("admin:poker_table_change", args=[table.pk]),
+        )  # fmt: skip
+
+
+class PlaceForm(ReasonForm):
+    place = forms.IntegerField(
+        min_value=1, help_text="1 is the head of the list; past its end is the end."
+    )
+
+
+class WaitingTools:
+    """A waiting-list entry's tools: take the player off the list, move them up or down, offer
+    them a seat by hand. Each goes back to the table's page, where the list is."""
+
+    def get_urls(self):
+        tool = self.admin_site.admin_view
+        return [
+            path("<int:entry_id>/remove/", tool(self.remove_view), name="poker_waiting_remove"),
+            path("<int:entry_id>/move/", tool(self.move_view), name="poker_waiting_move"),
+            path("<int:entry_id>/offer/", tool(self.offer_view), name="poker_waiting_offer"),
+            *super().get_urls(),
+        ]
+
+    def _entry(self, entry_id: int) -> WaitingEntry:
+        return get_object_or_404(
+            WaitingEntry.objects.select_related("table", "player"), pk=entry_id
+        )
+
+    def _done(self, entry: WaitingEntry) -> str:
+        return reverse("admin:poker_table_change", args=[entry.table_id])
+
+    def remove_view(self, request, entry_id: int):
+        entry = self._entry(entry_id)
+        table, player = entry.table, entry.player
+
+        def act(cleaned: dict) -> str:
+            staff_waiting_remove(table=table, player=player, staff=request.user,
+                                 reason=cleaned["reason"])  # fmt: skip
+            return f"{player} is off the waiting list of {table.name}."
+
+        return tool_view(
+            request, self, entry, title=f"Take {player} off the list of {table.name}",
+            permission="staff.manage_waiting", act=act, button="Remove from the list",
+            intro="A seat offered to them goes to the next in line.",
+            done_url=self._done(entry),
+        )  # fmt: skip
+
+    def move_view(self, request, entry_id: int):
+        entry = self._entry(entry_id)
+        table, player = entry.table, entry.player
+        place = waiting_position(table=table, player=player)
+        wanted = request.GET.get("place", "")
+        initial = {"place": int(wanted) if wanted.isascii() and wanted.isdigit() else place}
+
+        def act(cleaned: dict) -> str:
+            before = staff_waiting_move(
+                table=table,
+                player=player,
+                staff=request.user,
+                reason=cleaned["reason"],
+                place=cleaned["place"],
+            )
+            after = waiting_position(table=table, player=player)
+            return f"{player} moves from place {before} to place {after} at {table.name}."
+
+        return tool_view(
+            request, self, entry, title=f"Move {player} on the list of {table.name}",
+            permission="staff.manage_waiting", act=act, button="Move", form_class=PlaceForm,
+            initial=initial, intro=f"Now at place {place}. An offer they hold stays theirs.",
+            done_url=self._done(entry),
+        )  # fmt: skip
+
+    def offer_view(self, request, entry_id: int):
+        entry = self._entry(entry_id)
+        table, player = entry.table, entry.player
+
+        def act(cleaned: dict) -> str:
+            withdrawn = staff_seat_offer(table=table, player=player, staff=request.user,
+                                         reason=cleaned["reason"])  # fmt: skip
+            message = f"A seat at {table.name} is offered to {player}."
+            if withdrawn is not None:
+                other = get_user_model().objects.get(pk=withdrawn)
+                message += f" The offer to {other} is withdrawn; they keep their place."
+            return message
+
+        return tool_view(
+            request, self, entry, title=f"Offer {player} a seat at {table.name}",
+            permission="staff.manage_waiting", act=act, button="Offer a seat",
+            intro="Out of turn, for the table's usual offer time. With every free seat already "
+            "offered, the newest offer to someone else is withdrawn (they keep their place).",
+            done_url=self._done(entry),
         )  # fmt: skip
 
 

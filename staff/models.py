@@ -32,6 +32,7 @@ class Tool(models.Model):
             ("cancel_hand", "Can cancel a running hand"),
             ("remove_seat", "Can remove a player from a seat"),
             ("close_table", "Can close and reopen a table"),
+            ("manage_waiting", "Can remove, move and offer a seat to a player on a waiting list"),
         ]
 
     def __str__(self) -> str:

@@ -334,7 +334,8 @@ def showdown_deck(hole: str, board: str) -> list[str]:
 
 def make_staff(username: str, *roles: str, **fields):
     """A staff member (`is_staff`) in the named role groups ("support", "table managers",
-    "cashier managers": staff/migrations/0002_roles.py), with a verified e-mail like players."""
+    "cashier managers": staff/migrations/0002_roles.py, 0003), with a verified e-mail like
+    players."""
     import importlib
 
     from django.apps import apps
@@ -342,6 +343,7 @@ def make_staff(username: str, *roles: str, **fields):
 
     if Group.objects.filter(name__in=roles).count() != len(roles):  # flushed by a test
         importlib.import_module("staff.migrations.0002_roles").create_roles(apps)
+        importlib.import_module("staff.migrations.0003_waiting_tools").grant_waiting_tools(apps)
     user = make_player(username, is_staff=True, **fields)
     user.groups.set(Group.objects.filter(name__in=roles))
     if len(roles) != user.groups.count():

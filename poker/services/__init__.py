@@ -26,6 +26,7 @@ from poker.services.waiting import (
     table_join_any,
     waiting_list_join,
     waiting_list_leave,
+    waiting_lists_leave_all,
     waiting_offers_expire,
 )
 
@@ -55,5 +56,6 @@ __all__ = [
     "tables_sweep",
     "waiting_list_join",
     "waiting_list_leave",
+    "waiting_lists_leave_all",
     "waiting_offers_expire",
 ]

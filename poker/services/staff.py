@@ -1,5 +1,6 @@
 """The staff's table tools (the admin's buttons): cancel a running hand, remove a player from
-a seat, close and reopen a table.
+a seat, close and reopen a table, and the waiting-list tools (take a player off a list, move
+them up or down, offer them a seat by hand).
 
 Each is one transaction holding the table lock, asks the staff member for a reason and writes
 exactly one audit record (`staff.*`) in that transaction, so a refused or failed act moves
@@ -18,11 +19,17 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from audit.services import audit_record
-from poker.models import Hand, Seat, Table
+from poker.models import Hand, Seat, Table, WaitingEntry
 from poker.services.acting import advance, remove_seat
 from poker.services.faults import hand_cancel
 from poker.services.unit import TableError, load_or_none, table_change
-from poker.services.waiting import waiting_lists_close
+from poker.services.waiting import (
+    seat_offer_make,
+    waiting_entry_end,
+    waiting_list_order,
+    waiting_lists_close,
+)
+from responsible import rules as responsible
 
 STAFF_CANCEL_MESSAGE = "The room's staff cancelled this hand; every bet is returned."
 
@@ -156,3 +163,95 @@ def staff_table_reopen(*, table: Table | int, staff, reason: str) -> Table:
             reason=reason,
         )
     return table
+
+
+# -- waiting lists
+
+
+def _waiting(change, player) -> tuple[list[WaitingEntry], WaitingEntry]:
+    """The table's list in order, and the player's entry in it."""
+    entries = list(WaitingEntry.objects.filter(table=change.table).order_by("joined_at", "id"))
+    player_id = getattr(player, "pk", player)
+    entry = next((e for e in entries if e.player_id == player_id), None)
+    if entry is None:
+        raise TableError("not_waiting", _("This player is not on the table's waiting list."))
+    return entries, entry
+
+
+def staff_waiting_remove(*, table: Table | int, player, staff, reason: str) -> None:
+    """Take a player off a table's waiting list; a seat offered to them goes to the next in
+    line."""
+    reason = _check(staff, reason)
+    with table_change(table) as change:
+        entries, entry = _waiting(change, player)
+        offered = entry.offer_expires_at is not None
+        waiting_entry_end(change, entry, reason="removed")
+        audit_record(
+            action="staff.waiting_remove",
+            actor=staff,
+            subject=change.table,
+            payload={
+                "player": entry.player_id,
+                "before": {"place": entries.index(entry) + 1, "offered": offered},
+                "after": {"place": None},
+            },
+            reason=reason,
+        )
+
+
+def staff_waiting_move(*, table: Table | int, player, staff, reason: str, place: int) -> int:
+    """Move a player up or down a table's waiting list, to `place` (1 is the head; past the
+    end is the end). An offer they hold stays theirs. Returns the place they moved from."""
+    reason = _check(staff, reason)
+    if not isinstance(place, int) or isinstance(place, bool) or place < 1:
+        raise TableError("bad_place", _("A place in the list is a whole number from 1."))
+    with table_change(table) as change:
+        entries, entry = _waiting(change, player)
+        before = entries.index(entry) + 1
+        place = min(place, len(entries))
+        if place == before:
+            raise TableError("same_place", _("The player is at that place already."))
+        entries.remove(entry)
+        entries.insert(place - 1, entry)
+        waiting_list_order(change, entries)
+        audit_record(
+            action="staff.waiting_move",
+            actor=staff,
+            subject=change.table,
+            payload={
+                "player": entry.player_id,
+                "before": {"place": before},
+                "after": {"place": place},
+            },
+            reason=reason,
+        )
+    return before
+
+
+def staff_seat_offer(*, table: Table | int, player, staff, reason: str) -> int | None:
+    """Offer a listed player a free seat by hand, out of turn, for the table's usual time. With
+    every free seat already offered, the newest other offer is withdrawn (its player keeps their
+    place). Returns the player whose offer was withdrawn, if any."""
+    reason = _check(staff, reason)
+    with table_change(table) as change:
+        if not change.table.is_open:
+            raise TableError("table_closed", _("This table is closed."))
+        entries, entry = _waiting(change, player)
+        if entry.offer_expires_at is not None:
+            raise TableError("already_offered", _("A seat is offered to this player already."))
+        responsible.check_play(player=entry.player, error=TableError)
+        withdrawn = seat_offer_make(change, entry)
+        withdrawn_id = withdrawn.player_id if withdrawn is not None else None
+        audit_record(
+            action="staff.seat_offer",
+            actor=staff,
+            subject=change.table,
+            payload={
+                "player": entry.player_id,
+                "place": entries.index(entry) + 1,
+                "expires_at": entry.offer_expires_at.isoformat(),
+                "withdrawn": withdrawn_id,
+            },
+            reason=reason,
+        )
+    return withdrawn_id

@@ -39,7 +39,9 @@ def _offer_frame(table: Table, entry: WaitingEntry, now: datetime) -> dict:
 
 
 def _ended_frame(table: Table, reason: str) -> dict:
-    """reason: "taken" (they sat), "declined", "expired" or "closed" (the table closed)."""
+    """reason: "taken" (they sat), "declined", "expired", "closed" (the table closed),
+    "removed" (staff took them off the list, or their account was suspended) or "withdrawn"
+    (staff gave the seat to someone else: they stay on the list)."""
     return {"type": "seat_offer_ended", "table": table.pk, "reason": reason}
 
 
@@ -142,6 +144,80 @@ def waiting_list_leave(*, table: Table | int, player) -> None:
             change.tell_player(player.pk, _ended_frame(change.table, "declined"))
             seats_offer(change)
         _waiting_changed(change, player.pk)
+
+
+def waiting_lists_leave_all(*, player) -> list[int]:
+    """Take the player off every waiting list at once (a suspended account): a seat held for
+    them goes to the next in line. Returns the tables whose lists they left."""
+    table_ids = sorted(
+        set(WaitingEntry.objects.filter(player=player).values_list("table_id", flat=True))
+    )
+    for table_id in table_ids:
+        with table_change(table_id) as change:
+            entry = WaitingEntry.objects.filter(table=change.table, player=player).first()
+            if entry is not None:
+                waiting_entry_end(change, entry, reason="removed")
+    return table_ids
+
+
+# -- inside a table change: the staff's waiting-list tools (poker/services/staff.py)
+
+
+def waiting_entry_end(change: TableChange, entry: WaitingEntry, *, reason: str) -> None:
+    """The player leaves the list (`reason` as in `seat_offer_ended`); a seat held for them
+    goes to the next in line."""
+    entry.delete()
+    if entry.offer_expires_at is not None:
+        change.tell_player(entry.player_id, _ended_frame(change.table, reason))
+        seats_offer(change)
+    _waiting_changed(change, entry.player_id)
+
+
+def waiting_list_order(change: TableChange, entries: list[WaitingEntry]) -> None:
+    """Put the table's list in the order of `entries` (all of it). The queue is ordered by
+    `joined_at`, so the same times are handed out again in the new order, each at least a
+    microsecond after the one before."""
+    times = sorted(entry.joined_at for entry in entries)
+    before = None
+    for entry, joined_at in zip(entries, times, strict=True):
+        if before is not None and joined_at <= before:
+            joined_at = before + timedelta(microseconds=1)
+        if entry.joined_at != joined_at:
+            entry.joined_at = joined_at
+            entry.save(update_fields=["joined_at"])
+        before = joined_at
+    _waiting_changed(change, *(entry.player_id for entry in entries))
+
+
+def seat_offer_make(change: TableChange, entry: WaitingEntry, *, now: datetime | None = None):
+    """Offer a free seat to this player out of turn. With every free seat already offered,
+    the newest offer to someone else is withdrawn: they keep their place on the list, and a
+    seat that frees goes to them in turn. Returns the entry whose offer was withdrawn, if any."""
+    now = now or timezone.now()
+    seats_offer(change, now=now)  # overdue offers pass first
+    entry.refresh_from_db(fields=["offer_expires_at"])
+    if entry.offer_expires_at is not None:
+        raise TableError("already_offered", _("A seat is offered to this player already."))
+    table = change.table
+    free = table.max_seats - len(change.seats())
+    if free <= 0:
+        raise TableError("no_free_seat", _("This table has no free seat to offer."))
+    offers = list(
+        WaitingEntry.objects.filter(table=table, offer_expires_at__isnull=False)
+        .exclude(pk=entry.pk)
+        .order_by("-offer_expires_at", "-id")
+    )
+    withdrawn = None
+    if len(offers) >= free:
+        withdrawn = offers[0]
+        withdrawn.offer_expires_at = None
+        withdrawn.save(update_fields=["offer_expires_at"])
+        change.tell_player(withdrawn.player_id, _ended_frame(table, "withdrawn"))
+    entry.offer_expires_at = now + timedelta(seconds=table.seat_offer_seconds)
+    entry.save(update_fields=["offer_expires_at"])
+    change.tell_player(entry.player_id, _offer_frame(table, entry, now))
+    _waiting_changed(change, entry.player_id, *([withdrawn.player_id] if withdrawn else []))
+    return withdrawn
 
 
 def waiting_offers_expire(*, now: datetime | None = None) -> int:

@@ -12,7 +12,7 @@ from cashier import services as cashier
 from cashier.selectors import wallet_balance
 from lobby.suspension import AccountError, account_reinstate, account_suspend
 from poker import services as poker
-from poker.models import Hand, Seat
+from poker.models import Hand, Seat, WaitingEntry
 from tests.factories import (
     call_down,
     deal_hand,
@@ -103,3 +103,24 @@ def test_refusals_change_nothing(manager):
     player.refresh_from_db()
     assert player.is_active
     assert not AuditRecord.objects.filter(action__startswith="staff.account").exists()
+
+
+def test_a_suspended_player_leaves_every_waiting_list_at_once(manager):
+    """Issue 27: no seat offer waits out its time for a suspended account; the seat held for
+    them goes to the next in line at once."""
+    tables = [make_table(max_seats=2, next_hand_delay_seconds=3600) for _ in range(2)]
+    for table in tables:
+        make_seated_player(table, f"a{table.pk}", 1)
+        make_seated_player(table, f"b{table.pk}", 2)
+    sam, dan = make_funded_player("sam"), make_funded_player("dan")
+    for table in tables:
+        poker.waiting_list_join(table=table, player=sam)
+        poker.waiting_list_join(table=table, player=dan)
+    poker.table_leave(table=tables[0], player=Seat.objects.get(table=tables[0], number=1).player)
+    assert WaitingEntry.objects.get(table=tables[0], player=sam).offer_expires_at is not None
+
+    ended = account_suspend(player=sam, staff=manager, reason="fraud check")
+    assert ended["waiting_lists"] == sorted(t.pk for t in tables)
+    assert not WaitingEntry.objects.filter(player=sam).exists()
+    assert WaitingEntry.objects.get(table=tables[0], player=dan).offer_expires_at is not None
+    assert WaitingEntry.objects.get(table=tables[1], player=dan).offer_expires_at is None

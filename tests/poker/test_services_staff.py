@@ -7,13 +7,17 @@ from audit.models import AuditRecord
 from cashier.selectors import table_stack_balance, wallet_balance
 from poker import services
 from poker.engine.hand import Hand as EngineHand
-from poker.models import Hand, HandIncident, Seat
+from poker.models import Hand, HandIncident, Seat, WaitingEntry
+from poker.selectors import waiting_position
 from poker.services.staff import (
     STAFF_CANCEL_MESSAGE,
     staff_hand_cancel,
+    staff_seat_offer,
     staff_seat_remove,
     staff_table_close,
     staff_table_reopen,
+    staff_waiting_move,
+    staff_waiting_remove,
 )
 from tests.factories import (
     call_down,
@@ -163,3 +167,114 @@ def test_closing_and_reopening_tell_the_lobby_after_commit(
             assert heard["update"] == {"table": table.pk, "seats_taken": 0}
     finally:
         async_to_sync(layer.group_discard)(LOBBY_GROUP, lobby)
+
+
+# -- waiting lists (issue 27)
+
+
+@pytest.fixture
+def waiting():
+    """A full two-seat table and three players on its list, in the order cat, dan, eve."""
+    table = make_table(max_seats=2, next_hand_delay_seconds=3600)
+    seated = [make_seated_player(table, name, n) for n, name in ((1, "ann"), (2, "ben"))]
+    listed = [make_funded_player(name) for name in ("cat", "dan", "eve")]
+    for player in listed:
+        services.waiting_list_join(table=table, player=player)
+    return table, seated, listed
+
+
+def places(table) -> list[str]:
+    return [e.player.username for e in WaitingEntry.objects.filter(table=table)]
+
+
+def offered(table) -> list[str]:
+    entries = WaitingEntry.objects.filter(table=table, offer_expires_at__isnull=False)
+    return sorted(e.player.username for e in entries)
+
+
+def test_staff_remove_a_player_from_a_list_and_their_seat_offer_goes_on(waiting, manager):
+    table, (ann, _), (cat, _, eve) = waiting
+    staff_waiting_remove(table=table, player=eve, staff=manager, reason="asked at the desk")
+    assert places(table) == ["cat", "dan"]
+    services.table_leave(table=table, player=ann)
+    assert offered(table) == ["cat"]
+    staff_waiting_remove(table=table, player=cat, staff=manager, reason="left the room")
+    assert places(table) == ["dan"] and offered(table) == ["dan"]
+    records = AuditRecord.objects.filter(action="staff.waiting_remove").order_by("id")
+    assert [(r.payload["player"], r.payload["before"]) for r in records] == [
+        (eve.pk, {"place": 3, "offered": False}),
+        (cat.pk, {"place": 1, "offered": True}),
+    ]
+    assert records[1].actor == manager and records[1].reason == "left the room"
+    with pytest.raises(services.TableError) as refused:
+        staff_waiting_remove(table=table, player=cat, staff=manager, reason="again")
+    assert refused.value.code == "not_waiting"
+    assert AuditRecord.objects.filter(action="staff.waiting_remove").count() == 2
+
+
+def test_staff_move_a_player_up_or_down_a_list_with_a_reason(waiting, manager):
+    table, (ann, _), (cat, _, eve) = waiting
+    assert staff_waiting_move(table=table, player=eve, staff=manager, reason="x", place=1) == 3
+    assert places(table) == ["eve", "cat", "dan"]
+    assert waiting_position(table=table, player=eve) == 1
+    assert staff_waiting_move(table=table, player=eve, staff=manager, reason="y", place=2) == 1
+    assert places(table) == ["cat", "eve", "dan"]
+    staff_waiting_move(table=table, player=cat, staff=manager, reason="z", place=9)  # the end
+    assert places(table) == ["eve", "dan", "cat"]
+    # The seat that frees goes to the new head of the list.
+    services.table_leave(table=table, player=ann)
+    assert offered(table) == ["eve"]
+    moves = AuditRecord.objects.filter(action="staff.waiting_move").order_by("id")
+    assert [(m.payload["before"], m.payload["after"], m.reason) for m in moves] == [
+        ({"place": 3}, {"place": 1}, "x"),
+        ({"place": 1}, {"place": 2}, "y"),
+        ({"place": 1}, {"place": 3}, "z"),
+    ]
+    for place, code in ((1, "same_place"), (0, "bad_place")):
+        with pytest.raises(services.TableError) as refused:
+            staff_waiting_move(table=table, player=eve, staff=manager, reason="r", place=place)
+        assert refused.value.code == code
+    with pytest.raises(services.TableError) as refused:
+        staff_waiting_move(table=table, player=eve, staff=manager, reason=" ", place=2)
+    assert refused.value.code == "reason_required"
+    assert places(table) == ["eve", "dan", "cat"] and moves.count() == 3
+
+
+def test_staff_offer_a_seat_by_hand_out_of_turn(waiting, manager):
+    table, (ann, ben), (cat, dan, eve) = waiting
+    with pytest.raises(services.TableError) as refused:
+        staff_seat_offer(table=table, player=eve, staff=manager, reason="vip")
+    assert refused.value.code == "no_free_seat"
+    services.table_leave(table=table, player=ann)
+    assert offered(table) == ["cat"]
+    # The only free seat is offered to cat: it is withdrawn from her, she keeps her place.
+    assert staff_seat_offer(table=table, player=eve, staff=manager, reason="vip") == cat.pk
+    assert offered(table) == ["eve"] and places(table) == ["cat", "dan", "eve"]
+    with pytest.raises(services.TableError) as refused:
+        staff_seat_offer(table=table, player=eve, staff=manager, reason="again")
+    assert refused.value.code == "already_offered"
+    record = AuditRecord.objects.get(action="staff.seat_offer")
+    assert record.payload["player"] == eve.pk and record.payload["withdrawn"] == cat.pk
+    assert record.payload["place"] == 3 and record.reason == "vip"
+    # Eve declines: the seat goes back to the head of the list.
+    services.waiting_list_leave(table=table, player=eve)
+    assert offered(table) == ["cat"]
+    # A second free seat nobody holds: offered by hand with nothing withdrawn.
+    services.table_leave(table=table, player=ben)
+    assert offered(table) == ["cat", "dan"]
+    services.waiting_list_join(table=table, player=eve)
+    assert offered(table) == ["cat", "dan"]
+    assert staff_seat_offer(table=table, player=eve, staff=manager, reason="r") == dan.pk
+    assert offered(table) == ["cat", "eve"]
+
+
+def test_waiting_tools_refuse_players(waiting):
+    table, _, (cat, dan, _) = waiting
+    for tool in (staff_waiting_remove, staff_seat_offer):
+        with pytest.raises(services.TableError) as refused:
+            tool(table=table, player=dan, staff=cat, reason="me first")
+        assert refused.value.code == "not_staff"
+    with pytest.raises(services.TableError):
+        staff_waiting_move(table=table, player=cat, staff=cat, reason="me first", place=1)
+    assert places(table) == ["cat", "dan", "eve"]
+    assert not AuditRecord.objects.filter(action__startswith="staff.").exists()

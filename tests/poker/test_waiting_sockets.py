@@ -7,12 +7,15 @@ from channels.db import database_sync_to_async as sync_to_async
 from channels.testing import WebsocketCommunicator
 
 from config.asgi import application
+from lobby.suspension import account_suspend
 from poker import services
 from poker.models import Table, WaitingEntry
+from poker.services.staff import staff_seat_offer, staff_waiting_remove
 from tests.factories import (
     TableSocket,
     make_funded_player,
     make_seated_player,
+    make_staff,
     make_table,
     session_headers_for,
 )
@@ -115,3 +118,35 @@ async def test_a_held_seat_is_refused_to_a_socket_that_was_not_offered_it():
     assert await sync_to_async(WaitingEntry.objects.filter(table=table).count)() == 1
     assert not await sync_to_async(Table.objects.filter(pk=table.pk, seats__player=eve).exists)()
     await socket.close()
+
+
+async def test_staff_tools_tell_the_players_they_concern():
+    """Issue 27: a seat offered by hand reaches the player; the player whose offer it replaced
+    hears `withdrawn` (still on the list); a player staff take off the list, or whose account
+    is suspended, hears `removed` for the offer they held."""
+    table, (ann, _) = await full_table()
+    cat = await sync_to_async(make_funded_player)("cat")
+    dan = await sync_to_async(make_funded_player)("dan")
+    for player in (cat, dan):
+        await sync_to_async(services.waiting_list_join)(table=table, player=player)
+    manager = await sync_to_async(make_staff)("tm", "table managers", "cashier managers")
+    cat_lobby, dan_lobby = await lobby_socket(cat), await lobby_socket(dan)
+    await sync_to_async(services.table_leave)(table=table, player=ann)
+    assert (await lobby_until(cat_lobby, "seat_offer"))["table"] == table.pk
+
+    await sync_to_async(staff_seat_offer)(table=table, player=dan, staff=manager, reason="r")
+    assert (await lobby_until(dan_lobby, "seat_offer"))["table"] == table.pk
+    withdrawn = await lobby_until(cat_lobby, "seat_offer_ended")
+    assert withdrawn == {"type": "seat_offer_ended", "table": table.pk, "reason": "withdrawn"}
+    assert await sync_to_async(WaitingEntry.objects.filter(player=cat).exists)()
+
+    await sync_to_async(staff_waiting_remove)(table=table, player=dan, staff=manager, reason="r")
+    removed = await lobby_until(dan_lobby, "seat_offer_ended")
+    assert removed == {"type": "seat_offer_ended", "table": table.pk, "reason": "removed"}
+    assert (await lobby_until(cat_lobby, "seat_offer"))["table"] == table.pk  # in turn again
+
+    await sync_to_async(account_suspend)(player=cat, staff=manager, reason="fraud check")
+    suspended = await lobby_until(cat_lobby, "seat_offer_ended")
+    assert suspended == {"type": "seat_offer_ended", "table": table.pk, "reason": "removed"}
+    await cat_lobby.disconnect()
+    await dan_lobby.disconnect()

@@ -8,7 +8,8 @@ from django.test import Client
 from audit.models import AuditRecord
 from cashier.models import BalanceAdjustment
 from cashier.selectors import wallet_balance
-from poker.models import Hand, Seat
+from poker import services
+from poker.models import Hand, Seat, WaitingEntry
 from staff.models import PlayerNote
 from tests.factories import (
     deal_hand,
@@ -52,8 +53,11 @@ def table_with_hand():
 # -- which role may use which tool (a 403 for the others, and nothing changes)
 
 
-def tool_urls(table, hand, seat, player, adjustment) -> dict[str, str]:
+def tool_urls(table, hand, seat, player, adjustment, entry) -> dict[str, str]:
     return {
+        "waiting_remove": f"/admin/poker/waitingentry/{entry.pk}/remove/",
+        "waiting_move": f"/admin/poker/waitingentry/{entry.pk}/move/",
+        "waiting_offer": f"/admin/poker/waitingentry/{entry.pk}/offer/",
         "cancel_hand": f"/admin/poker/hand/{hand.pk}/cancel/",
         "remove_seat": f"/admin/poker/seat/{seat.pk}/remove/",
         "close_table": f"/admin/poker/table/{table.pk}/close/",
@@ -66,7 +70,14 @@ def tool_urls(table, hand, seat, player, adjustment) -> dict[str, str]:
 
 ALLOWED = {
     "support": {"note"},
-    "table managers": {"cancel_hand", "remove_seat", "close_table"},
+    "table managers": {
+        "cancel_hand",
+        "remove_seat",
+        "close_table",
+        "waiting_remove",
+        "waiting_move",
+        "waiting_offer",
+    },
     "cashier managers": {"suspend", "adjust", "approve"},
 }
 
@@ -78,7 +89,9 @@ def test_each_role_opens_its_tools_and_no_others(staff, table_with_hand):
 
     adjustment = adjustment_request(player=players[1], amount=100, reason="x", requested_by=asker)
     seat = Seat.objects.get(table=table, number=1)
-    urls = tool_urls(table, hand, seat, players[1], adjustment)
+    services.waiting_list_join(table=table, player=make_funded_player("wes"))
+    entry = WaitingEntry.objects.get(table=table)
+    urls = tool_urls(table, hand, seat, players[1], adjustment, entry)
     # The refused first, so the allowed GETs below still find everything in place.
     for role, client in staff.items():
         for tool, url in urls.items():
@@ -88,6 +101,7 @@ def test_each_role_opens_its_tools_and_no_others(staff, table_with_hand):
                 assert client.post(url, form).status_code == 403, (role, tool)
     assert Hand.objects.get(pk=hand.pk).status == Hand.Status.RUNNING
     assert Seat.objects.filter(pk=seat.pk).exists() and table.is_open
+    assert WaitingEntry.objects.filter(pk=entry.pk).exists()
     assert staff_records() == ["staff.adjustment_requested"]
     for role, client in staff.items():
         for tool in ALLOWED[role]:
@@ -148,6 +162,50 @@ def test_remove_seat_and_close_reopen_table(staff, table_with_hand):
     table.refresh_from_db()
     assert table.is_open
     assert staff_records() == ["staff.table_reopen", "staff.table_close", "staff.seat_remove"]
+
+
+def test_waiting_list_tools_from_the_table_page(staff):
+    """Issue 27: the table's list links to each entry's page, whose tools (table managers
+    only) remove, move and offer a seat, each with one audit record."""
+    table = make_table(max_seats=2, next_hand_delay_seconds=3600)
+    ann = make_seated_player(table, "ann", 1)
+    make_seated_player(table, "ben", 2)
+    cat, dan, eve = (make_funded_player(name) for name in ("cat", "dan", "eve"))
+    for player in (cat, dan, eve):
+        services.waiting_list_join(table=table, player=player)
+    entry = {e.player.username: e for e in WaitingEntry.objects.filter(table=table)}
+    client = staff["table managers"]
+    table_page = client.get(f"/admin/poker/table/{table.pk}/change/").content.decode()
+    assert f"/admin/poker/waitingentry/{entry['eve'].pk}/change/" in table_page
+    page = f"/admin/poker/waitingentry/{entry['eve'].pk}/change/"
+    for tool in (b"tool-waiting-remove", b"tool-waiting-move", b"tool-waiting-offer"):
+        assert tool in client.get(page).content
+        assert tool not in staff["support"].get(page).content
+    assert staff["support"].get(page).status_code == 200  # every role reads the list
+
+    move = f"/admin/poker/waitingentry/{entry['eve'].pk}/move/"
+    assert b'value="3"' in client.get(move).content  # her place now
+    assert client.post(move, {"reason": "", "place": "1"}).status_code == 400
+    assert client.post(move, {"reason": "medical", "place": "1"}).status_code == 302
+
+    def order() -> list[str]:
+        return [e.player.username for e in WaitingEntry.objects.filter(table=table)]
+
+    assert order() == ["eve", "cat", "dan"]
+    services.table_leave(table=table, player=ann)
+    assert WaitingEntry.objects.get(pk=entry["eve"].pk).offer_expires_at is not None
+    offer = f"/admin/poker/waitingentry/{entry['dan'].pk}/offer/"
+    response = client.post(offer, {"reason": "floor decision"})
+    assert response.status_code == 302
+    assert response["Location"] == f"/admin/poker/table/{table.pk}/change/"
+    offered = WaitingEntry.objects.filter(table=table, offer_expires_at__isnull=False)
+    assert [e.player.username for e in offered] == ["dan"]
+    remove = f"/admin/poker/waitingentry/{entry['cat'].pk}/remove/"
+    assert client.post(remove, {"reason": "asked to leave"}).status_code == 302
+    assert order() == ["eve", "dan"]
+    again = client.post(remove, {"reason": "twice"})
+    assert again.status_code == 404
+    assert staff_records() == ["staff.waiting_remove", "staff.seat_offer", "staff.waiting_move"]
 
 
 def test_suspend_reinstate_and_note_from_the_player_page(staff):
@@ -228,7 +286,9 @@ def test_table_stakes_are_edited_in_dollars(staff):
     data = {name: form[name].value() for name in form.fields if form[name].value() is not None}
     data.update(
         {"small_blind": "1.00", "big_blind": "$2", "seats-TOTAL_FORMS": "0",
-         "seats-INITIAL_FORMS": "0", "seats-MIN_NUM_FORMS": "0", "seats-MAX_NUM_FORMS": "0"}
+         "seats-INITIAL_FORMS": "0", "seats-MIN_NUM_FORMS": "0", "seats-MAX_NUM_FORMS": "0",
+         "waiting-TOTAL_FORMS": "0", "waiting-INITIAL_FORMS": "0",
+         "waiting-MIN_NUM_FORMS": "0", "waiting-MAX_NUM_FORMS": "0"}
     )  # fmt: skip
     data = {k: ("on" if v is True else v) for k, v in data.items() if v is not False}
     response = client.post(f"/admin/poker/table/{table.pk}/change/", data)

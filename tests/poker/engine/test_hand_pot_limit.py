@@ -2,7 +2,7 @@
 
 import pytest
 
-from poker.engine.hand import IllegalAction
+from poker.engine.hand import LIMIT_BETS_PER_ROUND, IllegalAction
 from tests.poker.engine.conftest import new_hand, play
 
 
@@ -190,3 +190,35 @@ def test_a_call_between_two_short_all_ins_keeps_them_from_adding_up():
     play(unbroken, "1 bet 10", "2 call", "3 all_in", "4 all_in", "5 call")
     assert unbroken.legal_actions().seat == 1
     assert unbroken.legal_actions().raise_kind == "raise"  # the same all-ins, no call between
+
+
+def raise_around(hand, first: int, raises: int, seats: int = 3) -> list[int]:
+    """`raises` raises in turn from seat `first`, the minimum and the pot by turns; returns
+    the totals raised to."""
+    totals, seat = [], first
+    for k in range(raises):
+        legal = hand.legal_actions()
+        assert legal.seat == seat and legal.raise_kind == "raise", (k, legal)
+        to = legal.min_to if k % 2 == 0 else legal.max_to
+        hand.act(seat, "raise", to)
+        totals.append(to)
+        seat = seat % seats + 1
+    return totals
+
+
+@pytest.mark.parametrize("game", ["omaha", "omaha8"])
+def test_no_cap_on_the_number_of_raises(game):
+    """RULES.md 3 (001, issue 27): the fixed-limit cap (one bet and three raises a round) is no
+    pot-limit rule: preflop and on the flop, three times the cap's raises are each accepted."""
+    hand = new_hand((10**12,) * 3, game=game)
+    raises = 3 * LIMIT_BETS_PER_ROUND
+    preflop = raise_around(hand, first=3, raises=raises)
+    assert hand.street_name == "preflop" and hand.current_bet == preflop[-1]
+    play(hand, "3 call", "1 call")  # the last raise was seat 2's
+    assert hand.street_name == "flop"
+    play(hand, "1 bet 10")
+    flop = raise_around(hand, first=2, raises=raises)
+    assert flop == sorted(flop) and len(set(flop)) == raises  # each a raise on the one before
+    assert hand.street_name == "flop" and hand.current_bet == flop[-1]
+    play(hand, "2 call", "3 call")  # the last raise was seat 1's
+    assert hand.street_name == "turn"
