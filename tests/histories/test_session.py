@@ -157,7 +157,8 @@ def test_a_random_session_of_the_four_games_reads_back_validates_and_balances():
 
 
 def test_the_schema_refuses_what_1_4_6_does_not_have():
-    """The schema is not a rubber stamp: the old 'Cancelled' flag and 'Post BB' typos fail."""
+    """The schema is not a rubber stamp: the old 'Cancelled' flag fails, and so does a street
+    1.4.6 does not name."""
     rng = Random(3)
     hand, setup, status = play(rng, 1)
     document = ohh_document(record_of(1, hand, setup, status))
