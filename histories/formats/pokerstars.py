@@ -12,6 +12,7 @@ the room's hand ids plus HAND_NUMBER_BASE, so they never collide with real Poker
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -134,6 +135,21 @@ def _header(record: dict[str, Any], room: str) -> list[str]:
         f"Table '{room} - {table['name']}' {table['max_seats']}-max "
         f"Seat #{record['button']} is the button",
     ]
+
+
+def daily_file_name(record: dict[str, Any], *, room: str = ROOM_NAME) -> str:
+    """The file of the table's hands of the hand's (UTC) day, named as PokerStars names its
+    own (`HH20260126 Omaha Room - Aurora - $0.50-$1.00 - USD Omaha Pot Limit.txt`), so a
+    tracker watching a folder reads each table's day as one file."""
+    table = record["table"]
+    started = datetime.fromisoformat(record["started_at"]).astimezone(UTC)
+    if record["structure"] == "limit":
+        blinds = stakes(table["small_bet"], table["big_bet"])
+    else:
+        blinds = stakes(table["small_blind"], table["big_blind"])
+    name = re.sub(r'[\\/:*?"<>|]', "_", f"{room} - {table['name']}")
+    game = GAME_NAMES[(record["game"], record["structure"])].replace("/", "-")
+    return f"HH{started:%Y%m%d} {name} - {blinds.replace('/', '-')} - USD {game}.txt"
 
 
 def _pot_name(number: int, pots: int) -> str:

@@ -7,6 +7,7 @@ import io
 import json
 import re
 import zipfile
+from datetime import UTC
 
 import pytest
 from django.test import Client
@@ -130,7 +131,10 @@ def test_downloads_are_the_players_own(played):
     bulk = client.get("/hands/download/?format=pokerstars")
     assert bulk.status_code == 200 and bulk["Content-Type"] == "application/zip"
     with zipfile.ZipFile(io.BytesIO(bulk.content)) as archive:
-        text = archive.read("hands.txt").decode()
+        (name,) = archive.namelist()  # one table, one day: one file, as PokerStars writes them
+        text = archive.read(name).decode()
+    day = calm.started_at.astimezone(UTC)
+    assert name.startswith(f"HH{day:%Y%m%d} Omaha Room - {calm.table.name} - ")
     assert [h["id"] for h in map(parse, re.split(r"\n(?=PokerStars Hand #)", text.strip()))] == [
         hand_number(calm.pk),
         hand_number(wild.pk),

@@ -9,6 +9,7 @@ import pytest
 
 from histories.formats.pokerstars import (
     HAND_NUMBER_BASE,
+    daily_file_name,
     high_hand_name,
     pokerstars_text,
     stakes,
@@ -263,3 +264,17 @@ def test_stakes_have_cents_on_both_sides_when_either_has_them(small, big, writte
 )
 def test_hand_names_are_written_as_pokerstars_writes_them(hole, board, name):
     assert high_hand_name(value(hole, board, hi_lo=False)["high"]) == name
+
+
+def test_a_tables_day_is_one_file_named_as_pokerstars_names_them():
+    hand = hi_lo_no_low()
+    assert (
+        daily_file_name(hand)
+        == "HH20260701 Omaha Room - Albireo - $0.05-$0.10 - USD Omaha Hi-Lo Pot Limit.txt"
+    )
+    hand["started_at"] = "2026-07-02T03:59:00+00:00"  # the next day in UTC (still July 1 in ET)
+    hand["table"]["name"] = "A/B: 1"
+    assert daily_file_name(hand).startswith("HH20260702 Omaha Room - A_B_ 1 - ")
+    assert daily_file_name(fixed_limit_side_pot()).endswith(
+        "- $300-$600 - USD Omaha Hi-Lo Limit.txt"
+    )
