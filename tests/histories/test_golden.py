@@ -179,6 +179,32 @@ def fixed_limit_side_pot():
     )  # fmt: skip
 
 
+def two_side_pots_and_an_extra_big_blind():
+    board = "6c Kc Qc Jc 4c"
+    pots = [(247, 12, [(5, 235)], []), (93, 5, [(5, 88)], []), (30, 1, [(9, 29)], [])]
+    return record(
+        game="omaha", structure="pot-limit", blinds=(1, 2), button=6,
+        seats=[(2, "Player5", 52), (3, "Player1", 59), (5, "Player0", 90), (6, "Player4", 186),
+               (7, "Player6", 279), (8, "Player3", 500), (9, "Player2", 105)],
+        events=[
+            post(7, "small", 1), post(8, "big", 2), post(5, "big", 2),
+            {"type": "hole_cards_dealt",
+             "hole_cards": [[s, ["6d", "3c", "5s", "As"] if s == 3 else None]
+                            for s in (2, 3, 5, 6, 7, 8, 9)]},
+            act(9, "call", 2), act(2, "call", 2), act(3, "call", 2), act(5, "raise", 6, 8),
+            act(6, "call", 8), act(7, "fold"), act(8, "fold"), act(9, "call", 6),
+            act(2, "call", 6), act(3, "raise", 12, 14), act(5, "raise", 61, 69),
+            act(6, "call", 61), act(9, "raise", 97, 105, all_in=True), act(2, "fold"),
+            act(3, "call", 45, all_in=True), act(5, "call", 21, all_in=True), act(6, "call", 36),
+            street("flop", "6c Kc Qc"), street("turn", "Jc"), street("river", "4c"), SHOWDOWN,
+            shows(9, "Js Ah 5d 9h"), shows(6, "9c 9d 7d 7h"), shows(5, "Ks Ad 7s Tc"),
+            shows(3, "6d 3c 5s As"), *(awarded(k, *pot) for k, pot in enumerate(pots)),
+        ],
+        board=board, pots=pots,
+        shown=[(3, "6d 3c 5s As"), (5, "Ks Ad 7s Tc"), (6, "9c 9d 7d 7h"), (9, "Js Ah 5d 9h")],
+    )  # fmt: skip
+
+
 def cancelled():
     return record(
         game="omaha", structure="pot-limit", blinds=(5, 10), button=1,
@@ -203,6 +229,7 @@ def sections(lines: list[str]) -> tuple[list[str], list[str], list[str]]:
         ("plo-heads-up-showdown.txt", heads_up_plo, "Albireo III 40-100 bb"),
         ("plo8-no-low.txt", hi_lo_no_low, "Rastaban V 40-100 bb"),
         ("lo8-side-pot-split.txt", fixed_limit_side_pot, "Binomi V 40-100 bb"),
+        ("plo-two-side-pots.txt", two_side_pots_and_an_extra_big_blind, "99999999I"),
         ("cancelled.txt", cancelled, "Waterman"),
     ],
 )
@@ -211,7 +238,7 @@ def test_our_text_is_the_real_pokerstars_hand_line_by_line(name, build, table):
     hand = build()
     hand["table"]["name"] = table
     ours = [line.rstrip() for line in pokerstars_text(hand).strip().splitlines()]
-    real_game = re.match(r"PokerStars Game #\d+:  (.+? \(\S+ USD\)) - ", real[0]).group(1)
+    real_game = re.match(r"PokerStars Game #\d+:  (.+? \(\S+ USD\)) - ", real[0])[1]
     header = HEADER.match(ours[0])
     assert header, ours[0]
     assert header["number"] == str(HAND_NUMBER_BASE + 1)
