@@ -12,7 +12,7 @@ import zipfile
 from datetime import date
 
 from histories.formats.ohh import ohh_document
-from histories.formats.pokerstars import pokerstars_text
+from histories.formats.pokerstars import daily_file_name, pokerstars_text
 from histories.record import HandNotFound, hand_record
 from histories.selectors import player_hands
 from poker.engine import phh
@@ -63,7 +63,8 @@ def hands_zip(
     *, player, fmt: str, since: date | None, until: date | None
 ) -> tuple[str, bytes, int]:
     """(file name, zip bytes, hands written): the player's hands of the range, newest last; in
-    PokerStars text one file of every hand (as trackers import), else one file a hand."""
+    PokerStars text one file a table and day, named as PokerStars names them (trackers read a
+    folder of such files), else one file a hand."""
     if fmt not in FORMATS:
         raise HandNotFound(fmt)
     rows = player_hands(player=player, since=since, until=until).order_by("hand_id")
@@ -71,19 +72,21 @@ def hands_zip(
     buffer = io.BytesIO()
     written = 0
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        texts = []
+        days: dict[str, list[str]] = {}
         for hand_id in ids:
+            if fmt == "pokerstars":
+                record = hand_record(hand_id=hand_id, viewer=player)
+                days.setdefault(daily_file_name(record), []).append(pokerstars_text(record))
+                written += 1
+                continue
             try:
                 name, _, text = hand_export(hand_id=hand_id, viewer=player, fmt=fmt)
             except HandNotFound:
                 continue  # a cancelled hand has no PHH
             written += 1
-            if fmt == "pokerstars":
-                texts.append(text)
-            else:
-                archive.writestr(name, text)
-        if fmt == "pokerstars":
-            archive.writestr("hands.txt", "".join(texts))
+            archive.writestr(name, text)
+        for name, texts in days.items():
+            archive.writestr(name, "".join(texts))
     span = f"{since or 'first'}-{until or 'last'}"
     return f"hands-{span}-{fmt}.zip", buffer.getvalue(), written
 

@@ -2,10 +2,13 @@
 
 Pure Python (no Django), from a hand record (histories/record.py), so a player's file holds the
 same cards as their page. Amounts are dollars as numbers (0.5 for 50 cents). An action's
-`amount` is what it added to the pot (a blind, a call, a bet, or a raise's chips in all, not its
-street total); the uncalled part of a bet is returned before the pots are counted, so each
-pot's `amount` is what was contested and `rake` what the room took from it. A cancelled hand has
-rounds but no pots, and the flag "Cancelled" (docs/rules.md, "Hand histories").
+`amount` is what it put in the pot (a blind, a call, a bet, or a raise's chips in all, not its
+street total). The spec has no action for an uncalled bet's return, so the bet or raise that
+nobody called counts only what stayed in the pot (no `amount` when all of it came back): the
+actions' amounts add up to the pots, and each pot's `amount` is what was contested with `rake`
+what the room took from it. 1.4.6 has no flag for a cancelled hand: its one pot gives every
+player back what they put in, as the room did (docs/rules.md, "Hand histories"). An extra big
+blind is "Post Extra Blind". tests/histories/ohh-1.4.6.schema.json checks every file.
 """
 
 from __future__ import annotations
@@ -48,13 +51,23 @@ def ohh_document(record: dict[str, Any], *, site_name: str = "Omaha Room") -> di
         entry.update(fields)
         rounds[-1]["actions"].append(entry)
 
+    put_in: dict[int, int] = {}  # cents a seat has in the pot, returns taken off
+    last_wager: dict[int, dict[str, Any]] = {}  # a seat's last action that put chips in
+    big_blinds = 0
     for step in record["steps"]:
         event = step["event"]
         kind, seat = event["type"], event.get("seat")
         all_in = bool(event.get("all_in"))
         if kind == "blind_posted":
-            name = "Post SB" if event["blind"] == "small" else "Post BB"
+            if event["blind"] == "small":
+                name = "Post SB"
+            else:
+                name = "Post BB" if big_blinds == 0 else "Post Extra Blind"
+                big_blinds += 1
             add(name, seat, amount=dollars(event["amount"]), is_allin=all_in)
+            put_in[seat] = put_in.get(seat, 0) + event["amount"]
+            last_wager[seat] = rounds[-1]["actions"][-1] | {"cents": event["amount"]}
+            rounds[-1]["actions"][-1] = last_wager[seat]
         elif kind == "hole_cards_dealt":
             for number_, cards in event["hole_cards"]:
                 add("Dealt Cards", number_, cards=list(cards) if cards else [])
@@ -64,6 +77,18 @@ def ohh_document(record: dict[str, Any], *, site_name: str = "Omaha Room") -> di
             if event.get("added"):
                 fields["amount"] = dollars(event["added"])
             add(action, seat, **fields)
+            if event.get("added"):
+                put_in[seat] = put_in.get(seat, 0) + event["added"]
+                last_wager[seat] = rounds[-1]["actions"][-1] | {"cents": event["added"]}
+                rounds[-1]["actions"][-1] = last_wager[seat]
+        elif kind == "uncalled_bet_returned":
+            wager = last_wager[seat]
+            wager["cents"] -= event["amount"]
+            put_in[seat] -= event["amount"]
+            if wager["cents"]:
+                wager["amount"] = dollars(wager["cents"])
+            else:
+                del wager["amount"]
         elif kind == "street_dealt":
             rounds.append(
                 {
@@ -79,6 +104,9 @@ def ohh_document(record: dict[str, Any], *, site_name: str = "Omaha Room") -> di
             add("Shows Cards", seat, cards=list(event["cards"]))
         elif kind == "cards_mucked":
             add("Mucks Cards", seat)
+    for round_ in rounds:
+        for entry in round_["actions"]:
+            entry.pop("cents", None)
     pots = [
         {
             "number": k,
@@ -89,6 +117,8 @@ def ohh_document(record: dict[str, Any], *, site_name: str = "Omaha Room") -> di
         }
         for k, pot in enumerate(record["pots"])
     ]
+    if record["status"] == "cancelled":
+        pots = [_refund(put_in, player_id)]
     you = record.get("you")
     return {
         "ohh": {
@@ -110,7 +140,7 @@ def ohh_document(record: dict[str, Any], *, site_name: str = "Omaha Room") -> di
             "big_blind_amount": dollars(table["big_blind"]),
             "ante_amount": 0,
             **({"hero_player_id": player_id[you]} if you is not None else {}),
-            "flags": ["Cancelled"] if record["status"] == "cancelled" else [],
+            "flags": [],
             "players": players,
             "rounds": rounds,
             "pots": pots,
@@ -127,3 +157,18 @@ def _wins(pot: dict[str, Any], player_id: dict[int, int]) -> list[dict[str, Any]
         {"player_id": player_id[seat], "win_amount": dollars(amount), "cashout_amount": 0}
         for seat, amount in won.items()
     ]
+
+
+def _refund(put_in: dict[int, int], player_id: dict[int, int]) -> dict[str, Any]:
+    """A cancelled hand's chips going back: one pot, no rake, each player wins what they put in."""
+    return {
+        "number": 0,
+        "amount": dollars(sum(put_in.values())),
+        "rake": 0,
+        "jackpot": 0,
+        "player_wins": [
+            {"player_id": player_id[seat], "win_amount": dollars(cents), "cashout_amount": 0}
+            for seat, cents in put_in.items()
+            if cents
+        ],
+    }

@@ -1,14 +1,18 @@
-"""A hand as PokerStars-style text, the format PokerTracker 4 and Hold'em Manager 3 import.
+"""A hand as PokerStars text, the format PokerTracker 4, Hold'em Manager 3 and fpdb import.
 
 Pure Python (no Django): it reads a hand record (histories/record.py) and writes what the
 record shows, so a player's file holds their own hole cards and the cards shown at showdown,
-never mucked ones. Amounts follow PokerStars' habits: "$1" for whole dollars, "$0.50" else;
-"raises $2 to $3" gives the raise and the street total; "Uncalled bet ($x) returned to";
-Hi/Lo pots are collected in halves. Times are UTC with the Eastern time PokerStars leads with.
+never mucked ones. It writes what real PokerStars Omaha cash-game histories write (golden
+files in tests/histories/golden/): the room's time first and Eastern time in brackets,
+`$0.50/$1.00` stakes, "$1" and "$0.50" amounts, "raises $2 to $3", "Uncalled bet ($x) returned
+to", a single side pot as `Side pot` (numbered from two on), pots net of rake in the summary,
+hand names as PokerStars words them, and Hi/Lo halves collected line by line. Hand numbers are
+the room's hand ids plus HAND_NUMBER_BASE, so they never collide with real PokerStars hands.
 """
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -21,6 +25,31 @@ GAME_NAMES = {
 }
 STREETS = {"flop": "FLOP", "turn": "TURN", "river": "RIVER"}
 EASTERN = ZoneInfo("America/New_York")
+UTC = ZoneInfo("UTC")
+# PokerStars numbers its hands in the hundreds of billions (about 2.6e11 in 2025); ours start at
+# nine trillion, a range PokerStars will not reach in centuries (docs/rules.md, "Hand histories").
+HAND_NUMBER_BASE = 9_000_000_000_000
+ROOM_NAME = "Omaha Room"
+RANK_WORDS = {
+    "2": ("Deuce", "Deuces"),
+    "3": ("Three", "Threes"),
+    "4": ("Four", "Fours"),
+    "5": ("Five", "Fives"),
+    "6": ("Six", "Sixes"),
+    "7": ("Seven", "Sevens"),
+    "8": ("Eight", "Eights"),
+    "9": ("Nine", "Nines"),
+    "T": ("Ten", "Tens"),
+    "J": ("Jack", "Jacks"),
+    "Q": ("Queen", "Queens"),
+    "K": ("King", "Kings"),
+    "A": ("Ace", "Aces"),
+}
+
+
+def hand_number(hand_id: int) -> int:
+    """The number a PokerStars file gives the room's hand `hand_id`."""
+    return HAND_NUMBER_BASE + int(hand_id)
 
 
 def usd(cents: int) -> str:
@@ -30,40 +59,113 @@ def usd(cents: int) -> str:
     return f"{sign}${whole}" if part == 0 else f"{sign}${whole}.{part:02d}"
 
 
+def stakes(small: int, big: int) -> str:
+    """`$0.50/$1.00` when either stake has cents, else `$1/$2` (as PokerStars writes them)."""
+    if small % 100 or big % 100:
+        return f"${small // 100}.{small % 100:02d}/${big // 100}.{big % 100:02d}"
+    return f"{usd(small)}/{usd(big)}"
+
+
+def _moment(when: datetime, zone: str) -> str:
+    """`2016/07/31 8:25:01 ET`: PokerStars does not pad the hour."""
+    return f"{when:%Y/%m/%d} {when.hour}:{when:%M:%S} {zone}"
+
+
 def _cards(cards) -> str:
     return "[" + " ".join(cards) + "]"
 
 
-def _header(record: dict[str, Any]) -> list[str]:
-    table = record["table"]
-    started = datetime.fromisoformat(record["started_at"])
-    if record["structure"] == "limit":
-        stakes = f"{usd(table['small_bet'])}/{usd(table['big_bet'])}"
-    else:
-        stakes = f"{usd(table['small_blind'])}/{usd(table['big_blind'])}"
-    game = GAME_NAMES[(record["game"], record["structure"])]
-    eastern = started.astimezone(EASTERN)
-    utc = started.astimezone(ZoneInfo("UTC"))
-    return [
-        f"PokerStars Hand #{record['id']}: {game} ({stakes} USD) - "
-        f"{eastern:%Y/%m/%d %H:%M:%S} ET [{utc:%Y/%m/%d %H:%M:%S} UTC]",
-        f"Table '{table['name']}' {table['max_seats']}-max Seat #{record['button']} is the button",
-    ]
+def high_hand_name(value: dict[str, Any] | None) -> str:
+    """A high hand as PokerStars words it, from the engine's category and its five cards in
+    reading order: `a pair of Fours`, `two pair, Nines and Sixes`, `a straight, Nine to King`,
+    `a flush, Queen high`, `a full house, Sevens full of Threes`, `high card Ace`."""
+    if not value or not value.get("cards"):
+        return (value or {}).get("name", "")
+    ranks = [card[0] for card in value["cards"]]
+    one = {rank: words[0] for rank, words in RANK_WORDS.items()}
+    many = {rank: words[1] for rank, words in RANK_WORDS.items()}
+    category = value["category"]
+    if category == "high card":
+        return f"high card {one[ranks[0]]}"
+    if category == "one pair":
+        return f"a pair of {many[ranks[0]]}"
+    if category == "two pair":
+        return f"two pair, {many[ranks[0]]} and {many[ranks[2]]}"
+    if category == "three of a kind":
+        return f"three of a kind, {many[ranks[0]]}"
+    if category == "straight":
+        return f"a straight, {one[ranks[4]]} to {one[ranks[0]]}"
+    if category == "flush":
+        return f"a flush, {one[ranks[0]]} high"
+    if category == "full house":
+        return f"a full house, {many[ranks[0]]} full of {many[ranks[3]]}"
+    if category == "four of a kind":
+        return f"four of a kind, {many[ranks[0]]}"
+    if ranks[0] == "A" and ranks[4] == "T":
+        return "a Royal Flush"
+    return f"a straight flush, {one[ranks[4]]} to {one[ranks[0]]}"
+
+
+def low_hand_name(value: dict[str, Any] | None) -> str:
+    """`7,6,5,4,A`: the low's five ranks, highest first, the ace last."""
+    return ",".join(card[0] for card in value["cards"]) if value else ""
 
 
 def _hand_name(entry: dict[str, Any], hi_lo: bool) -> str:
-    high = (entry.get("high") or {}).get("name", "")
+    high = high_hand_name(entry.get("high"))
     if not hi_lo:
         return high
     low = entry.get("low")
-    return f"HI: {high}" + (f"; LO: {low['name']}" if low else "")
+    return f"HI: {high}" + (f"; LO: {low_hand_name(low)}" if low else "")
 
 
-def pokerstars_text(record: dict[str, Any]) -> str:
+def _header(record: dict[str, Any], room: str) -> list[str]:
+    table = record["table"]
+    started = datetime.fromisoformat(record["started_at"])
+    if record["structure"] == "limit":
+        blinds = stakes(table["small_bet"], table["big_bet"])
+    else:
+        blinds = stakes(table["small_blind"], table["big_blind"])
+    game = GAME_NAMES[(record["game"], record["structure"])]
+    local = _moment(started.astimezone(UTC), "UTC")
+    eastern = _moment(started.astimezone(EASTERN), "ET")
+    return [
+        f"PokerStars Hand #{hand_number(record['id'])}:  {game} ({blinds} USD) - "
+        f"{local} [{eastern}]",
+        f"Table '{room} - {table['name']}' {table['max_seats']}-max "
+        f"Seat #{record['button']} is the button",
+    ]
+
+
+def daily_file_name(record: dict[str, Any], *, room: str = ROOM_NAME) -> str:
+    """The file of the table's hands of the hand's (UTC) day, named as PokerStars names its
+    own (`HH20260126 Omaha Room - Aurora - $0.50-$1.00 - USD Omaha Pot Limit.txt`), so a
+    tracker watching a folder reads each table's day as one file."""
+    table = record["table"]
+    started = datetime.fromisoformat(record["started_at"]).astimezone(UTC)
+    if record["structure"] == "limit":
+        blinds = stakes(table["small_bet"], table["big_bet"])
+    else:
+        blinds = stakes(table["small_blind"], table["big_blind"])
+    name = re.sub(r'[\\/:*?"<>|]', "_", f"{room} - {table['name']}")
+    game = GAME_NAMES[(record["game"], record["structure"])].replace("/", "-")
+    return f"HH{started:%Y%m%d} {name} - {blinds.replace('/', '-')} - USD {game}.txt"
+
+
+def _pot_name(number: int, pots: int) -> str:
+    """`pot` alone, `main pot`, `side pot` when there is one, `side pot-1`... when several."""
+    if pots == 1:
+        return "pot"
+    if number == 0:
+        return "main pot"
+    return "side pot" if pots == 2 else f"side pot-{number}"
+
+
+def pokerstars_text(record: dict[str, Any], *, room: str = ROOM_NAME) -> str:
     """The hand of `record` as one PokerStars hand history (ends with a blank line)."""
     names = {seat["seat"]: seat["player"] for seat in record["seats"]}
     hi_lo = record["game"] == "omaha8"
-    lines = _header(record)
+    lines = _header(record, room)
     for seat in record["seats"]:
         lines.append(
             f"Seat {seat['seat']}: {names[seat['seat']]} ({usd(seat['starting_stack'])} in chips)"
@@ -71,13 +173,14 @@ def pokerstars_text(record: dict[str, Any]) -> str:
     steps = record["steps"]
     positions: dict[int, list[str]] = {record["button"]: ["button"]}
     folded_on: dict[int, str] = {}
+    put_in: set[int] = set()
     street = "preflop"
     board: list[str] = []
-    bets_before: dict[int, int] = {}
     shown: dict[int, dict[str, Any]] = {e["seat"]: e for e in record["showdown"] if e.get("shown")}
     mucked: set[int] = set()
     collected: dict[int, int] = {}
     went_to_showdown = False
+    big_blind_posted = False
     for k, step in enumerate(steps):
         event = step["event"]
         kind = event["type"]
@@ -86,8 +189,11 @@ def pokerstars_text(record: dict[str, Any]) -> str:
         top = max(bets_before.values(), default=0)
         all_in = " and is all-in" if event.get("all_in") else ""
         if kind == "blind_posted":
+            put_in.add(event["seat"])
             blind = "small blind" if event["blind"] == "small" else "big blind"
-            positions.setdefault(event["seat"], []).append(blind)
+            if blind == "small blind" or not big_blind_posted:
+                positions.setdefault(event["seat"], []).append(blind)  # not an extra big blind
+            big_blind_posted = big_blind_posted or blind == "big blind"
             lines.append(f"{who}: posts {blind} {usd(event['amount'])}{all_in}")
         elif kind == "hole_cards_dealt":
             lines.append("*** HOLE CARDS ***")
@@ -96,6 +202,8 @@ def pokerstars_text(record: dict[str, Any]) -> str:
                     lines.append(f"Dealt to {names[number]} {_cards(cards)}")
         elif kind == "action":
             action = event["action"]
+            if action not in ("fold", "check"):
+                put_in.add(event["seat"])
             if action == "fold":
                 folded_on[event["seat"]] = street
                 lines.append(f"{who}: folds")
@@ -129,36 +237,44 @@ def pokerstars_text(record: dict[str, Any]) -> str:
             mucked.add(event["seat"])
             lines.append(f"{who}: mucks hand")
         elif kind == "pot_awarded":
-            many = len(record["pots"]) > 1
-            where = (
-                "pot"
-                if not many
-                else "main pot"
-                if event["pot"] == 0
-                else f"side pot-{event['pot']}"
-            )
+            where = _pot_name(event["pot"], len(record["pots"]))
             for share in [*event["high"], *event["low"]]:
                 collected[share["seat"]] = collected.get(share["seat"], 0) + share["amount"]
                 lines.append(
                     f"{names[share['seat']]} collected {usd(share['amount'])} from {where}"
                 )
+            if hi_lo and went_to_showdown and not event["low"]:
+                lines.append("No low hand qualified")
     if record["status"] == "cancelled":
-        lines.append("*** HAND CANCELLED: every bet was returned ***")
+        lines.append("Hand cancelled")
+        lines.append("*** SUMMARY ***")
+        for seat in record["seats"]:
+            number = seat["seat"]
+            button = " (button)" if number == record["button"] else ""
+            lines.append(f"Seat {number}: {names[number]}{button} collected ($0)")
     else:
         if not went_to_showdown:
             for seat in collected:
                 lines.append(f"{names[seat]}: doesn't show hand")
-        lines.extend(_summary(record, names, positions, folded_on, shown, mucked, collected, hi_lo))
+        lines.extend(
+            _summary(record, names, positions, folded_on, put_in, shown, mucked, collected, hi_lo)
+        )
     return "\n".join(lines) + "\n\n"
 
 
-def _summary(record, names, positions, folded_on, shown, mucked, collected, hi_lo) -> list[str]:
+def _summary(
+    record, names, positions, folded_on, put_in, shown, mucked, collected, hi_lo
+) -> list[str]:
+    """`Total pot` counts the rake; the main and side pots beside it are what was paid out of
+    each (Main + Side + Rake = Total), as PokerStars writes them."""
     pots = record["pots"]
     total = sum(pot["amount"] for pot in pots)
     line = f"Total pot {usd(total)}"
     if len(pots) > 1:
-        line += f" Main pot {usd(pots[0]['amount'])}."
-        line += "".join(f" Side pot-{k} {usd(pot['amount'])}." for k, pot in enumerate(pots[1:], 1))
+        paid = [pot["amount"] - pot.get("rake", 0) for pot in pots]
+        line += f" Main pot {usd(paid[0])}."
+        for k, amount in enumerate(paid[1:], 1):
+            line += f" {_pot_name(k, len(pots)).capitalize()} {usd(amount)}."
     lines = ["*** SUMMARY ***", f"{line} | Rake {usd(record['rake'])}"]
     if record["board"]:
         lines.append(f"Board {_cards(record['board'])}")
@@ -175,7 +291,8 @@ def _summary(record, names, positions, folded_on, shown, mucked, collected, hi_l
         )
         won = collected.get(number, 0)
         if number in folded_on:
-            lines.append(f"{label} folded {where[folded_on[number]]}")
+            didnt_bet = " (didn't bet)" if number not in put_in else ""
+            lines.append(f"{label} folded {where[folded_on[number]]}{didnt_bet}")
         elif number in shown:
             result = f"and won ({usd(won)})" if won else "and lost"
             cards, name = _cards(shown[number]["cards"]), _hand_name(shown[number], hi_lo)

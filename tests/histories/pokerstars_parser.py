@@ -4,6 +4,15 @@ tests: it reads the lines trackers read (posts, actions, uncalled bets, collecti
 import re
 
 AMOUNT = r"\$(\d+(?:\.\d\d)?)"
+MOMENT = r"\d{4}/\d\d/\d\d \d{1,2}:\d\d:\d\d"
+# As trackers read it: the game, the stakes, then either ET alone or a local time and its zone
+# with ET in brackets (PokerStars writes both); the bracket is always Eastern time.
+HEADER = re.compile(
+    r"^PokerStars (?:Hand|Game) #(?P<number>\d+):\s+(?P<game>.+?) "
+    r"\((?P<stakes>\$\d+(?:\.\d\d)?/\$\d+(?:\.\d\d)?) USD\) - "
+    rf"(?:(?P<local>{MOMENT}) (?P<zone>[A-Z]+) \[)?(?P<eastern>{MOMENT}) ET(?(local)\])$"
+)
+POTS = re.compile(rf"(?:Main|Side) pot(?:-\d+)? {AMOUNT}\.")
 LINES = [
     ("post", re.compile(rf"^(?P<who>.+): posts (?:small|big) blind {AMOUNT}(?: and is all-in)?$")),
     ("fold", re.compile(r"^(?P<who>.+): folds$")),
@@ -24,13 +33,16 @@ def cents(text: str) -> int:
 
 
 def parse(text: str) -> dict:
-    """{"id", "moves": [(kind, player, cents or cards)], "board", "total", "rake", "seats"}"""
-    header = re.match(r"PokerStars Hand #(\d+): (.+?) \(", text)
+    """{"id", "game", "eastern", "moves": [(kind, player, cents or cards)], "board", "total",
+    "pots" (what each pot paid out), "rake", "seats"}"""
+    header = HEADER.match(text.splitlines()[0].rstrip())
+    assert header, text.splitlines()[0]
     moves = []
     board: list[str] = []
     seats = {}
     total = rake = None
-    for line in text.splitlines():
+    pots: list[int] = []
+    for line in (line.rstrip() for line in text.splitlines()):
         if seat := re.match(rf"^Seat (\d+): (.+) \({AMOUNT} in chips\)$", line):
             seats[int(seat.group(1))] = (seat.group(2), cents(seat.group(3)))
             continue
@@ -39,6 +51,7 @@ def parse(text: str) -> dict:
             continue
         if summary := re.match(rf"^Total pot {AMOUNT}.*\| Rake {AMOUNT}$", line):
             total, rake = cents(summary.group(1)), cents(summary.group(2))
+            pots = [cents(amount) for amount in POTS.findall(line)] or [total - rake]
             continue
         for kind, pattern in LINES:
             if found := pattern.match(line):
@@ -52,8 +65,10 @@ def parse(text: str) -> dict:
                 moves.append((kind, groups["who"], value))
                 break
     return {
-        "id": int(header.group(1)),
-        "game": header.group(2),
+        "id": int(header["number"]),
+        "game": header["game"],
+        "eastern": header["eastern"],
+        "pots": pots,
         "moves": moves,
         "board": board,
         "total": total,

@@ -1,0 +1,307 @@
+"""Our PokerStars text against real PokerStars Omaha cash-game hands (tests/histories/golden/,
+sources in its README): the same hand, told to our writer as a hand record, comes out line by
+line as PokerStars wrote it. Pure: no database."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from histories.formats.pokerstars import (
+    HAND_NUMBER_BASE,
+    daily_file_name,
+    high_hand_name,
+    pokerstars_text,
+    stakes,
+)
+from histories.record import _replay
+from poker.engine.evaluate import omaha_high, omaha_high_low8
+from tests.histories.pokerstars_parser import HEADER, parse
+
+GOLDEN = Path(__file__).parent / "golden"
+# Lines PokerStars writes about players who are not in the hand; the room does not write them.
+NOT_IN_THE_HAND = re.compile(r": (is sitting out|sits out)$| leaves the table$| will be allowed ")
+
+
+def real_lines(name: str) -> list[str]:
+    text = (GOLDEN / name).read_text(encoding="utf-8-sig")
+    lines = [line.rstrip() for line in text.strip().splitlines()]
+    return [line for line in lines if not NOT_IN_THE_HAND.search(line)]
+
+
+def value(card_text: str, board: str, hi_lo: bool) -> dict:
+    cards, board_cards = card_text.split(), board.split()
+    if hi_lo:
+        high, low = omaha_high_low8(cards, board_cards)
+    else:
+        high, low = omaha_high(cards, board_cards), None
+
+    def as_dict(v):
+        return v and {"name": v.name, "category": v.category, "cards": list(v.cards)}
+
+    return {"cards": cards, "high": as_dict(high), "low": as_dict(low)}
+
+
+def record(*, game, structure, blinds, bets=(0, 0), button, seats, events, board="", pots=(),
+           shown=(), status="finished", table_name="Albireo"):  # fmt: skip
+    """A hand record (histories/record.py's shape) of the events the engine would have logged."""
+    hi_lo = game == "omaha8"
+    started = {"type": "hand_started", "button": button, "seats": [[s, st] for s, _, st in seats]}
+    showdown = []
+    for seat, cards in shown:
+        showdown.append({"seat": seat, "shown": True, **value(cards, board, hi_lo)})
+    return {
+        "id": 1,
+        "table": {
+            "id": 1, "name": table_name, "max_seats": 9, "small_blind": blinds[0],
+            "big_blind": blinds[1], "small_bet": bets[0], "big_bet": bets[1],
+        },
+        "game": game, "structure": structure, "status": status,
+        "started_at": "2026-07-01T16:30:05+00:00", "button": button,
+        "seats": [{"seat": s, "player": name, "starting_stack": st} for s, name, st in seats],
+        "board": board.split(),
+        "pots": [
+            {"amount": amount, "rake": rake,
+             "high": [{"seat": s, "amount": a} for s, a in high],
+             "low": [{"seat": s, "amount": a} for s, a in low]}
+            for amount, rake, high, low in pots
+        ],
+        "rake": sum(rake for _, rake, _, _ in pots),
+        "showdown": showdown,
+        "steps": _replay([started, *events]),
+    }  # fmt: skip
+
+
+def post(seat, blind, amount):
+    return {"type": "blind_posted", "seat": seat, "blind": blind, "amount": amount, "all_in": False}
+
+
+def act(seat, action, added=None, to=None, all_in=False):
+    event = {"type": "action", "seat": seat, "action": action, "all_in": all_in}
+    if added is not None:
+        event |= {"added": added, "to": to if to is not None else added}
+    return event
+
+
+def street(name, cards):
+    return {"type": "street_dealt", "street": name, "cards": cards.split()}
+
+
+def dealt(*seats):
+    return {"type": "hole_cards_dealt", "hole_cards": [[s, None] for s in seats]}
+
+
+def returned(seat, amount):
+    return {"type": "uncalled_bet_returned", "seat": seat, "amount": amount}
+
+
+def shows(seat, cards):
+    return {"type": "cards_shown", "seat": seat, "cards": cards.split()}
+
+
+def awarded(pot, amount, rake, high, low=()):
+    return {
+        "type": "pot_awarded", "pot": pot, "amount": amount, "rake": rake,
+        "high": [{"seat": s, "amount": a} for s, a in high],
+        "low": [{"seat": s, "amount": a} for s, a in low],
+    }  # fmt: skip
+
+
+SHOWDOWN = {"type": "showdown"}
+
+
+def heads_up_plo():
+    board = "7s 3s Qc 8d 3h"
+    return record(
+        game="omaha", structure="pot-limit", blinds=(50, 100), button=1,
+        seats=[(1, "MajinVeta", 10823), (2, "Dracospinner", 43477)],
+        events=[
+            post(1, "small", 50), post(2, "big", 100), dealt(1, 2),
+            act(1, "raise", 250, 300), act(2, "raise", 800, 900), act(1, "call", 600),
+            street("flop", "7s 3s Qc"),
+            act(2, "bet", 700), act(1, "raise", 2275, 2275), act(2, "call", 1575),
+            street("turn", "8d"), act(2, "check"), act(1, "bet", 6300), act(2, "call", 6300),
+            street("river", "3h"), act(2, "bet", 18900), act(1, "call", 1348, all_in=True),
+            returned(2, 17552), SHOWDOWN, shows(2, "3d 5s 6h Kd"), shows(1, "7d 6s 9s 7h"),
+            awarded(0, 21646, 50, [(1, 21596)]),
+        ],
+        board=board, pots=[(21646, 50, [(1, 21596)], [])],
+        shown=[(1, "7d 6s 9s 7h"), (2, "3d 5s 6h Kd")],
+    )  # fmt: skip
+
+
+def hi_lo_no_low():
+    board = "Jh Td 8c 9c 3h"
+    return record(
+        game="omaha8", structure="pot-limit", blinds=(5, 10), button=2,
+        seats=[(1, "besteffect+", 706), (2, "soma-ruse", 4116), (3, "topspud", 1005),
+               (5, "HELVER4728", 965), (6, "immo 1000", 886)],
+        events=[
+            post(3, "small", 5), post(5, "big", 10), dealt(1, 2, 3, 5, 6),
+            act(6, "call", 10), act(1, "fold"), act(2, "fold"), act(3, "call", 5),
+            act(5, "check"), street("flop", "Jh Td 8c"),
+            act(3, "check"), act(5, "bet", 29), act(6, "raise", 116, 116), act(3, "fold"),
+            act(5, "raise", 348, 377), act(6, "call", 261),
+            street("turn", "9c"), act(5, "bet", 578, all_in=True),
+            act(6, "call", 499, all_in=True), returned(5, 79), street("river", "3h"),
+            SHOWDOWN, shows(5, "3s 9d Kd Qs"), shows(6, "Qc Qh 9h Ts"),
+            awarded(0, 1782, 76, [(5, 1706)]),
+        ],
+        board=board, pots=[(1782, 76, [(5, 1706)], [])],
+        shown=[(5, "3s 9d Kd Qs"), (6, "Qc Qh 9h Ts")],
+    )  # fmt: skip
+
+
+def fixed_limit_side_pot():
+    board = "9h Ts 8d 5h 4h"
+    main = (528000, 500, [(3, 263750)], [(6, 263750)])
+    side = (420000, 0, [(9, 210000)], [(6, 210000)])
+    return record(
+        game="omaha8", structure="limit", blinds=(15000, 30000), bets=(30000, 60000), button=6,
+        seats=[(2, "Ravenswood13", 3158625), (3, "Crazy Elior", 128250), (4, "joiso", 2003000),
+               (5, "Ilari FIN", 1871595), (6, "LewisFriend", 1507625),
+               (7, "BiatchPeople", 2143375), (9, "Bluf_To_Much", 1253875)],
+        events=[
+            post(7, "small", 15000), post(9, "big", 30000), dealt(2, 3, 4, 5, 6, 7, 9),
+            act(2, "fold"), act(3, "raise", 60000), act(4, "raise", 90000), act(5, "fold"),
+            act(6, "call", 90000), act(7, "fold"), act(9, "call", 60000), act(3, "call", 30000),
+            street("flop", "9h Ts 8d"), act(9, "check"), act(3, "check"), act(4, "bet", 30000),
+            act(6, "call", 30000), act(9, "call", 30000),
+            act(3, "raise", 38250, all_in=True), act(4, "call", 8250), act(6, "call", 8250),
+            act(9, "call", 8250), street("turn", "5h"), act(9, "check"), act(4, "bet", 60000),
+            act(6, "call", 60000), act(9, "call", 60000), street("river", "4h"),
+            act(9, "bet", 60000), act(4, "fold"), act(6, "raise", 120000, 120000),
+            act(9, "call", 60000), SHOWDOWN, shows(6, "9c 5c 2d Ah"), shows(9, "Qs 6h 6s 8h"),
+            shows(3, "3c Th 2c Qh"), awarded(0, *main), awarded(1, *side),
+        ],
+        board=board, pots=[main, side],
+        shown=[(3, "3c Th 2c Qh"), (6, "9c 5c 2d Ah"), (9, "Qs 6h 6s 8h")],
+    )  # fmt: skip
+
+
+def two_side_pots_and_an_extra_big_blind():
+    board = "6c Kc Qc Jc 4c"
+    pots = [(247, 12, [(5, 235)], []), (93, 5, [(5, 88)], []), (30, 1, [(9, 29)], [])]
+    return record(
+        game="omaha", structure="pot-limit", blinds=(1, 2), button=6,
+        seats=[(2, "Player5", 52), (3, "Player1", 59), (5, "Player0", 90), (6, "Player4", 186),
+               (7, "Player6", 279), (8, "Player3", 500), (9, "Player2", 105)],
+        events=[
+            post(7, "small", 1), post(8, "big", 2), post(5, "big", 2),
+            {"type": "hole_cards_dealt",
+             "hole_cards": [[s, ["6d", "3c", "5s", "As"] if s == 3 else None]
+                            for s in (2, 3, 5, 6, 7, 8, 9)]},
+            act(9, "call", 2), act(2, "call", 2), act(3, "call", 2), act(5, "raise", 6, 8),
+            act(6, "call", 8), act(7, "fold"), act(8, "fold"), act(9, "call", 6),
+            act(2, "call", 6), act(3, "raise", 12, 14), act(5, "raise", 61, 69),
+            act(6, "call", 61), act(9, "raise", 97, 105, all_in=True), act(2, "fold"),
+            act(3, "call", 45, all_in=True), act(5, "call", 21, all_in=True), act(6, "call", 36),
+            street("flop", "6c Kc Qc"), street("turn", "Jc"), street("river", "4c"), SHOWDOWN,
+            shows(9, "Js Ah 5d 9h"), shows(6, "9c 9d 7d 7h"), shows(5, "Ks Ad 7s Tc"),
+            shows(3, "6d 3c 5s As"), *(awarded(k, *pot) for k, pot in enumerate(pots)),
+        ],
+        board=board, pots=pots,
+        shown=[(3, "6d 3c 5s As"), (5, "Ks Ad 7s Tc"), (6, "9c 9d 7d 7h"), (9, "Js Ah 5d 9h")],
+    )  # fmt: skip
+
+
+def cancelled():
+    return record(
+        game="omaha", structure="pot-limit", blinds=(5, 10), button=1,
+        seats=[(1, "Hero", 1165)], events=[post(1, "small", 5)], status="cancelled",
+    )  # fmt: skip
+
+
+def sections(lines: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """(before the showdown, the showdown as a sorted list, the summary): PokerStars pays each
+    side pot as soon as its players have shown, the room shows every hand before paying, so
+    only the showdown's order may differ."""
+    start = lines.index("*** SHOW DOWN ***") if "*** SHOW DOWN ***" in lines else None
+    end = lines.index("*** SUMMARY ***")
+    if start is None:
+        return lines[:end], [], lines[end:]
+    return lines[:start], sorted(lines[start:end]), lines[end:]
+
+
+@pytest.mark.parametrize(
+    "name, build, table",
+    [
+        ("plo-heads-up-showdown.txt", heads_up_plo, "Albireo III 40-100 bb"),
+        ("plo8-no-low.txt", hi_lo_no_low, "Rastaban V 40-100 bb"),
+        ("lo8-side-pot-split.txt", fixed_limit_side_pot, "Binomi V 40-100 bb"),
+        ("plo-two-side-pots.txt", two_side_pots_and_an_extra_big_blind, "99999999I"),
+        ("cancelled.txt", cancelled, "Waterman"),
+    ],
+)
+def test_our_text_is_the_real_pokerstars_hand_line_by_line(name, build, table):
+    real = real_lines(name)
+    hand = build()
+    hand["table"]["name"] = table
+    ours = [line.rstrip() for line in pokerstars_text(hand).strip().splitlines()]
+    real_game = re.match(r"PokerStars Game #\d+:  (.+? \(\S+ USD\)) - ", real[0])[1]
+    header = HEADER.match(ours[0])
+    assert header, ours[0]
+    assert header["number"] == str(HAND_NUMBER_BASE + 1)
+    assert f"{header['game']} ({header['stakes']} USD)" == real_game
+    assert header["local"] == "2026/07/01 16:30:05" and header["zone"] == "UTC"
+    assert header["eastern"] == "2026/07/01 12:30:05", "summer: ET is four hours behind UTC"
+    real_table = re.sub(r"\d+-max", "9-max", real[1])
+    assert ours[1] == real_table.replace(f"'{table}'", f"'Omaha Room - {table}'")
+    for our_part, real_part in zip(sections(ours[2:]), sections(real[2:]), strict=True):
+        assert our_part == real_part
+
+
+def test_every_real_file_and_ours_read_alike():
+    """The reader the session tests use reads PokerStars' own files: their header (ET alone or
+    local time then ET in brackets) and pots that add up (Main + Side + Rake = Total)."""
+    for name in sorted(p.name for p in GOLDEN.glob("*.txt")):
+        read = parse((GOLDEN / name).read_text(encoding="utf-8-sig").strip())
+        assert read["eastern"], name
+        if read["total"] is not None:
+            assert sum(read["pots"]) + read["rake"] == read["total"], name
+    text = pokerstars_text(fixed_limit_side_pot())
+    read = parse(text)
+    assert read["pots"] == [527500, 420000] and read["rake"] == 500 and read["total"] == 948000
+
+
+@pytest.mark.parametrize(
+    "small, big, written",
+    [
+        (50, 100, "$0.50/$1.00"),
+        (5, 10, "$0.05/$0.10"),
+        (100, 200, "$1/$2"),
+        (25, 50, "$0.25/$0.50"),
+    ],
+)
+def test_stakes_have_cents_on_both_sides_when_either_has_them(small, big, written):
+    assert stakes(small, big) == written
+
+
+@pytest.mark.parametrize(
+    "hole, board, name",
+    [
+        ("4c 4s Kd 2h", "4h Ac As 9s 7h", "a full house, Fours full of Aces"),
+        ("Ks Qd 4c 2h", "4h 8d Jc 9s 7h", "a pair of Fours"),
+        ("As Qd 3c 2h", "4h 8d Jc 9s 7h", "high card Ace"),
+        ("As 2d Kc Kh", "3h 4d 5c 9s Jh", "a straight, Ace to Five"),
+        ("Ks Qs 3c 2h", "As Js Ts 9s 7h", "a Royal Flush"),
+        ("9s 8s 3c 2h", "7s 6s Ts 2s 2d", "a straight flush, Six to Ten"),
+        ("Ks Kd 3c 2h", "Kh Kc Ts 9s 7h", "four of a kind, Kings"),
+    ],
+)
+def test_hand_names_are_written_as_pokerstars_writes_them(hole, board, name):
+    assert high_hand_name(value(hole, board, hi_lo=False)["high"]) == name
+
+
+def test_a_tables_day_is_one_file_named_as_pokerstars_names_them():
+    hand = hi_lo_no_low()
+    assert (
+        daily_file_name(hand)
+        == "HH20260701 Omaha Room - Albireo - $0.05-$0.10 - USD Omaha Hi-Lo Pot Limit.txt"
+    )
+    hand["started_at"] = "2026-07-02T03:59:00+00:00"  # the next day in UTC (still July 1 in ET)
+    hand["table"]["name"] = "A/B: 1"
+    assert daily_file_name(hand).startswith("HH20260702 Omaha Room - A_B_ 1 - ")
+    assert daily_file_name(fixed_limit_side_pot()).endswith(
+        "- $300-$600 - USD Omaha Hi-Lo Limit.txt"
+    )
