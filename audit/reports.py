@@ -113,6 +113,7 @@ def _empty_day(day: date) -> dict:
         "banked": {"rounds_settled": 0, "staked": 0, "house_result": 0},
         "voids_to_charity": {"count": 0, "amount": 0},
         "adjustments": {"count": 0, "credited": 0, "debited": 0},
+        "audit_anchor": None,
     }
 
 
@@ -120,7 +121,9 @@ def daily_report(*, days: list[date]) -> list[dict]:
     """Per UTC day, from the ledger: deposits and withdrawals (entries and cents), rake per
     table, the banked game's result for the house (settled rounds, their stakes, the house
     bankroll's movement), voids to charity, and staff balance adjustments (credited to and
-    debited from wallets). Amounts are cents; withdrawals and debits are shown positive."""
+    debited from wallets). Amounts are cents; withdrawals and debits are shown positive. Each
+    day also carries the signed anchor of the audit chain's head its last daily verification
+    wrote (audit/anchor.py), for auditors to keep outside the database."""
     report = {day: _empty_day(day) for day in days}
     start, end = day_bounds(days[0], days[-1])
     legs = (
@@ -154,6 +157,17 @@ def daily_report(*, days: list[date]) -> list[dict]:
                 "credited": leg["credited"] or 0,
                 "debited": -(leg["debited"] or 0),
             }
+    verifications = (
+        AuditRecord.objects.filter(
+            action="verify.audit", created_at__gte=start, created_at__lt=end, seq__isnull=False
+        )
+        .order_by("seq")
+        .values_list("created_at", "payload")
+    )
+    for created_at, payload in verifications:
+        anchor = payload.get("anchor") if isinstance(payload, dict) else None
+        if anchor:
+            report[created_at.astimezone(UTC).date()]["audit_anchor"] = anchor
     for rake in daily_rake(date_from=days[0], date_to=days[-1]):
         row = report[date.fromisoformat(rake["date"])]
         row["rake"].append({k: v for k, v in rake.items() if k != "date"})
@@ -194,4 +208,18 @@ def daily_report_flat(days: list[dict]) -> list[dict]:
         adjustments = day["adjustments"]
         add(day, "adjustments_credited", adjustments["count"], adjustments["credited"])
         add(day, "adjustments_debited", adjustments["count"], adjustments["debited"])
+        if day["audit_anchor"]:
+            anchor = day["audit_anchor"]
+            rows.append(
+                {
+                    "date": day["date"],
+                    "section": "audit_anchor",
+                    "table": "",
+                    "count": anchor["seq"],
+                    "amount": "",
+                    "anchor_hash": anchor["hash"],
+                    "anchor_at": anchor["at"],
+                    "anchor_signature": anchor["signature"] or "",
+                }
+            )
     return rows
