@@ -12,7 +12,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from audit import reports
-from cashier.api import EXPORT_ROWS, RANGE_PARAMETERS, ErrorSerializer, _ExportView, _parse_date
+from cashier.api import (
+    EXPORT_ROWS,
+    RANGE_PARAMETERS,
+    ErrorSerializer,
+    _ExportView,
+    _parse_range,
+)
 from config.inputs import BAD_PARAMETER, BadInput
 
 _CODE = re.compile(r"^[a-z0-9_.]{1,64}$")
@@ -45,9 +51,10 @@ class AuditLogExportView(_ExportView):
         return super().get(request)
 
     def rows(self, request, as_csv):
+        date_from, date_to = _parse_range(request)
         records = reports.audit_log(
-            date_from=_parse_date(request, "from"),
-            date_to=_parse_date(request, "to"),
+            date_from=date_from,
+            date_to=date_to,
             action=_parse_text(request, "action", _CODE),
             actor=_parse_text(request, "actor", _TEXT),
             subject_type=_parse_text(request, "subject_type", _CODE),
@@ -68,10 +75,6 @@ class DailyReportView(_ExportView):
         return super().get(request)
 
     def rows(self, request, as_csv):
-        days = reports.report_days(
-            _parse_date(request, "from"),
-            _parse_date(request, "to"),
-            today=timezone.now().date(),
-        )
+        days = reports.report_days(*_parse_range(request), today=timezone.now().date())
         report = reports.daily_report(days=days)
         return reports.daily_report_flat(report) if as_csv else report

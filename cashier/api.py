@@ -33,6 +33,7 @@ from config.inputs import (
     parse_idempotency_key,
     parse_query_date,
     parse_query_id,
+    parse_query_range,
 )
 
 # -- shapes
@@ -206,6 +207,22 @@ class IsAuditor(BasePermission):
         return audit.is_auditor(request.user)
 
 
+# A spreadsheet runs a cell that starts with one of these as a formula (staff text such as
+# `=HYPERLINK(...)` in a reason); a leading apostrophe makes it text. A cell that already starts
+# with an apostrophe gets one more, so taking one off always gives the value back.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "'")
+
+
+def csv_cell(value):
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def csv_escape_row(row: dict) -> dict:
+    return {key: csv_cell(value) for key, value in row.items()}
+
+
 class CSVRenderer(BaseRenderer):
     media_type = "text/csv"
     format = "csv"
@@ -220,12 +237,17 @@ class CSVRenderer(BaseRenderer):
             columns.extend(k for k in row if k not in columns)
         writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
         writer.writeheader()
-        writer.writerows(data)
+        writer.writerows(csv_escape_row(row) for row in data)
         return out.getvalue().encode()
 
 
 def _parse_date(request: Request, name: str) -> date | None:
     return parse_query_date(request.query_params.get(name), name=name)
+
+
+def _parse_range(request: Request) -> tuple[date | None, date | None]:
+    """`?from=&to=`: a reversed range is a 400 in every export."""
+    return parse_query_range(request.query_params)
 
 
 def _parse_int(request: Request, name: str) -> int | None:
@@ -280,9 +302,10 @@ class JournalExportView(_ExportView):
         return super().get(request)
 
     def rows(self, request, as_csv):
+        date_from, date_to = _parse_range(request)
         rows = audit.journal(
-            date_from=_parse_date(request, "from"),
-            date_to=_parse_date(request, "to"),
+            date_from=date_from,
+            date_to=date_to,
             account_id=_parse_int(request, "account"),
         )
         return audit.journal_flat(rows) if as_csv else rows
@@ -327,8 +350,9 @@ class RakeReportView(_ExportView):
         return super().get(request)
 
     def rows(self, request, as_csv):
+        date_from, date_to = _parse_range(request)
         return audit.daily_rake(
-            date_from=_parse_date(request, "from"),
-            date_to=_parse_date(request, "to"),
+            date_from=date_from,
+            date_to=date_to,
             table_id=_parse_int(request, "table"),
         )
