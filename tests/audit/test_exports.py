@@ -32,7 +32,7 @@ DAILY = "/api/cashier/audit/daily/"
 def parse_csv(response):
     assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
     assert "attachment" in response["Content-Disposition"]
-    return list(csv.DictReader(io.StringIO(response.content.decode())))
+    return list(csv.DictReader(io.StringIO(response.getvalue().decode())))
 
 
 @pytest.mark.django_db(transaction=True)
@@ -241,3 +241,37 @@ def test_csv_cells_that_a_spreadsheet_would_run_are_escaped(auditor):
     wallet_withdraw(player=alice, amount=500, idempotency_key="w")
     journal = parse_csv(auditor.get("/api/cashier/audit/journal/", {"format": "csv"}))
     assert "-500" in [r["amount"] for r in journal]  # a negative amount is a number, not text
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_audit_log_pages_by_its_chain_and_has_a_manifest(auditor, settings):
+    import re
+
+    settings.AUDIT_ANCHOR_KEY = "m" * 40
+    for n in range(7):
+        audit_record(action="staff.note", payload={"n": n})
+    audit_record(action="security.login")
+    everything = auditor.get(LOG).json()
+    rows, url, pages = [], LOG + "?limit=3", 0
+    while url:
+        response = auditor.get(url)
+        rows.extend(response.json())
+        pages += 1
+        link = response.headers.get("Link")
+        url = re.fullmatch(r'<([^>]+)>; rel="next"', link).group(1) if link else None
+    assert rows == everything and pages == 3
+    assert [r["seq"] for r in rows] == list(range(1, 9))
+    assert auditor.get(LOG, {"after": "x1"}).status_code == 400
+    response = auditor.get(LOG, {"format": "csv", "after": "5"})
+    assert response.streaming and [r["seq"] for r in parse_csv(response)] == ["6", "7", "8"]
+
+    manifest = auditor.get(LOG + "manifest/", {"action": "staff"}).json()
+    assert manifest["filters"] == {"action": "staff"}
+    assert manifest["counts"] == {
+        "rows": 7,
+        "chained": 7,
+        "first_seq": 1,
+        "last_seq": 7,
+        "per_action_family": {"staff": 7},
+    }
+    assert manifest["anchor"]["seq"] == 8 and manifest["anchor"]["hash"] == rows[-1]["hash"]
