@@ -291,3 +291,30 @@ def test_the_schema_says_what_the_exports_return():
     assert {"limit", "after"} <= {p["name"] for p in journal["parameters"]}
     assert "Link" in journal["responses"]["200"]["description"]
     assert "anchor" in schema["components"]["schemas"]["Manifest"]["properties"]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_under_asgi_the_csv_streams_through_an_async_iterator():
+    """Daphne serves through Django's ASGI handler, which would read a sync iterator whole
+    into memory before sending the first byte."""
+    from asgiref.sync import sync_to_async
+    from django.contrib.auth.models import Group
+    from django.test import AsyncClient
+
+    from cashier.models import Posting
+    from tests.factories import make_player
+
+    def setup():
+        for name in ("alice", "bob", "carol"):
+            make_funded_player(name, cents=1_000)
+        user = make_player("audrey")
+        user.groups.add(Group.objects.get_or_create(name="auditors")[0])
+        return user, Posting.objects.count()
+
+    user, postings = await sync_to_async(setup)()
+    client = AsyncClient()
+    await client.aforce_login(user)
+    response = await client.get("/api/cashier/audit/journal/", {"format": "csv"})
+    assert response.status_code == 200 and response.is_async
+    body = b"".join([part async for part in response]).decode()
+    assert body.count("\n") == 1 + postings == 7
