@@ -12,7 +12,17 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from audit import reports
-from cashier.api import EXPORT_ROWS, RANGE_PARAMETERS, ErrorSerializer, _ExportView, _parse_date
+from cashier.api import (
+    EXPORT_ROWS,
+    NEXT_LINK,
+    PAGE_PARAMETERS,
+    RANGE_PARAMETERS,
+    ErrorSerializer,
+    ManifestSerializer,
+    _ExportView,
+    _ManifestView,
+    _parse_range,
+)
 from config.inputs import BAD_PARAMETER, BadInput
 
 _CODE = re.compile(r"^[a-z0-9_.]{1,64}$")
@@ -26,34 +36,72 @@ def _parse_text(request: Request, name: str, pattern: re.Pattern) -> str:
     return value
 
 
+LOG_FILTERS = [
+    OpenApiParameter("action", str, description='a code or family, e.g. "security"'),
+    OpenApiParameter("actor", str, description="the actor's username"),
+    OpenApiParameter("subject_type", str, description='e.g. "cashier.entry"'),
+    OpenApiParameter("subject_id", str),
+]
+
+
+def _log_filters(request: Request) -> dict:
+    date_from, date_to = _parse_range(request)
+    return {
+        "date_from": date_from,
+        "date_to": date_to,
+        "action": _parse_text(request, "action", _CODE),
+        "actor": _parse_text(request, "actor", _TEXT),
+        "subject_type": _parse_text(request, "subject_type", _CODE),
+        "subject_id": _parse_text(request, "subject_id", _TEXT),
+    }
+
+
 class AuditLogExportView(_ExportView):
-    """The audit log in chain order, with every field needed to recompute its hashes."""
+    """The audit log in chain order, with every field needed to recompute its hashes (JSON in
+    pages, CSV streamed)."""
 
     export_name = "audit-log"
+    paged = True
+    csv_columns = reports.AUDIT_LOG_COLUMNS
 
     @extend_schema(
-        parameters=[
-            *RANGE_PARAMETERS,
-            OpenApiParameter("action", str, description='a code or family, e.g. "security"'),
-            OpenApiParameter("actor", str, description="the actor's username"),
-            OpenApiParameter("subject_type", str, description='e.g. "cashier.entry"'),
-            OpenApiParameter("subject_id", str),
-        ],
-        responses={200: EXPORT_ROWS, 400: ErrorSerializer},
+        parameters=[*RANGE_PARAMETERS, *LOG_FILTERS, *PAGE_PARAMETERS],
+        responses={200: NEXT_LINK, 400: ErrorSerializer},
     )
     def get(self, request: Request) -> Response:
         return super().get(request)
 
-    def rows(self, request, as_csv):
-        records = reports.audit_log(
-            date_from=_parse_date(request, "from"),
-            date_to=_parse_date(request, "to"),
-            action=_parse_text(request, "action", _CODE),
-            actor=_parse_text(request, "actor", _TEXT),
-            subject_type=_parse_text(request, "subject_type", _CODE),
-            subject_id=_parse_text(request, "subject_id", _TEXT),
-        )
-        return reports.audit_log_rows(records, as_csv=as_csv)
+    def parse_after(self, request):
+        after = request.query_params.get("after", "")
+        if after and not reports.CURSOR.match(after):
+            raise BadInput(BAD_PARAMETER, f"'after' is not a cursor: {after[:40]!r}.")
+        return after
+
+    def chunks(self, request, *, as_csv, after, limit):
+        records = reports.audit_log(**_log_filters(request))
+        return reports.audit_log_chunks(records, as_csv=as_csv, after=after, limit=limit)
+
+    def cursor(self, row):
+        return reports.audit_log_cursor(row)
+
+
+class AuditLogManifestView(_ManifestView):
+    export_name = "audit-log"
+
+    @extend_schema(
+        parameters=[*RANGE_PARAMETERS[:2], *LOG_FILTERS],
+        responses={200: ManifestSerializer, 400: ErrorSerializer},
+    )
+    def get(self, request: Request) -> Response:
+        return super().get(request)
+
+    def counts(self, request):
+        filters = _log_filters(request)
+        named = {
+            ("from" if k == "date_from" else "to" if k == "date_to" else k): v
+            for k, v in filters.items()
+        }
+        return named, reports.audit_log_manifest(reports.audit_log(**filters))
 
 
 class DailyReportView(_ExportView):
@@ -68,10 +116,6 @@ class DailyReportView(_ExportView):
         return super().get(request)
 
     def rows(self, request, as_csv):
-        days = reports.report_days(
-            _parse_date(request, "from"),
-            _parse_date(request, "to"),
-            today=timezone.now().date(),
-        )
+        days = reports.report_days(*_parse_range(request), today=timezone.now().date())
         report = reports.daily_report(days=days)
         return reports.daily_report_flat(report) if as_csv else report

@@ -7,8 +7,9 @@ class AuditConfig(AppConfig):
     verbose_name = "Audit log"
 
     def ready(self) -> None:
-        from audit import signals  # noqa: F401  (connects the security events)
-        from audit.ledger_checks import CHECK
+        from audit import checks, signals  # noqa: F401  (the deploy check, security events)
+        from audit.ledger_checks import ADJUSTMENT_CHECK, CHECK, MATCH_CHECK
         from audit.verify import audit_check_register
 
-        audit_check_register(CHECK)
+        for check in (CHECK, MATCH_CHECK, ADJUSTMENT_CHECK):
+            audit_check_register(check)

@@ -1,6 +1,7 @@
 """Check an exported audit log without the room: standard library only, no Django.
 
     python -m audit.offline audit-log.json     # the JSON export of /api/cashier/audit/log/
+    python -m audit.offline --compare last.json new.json   # did anything kept change?
 
 It recomputes each record's content hash from the exported fields (the canonical JSON of
 docs/operations.md "The audit log") and each link, and checks the records follow each other
@@ -72,13 +73,57 @@ def check(rows: list[dict]) -> list[str]:
     return problems
 
 
+def compare(last: list[dict], new: list[dict]) -> list[str]:
+    """What the new export contradicts in the last one an auditor kept: every record both hold
+    must have the same hash (a link covers everything before it, so a rewrite anywhere up to
+    there shows), and the new one must reach at least as far (records deleted and the chain
+    head moved back show as a shorter chain)."""
+    problems = []
+    kept = {row["seq"]: row["hash"] for row in last if row.get("seq") is not None}
+    now = {row["seq"]: row["hash"] for row in new if row.get("seq") is not None}
+    for seq in sorted(kept.keys() & now.keys()):
+        if kept[seq] != now[seq]:
+            problems.append(f"seq {seq}: its hash changed since the last export: rewritten")
+            break
+    if kept and now and max(now) < max(kept):
+        problems.append(
+            f"the new export ends at seq {max(now)}, before the last one's seq {max(kept)}: "
+            "records were removed and the head moved back"
+        )
+    elif kept and now and min(now) > max(kept) + 1:
+        problems.append(
+            f"the new export starts at seq {min(now)}: nothing in it overlaps the last one "
+            f"(export from seq {max(kept)} on to compare)"
+        )
+    return problems
+
+
+def _rows(path: str) -> list[dict]:
+    with open(path, encoding="utf-8") as export:
+        rows = json.load(export)
+    return rows["rows"] if isinstance(rows, dict) else rows
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if len(args) == 3 and args[0] == "--compare":
+        last, new = _rows(args[1]), _rows(args[2])
+        problems = check(new) + compare(last, new)
+        for problem in problems:
+            print(f"BROKEN {problem}")
+        print(
+            f"{len(new)} records against {len(last)} kept, "
+            f"{'agree' if not problems else 'DISAGREE'}"
+        )
+        return 1 if problems else 0
     if len(args) != 1:
-        print("usage: python -m audit.offline audit-log.json", file=sys.stderr)
+        print(
+            "usage: python -m audit.offline audit-log.json\n"
+            "       python -m audit.offline --compare last-audit-log.json new-audit-log.json",
+            file=sys.stderr,
+        )
         return 2
-    with open(args[0], encoding="utf-8") as export:
-        rows = json.load(export)
+    rows = _rows(args[0])
     problems = check(rows)
     for problem in problems:
         print(f"BROKEN {problem}")

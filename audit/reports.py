@@ -7,13 +7,16 @@ agrees with the journal export by construction.
 
 from __future__ import annotations
 
+import json
+import re
+from collections.abc import Iterator
 from datetime import UTC, date, timedelta
 
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models import Count, F, Max, Min, Q, QuerySet, Sum
 from django.db.models.functions import TruncDate
 
 from audit.models import AuditRecord
-from cashier.audit import daily_rake, day_bounds
+from cashier.audit import CHUNK, daily_rake, day_bounds
 from cashier.models import Account, Entry, Posting
 from config.inputs import BAD_PARAMETER, BadInput
 
@@ -55,36 +58,106 @@ def audit_log(
     return records
 
 
-def audit_log_rows(records: QuerySet[AuditRecord], *, as_csv: bool) -> list[dict]:
-    """Every field an auditor needs to recompute each hash (docs/operations.md, "Audit log");
-    in CSV the payload is its canonical JSON text."""
-    import json
+AUDIT_LOG_COLUMNS = (
+    "seq",
+    "id",
+    "created_at",
+    "actor_id",
+    "actor_label",
+    "actor_kind",
+    "action",
+    "subject_type",
+    "subject_id",
+    "subject_label",
+    "payload",
+    "reason",
+    "content_hash",
+    "prev_hash",
+    "hash",
+)
 
-    rows = []
-    for record in records.iterator(chunk_size=2000):
-        payload = record.payload
-        if as_csv:
-            payload = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        rows.append(
-            {
-                "seq": record.seq,
-                "id": record.pk,
-                "created_at": record.created_at.astimezone(UTC).isoformat(),
-                "actor_id": record.actor_id,
-                "actor_label": record.actor_label,
-                "actor_kind": record.actor_kind,
-                "action": record.action,
-                "subject_type": record.subject_type,
-                "subject_id": record.subject_id,
-                "subject_label": record.subject_label,
-                "payload": payload,
-                "reason": record.reason,
-                "content_hash": record.content_hash,
-                "prev_hash": record.prev_hash,
-                "hash": record.hash,
-            }
-        )
-    return rows
+
+def audit_log_row(record: AuditRecord, *, as_csv: bool) -> dict:
+    """Every field an auditor needs to recompute the record's hashes (docs/operations.md, "The
+    audit log"); in CSV the payload is its canonical JSON text."""
+    payload = record.payload
+    if as_csv:
+        payload = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return {
+        "seq": record.seq,
+        "id": record.pk,
+        "created_at": record.created_at.astimezone(UTC).isoformat(),
+        "actor_id": record.actor_id,
+        "actor_label": record.actor_label,
+        "actor_kind": record.actor_kind,
+        "action": record.action,
+        "subject_type": record.subject_type,
+        "subject_id": record.subject_id,
+        "subject_label": record.subject_label,
+        "payload": payload,
+        "reason": record.reason,
+        "content_hash": record.content_hash,
+        "prev_hash": record.prev_hash,
+        "hash": record.hash,
+    }
+
+
+def audit_log_rows(records: QuerySet[AuditRecord], *, as_csv: bool) -> list[dict]:
+    return [audit_log_row(record, as_csv=as_csv) for record in records.iterator(chunk_size=2000)]
+
+
+# A page cursor: the last row's seq, or "u" and its id for a record not chained yet (those come
+# after every chained one).
+CURSOR = re.compile(r"^(u?)([0-9]{1,18})$")
+
+
+def audit_log_cursor(row: dict) -> str:
+    return str(row["seq"]) if row["seq"] is not None else f"u{row['id']}"
+
+
+def audit_log_chunks(
+    records: QuerySet[AuditRecord],
+    *,
+    as_csv: bool,
+    after: str = "",
+    limit: int | None = None,
+    chunk: int = CHUNK,
+) -> Iterator[list[dict]]:
+    """Rows in chain order after the cursor `after`, `chunk` at a time and at most `limit`:
+    one keyset query per chunk."""
+    records = records.order_by(F("seq").asc(nulls_last=True), "id")
+    left = limit
+    while left is None or left > 0:
+        size = chunk if left is None else min(chunk, left)
+        page = records
+        if after:
+            unchained, number = CURSOR.match(after).groups()
+            if unchained:
+                page = page.filter(seq__isnull=True, id__gt=int(number))
+            else:
+                page = page.filter(Q(seq__gt=int(number)) | Q(seq__isnull=True))
+        rows = [audit_log_row(record, as_csv=as_csv) for record in page[:size]]
+        if not rows:
+            return
+        yield rows
+        after = audit_log_cursor(rows[-1])
+        left = None if left is None else left - len(rows)
+        if len(rows) < size:
+            return
+
+
+def audit_log_manifest(records: QuerySet[AuditRecord]) -> dict:
+    """Rows, how many are chained, the first and last seq, and rows per action family."""
+    counted = records.aggregate(
+        rows=Count("id"), chained=Count("seq"), first_seq=Min("seq"), last_seq=Max("seq")
+    )
+    families: dict[str, int] = {}
+    for action, count in (
+        records.values("action").annotate(n=Count("id")).values_list("action", "n").order_by()
+    ):
+        family = action.split(".", 1)[0]
+        families[family] = families.get(family, 0) + count
+    return {**counted, "per_action_family": dict(sorted(families.items()))}
 
 
 # -- the daily report
@@ -113,6 +186,7 @@ def _empty_day(day: date) -> dict:
         "banked": {"rounds_settled": 0, "staked": 0, "house_result": 0},
         "voids_to_charity": {"count": 0, "amount": 0},
         "adjustments": {"count": 0, "credited": 0, "debited": 0},
+        "audit_anchor": None,
     }
 
 
@@ -120,7 +194,9 @@ def daily_report(*, days: list[date]) -> list[dict]:
     """Per UTC day, from the ledger: deposits and withdrawals (entries and cents), rake per
     table, the banked game's result for the house (settled rounds, their stakes, the house
     bankroll's movement), voids to charity, and staff balance adjustments (credited to and
-    debited from wallets). Amounts are cents; withdrawals and debits are shown positive."""
+    debited from wallets). Amounts are cents; withdrawals and debits are shown positive. Each
+    day also carries the signed anchor of the audit chain's head its last daily verification
+    wrote (audit/anchor.py), for auditors to keep outside the database."""
     report = {day: _empty_day(day) for day in days}
     start, end = day_bounds(days[0], days[-1])
     legs = (
@@ -154,6 +230,17 @@ def daily_report(*, days: list[date]) -> list[dict]:
                 "credited": leg["credited"] or 0,
                 "debited": -(leg["debited"] or 0),
             }
+    verifications = (
+        AuditRecord.objects.filter(
+            action="verify.audit", created_at__gte=start, created_at__lt=end, seq__isnull=False
+        )
+        .order_by("seq")
+        .values_list("created_at", "payload")
+    )
+    for created_at, payload in verifications:
+        anchor = payload.get("anchor") if isinstance(payload, dict) else None
+        if anchor:
+            report[created_at.astimezone(UTC).date()]["audit_anchor"] = anchor
     for rake in daily_rake(date_from=days[0], date_to=days[-1]):
         row = report[date.fromisoformat(rake["date"])]
         row["rake"].append({k: v for k, v in rake.items() if k != "date"})
@@ -194,4 +281,18 @@ def daily_report_flat(days: list[dict]) -> list[dict]:
         adjustments = day["adjustments"]
         add(day, "adjustments_credited", adjustments["count"], adjustments["credited"])
         add(day, "adjustments_debited", adjustments["count"], adjustments["debited"])
+        if day["audit_anchor"]:
+            anchor = day["audit_anchor"]
+            rows.append(
+                {
+                    "date": day["date"],
+                    "section": "audit_anchor",
+                    "table": "",
+                    "count": anchor["seq"],
+                    "amount": "",
+                    "anchor_hash": anchor["hash"],
+                    "anchor_at": anchor["at"],
+                    "anchor_signature": anchor["signature"] or "",
+                }
+            )
     return rows

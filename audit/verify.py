@@ -51,6 +51,7 @@ def audit_checks() -> list[AuditCheck]:
 class AuditReport:
     records: int = 0
     head_seq: int = 0
+    head_hash: str = GENESIS_HASH
     pending: int = 0  # written by the transaction running the check, chained at its commit
     checks: list[str] = field(default_factory=list)
     first_broken: int | None = None  # the id of the first broken record
@@ -67,6 +68,7 @@ class AuditReport:
             "ok": self.ok,
             "records": self.records,
             "head_seq": self.head_seq,
+            "head_hash": self.head_hash,
             "first_broken": self.first_broken,
             "problems": self.problems[:MAX_LISTED],
             "more_problems": self.unlisted,
@@ -107,7 +109,7 @@ def _verify(*, inside_transaction: bool) -> AuditReport:
         "seq": 0,
         "hash": GENESIS_HASH,
     }
-    report.head_seq = head["seq"]
+    report.head_seq, report.head_hash = head["seq"], head["hash"]
     fields = ("id", "seq", "prev_hash", "hash", "content_hash", *CONTENT_FIELDS)
     # Inside an open transaction on PostgreSQL, records it wrote are chained only when it
     # commits: there, unchained records count as pending. Anywhere else (the command, the task)
@@ -162,7 +164,9 @@ def _verify(*, inside_transaction: bool) -> AuditReport:
 
 def verifications_record(*, actor=None) -> dict[str, bool]:
     """Run `verify_ledger` and `verify_audit`, each on its own snapshot, and record each result
-    in the audit log (`verify.ledger`, `verify.audit`); returns {name: ok}."""
+    in the audit log (`verify.ledger`, `verify.audit`, the latter with a signed anchor of the
+    head it verified, also appended to AUDIT_ANCHOR_FILE); returns {name: ok}."""
+    from audit.anchor import anchor_file_append, anchor_sign
     from audit.services import audit_record
     from cashier.verify import MAX_LISTED as LEDGER_LISTED
     from cashier.verify import ledger_verify
@@ -183,5 +187,9 @@ def verifications_record(*, actor=None) -> dict[str, bool]:
                 "problem_count": len(ledger.problems),
             },
         )
-        audit_record(action="verify.audit", actor=actor, payload=chain.summary())
+        anchor = anchor_sign(seq=chain.head_seq, head_hash=chain.head_hash)
+        audit_record(
+            action="verify.audit", actor=actor, payload={**chain.summary(), "anchor": anchor}
+        )
+    anchor_file_append(anchor)
     return {"ledger": ledger.ok, "audit": chain.ok}

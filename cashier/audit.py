@@ -5,15 +5,35 @@ Each function returns plain rows (lists of dicts) that the API renders as JSON o
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, date, datetime, time, timedelta
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, Exists, Max, Min, OuterRef, Q, Sum
 from django.db.models.functions import TruncDate
 
 from cashier.models import Account, Entry, Posting
 
 AUDITORS_GROUP = "auditors"
+# Rows read per query by the exports that stream (the journal, the audit log, adjustments).
+CHUNK = 2000
+# The columns of the journal's CSV, one row a posting.
+JOURNAL_COLUMNS = (
+    "entry_id",
+    "created_at",
+    "reason",
+    "player",
+    "table",
+    "hand_id",
+    "created_by",
+    "memo",
+    "posting_id",
+    "account_id",
+    "account_kind",
+    "account_owner",
+    "account_table",
+    "amount",
+)
 
 
 def is_auditor(user: AbstractBaseUser) -> bool:
@@ -40,26 +60,51 @@ def _account_label(account: Account) -> dict:
     }
 
 
-def journal(*, date_from=None, date_to=None, account_id: int | None = None) -> list[dict]:
-    """Entries in the range (those touching `account_id` if given), each with all its postings."""
+def _journal_entries(*, date_from=None, date_to=None, account_id: int | None = None):
     start, end = day_bounds(date_from, date_to)
-    entries = Entry.objects.select_related("player", "table", "created_by").order_by("id")
+    entries = Entry.objects.order_by("id")
     if start:
         entries = entries.filter(created_at__gte=start)
     if end:
         entries = entries.filter(created_at__lt=end)
     if account_id is not None:
-        entries = entries.filter(postings__account_id=account_id).distinct()
+        touching = Posting.objects.filter(entry=OuterRef("pk"), account_id=account_id)
+        entries = entries.filter(Exists(touching))
+    return entries
+
+
+def journal_chunks(
+    *,
+    date_from=None,
+    date_to=None,
+    account_id: int | None = None,
+    after: int | None = None,
+    limit: int | None = None,
+    chunk: int = CHUNK,
+) -> Iterator[list[dict]]:
+    """Entries in the range (those touching `account_id` if given) in id order after entry
+    `after`, each with all its postings, `chunk` entries at a time and at most `limit`: one
+    keyset query for the entries and one for their postings per chunk, so memory holds one
+    chunk whatever the range."""
+    entries = _journal_entries(date_from=date_from, date_to=date_to, account_id=account_id)
+    entries = entries.select_related("player", "table", "created_by")
     postings = Posting.objects.select_related("account", "account__owner", "account__table")
-    rows = []
-    by_entry: dict[int, list] = {}
-    entry_list = list(entries)
-    for posting in postings.filter(entry__in=[e.pk for e in entry_list]).order_by("id"):
-        by_entry.setdefault(posting.entry_id, []).append(
-            {"posting_id": posting.pk, **_account_label(posting.account), "amount": posting.amount}
-        )
-    for entry in entry_list:
-        rows.append(
+    last, left = after or 0, limit
+    while left is None or left > 0:
+        size = chunk if left is None else min(chunk, left)
+        batch = list(entries.filter(pk__gt=last)[:size])
+        if not batch:
+            return
+        by_entry: dict[int, list] = {}
+        for posting in postings.filter(entry__in=[e.pk for e in batch]).order_by("id"):
+            by_entry.setdefault(posting.entry_id, []).append(
+                {
+                    "posting_id": posting.pk,
+                    **_account_label(posting.account),
+                    "amount": posting.amount,
+                }
+            )
+        yield [
             {
                 "entry_id": entry.pk,
                 "created_at": entry.created_at.astimezone(UTC).isoformat(),
@@ -71,8 +116,61 @@ def journal(*, date_from=None, date_to=None, account_id: int | None = None) -> l
                 "memo": entry.memo,
                 "postings": by_entry.get(entry.pk, []),
             }
+            for entry in batch
+        ]
+        last = batch[-1].pk
+        left = None if left is None else left - len(batch)
+        if len(batch) < size:
+            return
+
+
+def journal(*, date_from=None, date_to=None, account_id: int | None = None) -> list[dict]:
+    """Entries in the range (those touching `account_id` if given), each with all its postings."""
+    chunks = journal_chunks(date_from=date_from, date_to=date_to, account_id=account_id)
+    return [row for rows in chunks for row in rows]
+
+
+def journal_manifest(*, date_from=None, date_to=None, account_id: int | None = None) -> dict:
+    """What a journal export of these filters holds, counted by the database: entries,
+    postings, CSV rows (one a posting, one for an entry without any), the first and last entry,
+    and per account kind the postings and their credits, debits and net (cents): an auditor
+    checks a download against it."""
+    entries = _journal_entries(date_from=date_from, date_to=date_to, account_id=account_id)
+    postings = Posting.objects.filter(entry__in=entries.values("pk"))
+    counted = entries.aggregate(
+        entries=Count("id"),
+        first=Min("id"),
+        last=Max("id"),
+        bare=Count("id", filter=~Exists(Posting.objects.filter(entry=OuterRef("pk")))),
+    )
+    kinds = (
+        postings.values("account__kind")
+        .annotate(
+            postings=Count("id"),
+            credits=Sum("amount", filter=Q(amount__gt=0)),
+            debits=Sum("amount", filter=Q(amount__lt=0)),
+            net=Sum("amount"),
         )
-    return rows
+        .order_by("account__kind")
+    )
+    totals = {
+        row["account__kind"]: {
+            "postings": row["postings"],
+            "credits": row["credits"] or 0,
+            "debits": -(row["debits"] or 0),
+            "net": row["net"] or 0,
+        }
+        for row in kinds
+    }
+    posting_count = sum(kind["postings"] for kind in totals.values())
+    return {
+        "entries": counted["entries"],
+        "postings": posting_count,
+        "csv_rows": posting_count + counted["bare"],
+        "first_entry_id": counted["first"],
+        "last_entry_id": counted["last"],
+        "totals_per_account_kind": totals,
+    }
 
 
 def journal_flat(rows: list[dict]) -> list[dict]:
@@ -83,6 +181,91 @@ def journal_flat(rows: list[dict]) -> list[dict]:
         for posting in entry["postings"] or [{}]:
             flat.append({**head, **posting})
     return flat
+
+
+ADJUSTMENT_COLUMNS = (
+    "adjustment_id",
+    "player",
+    "amount",
+    "reason",
+    "status",
+    "requested_by",
+    "requested_at",
+    "decided_by",
+    "decided_at",
+    "decision_reason",
+    "entry_id",
+)
+
+
+def _adjustments(*, date_from=None, date_to=None, status: str = ""):
+    from cashier.models import BalanceAdjustment
+
+    start, end = day_bounds(date_from, date_to)
+    adjustments = BalanceAdjustment.objects.order_by("id")
+    if start:
+        adjustments = adjustments.filter(requested_at__gte=start)
+    if end:
+        adjustments = adjustments.filter(requested_at__lt=end)
+    if status:
+        adjustments = adjustments.filter(status=status)
+    return adjustments
+
+
+def adjustment_chunks(
+    *,
+    date_from=None,
+    date_to=None,
+    status: str = "",
+    after: int | None = None,
+    limit: int | None = None,
+    chunk: int = CHUNK,
+) -> Iterator[list[dict]]:
+    """Staff balance adjustment requests asked for in the range (every status: pending,
+    posted, rejected), in id order after `after`, `chunk` at a time and at most `limit`."""
+    adjustments = _adjustments(date_from=date_from, date_to=date_to, status=status)
+    adjustments = adjustments.select_related("player", "requested_by", "decided_by")
+    last, left = after or 0, limit
+    while left is None or left > 0:
+        size = chunk if left is None else min(chunk, left)
+        batch = list(adjustments.filter(pk__gt=last)[:size])
+        if not batch:
+            return
+        yield [
+            {
+                "adjustment_id": a.pk,
+                "player": a.player.get_username(),
+                "amount": a.amount,
+                "reason": a.reason,
+                "status": a.status,
+                "requested_by": a.requested_by.get_username(),
+                "requested_at": a.requested_at.astimezone(UTC).isoformat(),
+                "decided_by": a.decided_by.get_username() if a.decided_by_id else "",
+                "decided_at": a.decided_at.astimezone(UTC).isoformat() if a.decided_at else "",
+                "decision_reason": a.decision_reason,
+                "entry_id": a.entry_id,
+            }
+            for a in batch
+        ]
+        last = batch[-1].pk
+        left = None if left is None else left - len(batch)
+        if len(batch) < size:
+            return
+
+
+def adjustments_manifest(*, date_from=None, date_to=None, status: str = "") -> dict:
+    """Rows, and per status the count and the signed cents asked for."""
+    adjustments = _adjustments(date_from=date_from, date_to=date_to, status=status)
+    per_status = {
+        row["status"]: {"count": row["count"], "amount": row["amount"] or 0}
+        for row in adjustments.values("status")
+        .annotate(count=Count("id"), amount=Sum("amount"))
+        .order_by("status")
+    }
+    return {
+        "rows": sum(row["count"] for row in per_status.values()),
+        "per_status": per_status,
+    }
 
 
 def balances_at(*, at: datetime, account_id: int | None = None) -> list[dict]:

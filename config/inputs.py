@@ -185,6 +185,19 @@ def parse_query_date(value: str | None, *, name: str) -> date | None:
     return day
 
 
+def parse_query_range(params, *, first: str = "from", last: str = "to") -> tuple:
+    """Two UTC days from a query string (`?from=&to=`), each None when absent; a range that
+    ends before it starts is refused (400) the same way by every export."""
+    start = parse_query_date(params.get(first), name=first)
+    end = parse_query_date(params.get(last), name=last)
+    if start is not None and end is not None and start > end:
+        raise BadInput(
+            BAD_PARAMETER,
+            _("'%(first)s' must not be after '%(last)s'.") % {"first": first, "last": last},
+        )
+    return start, end
+
+
 def parse_query_page(value: str | None, *, name: str = "page") -> int | None:
     """A page number from a query string: a whole number from 1 (None when absent)."""
     if value is None or value == "":

@@ -218,6 +218,12 @@ POKER_STUCK_HAND_SECONDS = env.int("POKER_STUCK_HAND_SECONDS", default=120)
 POKER_TIMEKEEPER_SECONDS = env.float("POKER_TIMEKEEPER_SECONDS", default=0.25)
 if POKER_TIMEKEEPER_SECONDS <= 0:
     raise ImproperlyConfigured("POKER_TIMEKEEPER_SECONDS must be above 0.")
+# The audit chain's anchors (audit/anchor.py): the HMAC key that signs the head's seq and hash
+# in the daily verification and every export's manifest. It must live outside the database
+# (this environment, a secrets store): whoever can rewrite the database must not hold it.
+AUDIT_ANCHOR_KEY = env.str("AUDIT_ANCHOR_KEY", default="")
+# A file the daily verification appends each anchor to (one JSON line), outside the database.
+AUDIT_ANCHOR_FILE = env.str("AUDIT_ANCHOR_FILE", default="")
 CELERY_BEAT_SCHEDULE: dict = {
     "worker-heartbeat": {"task": "lobby.record_worker_heartbeat", "schedule": 30.0},
     # Live tables: act on overdue turns and start due hands from what the database says, so a

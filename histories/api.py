@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 from cashier.api import EXPORT_ROWS, RANGE_PARAMETERS, IsAuditor, _ExportView
 from config.api import PageNumberPagination400
 from config.errors import Refused
-from config.inputs import parse_query_date
+from config.inputs import parse_query_range
 from histories.exports import audit_ohh_zip
 from histories.forms import HandFilterForm
 from histories.record import HandNotFound, hand_record
@@ -87,10 +87,8 @@ class HandsAuditExportView(_ExportView):
         return super().get(request)
 
     def rows(self, request: Request, as_csv: bool) -> list[dict]:
-        rows = hands_for_audit(
-            date_from=parse_query_date(request.query_params.get("from"), name="from"),
-            date_to=parse_query_date(request.query_params.get("to"), name="to"),
-        )
+        date_from, date_to = parse_query_range(request.query_params)
+        rows = hands_for_audit(date_from=date_from, date_to=date_to)
         if as_csv:
             return [
                 {k: " ".join(v) if isinstance(v, list) else v for k, v in row.items()}
@@ -112,10 +110,8 @@ class HandsAuditOhhView(APIView):
         responses={(200, "application/zip"): OpenApiTypes.BINARY, 403: REFUSED},
     )
     def get(self, request: Request) -> HttpResponse:
-        name, body, _ = audit_ohh_zip(
-            date_from=parse_query_date(request.query_params.get("from"), name="from"),
-            date_to=parse_query_date(request.query_params.get("to"), name="to"),
-        )
+        date_from, date_to = parse_query_range(request.query_params)
+        name, body, _ = audit_ohh_zip(date_from=date_from, date_to=date_to)
         response = HttpResponse(body, content_type="application/zip")
         response["Content-Disposition"] = f'attachment; filename="{name}"'
         return response

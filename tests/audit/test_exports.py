@@ -32,7 +32,7 @@ DAILY = "/api/cashier/audit/daily/"
 def parse_csv(response):
     assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
     assert "attachment" in response["Content-Disposition"]
-    return list(csv.DictReader(io.StringIO(response.content.decode())))
+    return list(csv.DictReader(io.StringIO(response.getvalue().decode())))
 
 
 @pytest.mark.django_db(transaction=True)
@@ -193,3 +193,85 @@ def test_an_export_checks_offline_and_an_edited_row_is_named(auditor, tmp_path, 
 
     del rows[1]
     assert "are missing" in offline.check(rows)[0]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/api/cashier/audit/journal/",
+        "/api/cashier/audit/rake/",
+        LOG,
+        DAILY,
+        "/api/cashier/audit/hands/",
+        "/api/cashier/audit/hands/ohh/",
+    ],
+)
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_a_reversed_date_range_is_a_400_in_every_export(auditor, url, fmt):
+    params = {"from": "2026-05-03", "to": "2026-05-01"}
+    if not url.endswith("/ohh/"):  # a zip, in no other format
+        params["format"] = fmt
+    response = auditor.get(url, params)
+    assert response.status_code == 400, response.content
+    if fmt == "json":
+        assert response.json() == {
+            "code": "bad_parameter",
+            "message": "'from' must not be after 'to'.",
+        }
+
+
+@pytest.mark.django_db(transaction=True)
+def test_csv_cells_that_a_spreadsheet_would_run_are_escaped(auditor):
+    """Staff text such as `=HYPERLINK(...)` goes out as text; numbers stay numbers."""
+    staff = make_player("staffer", is_staff=True)
+    for reason in ('=HYPERLINK("http://evil.test","click")', "+1+1", "-2+3", "@SUM(A1)", "'=x"):
+        audit_record(action="staff.note", actor=staff, reason=reason, payload={"n": -5})
+    rows = parse_csv(auditor.get(LOG, {"format": "csv", "action": "staff.note"}))
+    assert [r["reason"] for r in rows] == [
+        '\'=HYPERLINK("http://evil.test","click")',
+        "'+1+1",
+        "'-2+3",
+        "'@SUM(A1)",
+        "''=x",
+    ]
+    assert all(json.loads(r["payload"]) == {"n": -5} for r in rows)
+
+    alice = make_funded_player("alice", cents=2_000)
+    wallet_withdraw(player=alice, amount=500, idempotency_key="w")
+    journal = parse_csv(auditor.get("/api/cashier/audit/journal/", {"format": "csv"}))
+    assert "-500" in [r["amount"] for r in journal]  # a negative amount is a number, not text
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_audit_log_pages_by_its_chain_and_has_a_manifest(auditor, settings):
+    import re
+
+    settings.AUDIT_ANCHOR_KEY = "m" * 40
+    for n in range(7):
+        audit_record(action="staff.note", payload={"n": n})
+    audit_record(action="security.login")
+    everything = auditor.get(LOG).json()
+    rows, url, pages = [], LOG + "?limit=3", 0
+    while url:
+        response = auditor.get(url)
+        rows.extend(response.json())
+        pages += 1
+        link = response.headers.get("Link")
+        url = re.fullmatch(r'<([^>]+)>; rel="next"', link).group(1) if link else None
+    assert rows == everything and pages == 3
+    assert [r["seq"] for r in rows] == list(range(1, 9))
+    assert auditor.get(LOG, {"after": "x1"}).status_code == 400
+    response = auditor.get(LOG, {"format": "csv", "after": "5"})
+    assert response.streaming and [r["seq"] for r in parse_csv(response)] == ["6", "7", "8"]
+
+    manifest = auditor.get(LOG + "manifest/", {"action": "staff"}).json()
+    assert manifest["filters"] == {"action": "staff"}
+    assert manifest["counts"] == {
+        "rows": 7,
+        "chained": 7,
+        "first_seq": 1,
+        "last_seq": 7,
+        "per_action_family": {"staff": 7},
+    }
+    assert manifest["anchor"]["seq"] == 8 and manifest["anchor"]["hash"] == rows[-1]["hash"]

@@ -1,7 +1,9 @@
 """Every ledger entry is in the audit log by reference, written in the entry's transaction."""
 
+import io
+
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 
 from audit.models import AuditRecord
 from audit.verify import audit_verify
@@ -116,3 +118,80 @@ def test_verify_audit_names_entries_without_a_record_and_records_without_an_entr
     assert f"ledger entry #{bare.pk} (hand_settlement" in text and "has no record" in text
     assert f"ledger entry #{deposit.pk} has 2 records" in text
     assert "names ledger entry #987654, which does not exist" in text
+
+
+def rewrite_behind_the_guards(sql: str, params: list) -> None:
+    """Run `sql` with every trigger off, as a database superuser could."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL session_replication_role = replica")
+        cursor.execute(sql, params)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="tampering bypasses PG triggers")
+@pytest.mark.django_db(transaction=True)
+def test_a_deposit_rewritten_with_its_balances_no_longer_matches_its_record():
+    """The probe's attack: a $5,000 deposit made $50,000 (both postings and both balances), so
+    the ledger still adds up; the audit record still holds the original legs."""
+    from django.core.management import CommandError, call_command
+
+    from cashier.verify import ledger_verify
+
+    alice = make_funded_player("alice", cents=500_000)
+    deposit = Entry.objects.get(reason="deposit")
+    assert audit_verify().ok
+    rewrite_behind_the_guards(
+        "UPDATE cashier_posting SET amount = amount * 10 WHERE entry_id = %s", [deposit.pk]
+    )
+    rewrite_behind_the_guards(
+        "UPDATE cashier_account SET balance = balance * 10 WHERE id IN "
+        "(SELECT account_id FROM cashier_posting WHERE entry_id = %s)",
+        [deposit.pk],
+    )
+    assert ledger_verify().ok  # the arithmetic holds: only the record knows
+    report = audit_verify()
+    assert not report.ok and report.first_broken is None
+    text = "\n".join(report.problems)
+    assert "[ledger_records_match_entries]" in text
+    assert f"ledger entry #{deposit.pk} does not match its record" in text
+    assert "5000000" in text and "500000" in text
+    with pytest.raises(CommandError, match="NOT intact"):
+        call_command("verify_audit", stdout=io.StringIO(), stderr=io.StringIO())
+    assert alice.pk
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="tampering bypasses PG triggers")
+@pytest.mark.django_db(transaction=True)
+def test_an_entry_moved_to_another_hand_or_player_no_longer_matches_its_record():
+    make_funded_player("alice", cents=1_000)
+    bob = make_player("bob")
+    deposit = Entry.objects.get(reason="deposit")
+    rewrite_behind_the_guards(
+        "UPDATE cashier_entry SET player_id = %s WHERE id = %s", [bob.pk, deposit.pk]
+    )
+    text = "\n".join(audit_verify().problems)
+    assert f"ledger entry #{deposit.pk} does not match its record" in text
+    assert f"player_id {deposit.player_id!r} in the record, {bob.pk!r}" in text
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="tampering bypasses PG triggers")
+@pytest.mark.django_db(transaction=True)
+def test_an_adjustment_rewritten_after_approval_no_longer_matches_its_records():
+    from cashier.adjustments import adjustment_approve, adjustment_request
+    from cashier.models import BalanceAdjustment
+
+    alice = make_funded_player("alice", cents=1_000)
+    asker = make_player("asker", is_staff=True)
+    approver = make_player("approver", is_staff=True)
+    adjustment = adjustment_request(player=alice, amount=300, reason="refund", requested_by=asker)
+    adjustment_approve(adjustment=adjustment, approved_by=approver, reason="ok")
+    assert audit_verify().ok
+    rewrite_behind_the_guards(
+        "UPDATE cashier_balanceadjustment SET amount = 30000 WHERE id = %s", [adjustment.pk]
+    )
+    assert BalanceAdjustment.objects.get().amount == 30_000
+    report = audit_verify()
+    text = "\n".join(report.problems)
+    assert "[adjustment_records_match]" in text
+    assert f"adjustment #{adjustment.pk} does not match its record" in text
+    assert "staff.adjustment_requested" in text and "staff.adjustment_approved" in text
+    assert "its entry moved 300 on the wallet" in text

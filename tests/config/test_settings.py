@@ -10,7 +10,8 @@ REAL_KEY = "k3y-" + "0123456789abcdefghijklmnopqrstuvwxyz" * 2
 
 
 def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
-    clean = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "DEBUG")}
+    unset = ("SECRET_KEY", "DEBUG", "AUDIT_ANCHOR_KEY")
+    clean = {k: v for k, v in os.environ.items() if k not in unset}
     clean.update({"SECURE_SSL_REDIRECT": "", "SECURE_COOKIES": ""})
     clean = {k: v for k, v in clean.items() if v != ""}
     clean.update(env)
@@ -38,10 +39,21 @@ def test_production_refuses_a_short_secret_key():
 
 def test_deploy_check_passes_with_a_real_key():
     result = manage(
-        "check", "--deploy", "--fail-level", "WARNING", DEBUG="false", SECRET_KEY=REAL_KEY
+        "check",
+        "--deploy",
+        "--fail-level",
+        "WARNING",
+        DEBUG="false",
+        SECRET_KEY=REAL_KEY,
+        AUDIT_ANCHOR_KEY=REAL_KEY[::-1],
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
+
+
+def test_deploy_check_warns_without_an_audit_anchor_key():
+    result = manage("check", "--deploy", DEBUG="false", SECRET_KEY=REAL_KEY)
+    assert "audit.W001" in result.stdout + result.stderr
 
 
 def test_debug_mode_runs_without_a_key():
