@@ -53,6 +53,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "config.db_pool.PoolExhaustedMiddleware",
+    "config.inputs.NulBytesRefusedMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -347,6 +348,9 @@ AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = env.bool("AXES_VERBOSE", default=False)
 AXES_LOCKOUT_CALLABLE = "lobby.lockout.lockout_response"
+# The username axes records and looks up, cut to what its varchar(255) holds: no real username
+# is that long, and an overlong one must give a wrong-login answer, not a server error.
+AXES_USERNAME_CALLABLE = "lobby.lockout.recorded_username"
 
 # Production hardening; all of it applies once DEBUG is off.
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
