@@ -52,6 +52,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "config.caching.PrivateAnswersMiddleware",
     "config.db_pool.PoolExhaustedMiddleware",
     "config.inputs.NulBytesRefusedMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
