@@ -270,12 +270,17 @@ AUTHENTICATION_BACKENDS = [
 ]
 LOGIN_URL = "lobby:login"
 # Mail (password resets, address checks): EMAIL_URL such as smtp+tls://user:pass@host:587 in
-# production; the embedded room prints mail to the console (or filemail:///path keeps it in
-# files); tests swap in Django's outbox (locmem).
+# production; the embedded room prints mail to the console (or filemail:////abs/path keeps it in
+# files; three slashes would make the path relative); tests swap in Django's outbox (locmem).
 vars().update(env.email_url("EMAIL_URL", default="consolemail://"))
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Omaha Room <noreply@omaha-room.test>")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 PASSWORD_RESET_TIMEOUT = env.int("PASSWORD_RESET_TIMEOUT", default=60 * 60 * 3)
+# Reset mails asked for one e-mail address, and from one client address, per window
+# (lobby.views.PasswordResetView; counted whether or not the address has an account).
+PASSWORD_RESET_LIMIT_PER_EMAIL = env.int("PASSWORD_RESET_LIMIT_PER_EMAIL", default=3)
+PASSWORD_RESET_LIMIT_PER_CLIENT = env.int("PASSWORD_RESET_LIMIT_PER_CLIENT", default=10)
+PASSWORD_RESET_LIMIT_WINDOW_SECONDS = env.int("PASSWORD_RESET_LIMIT_WINDOW_SECONDS", default=3600)
 LOGIN_REDIRECT_URL = "lobby:home"
 LOGOUT_REDIRECT_URL = "lobby:home"
 
