@@ -193,6 +193,10 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="room")
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A worker whose Redis goes away keeps retrying until it is back, however long that takes (the
+# default gives up after 100 tries and the worker exits); config/celery.py, docs/operations.md.
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_TIMEZONE = "UTC"
 # Celery's Django fix-up closes the database around every task unless this is set, and in
 # prefork workers that closes the whole connection pool (celery#10554): a new pool and
