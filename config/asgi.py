@@ -1,5 +1,6 @@
 """The ASGI application: Django for HTTP, Channels consumers for WebSockets (session auth), both
-seeing the client's address as our trusted proxies reported it (config/proxies.py)."""
+seeing the client's address and scheme as our trusted proxies reported them (config/proxies.py);
+a socket's page must be the room's own, scheme and host (config/origins.py)."""
 
 import os
 
@@ -10,9 +11,9 @@ django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs Django set up first)
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from config.db_pool import SocketsClosedWhenBusy  # noqa: E402
+from config.origins import RoomOriginValidator  # noqa: E402
 from config.proxies import ProxyHeadersMiddleware  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
 
@@ -20,7 +21,7 @@ application = ProtocolTypeRouter(
     {
         "http": ProxyHeadersMiddleware(django_asgi_app),
         "websocket": ProxyHeadersMiddleware(
-            AllowedHostsOriginValidator(
+            RoomOriginValidator(
                 SocketsClosedWhenBusy(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
             )
         ),

@@ -12,6 +12,23 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 
+class RoomWorker(app.Worker):
+    """Every worker of the room runs without Celery's gossip and mingle steps, whatever its
+    command line says. The room uses neither (they share revoked task ids and clocks between
+    workers), and gossip's restart after the broker connection drops could end the worker for
+    good when Redis restarted soon after it started (`AttributeError: 'NoneType' object has no
+    attribute 'hostname'` from a channel closed under it; celery/kombu#582): the consumer
+    reconnects without them, retrying forever (CELERY_BROKER_CONNECTION_MAX_RETRIES)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs["without_gossip"] = True
+        kwargs["without_mingle"] = True
+        super().__init__(*args, **kwargs)
+
+
+app.Worker = RoomWorker
+
+
 @task_prerun.connect
 @task_postrun.connect
 def _return_connection_to_pool(**_: object) -> None:

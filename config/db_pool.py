@@ -15,6 +15,7 @@ import html
 import logging
 from collections.abc import Iterator
 
+import psycopg
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.deprecation import MiddlewareMixin
 from psycopg_pool import PoolTimeout
@@ -27,6 +28,14 @@ RETRY_AFTER_SECONDS = 5
 CLOSE_TRY_AGAIN_LATER = 1013
 BUSY_CODE = "busy"
 BUSY_MESSAGE = "The room is busy right now; nothing changed. Try again in a few seconds."
+UNAVAILABLE_CODE = "unavailable"
+UNAVAILABLE_MESSAGE = (
+    "The room lost its database connection for a moment. Try again in a few seconds; "
+    "a payment sent with the same idempotency key is never taken twice."
+)
+# SQLSTATE classes of a session the server ended or never let start: 08 connection exception,
+# 57P admin / crash shutdown and "cannot connect now" (a restart in progress).
+_CONNECTION_LOST_STATES = ("08", "57P")
 
 
 class DatabaseBusy(Refused):
@@ -46,6 +55,22 @@ def pool_exhausted(error: BaseException) -> bool:
     return False
 
 
+def connection_lost(error: BaseException) -> bool:
+    """Is this (or what it wraps) the database session ending under the caller, as a PostgreSQL
+    restart or failover does to requests in flight? The server rolls back the open transaction."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, psycopg.InterfaceError):  # "the connection is closed"
+            return True
+        if isinstance(seen, psycopg.OperationalError):
+            sqlstate = seen.sqlstate
+            # None: the client library found the socket closed, with no answer from the server.
+            if sqlstate is None or sqlstate.startswith(_CONNECTION_LOST_STATES):
+                return True
+        seen = seen.__cause__
+    return False
+
+
 @contextlib.contextmanager
 def refuse_when_pool_exhausted() -> Iterator[None]:
     """Turn a pool timeout inside the block into `DatabaseBusy`; other errors pass unchanged."""
@@ -61,24 +86,37 @@ def refuse_when_pool_exhausted() -> Iterator[None]:
 
 
 class PoolExhaustedMiddleware(MiddlewareMixin):
-    """A view that found no free database connection in time answers 503 with Retry-After: a
-    JSON `{"code", "message"}` under /api/ (or when JSON is asked for), a short page otherwise
-    (no template: rendering the site's layout would need the database for the user)."""
+    """A view that found no free database connection in time, or whose connection the server
+    cut off (a PostgreSQL restart), answers 503 with Retry-After: a JSON `{"code", "message"}`
+    under /api/ (or when JSON is asked for), a short page otherwise (no template: rendering the
+    site's layout would need the database for the user). The pool drops the broken connection
+    when it comes back, and checks each one it lends, so the retry gets a working one."""
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
-        if not pool_exhausted(exception):
+        if pool_exhausted(exception):
+            log.warning(
+                "no free database connection within the pool timeout: %s %s",
+                request.method,
+                request.path,
+            )
+            code, title, heading, message = BUSY_CODE, "Busy", "The room is busy", BUSY_MESSAGE
+        elif connection_lost(exception):
+            log.warning(
+                "the database connection was lost during %s %s: %s",
+                request.method,
+                request.path,
+                exception,
+            )
+            code, title, heading = UNAVAILABLE_CODE, "Unavailable", "Try again in a moment"
+            message = UNAVAILABLE_MESSAGE
+        else:
             return None
-        log.warning(
-            "no free database connection within the pool timeout: %s %s",
-            request.method,
-            request.path,
-        )
         if request.path.startswith("/api/") or "json" in request.headers.get("Accept", ""):
-            response = JsonResponse({"code": BUSY_CODE, "message": BUSY_MESSAGE}, status=503)
+            response = JsonResponse({"code": code, "message": message}, status=503)
         else:
             response = HttpResponse(
-                "<!doctype html><html lang=en><meta charset=utf-8><title>Busy</title>"
-                f"<h1>The room is busy</h1><p>{html.escape(BUSY_MESSAGE)}</p></html>",
+                f"<!doctype html><html lang=en><meta charset=utf-8><title>{title}</title>"
+                f"<h1>{heading}</h1><p>{html.escape(message)}</p></html>",
                 status=503,
             )
         response["Retry-After"] = str(RETRY_AFTER_SECONDS)

@@ -15,6 +15,7 @@ import re
 from datetime import date
 from typing import Any
 
+from django.core.exceptions import BadRequest
 from django.utils.translation import gettext as _
 
 from config.errors import Refused
@@ -254,3 +255,18 @@ def parse_json_object(
 
 def _depth_message(what: str, max_depth: int) -> str:
     return f"The {what} nests deeper than {max_depth} levels."
+
+
+class NulBytesRefusedMiddleware:
+    """A query string with a NUL byte, in a name or a value, is a bad request (400) for every
+    page: PostgreSQL stores no NUL in any text, so a filter or search carrying one (the admin's
+    changelists take them from the URL) would otherwise end in a server error."""
+
+    def __init__(self, get_response) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request):
+        for name, values in request.GET.lists():
+            if "\x00" in name or any("\x00" in value for value in values):
+                raise BadRequest("a NUL byte in the query string")
+        return self.get_response(request)

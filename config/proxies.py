@@ -7,6 +7,12 @@ counts failures per username and address, would see one address for the whole ro
 leftmost entry is whatever the client sent. This middleware believes the header only when the
 peer is one of `TRUSTED_PROXIES`, and then takes the rightmost entry that is not itself a
 trusted proxy: the address our own proxies saw, whatever the client wrote in front of it.
+
+`X-Forwarded-Proto` (Django's `SECURE_PROXY_SSL_HEADER`: is the request HTTPS?) gets the same
+rule: from a trusted proxy the nearest one's word (the rightmost entry) becomes the request's
+scheme, from anyone else the header is dropped, so a client talking to daphne directly cannot
+pass a plain-HTTP request off as HTTPS (skipping the HTTPS redirect, or a socket's origin check
+of the scheme, `config/origins.py`).
 """
 
 import ipaddress
@@ -76,9 +82,39 @@ def client_address(*, peer: str, forwarded_for: str, trusted: tuple[Network, ...
     return str(hop)
 
 
+FORWARDED_PROTO = b"x-forwarded-proto"
+# The scheme a trusted `X-Forwarded-Proto` names, as ASGI writes it for each kind of connection.
+SCHEMES = {
+    "http": {"https": "https", "http": "http"},
+    "websocket": {"https": "wss", "http": "ws", "wss": "wss", "ws": "ws"},
+}
+
+
+def _with_forwarded_proto(scope: dict, trusted_peer: bool) -> dict:
+    """The scope with `X-Forwarded-Proto` believed (as the scheme, the header cut to that one
+    value) from a trusted proxy, or dropped from anyone else."""
+    headers = scope.get("headers", ())
+    values = [value for name, value in headers if name == FORWARDED_PROTO]
+    if not values:
+        return scope
+    others = [(name, value) for name, value in headers if name != FORWARDED_PROTO]
+    if not trusted_peer:
+        return {**scope, "headers": others}
+    nearest = b",".join(values).decode("latin-1").split(",")[-1].strip().lower()
+    scheme = SCHEMES[scope["type"]].get(nearest)
+    if scheme is None:
+        return {**scope, "headers": others}
+    return {
+        **scope,
+        "scheme": scheme,
+        "headers": [*others, (FORWARDED_PROTO, nearest.encode("latin-1"))],
+    }
+
+
 class ProxyHeadersMiddleware:
-    """ASGI middleware: replace `scope["client"]` by the client's address when the request
-    came through a trusted proxy (HTTP and WebSocket alike); anything else passes untouched."""
+    """ASGI middleware: replace `scope["client"]` by the client's address, and the scheme by
+    `X-Forwarded-Proto`, when the request came through a trusted proxy (HTTP and WebSocket
+    alike); from anyone else `X-Forwarded-Proto` is dropped and the rest passes untouched."""
 
     def __init__(self, app, trusted_proxies: Iterable[str] | None = None) -> None:
         self.app = app
@@ -87,7 +123,13 @@ class ProxyHeadersMiddleware:
         self.trusted = trusted_networks_parse(trusted_proxies)
 
     async def __call__(self, scope, receive, send):
-        if self.trusted and scope["type"] in ("http", "websocket") and scope.get("client"):
+        if scope["type"] not in ("http", "websocket"):
+            return await self.app(scope, receive, send)
+        peer = _address_parse(scope["client"][0]) if scope.get("client") else None
+        scope = _with_forwarded_proto(
+            scope, trusted_peer=peer is not None and _is_trusted(peer, self.trusted)
+        )
+        if self.trusted and scope.get("client"):
             forwarded_for = b",".join(
                 value for name, value in scope.get("headers", ()) if name == b"x-forwarded-for"
             )

@@ -10,13 +10,16 @@ import time
 
 from django.core.cache import cache
 
+# The counters' keys start with this (tests give each test its own, tests/conftest.py).
+KEY_PREFIX = "ratelimit"
+
 
 def rate_limit_hit(*, key: str, limit: int, window_seconds: int) -> bool:
     """Count one event under `key` in the current window; True while the count is within
     `limit`. Fixed windows: a burst across a window's edge may get up to twice the limit,
     which is fine for stopping loops, and costs one round trip (an atomic INCR)."""
     window = int(time.time() // window_seconds)
-    slot = f"ratelimit:{key}:{window}"
+    slot = f"{KEY_PREFIX}:{key}:{window}"
     # add() sets the counter only if it is not there, so concurrent first hits do not reset it.
     cache.add(slot, 0, timeout=window_seconds * 2)
     try:

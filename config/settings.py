@@ -52,7 +52,9 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "config.caching.PrivateAnswersMiddleware",
     "config.db_pool.PoolExhaustedMiddleware",
+    "config.inputs.NulBytesRefusedMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -191,6 +193,10 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="room")
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A worker whose Redis goes away keeps retrying until it is back, however long that takes (the
+# default gives up after 100 tries and the worker exits); config/celery.py, docs/operations.md.
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_TIMEZONE = "UTC"
 # Celery's Django fix-up closes the database around every task unless this is set, and in
 # prefork workers that closes the whole connection pool (celery#10554): a new pool and
@@ -274,12 +280,17 @@ AUTHENTICATION_BACKENDS = [
 ]
 LOGIN_URL = "lobby:login"
 # Mail (password resets, address checks): EMAIL_URL such as smtp+tls://user:pass@host:587 in
-# production; the embedded room prints mail to the console (or filemail:///path keeps it in
-# files); tests swap in Django's outbox (locmem).
+# production; the embedded room prints mail to the console (or filemail:////abs/path keeps it in
+# files; three slashes would make the path relative); tests swap in Django's outbox (locmem).
 vars().update(env.email_url("EMAIL_URL", default="consolemail://"))
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Omaha Room <noreply@omaha-room.test>")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 PASSWORD_RESET_TIMEOUT = env.int("PASSWORD_RESET_TIMEOUT", default=60 * 60 * 3)
+# Reset mails asked for one e-mail address, and from one client address, per window
+# (lobby.views.PasswordResetView; counted whether or not the address has an account).
+PASSWORD_RESET_LIMIT_PER_EMAIL = env.int("PASSWORD_RESET_LIMIT_PER_EMAIL", default=3)
+PASSWORD_RESET_LIMIT_PER_CLIENT = env.int("PASSWORD_RESET_LIMIT_PER_CLIENT", default=10)
+PASSWORD_RESET_LIMIT_WINDOW_SECONDS = env.int("PASSWORD_RESET_LIMIT_WINDOW_SECONDS", default=3600)
 LOGIN_REDIRECT_URL = "lobby:home"
 LOGOUT_REDIRECT_URL = "lobby:home"
 
@@ -353,6 +364,9 @@ AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = env.bool("AXES_VERBOSE", default=False)
 AXES_LOCKOUT_CALLABLE = "lobby.lockout.lockout_response"
+# The username axes records and looks up, cut to what its varchar(255) holds: no real username
+# is that long, and an overlong one must give a wrong-login answer, not a server error.
+AXES_USERNAME_CALLABLE = "lobby.lockout.recorded_username"
 
 # Production hardening; all of it applies once DEBUG is off.
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

@@ -1,6 +1,6 @@
 """REST endpoints for accounts: the player's own profile and API tokens for bots."""
 
-from django.contrib.auth import authenticate
+from django.contrib.auth import authenticate, get_user_model
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
@@ -28,7 +28,10 @@ class ProfileSerializer(serializers.Serializer):
 
 
 class CredentialsSerializer(serializers.Serializer):
-    username = serializers.CharField()
+    # No username is longer than the User model allows; a longer one is refused before login.
+    username = serializers.CharField(
+        max_length=get_user_model()._meta.get_field("username").max_length
+    )
     password = serializers.CharField(style={"input_type": "password"}, trim_whitespace=False)
 
 

@@ -10,10 +10,28 @@ from datetime import UTC, datetime, timedelta
 
 from axes.handlers.proxy import AxesProxyHandler
 from axes.helpers import get_client_username, get_cool_off, get_failure_limit
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils import timezone
 from django.utils.translation import ngettext
+
+# The length of the username column of axes' AccessAttempt, AccessLog and AccessFailureLog.
+RECORDED_USERNAME_LENGTH = 255
+
+
+def recorded_username(request: HttpRequest, credentials: dict | None = None) -> str | None:
+    """AXES_USERNAME_CALLABLE: the username as axes would read it (the credentials, else the
+    posted form), cut to the length its tables store; the same cut on every lookup keeps the
+    lockout working for such a name."""
+    field = settings.AXES_USERNAME_FORM_FIELD
+    if credentials:
+        username = credentials.get(field)
+    else:
+        username = getattr(request, "data", request.POST).get(field)
+    if not isinstance(username, str):
+        return username
+    return username[:RECORDED_USERNAME_LENGTH]
 
 
 def lock_lifts_at(

@@ -32,7 +32,7 @@ urlpatterns = [
     # PASSWORD_RESET_TIMEOUT; the page answers the same whether or not the address is known).
     path(
         "accounts/password/reset/",
-        auth_views.PasswordResetView.as_view(
+        views.PasswordResetView.as_view(
             template_name="accounts/password_reset.html",
             email_template_name="accounts/password_reset_email.txt",
             subject_template_name="accounts/password_reset_subject.txt",

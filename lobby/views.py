@@ -1,7 +1,11 @@
 """Lobby and account pages. Thin: forms validate, services write."""
 
+import hashlib
+
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -10,6 +14,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from cashier.selectors import wallet_balance
+from config.ratelimit import rate_limit_hit
 from fairness.views import fairness_context
 from lobby.forms import ProfileForm, SignUpForm
 from lobby.services import (
@@ -185,3 +190,37 @@ def help_game(request: HttpRequest, slug: str) -> HttpResponse:
         "lobby/help.html",
         {"guide": guide, "timing": timing(), "rake_rows": rake_rows(guide.structure)},
     )
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Django's reset page, with the mails it sends limited per e-mail address (one inbox is
+    not flooded) and per client address (no bulk mail from one place). Both count every
+    request, known address or not, so the limit tells nothing about which addresses have an
+    account; past either, nothing is sent and the page says so (429, Retry-After)."""
+
+    def form_valid(self, form):
+        window = settings.PASSWORD_RESET_LIMIT_WINDOW_SECONDS
+        client = self.request.META.get("REMOTE_ADDR", "")
+        email = form.cleaned_data["email"].strip().lower()
+        inbox = hashlib.sha256(email.encode()).hexdigest()
+        if not rate_limit_hit(
+            key=f"password-reset:client:{client}",
+            limit=settings.PASSWORD_RESET_LIMIT_PER_CLIENT,
+            window_seconds=window,
+        ):
+            refusal = _("Too many password reset requests from your address. Try again in an hour.")
+        elif not rate_limit_hit(
+            key=f"password-reset:email:{inbox}",
+            limit=settings.PASSWORD_RESET_LIMIT_PER_EMAIL,
+            window_seconds=window,
+        ):
+            refusal = _(
+                "Too many password reset requests for this e-mail address. Check its inbox "
+                "(and spam folder) for the links already sent, or try again in an hour."
+            )
+        else:
+            return super().form_valid(form)
+        form.add_error(None, refusal)
+        response = self.render_to_response(self.get_context_data(form=form), status=429)
+        response["Retry-After"] = str(window)
+        return response

@@ -86,6 +86,29 @@ def _store(live: LiveRound, game: EngineRound) -> None:
     live.state = state
 
 
+def _advance_if_overdue(table_id, now: datetime) -> LiveRound | None:
+    """The table's open round, advanced as its timer would have if its deadline has passed:
+    each service compares the time with the deadline itself, so a wager or decision arriving
+    after it while the worker lags is refused against a round that has moved on. The round
+    that was overdue (as it was read), or None."""
+    if isinstance(table_id, bool) or not isinstance(table_id, int):
+        return None  # _lock_table refuses it
+    live = LiveRound.objects.filter(table_id=table_id).exclude(phase=Phase.SETTLED).first()
+    if live is None or live.deadline is None or live.deadline > now:
+        return None
+    try:
+        live_round_advance(round_id=live.pk, phase=live.phase, now=now)
+    except ShowdownRefused:
+        log.exception("live showdown round %s could not advance", live.pk)
+    return live
+
+
+def _decision_late() -> ShowdownRefused:
+    return ShowdownRefused(
+        "decision_late", _("Time to decide ran out: undecided seats fold at the deadline.")
+    )
+
+
 def _refused(error: ShowdownError) -> ShowdownRefused:
     return engine_refusal(error)
 
@@ -233,6 +256,7 @@ def live_wagers_place(
     hole_card_bonus = services._side_bet(hole_card_bonus, field="hole card bonus")
     final_hand_bonus = services._side_bet(final_hand_bonus, field="final hand bonus")
     now = now or timezone.now()
+    _advance_if_overdue(table_id, now)
     with transaction.atomic():
         table = _lock_table(table_id)
         earlier = services._replayed_deal(
@@ -252,7 +276,9 @@ def live_wagers_place(
             raise ShowdownRefused("table_closed", _("%(name)s is closed.") % {"name": table.name})
         responsible.check_play(player=player, error=ShowdownRefused, now=now)
         live = _open_round(table)
-        if live is not None and live.phase != Phase.BETTING:
+        # The window closed since the round moved on above: its timer deals it any moment.
+        closed = live is not None and live.phase == Phase.BETTING and live.bet_deadline <= now
+        if live is not None and (live.phase != Phase.BETTING or closed):
             raise ShowdownRefused(
                 "round_dealt", _("The cards are out; place your wagers for the next round.")
             )
@@ -348,6 +374,7 @@ def live_decide(
             _("Decide fold, call or raise, not %(decision)s.") % {"decision": repr(decision)},
         )
     now = now or timezone.now()
+    overdue = _advance_if_overdue(table_id, now)
     with transaction.atomic():
         table = _lock_table(table_id)
         replay = ShowdownRound.objects.filter(
@@ -360,6 +387,14 @@ def live_decide(
                     _("This idempotency key was already used for a different decision."),
                 )
             return replay
+        if (
+            overdue is not None
+            and overdue.phase == Phase.DECIDING
+            and overdue.seat_rounds.filter(
+                player=player, decide_key=f"timeout-{overdue.pk}"
+            ).exists()
+        ):
+            raise _decision_late()  # folded just now, as at the deadline
         live = _open_round(table)
         mine = live.seat_rounds.filter(player=player).first() if live is not None else None
         if mine is None:
@@ -368,6 +403,8 @@ def live_decide(
             raise ShowdownRefused("not_dealt", _("Decisions come after the deal."))
         if mine.decision:
             raise ShowdownRefused("already_decided", _("You have already decided this round."))
+        if live.action_deadline <= now:
+            raise _decision_late()  # passed since the round moved on above: its timer folds
         game = _engine(live)
         _decide_seat(live, game, mine, decision, key=key, now=now)
         if game.phase == "settled":

@@ -223,6 +223,18 @@ def default_language():
 
 
 @pytest.fixture(autouse=True)
+def fresh_rate_limits(monkeypatch):
+    """Each test counts rate limits afresh: the counters live in the shared cache (Redis) for
+    an hour or more, so the same login page or address posted by earlier tests or runs would
+    otherwise count against this one. Servers a test starts keep the usual keys."""
+    import uuid
+
+    from config import ratelimit
+
+    monkeypatch.setattr(ratelimit, "KEY_PREFIX", f"ratelimit-test-{uuid.uuid4().hex}")
+
+
+@pytest.fixture(autouse=True)
 def fresh_channel_layer():
     """A new channel-layer instance per test: each async test has its own event loop, and
     channels-redis's locks and pools belong to the loop that made them."""

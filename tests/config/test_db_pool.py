@@ -15,7 +15,7 @@ from django.test import Client
 from django.urls import reverse
 
 from config.asgi import application
-from config.db_pool import BUSY_MESSAGE, CLOSE_TRY_AGAIN_LATER
+from config.db_pool import BUSY_MESSAGE, CLOSE_TRY_AGAIN_LATER, UNAVAILABLE_MESSAGE
 from tests.conftest import _database_url_of_test_db
 from tests.factories import make_player, session_headers_for
 
@@ -157,3 +157,35 @@ async def test_a_socket_that_finds_no_connection_free_is_closed_to_try_again_lat
     assert connected
     assert (await welcomed.receive_json_from())["type"] == "welcome"
     await welcomed.disconnect()
+
+
+def _cut_off_this_threads_connection() -> None:
+    """What a PostgreSQL restart does to a request in flight: the server ends its session."""
+    connection.ensure_connection()
+    pid = connection.connection.info.backend_pid
+    db = connection.settings_dict
+    with psycopg.connect(
+        host=db.get("HOST") or "127.0.0.1",
+        port=db.get("PORT") or 5432,
+        user=db["USER"],
+        dbname=db["NAME"],
+        autocommit=True,
+    ) as other:
+        other.execute("SELECT pg_terminate_backend(%s)", [pid])
+
+
+@pytest.mark.parametrize("path", ["lobby:home", "cashier-api:wallet"])
+def test_a_request_whose_database_connection_is_cut_off_answers_503_to_try_again(client, path):
+    _cut_off_this_threads_connection()
+    try:
+        response = client.get(reverse(path), HTTP_AUTHORIZATION="Token " + "0" * 40)
+    finally:
+        connection.close()  # the broken connection goes back to the pool, which drops it
+    assert response.status_code == 503
+    assert response["Retry-After"] == "5"
+    if path.startswith("cashier-api"):
+        assert response.json() == {"code": "unavailable", "message": UNAVAILABLE_MESSAGE}
+    else:
+        assert "Try again in a few seconds" in response.content.decode()
+    # The next request gets a fresh connection.
+    assert client.get(reverse("lobby:home")).status_code == 200

@@ -124,3 +124,63 @@ def test_through_daphne_a_trusted_proxy_names_the_client(asgi_server_factory):
     )
     assert status == 200
     assert body["token"]
+
+
+@pytest.mark.parametrize("kind", ["http", "websocket"])
+async def test_x_forwarded_proto_is_believed_only_from_a_trusted_proxy(kind):
+    headers = [(b"x-forwarded-proto", b"https"), (b"host", b"room.example.com")]
+    via_balancer = {"type": kind, "client": ["10.0.0.2", 51000], "headers": headers}
+    direct = {"type": kind, "client": ["198.51.100.8", 51000], "headers": headers}
+    secure = "https" if kind == "http" else "wss"
+
+    seen = await _scope_seen_by_the_app(["10.0.0.2"], via_balancer)
+    assert seen["scheme"] == secure
+    assert (b"x-forwarded-proto", b"https") in seen["headers"]
+    for trusting, scope in ((["10.0.0.2"], direct), ([], via_balancer)):
+        seen = await _scope_seen_by_the_app(trusting, scope)
+        assert "scheme" not in seen
+        assert [name for name, _ in seen["headers"]] == [b"host"]
+
+
+async def test_the_nearest_trusted_proxy_says_the_scheme():
+    """The balancer sets the header; whatever the client wrote in front of it is not believed."""
+    headers = [(b"x-forwarded-proto", b"https, http")]
+    scope = {"type": "http", "client": ["10.0.0.2", 51000], "headers": headers}
+    seen = await _scope_seen_by_the_app(["10.0.0.2"], scope)
+    assert seen["scheme"] == "http"
+    assert seen["headers"] == [(b"x-forwarded-proto", b"http")]
+
+
+async def _status_through_the_room(settings, *, peer: str, proto: bytes) -> int:
+    """A GET through the ASGI stack as built for production, with SSL redirects on."""
+    from asgiref.testing import ApplicationCommunicator
+    from django.core.handlers.asgi import ASGIHandler
+
+    settings.SECURE_SSL_REDIRECT = True
+    app = ProxyHeadersMiddleware(ASGIHandler(), trusted_proxies=["10.0.0.2"])
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "path": "/help/",
+        "raw_path": b"/help/",
+        "query_string": b"",
+        "root_path": "",
+        "client": [peer, 51000],
+        "server": ["127.0.0.1", 8000],
+        "headers": [(b"host", b"127.0.0.1"), (b"x-forwarded-proto", proto)],
+    }
+    communicator = ApplicationCommunicator(app, scope)
+    await communicator.send_input({"type": "http.request", "body": b""})
+    start = await communicator.receive_output(timeout=10)
+    await communicator.receive_output(timeout=10)
+    return start["status"]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_direct_client_claiming_https_is_still_redirected_to_https(settings):
+    assert await _status_through_the_room(settings, peer="198.51.100.8", proto=b"https") == 301
+    assert await _status_through_the_room(settings, peer="10.0.0.2", proto=b"http") == 301
+    assert await _status_through_the_room(settings, peer="10.0.0.2", proto=b"https") == 200

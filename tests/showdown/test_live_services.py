@@ -398,3 +398,62 @@ def test_a_self_excluded_player_leaves_at_once_or_when_the_round_with_their_wage
     assert list(LiveSeat.objects.values_list("player__username", flat=True)) == ["ann"]
     assert in_play() == 0
     assert_books_balance()
+
+
+# The deadlines hold in the services themselves, not only through the timers: with no worker
+# running, a late Ante or decision is refused, and the round moves on as its timer would.
+def test_an_ante_after_the_betting_window_closed_is_refused_and_the_round_dealt(
+    live_table, deck_is
+):
+    ann, bob = seated(live_table, "ann", 1), seated(live_table, "bob", 2)
+    deck_is(["AsKs2c3d"], "QsJsTs4h9c")
+    start = timezone.now() - timedelta(seconds=20)
+    wager(ann, live_table, "a1", now=start)  # the window closed 5 seconds ago; no timer ran
+    with pytest.raises(ShowdownRefused) as refused:
+        wager(bob, live_table, "b1")
+    assert refused.value.code == "round_dealt"
+    assert wallet_balance(player=bob) == START
+    assert not ShowdownRound.objects.filter(player=bob).exists()
+    live = LiveRound.objects.get()
+    assert live.phase == LiveRound.Phase.DECIDING  # dealt as the timer would have
+    assert live.seat_rounds.get().player == ann
+    assert_books_balance()
+
+
+def test_an_ante_just_inside_the_window_is_taken(live_table, deck_is):
+    ann, bob = seated(live_table, "ann", 1), seated(live_table, "bob", 2)
+    deck_is(["AsKs2c3d", "2d7c4s8c"], "QsJsTs4h9c")
+    start = timezone.now() - timedelta(seconds=10)
+    wager(ann, live_table, "a1", now=start)
+    wager(bob, live_table, "b1")
+    assert ShowdownRound.objects.filter(player=bob).exists()
+
+
+def test_a_raise_after_the_decision_deadline_is_refused_and_the_undecided_fold(live_table, deck_is):
+    ann, bob = seated(live_table, "ann", 1), seated(live_table, "bob", 2)
+    deck_is(["AsKs2c3d", "2d7c4s8c"], "QsJsTs4h9c")
+    start = timezone.now() - timedelta(seconds=40)
+    wager(ann, live_table, "a1", now=start)
+    wager(bob, live_table, "b1", now=start)  # both in: dealt at `start`, 20 s to decide
+    live = LiveRound.objects.get()
+    assert live.action_deadline < timezone.now()
+    with pytest.raises(ShowdownRefused) as refused:
+        live_decide(player=ann, table_id=live_table.pk, decision="raise", idempotency_key="a2")
+    assert refused.value.code == "decision_late"
+    ann_round = ShowdownRound.objects.get(player=ann)
+    # Folded as at the deadline: no Bet, the Ante lost, however strong the hand.
+    assert (ann_round.decision, ann_round.bet, ann_round.net) == ("fold", 0, -500)
+    assert wallet_balance(player=ann) == START - 500
+    assert LiveRound.objects.get().phase == LiveRound.Phase.SETTLED
+    assert in_play() == 0
+    assert_books_balance()
+
+
+def test_a_decision_just_before_the_deadline_is_taken(live_table, deck_is):
+    ann, bob = seated(live_table, "ann", 1), seated(live_table, "bob", 2)
+    deck_is(["AsKs2c3d", "2d7c4s8c"], "QsJsTs4h9c")
+    start = timezone.now() - timedelta(seconds=15)
+    wager(ann, live_table, "a1", now=start)
+    wager(bob, live_table, "b1", now=start)
+    mine = live_decide(player=ann, table_id=live_table.pk, decision="raise", idempotency_key="a2")
+    assert (mine.decision, mine.bet) == ("raise", 1000)
