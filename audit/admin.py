@@ -13,7 +13,7 @@ from django.utils.html import format_html
 
 from audit.admin_changes import AuditedChanges
 from audit.models import AuditRecord, VerificationRun
-from config.admin import ReadOnlyAdmin
+from config.admin import ReadOnlyAdmin, declare_lookups_everywhere
 
 
 class ActionFamilyFilter(admin.SimpleListFilter):
@@ -156,3 +156,7 @@ if admin.site.is_registered(_user_model):
     _UserAdmin = type(admin.site._registry[_user_model])
     admin.site.unregister(_user_model)
     admin.site.register(_user_model, type("AuditedUserAdmin", (AuditedChanges, _UserAdmin), {}))
+
+# Django's and third-party admins registered so far (groups, API tokens, axes) filter only by
+# what they declare, like the room's own (config/admin.py); the room's apps come after audit.
+declare_lookups_everywhere(admin.site)
