@@ -44,7 +44,19 @@ def _check(*, player, staff, reason) -> tuple:
         raise AccountError("reason_required", _("Say why: a reason is required."))
     # One account tool at a time per player: the user row, locked.
     locked = User.objects.select_for_update().get(pk=player.pk)
+    if _rank(locked) >= _rank(staff) and not (locked.is_superuser and staff.is_superuser):
+        raise AccountError(
+            "above_your_role",
+            _("Only a superuser may suspend or reinstate a staff account or a superuser's."),
+        )
     return locked, reason.strip()
+
+
+def _rank(user) -> int:
+    """Players 0, staff 1, superusers 2: the account tools reach only accounts ranked below
+    the staff member's own (superusers reach other superusers too), so a cashier manager
+    cannot lock out an administrator or the other approver of adjustments."""
+    return 2 if user.is_superuser else 1 if user.is_staff else 0
 
 
 @transaction.atomic
@@ -55,6 +67,22 @@ def account_suspend(*, player, staff, reason: str, now: datetime | None = None) 
     player, reason = _check(player=player, staff=staff, reason=reason)
     if not player.is_active:
         raise AccountError("already_suspended", f"{player.get_username()} is already suspended.")
+    if player.is_superuser:
+        # Every active superuser locked, in one order: two suspending each other at once
+        # cannot both pass this count.
+        others = [
+            pk
+            for pk in get_user_model()
+            .objects.select_for_update()
+            .filter(is_superuser=True, is_active=True)
+            .order_by("pk")
+            .values_list("pk", flat=True)
+            if pk != player.pk
+        ]
+        if not others:
+            raise AccountError(
+                "last_superuser", _("The last active superuser cannot be suspended.")
+            )
     tables = []
     for seat in Seat.objects.filter(player=player).order_by("table_id"):
         poker.table_leave(table=seat.table_id, player=player)

@@ -103,3 +103,45 @@ def test_refusals_change_nothing(manager):
     player.refresh_from_db()
     assert player.is_active
     assert not AuditRecord.objects.filter(action__startswith="staff.account").exists()
+
+
+def test_suspension_reaches_staff_only_from_a_superuser(manager):
+    """Issue 21: a cashier manager suspended the superusers and the other approver, locking
+    every administrator out. Now staff accounts and superusers are beyond the cashier
+    managers' reach, both ways (suspend and reinstate)."""
+    from tests.factories import make_player
+
+    root = make_player("root", is_staff=True, is_superuser=True)
+    approver = make_staff("cm2", "cashier managers")
+    helper = make_staff("sp", "support")
+    for target in (root, approver, helper):
+        with pytest.raises(AccountError) as refused:
+            account_suspend(player=target, staff=manager, reason="takeover")
+        assert refused.value.code == "above_your_role"
+        target.refresh_from_db()
+        assert target.is_active
+    assert not AuditRecord.objects.filter(action__startswith="staff.account").exists()
+    # A superuser may suspend staff and reinstate them; the manager may not reinstate them.
+    account_suspend(player=approver, staff=root, reason="left the company")
+    with pytest.raises(AccountError) as refused:
+        account_reinstate(player=approver, staff=manager, reason="back")
+    assert refused.value.code == "above_your_role"
+    account_reinstate(player=approver, staff=root, reason="back")
+    approver.refresh_from_db()
+    assert approver.is_active
+
+
+def test_the_last_active_superuser_is_never_suspended():
+    """Another superuser may be suspended by a superuser; the last active one never is (here
+    from a shell, by a superuser already suspended, the only way to reach that case)."""
+    from tests.factories import make_player
+
+    root = make_player("root", is_staff=True, is_superuser=True)
+    other = make_player("other", is_staff=True, is_superuser=True)
+    account_suspend(player=other, staff=root, reason="second admin leaves")
+    other.refresh_from_db()
+    with pytest.raises(AccountError) as refused:
+        account_suspend(player=root, staff=other, reason="lock everyone out")
+    assert refused.value.code == "last_superuser"
+    root.refresh_from_db()
+    assert root.is_active
