@@ -8,7 +8,7 @@
   admin, shell), the acting user taken from the request when there is one;
 - `security.token_created` / `security.token_deleted` when an API token is made or deleted
   (by its owner or by staff in the admin; its key is never recorded);
-- `staff.power_change` when a user's staff powers change, from any route (admin, shell):
+- `security.power_change` when a user's staff powers change, from any route (admin, shell):
   `is_staff` or `is_superuser` set or cleared, a user added to or removed from a group, a
   permission given to or taken from a user or a group; with the values before and after.
 """
@@ -153,7 +153,7 @@ def _flags(user) -> dict:
 
 def _power_change(subject, change: str, before, after) -> None:
     audit_record(
-        action="staff.power_change",
+        action="security.power_change",
         actor=request_actor() or None,
         subject=subject,
         payload={

@@ -167,7 +167,7 @@ async def test_under_the_async_handler_the_acting_user_is_known(async_client):
 
 def test_making_a_user_staff_or_superuser_is_recorded_with_before_and_after():
     boss = make_player("boss", is_staff=True, is_superuser=True)
-    [made] = records("staff.power_change")
+    [made] = records("security.power_change")
     assert made.subject_id == str(boss.pk)
     assert made.payload["before"] == {"is_staff": False, "is_superuser": False}
     assert made.payload["after"] == {"is_staff": True, "is_superuser": True}
@@ -176,7 +176,7 @@ def test_making_a_user_staff_or_superuser_is_recorded_with_before_and_after():
     alice.save()
     alice.is_superuser = True
     alice.save(update_fields=["is_superuser"])
-    first, second = records("staff.power_change")[1:]
+    first, second = records("security.power_change")[1:]
     assert first.subject_id == second.subject_id == str(alice.pk)
     assert first.payload["before"] == {"is_staff": False, "is_superuser": False}
     assert first.payload["after"] == {"is_staff": True, "is_superuser": False}
@@ -189,14 +189,14 @@ def test_group_membership_and_permissions_are_recorded_from_either_side():
     make_staff("keeper", "support")  # the role groups, if a test flushed them
     support = Group.objects.get(name="support")
     alice = make_player("alice", is_staff=True)
-    start = len(records("staff.power_change"))
+    start = len(records("security.power_change"))
     alice.groups.add(support)
     support.user_set.remove(alice)
     approve = Permission.objects.get(codename="approve_balanceadjustment")
     support.permissions.add(approve)
     alice.user_permissions.add(approve)
     support.permissions.clear()
-    added, removed, granted, given, cleared = records("staff.power_change")[start:]
+    added, removed, granted, given, cleared = records("security.power_change")[start:]
     assert (added.payload["change"], added.payload["before"], added.payload["after"]) == (
         "groups",
         [],
@@ -239,7 +239,7 @@ def test_staff_giving_a_role_in_the_admin_is_recorded_with_the_staff_member():
     data.pop("last_login", None)
     answer = client.post(f"/admin/auth/user/{alice.pk}/change/", data)
     assert answer.status_code == 302, answer.context["adminform"].form.errors
-    flags, groups = [r for r in records("staff.power_change") if r.subject_id == str(alice.pk)]
+    flags, groups = [r for r in records("security.power_change") if r.subject_id == str(alice.pk)]
     assert flags.actor == groups.actor == boss
     assert flags.payload["after"] == {"is_staff": True, "is_superuser": False}
     assert (groups.payload["before"], groups.payload["after"]) == ([], ["cashier managers"])
