@@ -85,7 +85,7 @@ def account_suspend(*, player, staff, reason: str, now: datetime | None = None) 
             )
     tables = []
     for seat in Seat.objects.filter(player=player).order_by("table_id"):
-        poker.table_leave(table=seat.table_id, player=player)
+        poker.table_leave(table=seat.table_id, player=player, by=staff)
         tables.append(seat.table_id)
     showdown_tables = showdown_live.live_seats_leave_after_round(player=player)
     # The wallet's lock orders this against a deposit or withdrawal in flight: one that holds

@@ -145,3 +145,16 @@ def test_the_last_active_superuser_is_never_suspended():
     assert refused.value.code == "last_superuser"
     root.refresh_from_db()
     assert root.is_active
+
+
+def test_a_cash_out_caused_by_a_suspension_names_the_staff_member(manager):
+    """Issue 21, item 6: the cash-out was recorded as done by the player."""
+    from cashier.models import Entry
+
+    table = make_table()
+    sam = make_seated_player(table, "sam", 3)
+    account_suspend(player=sam, staff=manager, reason="chargeback")
+    cash_out = Entry.objects.get(reason="cash_out", player=sam)
+    assert cash_out.created_by == manager
+    record = AuditRecord.objects.get(action="ledger.entry", subject_id=str(cash_out.pk))
+    assert record.actor == manager
