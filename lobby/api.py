@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from lobby.models import Profile, display_name_validator
+from lobby.suspension import SUSPENDED_LOGIN, account_suspended_for
 from lobby.services import (
     DisplayNameTaken,
     DisplayNameTooSoon,
@@ -87,6 +88,11 @@ class TokenView(APIView):
             username=credentials.validated_data["username"],
             password=credentials.validated_data["password"],
         )
+        if user is None and account_suspended_for(**credentials.validated_data):
+            return Response(
+                {"detail": str(SUSPENDED_LOGIN), "code": "account_suspended"},
+                status=status.HTTP_400_BAD_REQUEST,
+            )
         if user is None:
             return Response(
                 {"detail": "Wrong username or password, or the account is locked."},

@@ -17,6 +17,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from audit.services import audit_record
 from cashier.models import Account
@@ -132,3 +133,16 @@ def account_reinstate(*, player, staff, reason: str, now: datetime | None = None
         reason=reason,
         now=now,
     )
+
+
+SUSPENDED_LOGIN = gettext_lazy("This account is suspended. Contact support.")
+
+
+def account_suspended_for(*, username, password) -> bool:
+    """After a refused login: the username and password are right but the account is
+    suspended (so the page says so instead of "wrong password"). Only someone who knows the
+    password learns it; for anyone else the answer stays the same."""
+    if not isinstance(username, str) or not isinstance(password, str):
+        return False
+    user = get_user_model().objects.filter(username=username, is_active=False).first()
+    return user is not None and user.check_password(password)

@@ -158,3 +158,24 @@ def test_a_cash_out_caused_by_a_suspension_names_the_staff_member(manager):
     assert cash_out.created_by == manager
     record = AuditRecord.objects.get(action="ledger.entry", subject_id=str(cash_out.pk))
     assert record.actor == manager
+
+
+def test_a_suspended_player_who_logs_in_is_told_the_account_is_suspended(manager):
+    """Issue 21, item 6: the login page said the password was wrong. Only the right password
+    learns it; a wrong one gets the usual answer."""
+    from django.urls import reverse
+    from rest_framework.test import APIClient
+
+    from tests.factories import DEFAULT_PASSWORD
+
+    sam = make_funded_player("sam")
+    account_suspend(player=sam, staff=manager, reason="review")
+    page = Client().post(reverse("lobby:login"), {"username": "sam", "password": DEFAULT_PASSWORD})
+    assert page.status_code == 200 and "This account is suspended" in page.content.decode()
+    wrong = Client().post(reverse("lobby:login"), {"username": "sam", "password": "not-it-at-all"})
+    assert "suspended" not in wrong.content.decode()
+    api = APIClient().post(
+        reverse("api-token"), {"username": "sam", "password": DEFAULT_PASSWORD}, format="json"
+    )
+    assert api.status_code == 400 and api.json()["code"] == "account_suspended"
+    assert not Token.objects.filter(user=sam).exists()
