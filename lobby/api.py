@@ -11,7 +11,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from lobby.models import Profile, display_name_validator
-from lobby.suspension import SUSPENDED_LOGIN, account_suspended_for
 from lobby.services import (
     DisplayNameTaken,
     DisplayNameTooSoon,
@@ -19,6 +18,7 @@ from lobby.services import (
     profile_ensure,
     profile_set_display_name,
 )
+from lobby.suspension import SUSPENDED_LOGIN, account_suspended_for
 
 
 class ProfileSerializer(serializers.Serializer):
