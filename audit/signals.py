@@ -6,17 +6,22 @@
 - `security.password_change` / `security.password_reset` (the reset link's page) and
   `security.email_change` (old and new address), from any route that saves the user (pages,
   admin, shell), the acting user taken from the request when there is one;
-- `security.token_created` when an API token is made (its key is never recorded).
+- `security.token_created` / `security.token_deleted` when an API token is made or deleted
+  (by its owner or by staff in the admin; its key is never recorded);
+- `security.power_change` when a user's staff powers change, from any route (admin, shell):
+  `is_staff` or `is_superuser` set or cleared, a user added to or removed from a group, a
+  permission given to or taken from a user or a group; with the values before and after.
 """
 
 from __future__ import annotations
 
 from axes.signals import user_locked_out
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.contrib.auth.signals import user_logged_in, user_logged_out, user_login_failed
-from django.db.models.signals import post_save, pre_save
+from django.db.models.signals import m2m_changed, post_delete, post_save, pre_save
 from django.dispatch import receiver
-from rest_framework.authtoken.models import Token
+from rest_framework.authtoken.models import Token, TokenProxy
 
 from audit.context import request_actor, request_address, request_route
 from audit.models import AuditRecord
@@ -24,6 +29,7 @@ from audit.services import audit_record
 
 User = get_user_model()
 RESET_ROUTES = {"lobby:password_reset_confirm"}
+POWER_FLAGS = ("is_staff", "is_superuser")
 
 
 def _where(request) -> dict:
@@ -69,10 +75,10 @@ def _user_before(sender, instance, raw=False, update_fields=None, **kwargs) -> N
     instance._audit_before = None
     if raw or instance.pk is None:
         return
-    if update_fields is not None and not {"password", "email"} & set(update_fields):
+    if update_fields is not None and not {"password", "email", *POWER_FLAGS} & set(update_fields):
         return  # e.g. last_login on every login
     instance._audit_before = (
-        sender.objects.filter(pk=instance.pk).values_list("password", "email").first()
+        sender.objects.filter(pk=instance.pk).values_list("password", "email", *POWER_FLAGS).first()
     )
 
 
@@ -80,9 +86,18 @@ def _user_before(sender, instance, raw=False, update_fields=None, **kwargs) -> N
 def _user_after(sender, instance, created, raw=False, **kwargs) -> None:
     before = getattr(instance, "_audit_before", None)
     instance._audit_before = None
-    if raw or created or before is None:
+    if raw:
         return
-    password, email = before
+    if created:
+        if any(getattr(instance, flag) for flag in POWER_FLAGS):
+            _power_change(instance, "flags", dict.fromkeys(POWER_FLAGS, False), _flags(instance))
+        return
+    if before is None:
+        return
+    password, email, *flags = before
+    flags_before = dict(zip(POWER_FLAGS, flags, strict=True))
+    if flags_before != _flags(instance):
+        _power_change(instance, "flags", flags_before, _flags(instance))
     actor = request_actor() or None
     where = {"ip": request_address(), "route": request_route()}
     if instance.password != password:
@@ -102,15 +117,96 @@ def _user_after(sender, instance, created, raw=False, **kwargs) -> None:
         )
 
 
+def _token_where(token) -> dict:
+    return {"user_id": token.user_id, "ip": request_address(), "route": request_route()}
+
+
 @receiver(post_save, sender=Token, dispatch_uid="audit_token_created")
+@receiver(post_save, sender=TokenProxy, dispatch_uid="audit_token_proxy_created")
 def _token_created(sender, instance, created, raw=False, **kwargs) -> None:
+    """A token made by its owner (the API) or by staff (the admin saves the proxy model)."""
     if created and not raw:
         audit_record(
             action="security.token_created",
-            actor=instance.user,
+            actor=request_actor() or instance.user,
             subject=instance.user,
-            payload={"ip": request_address(), "route": request_route()},
+            payload={"before": None, "after": {"token": True}, **_token_where(instance)},
         )
+
+
+@receiver(post_delete, sender=Token, dispatch_uid="audit_token_deleted")
+def _token_deleted(sender, instance, **kwargs) -> None:
+    audit_record(
+        action="security.token_deleted",
+        actor=request_actor() or None,
+        subject=get_user_model()(pk=instance.user_id),
+        payload={"before": {"token": True}, "after": None, **_token_where(instance)},
+    )
+
+
+# -- staff powers: flags, groups and permissions, whoever changes them and however
+
+
+def _flags(user) -> dict:
+    return {flag: bool(getattr(user, flag)) for flag in POWER_FLAGS}
+
+
+def _power_change(subject, change: str, before, after) -> None:
+    audit_record(
+        action="security.power_change",
+        actor=request_actor() or None,
+        subject=subject,
+        payload={
+            "change": change,
+            "before": before,
+            "after": after,
+            "ip": request_address(),
+            "route": request_route(),
+        },
+    )
+
+
+def _names(owner, relation: str) -> list[str]:
+    if relation == "groups":
+        return sorted(owner.groups.values_list("name", flat=True))
+    permissions = getattr(owner, relation).select_related("content_type")
+    return sorted(f"{p.content_type.app_label}.{p.codename}" for p in permissions)
+
+
+# (relation on the owner, the owner's model, the other side's accessor to owners)
+_POWER_RELATIONS = {
+    User.groups.through: ("groups", User, "user_set"),
+    User.user_permissions.through: ("user_permissions", User, "user_set"),
+    Group.permissions.through: ("permissions", Group, "group_set"),
+}
+
+
+def _owners(sender, instance, action: str, reverse: bool, pk_set) -> list:
+    """The users or groups whose powers this m2m change touches."""
+    _, owner_model, other_side = _POWER_RELATIONS[sender]
+    if not reverse:
+        return [instance]
+    if action == "pre_clear":  # from the other side: every owner it had
+        return list(getattr(instance, other_side).all())
+    return list(owner_model.objects.filter(pk__in=pk_set or ()))
+
+
+@receiver(m2m_changed, dispatch_uid="audit_power_m2m")
+def _power_m2m(sender, instance, action, reverse, model, pk_set, **kwargs) -> None:
+    """Names before (pre_add, pre_remove, pre_clear) and after (post_*), one record per owner
+    whose set changed."""
+    if sender not in _POWER_RELATIONS:
+        return
+    relation = _POWER_RELATIONS[sender][0]
+    if action.startswith("pre_"):
+        owners = _owners(sender, instance, action, reverse, pk_set)
+        instance._audit_power_before = {o.pk: (o, _names(o, relation)) for o in owners}
+        return
+    for owner, before in getattr(instance, "_audit_power_before", {}).values():
+        after = _names(owner, relation)
+        if after != before:
+            _power_change(owner, relation, before, after)
+    instance._audit_power_before = {}
 
 
 # -- fairness, table incidents and responsible gaming: each row, as it is created, in the

@@ -419,11 +419,12 @@ def table_top_up(
 
 
 @transaction.atomic
-def table_cash_out(*, player, table_id: int, now=None, memo: str = "") -> Entry | None:
+def table_cash_out(*, player, table_id: int, now=None, memo: str = "", by=None) -> Entry | None:
     """The whole table stack back to the wallet (None when empty); refused during a hand.
 
     The cash-out entry is what ratholing later reads: who left which table with how much, when.
-    `memo` says why when the player did not choose to leave (the table's removal code).
+    `memo` says why when the player did not choose to leave (the table's removal code); `by`
+    is the staff member who made them leave (recorded as the entry's author), else the player.
     """
     player, table_id = _check_player(player), _check_table_id(table_id)
     stack = Account.objects.filter(kind=Kind.TABLE_STACK, owner=player, table_id=table_id).first()
@@ -441,7 +442,7 @@ def table_cash_out(*, player, table_id: int, now=None, memo: str = "") -> Entry 
         legs=[(current, -current.balance), (locked[wallet.pk], current.balance)],
         player=player,
         table_id=table_id,
-        created_by=player,
+        created_by=by or player,
         memo=memo,
         now=now,
     )

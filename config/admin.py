@@ -5,6 +5,8 @@ from collections.abc import Callable
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.utils import get_fields_from_path
+from django.contrib.admin.widgets import url_params_from_lookup_dict
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
@@ -13,8 +15,70 @@ from django.urls import reverse
 from config.errors import Refused
 from config.inputs import MAX_CENTS, dollars
 
+# The lookups the admin's own filters put in a URL after a declared field's path: a boolean or
+# choice (exact, isnull), a date range (gte, lt), a value list (the bare path), "empty".
+_FILTER_LOOKUPS = ("", "__exact", "__isnull", "__gte", "__lt", "__isempty")
+_DATE_PARTS = ("__year", "__month", "__day")
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+
+def declared_lookups(model_admin: admin.ModelAdmin, request=None) -> set[str]:
+    """Every URL lookup the changelist's declared filters use: `list_filter` (fields, with a
+    relation's `<path>__<key>__exact`, and SimpleListFilter parameters) and `date_hierarchy`.
+    `search_fields` read only `q`, which is no lookup."""
+    allowed: set[str] = set()
+    for item in model_admin.get_list_filter(request) if request else model_admin.list_filter:
+        if isinstance(item, type):  # a SimpleListFilter reads its own parameter
+            allowed.add(getattr(item, "parameter_name", None) or "")
+            continue
+        path = item[0] if isinstance(item, list | tuple) else item
+        if not isinstance(path, str):
+            path = path.name
+        allowed.update(path + lookup for lookup in _FILTER_LOOKUPS)
+        field = get_fields_from_path(model_admin.model, path)[-1]
+        target = getattr(field, "target_field", None) if field.is_relation else None
+        if target is not None:
+            allowed.add(f"{path}__{target.name}__exact")
+    if model_admin.date_hierarchy:
+        allowed.update(model_admin.date_hierarchy + part for part in _DATE_PARTS)
+    return allowed
+
+
+class DeclaredLookupsOnly:
+    """ModelAdmin mixin: the changelist filters by what the admin declares and nothing else.
+
+    Django's default lets a URL filter on any local field (`?server_seed__startswith=ab`), so
+    a list that shows a row only when a guess is right reads a hidden field one character at
+    a time: a running deal's seeds, a password hash, a token's key. Here every other lookup is
+    refused (400), apart from the `limit_choices_to` lookups a raw-id popup sends."""
+
+    def lookup_allowed(self, lookup, value, request=None) -> bool:
+        if lookup in declared_lookups(self, request):
+            return True
+        for fk_lookup in self.model._meta.related_fkey_lookups:
+            if callable(fk_lookup):
+                fk_lookup = fk_lookup()
+            if (lookup, value) in url_params_from_lookup_dict(fk_lookup).items():
+                return True
+        return False
+
+
+def declare_lookups_everywhere(site: admin.AdminSite) -> None:
+    """Give the mixin to admins registered by Django and third-party apps (users, groups, API
+    tokens, axes' attempts), which the room does not write: each is registered again as a
+    subclass with the mixin first."""
+    for model, model_admin in list(site._registry.items()):
+        if isinstance(model_admin, DeclaredLookupsOnly):
+            continue
+        cls = type(model_admin)
+        site.unregister(model)
+        site.register(model, type(cls.__name__, (DeclaredLookupsOnly, cls), {}))
+
+
+class RoomAdmin(DeclaredLookupsOnly, admin.ModelAdmin):
+    """The base of every admin page the room writes."""
+
+
+class ReadOnlyAdmin(RoomAdmin):
     """Staff may look, never add, edit or delete: these rows change only through services
     (the ledger, the table lock, the responsible-gaming rules) or not at all."""
 

@@ -18,6 +18,7 @@ from lobby.services import (
     profile_ensure,
     profile_set_display_name,
 )
+from lobby.suspension import SUSPENDED_LOGIN, account_suspended_for
 
 
 class ProfileSerializer(serializers.Serializer):
@@ -90,6 +91,11 @@ class TokenView(APIView):
             username=credentials.validated_data["username"],
             password=credentials.validated_data["password"],
         )
+        if user is None and account_suspended_for(**credentials.validated_data):
+            return Response(
+                {"detail": str(SUSPENDED_LOGIN), "code": "account_suspended"},
+                status=status.HTTP_400_BAD_REQUEST,
+            )
         if user is None:
             return Response(
                 {"detail": "Wrong username or password, or the account is locked."},

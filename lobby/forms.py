@@ -1,6 +1,7 @@
 from django import forms
 from django.contrib.auth import get_user_model
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
+from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from lobby.models import Profile, display_name_validator
@@ -46,3 +47,19 @@ class ProfileForm(forms.ModelForm):
         if taken.exists():
             raise forms.ValidationError(_("This display name is taken."))
         return name
+
+
+class LoginForm(AuthenticationForm):
+    """Django's login form, but a suspended player with the right password is told the account
+    is suspended rather than that the password is wrong."""
+
+    def clean(self):
+        from lobby.suspension import SUSPENDED_LOGIN, account_suspended_for
+
+        try:
+            return super().clean()
+        except ValidationError:
+            data = self.cleaned_data
+            if account_suspended_for(username=data.get("username"), password=data.get("password")):
+                raise ValidationError(SUSPENDED_LOGIN, code="suspended") from None
+            raise

@@ -17,6 +17,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from audit.services import audit_record
 from cashier.models import Account
@@ -44,7 +45,19 @@ def _check(*, player, staff, reason) -> tuple:
         raise AccountError("reason_required", _("Say why: a reason is required."))
     # One account tool at a time per player: the user row, locked.
     locked = User.objects.select_for_update().get(pk=player.pk)
+    if _rank(locked) >= _rank(staff) and not (locked.is_superuser and staff.is_superuser):
+        raise AccountError(
+            "above_your_role",
+            _("Only a superuser may suspend or reinstate a staff account or a superuser's."),
+        )
     return locked, reason.strip()
+
+
+def _rank(user) -> int:
+    """Players 0, staff 1, superusers 2: the account tools reach only accounts ranked below
+    the staff member's own (superusers reach other superusers too), so a cashier manager
+    cannot lock out an administrator or the other approver of adjustments."""
+    return 2 if user.is_superuser else 1 if user.is_staff else 0
 
 
 @transaction.atomic
@@ -55,9 +68,25 @@ def account_suspend(*, player, staff, reason: str, now: datetime | None = None) 
     player, reason = _check(player=player, staff=staff, reason=reason)
     if not player.is_active:
         raise AccountError("already_suspended", f"{player.get_username()} is already suspended.")
+    if player.is_superuser:
+        # Every active superuser locked, in one order: two suspending each other at once
+        # cannot both pass this count.
+        others = [
+            pk
+            for pk in get_user_model()
+            .objects.select_for_update()
+            .filter(is_superuser=True, is_active=True)
+            .order_by("pk")
+            .values_list("pk", flat=True)
+            if pk != player.pk
+        ]
+        if not others:
+            raise AccountError(
+                "last_superuser", _("The last active superuser cannot be suspended.")
+            )
     tables = []
     for seat in Seat.objects.filter(player=player).order_by("table_id"):
-        poker.table_leave(table=seat.table_id, player=player)
+        poker.table_leave(table=seat.table_id, player=player, by=staff)
         tables.append(seat.table_id)
     # Off every waiting list at once: a seat held for them goes to the next in line.
     waiting_lists = poker.waiting_lists_leave_all(player=player)
@@ -107,3 +136,16 @@ def account_reinstate(*, player, staff, reason: str, now: datetime | None = None
         reason=reason,
         now=now,
     )
+
+
+SUSPENDED_LOGIN = gettext_lazy("This account is suspended. Contact support.")
+
+
+def account_suspended_for(*, username, password) -> bool:
+    """After a refused login: the username and password are right but the account is
+    suspended (so the page says so instead of "wrong password"). Only someone who knows the
+    password learns it; for anyone else the answer stays the same."""
+    if not isinstance(username, str) or not isinstance(password, str):
+        return False
+    user = get_user_model().objects.filter(username=username, is_active=False).first()
+    return user is not None and user.check_password(password)

@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
-from lobby import views
+from lobby import forms, views
 
 app_name = "lobby"
 
@@ -15,7 +15,9 @@ urlpatterns = [
     path(
         "accounts/login/",
         auth_views.LoginView.as_view(
-            template_name="accounts/login.html", redirect_authenticated_user=True
+            template_name="accounts/login.html",
+            redirect_authenticated_user=True,
+            authentication_form=forms.LoginForm,
         ),
         name="login",
     ),

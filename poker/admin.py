@@ -11,14 +11,14 @@ from django.db.models.constants import LOOKUP_SEP
 from django.utils.html import format_html, format_html_join
 
 from audit.admin_changes import AuditedChanges
-from config.admin import ReadOnlyAdmin, money
+from config.admin import ReadOnlyAdmin, RoomAdmin, money
 from poker.admin_tools import HandTools, SeatTools, TableMoneyForm, TableTools, WaitingTools
 from poker.models import Hand, HandIncident, RakeSchedule, RngCheck, Seat, Table, WaitingEntry
 from poker.selectors import hand_history, waiting_position
 
 
 @admin.register(RakeSchedule)
-class RakeScheduleAdmin(AuditedChanges, admin.ModelAdmin):
+class RakeScheduleAdmin(AuditedChanges, RoomAdmin):
     list_display = ("name",)
     search_fields = ("name",)
 
@@ -51,7 +51,7 @@ class WaitingInline(admin.TabularInline):
 
 
 @admin.register(Table)
-class TableAdmin(AuditedChanges, TableTools, admin.ModelAdmin):
+class TableAdmin(AuditedChanges, TableTools, RoomAdmin):
     form = TableMoneyForm  # stakes in dollars and cents
     list_display = ("name", "game", "structure", "stakes_label", "buy_in_range", "max_seats",
                     "is_open")  # fmt: skip

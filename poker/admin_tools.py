@@ -221,6 +221,8 @@ class WaitingTools:
 # -- a table's stakes in dollars and cents on its admin form (stored as cents)
 
 MONEY_FIELDS = ("small_blind", "big_blind", "small_bet", "big_bet")
+PLAY_FIELDS = ("game", "structure", *MONEY_FIELDS)  # only on an empty table
+MIN_ACTION_SECONDS = 5
 
 
 class TableMoneyForm(forms.ModelForm):
@@ -265,3 +267,34 @@ class TableMoneyForm(forms.ModelForm):
 
     def clean_big_bet(self):
         return self._clean_money("big_bet")
+
+    def clean(self):
+        """Settings must fit the players seated now (issue 21: `max_seats` 2 was saved with
+        players in seats 4 and 6, and 0 seconds to act on a running table). The stakes, the
+        game and the structure change only on an empty table; time to act is at least
+        MIN_ACTION_SECONDS everywhere."""
+        cleaned = super().clean()
+        action = cleaned.get("action_seconds")
+        if action is not None and action < MIN_ACTION_SECONDS:
+            self.add_error("action_seconds", f"At least {MIN_ACTION_SECONDS} seconds to act.")
+        table = self.instance
+        if table.pk is None:
+            return cleaned
+        seats = list(Seat.objects.filter(table=table).values_list("number", flat=True))
+        if not seats:
+            return cleaned
+        max_seats = cleaned.get("max_seats")
+        if max_seats is not None and max_seats < max(seats):
+            self.add_error(
+                "max_seats",
+                f"Players sit in seats {', '.join(map(str, sorted(seats)))}: "
+                f"at least {max(seats)} seats while they are seated.",
+            )
+        for name in PLAY_FIELDS:
+            if name in cleaned and cleaned[name] != getattr(table, name):
+                self.add_error(
+                    name,
+                    f"{len(seats)} player(s) seated: the stakes, game and structure change "
+                    "only on an empty table (close it first).",
+                )
+        return cleaned

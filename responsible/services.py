@@ -174,13 +174,14 @@ def exclusion_start(*, player, kind: str, length, now: datetime | None = None) -
     return exclusion
 
 
-def player_sessions_end(*, player) -> int:
-    """Delete the player's sessions (database sessions) and API tokens; how many sessions."""
+def player_sessions_end(*, player, keep: str | None = None) -> int:
+    """Delete the player's sessions (database sessions) and API tokens; how many sessions.
+    `keep`: a session key left alone (the one a player changes their password from)."""
     uid = str(player.pk)
     ended = [
         session.session_key
         for session in Session.objects.filter(expire_date__gt=timezone.now()).iterator()
-        if session.get_decoded().get("_auth_user_id") == uid
+        if session.get_decoded().get("_auth_user_id") == uid and session.session_key != keep
     ]
     Session.objects.filter(session_key__in=ended).delete()
     Token.objects.filter(user=player).delete()

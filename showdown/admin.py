@@ -11,6 +11,7 @@ from django.template.response import TemplateResponse
 from django.utils.html import format_html
 
 from audit.admin_changes import AuditedChanges
+from config.admin import RoomAdmin
 from config.inputs import dollars
 from showdown import selectors
 from showdown.models import HouseDay, Paytable, ShowdownRound, ShowdownTable
@@ -35,7 +36,7 @@ class PaytableForm(forms.ModelForm):
 
 
 @admin.register(Paytable)
-class PaytableAdmin(AuditedChanges, admin.ModelAdmin):
+class PaytableAdmin(AuditedChanges, RoomAdmin):
     form = PaytableForm
     list_display = ("name", "kind", "edge_percent", "hit_rate", "top_award", "updated_at")
     list_filter = ("kind",)
@@ -60,7 +61,7 @@ class PaytableAdmin(AuditedChanges, admin.ModelAdmin):
 
 
 @admin.register(ShowdownTable)
-class ShowdownTableAdmin(AuditedChanges, admin.ModelAdmin):
+class ShowdownTableAdmin(AuditedChanges, RoomAdmin):
     list_display = ("name", "ante_range", "cap", "bet_paytable", "hole_card_bonus_paytable",
                     "final_hand_bonus_paytable", "seats", "is_open")  # fmt: skip
     list_filter = ("is_open", "seats")
@@ -76,7 +77,7 @@ class ShowdownTableAdmin(AuditedChanges, admin.ModelAdmin):
 
 
 @admin.register(ShowdownRound)
-class ShowdownRoundAdmin(admin.ModelAdmin):
+class ShowdownRoundAdmin(RoomAdmin):
     """Read-only. The deck is never a field here: an unsettled round's cards to come would
     tell staff the board; once settled the board is in the result anyway."""
 
@@ -128,7 +129,7 @@ class ShowdownRoundAdmin(admin.ModelAdmin):
 
 
 @admin.register(HouseDay)
-class HouseDayAdmin(admin.ModelAdmin):
+class HouseDayAdmin(RoomAdmin):
     """The house's result per UTC day: settled rounds, stakes, what the house won or paid,
     rounds capped by the maximum aggregate payout; and voids to charity."""
 

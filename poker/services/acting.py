@@ -195,11 +195,12 @@ def sit_out(seat: Seat, now: datetime) -> None:
     seat.save(update_fields=["status", "sat_out_at", "posts_big_blind_next"])
 
 
-def remove_seat(change: TableChange, seat: Seat, *, reason: str) -> None:
+def remove_seat(change: TableChange, seat: Seat, *, reason: str, by=None) -> None:
     """Cash the player out and free the seat; a removal the player did not ask for keeps its
-    reason on the cash-out (their cashier history says why)."""
+    reason on the cash-out (their cashier history says why), and `by`, the staff member who
+    caused it, is the cash-out's author."""
     memo = "" if reason == "left" else reason
-    cashier.table_cash_out(player=seat.player, table_id=change.table.pk, memo=memo)
+    cashier.table_cash_out(player=seat.player, table_id=change.table.pk, memo=memo, by=by)
     change.event(
         "player_left", seat=seat.number, player=broadcast.player_json(seat.player), reason=reason
     )

@@ -102,8 +102,9 @@ def table_sit(
         raise TableError(error.code, error.message) from error
 
 
-def table_leave(*, table: Table, player) -> None:
-    """Stand up. In a hand: checked or folded at each turn, cashed out when it ends."""
+def table_leave(*, table: Table, player, by=None) -> None:
+    """Stand up. In a hand: checked or folded at each turn, cashed out when it ends. `by`: the
+    staff member making the player leave (a suspension), the author of an immediate cash-out."""
     with table_change(table) as change:
         seat = change.seat_of(player)
         change.users.add(player.pk)
@@ -117,7 +118,7 @@ def table_leave(*, table: Table, player) -> None:
                 since = len(engine.events)
                 advance(change, hand_row, engine, since=since, now=timezone.now())
         else:
-            remove_seat(change, seat, reason="left")
+            remove_seat(change, seat, reason="left", by=by)
 
 
 def table_sit_out(*, table: Table, player) -> Seat:

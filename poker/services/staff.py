@@ -97,7 +97,7 @@ def staff_seat_remove(*, seat: Seat | int, staff, reason: str) -> str:
                 advance(change, hand_row, engine, since=len(engine.events), now=timezone.now())
             outcome = "leaving"
         else:
-            remove_seat(change, seat, reason="removed")
+            remove_seat(change, seat, reason="removed", by=staff)
             outcome = "removed"
         audit_record(
             action="staff.seat_remove",
@@ -130,7 +130,7 @@ def staff_table_close(*, table: Table | int, staff, reason: str) -> dict:
                     change.event("player_leaving", seat=seat.number)
                 leaving.append(seat.player_id)
             else:
-                remove_seat(change, seat, reason="table_closed")
+                remove_seat(change, seat, reason="table_closed", by=staff)
                 removed.append(seat.player_id)
         waiting_lists_close(change)
         change.lobby_refresh()

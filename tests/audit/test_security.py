@@ -10,7 +10,7 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from audit.models import AuditRecord
-from tests.factories import DEFAULT_PASSWORD, make_player
+from tests.factories import DEFAULT_PASSWORD, make_player, make_staff
 
 pytestmark = pytest.mark.django_db
 
@@ -160,3 +160,112 @@ async def test_under_the_async_handler_the_acting_user_is_known(async_client):
     assert response.status_code == 302
     [record] = await sync_to_async(records)("security.password_change")
     assert record.actor_id == alice.pk and record.payload["route"] == "lobby:password_change"
+
+
+# -- staff powers (issue 21, item 3): every change of them is a record with before and after
+
+
+def test_making_a_user_staff_or_superuser_is_recorded_with_before_and_after():
+    boss = make_player("boss", is_staff=True, is_superuser=True)
+    [made] = records("security.power_change")
+    assert made.subject_id == str(boss.pk)
+    assert made.payload["before"] == {"is_staff": False, "is_superuser": False}
+    assert made.payload["after"] == {"is_staff": True, "is_superuser": True}
+    alice = make_player("alice")
+    alice.is_staff = True
+    alice.save()
+    alice.is_superuser = True
+    alice.save(update_fields=["is_superuser"])
+    first, second = records("security.power_change")[1:]
+    assert first.subject_id == second.subject_id == str(alice.pk)
+    assert first.payload["before"] == {"is_staff": False, "is_superuser": False}
+    assert first.payload["after"] == {"is_staff": True, "is_superuser": False}
+    assert second.payload["after"] == {"is_staff": True, "is_superuser": True}
+
+
+def test_group_membership_and_permissions_are_recorded_from_either_side():
+    from django.contrib.auth.models import Group, Permission
+
+    make_staff("keeper", "support")  # the role groups, if a test flushed them
+    support = Group.objects.get(name="support")
+    alice = make_player("alice", is_staff=True)
+    start = len(records("security.power_change"))
+    alice.groups.add(support)
+    support.user_set.remove(alice)
+    approve = Permission.objects.get(codename="approve_balanceadjustment")
+    support.permissions.add(approve)
+    alice.user_permissions.add(approve)
+    support.permissions.clear()
+    added, removed, granted, given, cleared = records("security.power_change")[start:]
+    assert (added.payload["change"], added.payload["before"], added.payload["after"]) == (
+        "groups",
+        [],
+        ["support"],
+    )
+    assert (removed.payload["before"], removed.payload["after"]) == (["support"], [])
+    assert added.subject_id == removed.subject_id == str(alice.pk)
+    assert granted.payload["change"] == "permissions" and granted.subject_id == str(support.pk)
+    assert "cashier.approve_balanceadjustment" in granted.payload["after"]
+    assert "cashier.approve_balanceadjustment" not in granted.payload["before"]
+    assert given.payload["change"] == "user_permissions"
+    assert given.payload["after"] == ["cashier.approve_balanceadjustment"]
+    assert cleared.payload["after"] == [] and cleared.subject_id == str(support.pk)
+
+
+def test_staff_giving_a_role_in_the_admin_is_recorded_with_the_staff_member():
+    from django.contrib.auth.models import Group
+
+    boss = make_staff("boss", "support", is_superuser=True)
+    alice = make_player("alice")
+    client = Client()
+    client.force_login(boss, backend="django.contrib.auth.backends.ModelBackend")
+    managers = Group.objects.get(name="cashier managers")
+    page = client.get(f"/admin/auth/user/{alice.pk}/change/")
+    data = {
+        key: value
+        for key, value in page.context["adminform"].form.initial.items()
+        if value is not None and key not in ("password", "groups", "user_permissions")
+    }
+    data.update(
+        {
+            "groups": [managers.pk],
+            "is_active": "on",
+            "is_staff": "on",
+            "date_joined_0": alice.date_joined.strftime("%Y-%m-%d"),
+            "date_joined_1": alice.date_joined.strftime("%H:%M:%S"),
+        }
+    )
+    data.pop("date_joined", None)
+    data.pop("last_login", None)
+    answer = client.post(f"/admin/auth/user/{alice.pk}/change/", data)
+    assert answer.status_code == 302, answer.context["adminform"].form.errors
+    flags, groups = [r for r in records("security.power_change") if r.subject_id == str(alice.pk)]
+    assert flags.actor == groups.actor == boss
+    assert flags.payload["after"] == {"is_staff": True, "is_superuser": False}
+    assert (groups.payload["before"], groups.payload["after"]) == ([], ["cashier managers"])
+
+
+def test_api_tokens_made_and_deleted_in_the_admin_are_recorded_and_their_key_never_logged():
+    from django.contrib.admin.models import LogEntry
+    from rest_framework.authtoken.models import Token
+
+    boss = make_player("boss", is_staff=True, is_superuser=True)
+    alice = make_player("alice")
+    client = Client()
+    client.force_login(boss, backend="django.contrib.auth.backends.ModelBackend")
+    answer = client.post("/admin/authtoken/tokenproxy/add/", {"user": alice.pk})
+    assert answer.status_code == 302
+    key = Token.objects.get(user=alice).key
+    [made] = records("security.token_created")
+    assert made.actor == boss and made.subject_id == str(alice.pk)
+    assert (made.payload["before"], made.payload["after"]) == (None, {"token": True})
+    url = f"/admin/authtoken/tokenproxy/{alice.pk}/delete/"
+    assert client.post(url, {"post": "yes"}).status_code == 302
+    assert not Token.objects.filter(user=alice).exists()
+    [deleted] = records("security.token_deleted")
+    assert deleted.actor == boss and deleted.subject_id == str(alice.pk)
+    assert (deleted.payload["before"], deleted.payload["after"]) == ({"token": True}, None)
+    logged = list(LogEntry.objects.values_list("object_id", "object_repr", "change_message"))
+    assert len(logged) == 2
+    assert all(key not in " ".join(map(str, row)) for row in logged)
+    assert key not in str(made.payload) + str(deleted.payload) + deleted.subject_label

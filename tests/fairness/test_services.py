@@ -135,3 +135,29 @@ def test_an_id_too_big_for_any_row_is_not_found(player_client):
     assert player_client.get(f"/api/fairness/hand/{huge}/").status_code == 404
     assert player_client.get(f"/api/fairness/round/{huge}/").status_code == 404
     assert player_client.get(f"/fairness/hand/{huge}/").status_code == 404
+
+
+def test_the_admin_list_is_no_oracle_on_a_running_deals_secrets(admin_client, player):
+    """Issue 21: `?server_seed__startswith=<prefix>` listed the row only for the right prefix,
+    so a superuser read the seeds a character at a time. Now any such lookup is refused (400),
+    right prefix or wrong, and the same for the salt and the client seeds."""
+    deal = deal_draw(players={1: player})
+    row = deal_commit(kind="hand", ref_id=6, deal=deal)
+    base = f"/admin/fairness/commitment/?kind=hand&ref_id={row.ref_id}"
+    for guess in (
+        f"server_seed__startswith={row.server_seed[:2]}",
+        "server_seed__startswith=zz",
+        f"salt__startswith={row.salt[:2]}",
+        f"client_seeds__regex={deal.client_seeds[1][:2]}",
+        f"kind__exact=hand&server_seed__startswith={row.server_seed[:1]}",
+    ):
+        answer = admin_client.get(f"{base}&{guess}")
+        assert answer.status_code == 400, guess
+        assert row.commitment not in answer.content.decode()
+    # What the admin declares still filters and searches.
+    assert (
+        row.commitment
+        in admin_client.get(
+            f"/admin/fairness/commitment/?kind__exact=hand&q={row.ref_id}"
+        ).content.decode()
+    )

@@ -6,6 +6,7 @@ import pytest
 from axes.models import AccessAttempt
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.sessions.models import Session
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -254,3 +255,55 @@ def test_profile_needs_login(client):
     response = client.get(reverse("lobby:profile"))
     assert response.status_code == 302
     assert reverse("lobby:login") in response["Location"]
+
+
+# -- a new password ends every other way in (issue 21, item 4)
+
+
+def _signed_in_twice_with_a_token(player):
+    from rest_framework.authtoken.models import Token
+
+    here, elsewhere = Client(), Client()
+    for browser in (here, elsewhere):
+        browser.force_login(player, backend="django.contrib.auth.backends.ModelBackend")
+    Token.objects.create(user=player)
+    return here, elsewhere
+
+
+def _signed_in(browser) -> bool:
+    return browser.get(reverse("lobby:password_change")).status_code == 200
+
+
+def test_changing_the_password_revokes_tokens_and_the_other_sessions(player):
+    from rest_framework.authtoken.models import Token
+
+    here, elsewhere = _signed_in_twice_with_a_token(player)
+    new = "quiet-lantern-harbour-71"
+    answer = here.post(
+        reverse("lobby:password_change"),
+        {"old_password": DEFAULT_PASSWORD, "new_password1": new, "new_password2": new},
+    )
+    assert answer.status_code == 302
+    assert not Token.objects.filter(user=player).exists()
+    assert _signed_in(here) and not _signed_in(elsewhere)
+    uid = str(player.pk)
+    assert [s.get_decoded().get("_auth_user_id") for s in Session.objects.all()].count(uid) == 1
+
+
+def test_a_password_set_elsewhere_revokes_every_token_and_session(player):
+    """The reset link, staff in the admin and a shell all save a new password this way."""
+    from rest_framework.authtoken.models import Token
+
+    here, elsewhere = _signed_in_twice_with_a_token(player)
+    player.set_password("another-long-passphrase-42")
+    player.save()
+    assert not Token.objects.filter(user=player).exists()
+    assert not _signed_in(here) and not _signed_in(elsewhere)
+    uid = str(player.pk)
+    assert uid not in [s.get_decoded().get("_auth_user_id") for s in Session.objects.all()]
+    # A hasher upgrade at login stores the same password again: nothing is revoked.
+    Token.objects.create(user=player)
+    player.refresh_from_db()
+    player.password = player.password + "x"  # another hash, no set_password: not a change
+    player.save(update_fields=["password"])
+    assert Token.objects.filter(user=player).exists()

@@ -124,3 +124,79 @@ def test_a_suspended_player_leaves_every_waiting_list_at_once(manager):
     assert not WaitingEntry.objects.filter(player=sam).exists()
     assert WaitingEntry.objects.get(table=tables[0], player=dan).offer_expires_at is not None
     assert WaitingEntry.objects.get(table=tables[1], player=dan).offer_expires_at is None
+
+
+def test_suspension_reaches_staff_only_from_a_superuser(manager):
+    """Issue 21: a cashier manager suspended the superusers and the other approver, locking
+    every administrator out. Now staff accounts and superusers are beyond the cashier
+    managers' reach, both ways (suspend and reinstate)."""
+    from tests.factories import make_player
+
+    root = make_player("root", is_staff=True, is_superuser=True)
+    approver = make_staff("cm2", "cashier managers")
+    helper = make_staff("sp", "support")
+    for target in (root, approver, helper):
+        with pytest.raises(AccountError) as refused:
+            account_suspend(player=target, staff=manager, reason="takeover")
+        assert refused.value.code == "above_your_role"
+        target.refresh_from_db()
+        assert target.is_active
+    assert not AuditRecord.objects.filter(action__startswith="staff.account").exists()
+    # A superuser may suspend staff and reinstate them; the manager may not reinstate them.
+    account_suspend(player=approver, staff=root, reason="left the company")
+    with pytest.raises(AccountError) as refused:
+        account_reinstate(player=approver, staff=manager, reason="back")
+    assert refused.value.code == "above_your_role"
+    account_reinstate(player=approver, staff=root, reason="back")
+    approver.refresh_from_db()
+    assert approver.is_active
+
+
+def test_the_last_active_superuser_is_never_suspended():
+    """Another superuser may be suspended by a superuser; the last active one never is (here
+    from a shell, by a superuser already suspended, the only way to reach that case)."""
+    from tests.factories import make_player
+
+    root = make_player("root", is_staff=True, is_superuser=True)
+    other = make_player("other", is_staff=True, is_superuser=True)
+    account_suspend(player=other, staff=root, reason="second admin leaves")
+    other.refresh_from_db()
+    with pytest.raises(AccountError) as refused:
+        account_suspend(player=root, staff=other, reason="lock everyone out")
+    assert refused.value.code == "last_superuser"
+    root.refresh_from_db()
+    assert root.is_active
+
+
+def test_a_cash_out_caused_by_a_suspension_names_the_staff_member(manager):
+    """Issue 21, item 6: the cash-out was recorded as done by the player."""
+    from cashier.models import Entry
+
+    table = make_table()
+    sam = make_seated_player(table, "sam", 3)
+    account_suspend(player=sam, staff=manager, reason="chargeback")
+    cash_out = Entry.objects.get(reason="cash_out", player=sam)
+    assert cash_out.created_by == manager
+    record = AuditRecord.objects.get(action="ledger.entry", subject_id=str(cash_out.pk))
+    assert record.actor == manager
+
+
+def test_a_suspended_player_who_logs_in_is_told_the_account_is_suspended(manager):
+    """Issue 21, item 6: the login page said the password was wrong. Only the right password
+    learns it; a wrong one gets the usual answer."""
+    from django.urls import reverse
+    from rest_framework.test import APIClient
+
+    from tests.factories import DEFAULT_PASSWORD
+
+    sam = make_funded_player("sam")
+    account_suspend(player=sam, staff=manager, reason="review")
+    page = Client().post(reverse("lobby:login"), {"username": "sam", "password": DEFAULT_PASSWORD})
+    assert page.status_code == 200 and "This account is suspended" in page.content.decode()
+    wrong = Client().post(reverse("lobby:login"), {"username": "sam", "password": "not-it-at-all"})
+    assert "suspended" not in wrong.content.decode()
+    api = APIClient().post(
+        reverse("api-token"), {"username": "sam", "password": DEFAULT_PASSWORD}, format="json"
+    )
+    assert api.status_code == 400 and api.json()["code"] == "account_suspended"
+    assert not Token.objects.filter(user=sam).exists()

@@ -266,3 +266,37 @@ def test_staff_find_a_hand_by_its_public_id_or_a_players_name(staff):
     page = fetch(staff, "/admin/poker/hand/?q=ann")
     assert all(f"/admin/poker/hand/{h.pk}/change/" in page for h in (first, second))
     assert "/admin/poker/hand/" in fetch(staff, "/admin/poker/hand/?q=99999999999999999999999")
+
+
+def test_table_edits_must_fit_the_seated_players():
+    """Issue 21, item 7: `max_seats` 2 was saved with players in seats 4 and 6, and 0 seconds
+    to act, on a running table. Refused now; stakes change only on an empty table."""
+    from django.forms.models import model_to_dict
+
+    from poker.admin_tools import MONEY_FIELDS, TableMoneyForm
+
+    table = make_table()
+    make_seated_player(table, "dee", 4)
+    make_seated_player(table, "eve", 6)
+
+    def edited(**changes):
+        data = {k: v for k, v in model_to_dict(table).items() if v is not None}
+        for name in MONEY_FIELDS:
+            if data.get(name) is not None:
+                data[name] = f"{data[name] / 100:.2f}"
+        data.update(changes)
+        return TableMoneyForm(data, instance=table)
+
+    assert edited().is_valid(), edited().errors  # nothing changed: fine
+    assert edited(name="Renamed", is_open=False).is_valid()
+    too_few = edited(max_seats=2)
+    assert not too_few.is_valid() and "max_seats" in too_few.errors
+    no_time = edited(action_seconds=0)
+    assert not no_time.is_valid() and "action_seconds" in no_time.errors
+    stakes = edited(big_blind="2.00", small_blind="1.00")
+    assert not stakes.is_valid() and "big_blind" in stakes.errors
+    table.refresh_from_db()
+    assert table.max_seats == 6 and table.action_seconds == 30
+    # An empty table takes new stakes.
+    Seat.objects.filter(table=table).delete()
+    assert edited(big_blind="2.00", small_blind="1.00", max_seats=2).is_valid()
