@@ -2,7 +2,7 @@
 
 from django.contrib.auth import get_user_model
 
-from poker.mirror import HOLD_SECONDS, TableMirror
+from bench.mirror import HOLD_SECONDS, TableMirror
 
 DEFAULT_PASSWORD = "correct-horse-battery-staple-42"
 
@@ -148,7 +148,7 @@ class TableSocket:
 
     async def receive(self, timeout: float = 10) -> dict:
         """The next frame; `frames` keeps them as sent, while the one returned for a snapshot
-        or update carries the STATE the frames so far add up to (poker.mirror), as a page
+        or update carries the STATE the frames so far add up to (bench.mirror), as a page
         shows it."""
         frame = await self.communicator.receive_json_from(timeout=timeout)
         self.frames.append(frame)
@@ -179,7 +179,7 @@ class TableSocket:
                 return frame
 
     def held_give_up(self) -> dict | None:
-        """The held updates applied (poker.mirror), as the newest of them with its STATE."""
+        """The held updates applied (bench.mirror), as the newest of them with its STATE."""
         held = [frame for _, frame in sorted(self.mirror.held.items())]
         if not self.mirror.held_give_up():
             return None

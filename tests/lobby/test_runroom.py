@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from bench.mirror import TableMirror
 from lobby.management.commands.seed_demo import DEMO_PASSWORD
-from poker.mirror import TableMirror
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BUY_IN = 10_000  # 100 big blinds at the demo's $0.50/$1 pot-limit table
@@ -90,7 +90,7 @@ def first_table_id(base_url: str, cookie: str, name: str) -> int:
 
 class Socket:
     """A table socket, speaking RFC 6455 over an asyncio stream (text frames only), with the
-    frames applied as a page applies them (poker.mirror)."""
+    frames applied as a page applies them (bench.mirror)."""
 
     def __init__(self, reader, writer) -> None:
         self.reader, self.writer = reader, writer
