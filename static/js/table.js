@@ -96,7 +96,7 @@
       let frame;
       try {
         frame = JSON.parse(event.data);
-      } catch (error) {
+      } catch {
         return;
       }
       onFrame(frame);
