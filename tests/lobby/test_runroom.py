@@ -210,7 +210,15 @@ def test_the_embedded_room_plays_a_hand_over_its_sockets(tmp_path):
         wait_until_serving(base_url, room, log)
         cookies = [log_in(base_url, "alice"), log_in(base_url, "bob")]
         table_id = first_table_id(base_url, cookies[0], "Bering")
-        result = asyncio.run(asyncio.wait_for(play_a_hand(port, table_id, cookies), 60))
+        try:
+            result = asyncio.run(asyncio.wait_for(play_a_hand(port, table_id, cookies), 90))
+        except (AssertionError, ConnectionError, OSError, TimeoutError) as error:
+            pytest.fail(
+                f"the hand did not end: {error!r}\nthe room's log:\n{log.read_text()[-3000:]}"
+            )
+        # Read before the room stops: its worker thread may still be sending a heartbeat when
+        # the interpreter shuts down, which logs a traceback that is no fault of the hand.
+        served = log.read_text()
     finally:
         room.terminate()
         try:
@@ -222,4 +230,4 @@ def test_the_embedded_room_plays_a_hand_over_its_sockets(tmp_path):
     nets = {seat["seat"]: seat["net"] for seat in result["seats"]}
     assert set(nets) == {1, 2} and sum(nets.values()) + result["rake"] == 0, result
     assert result["showdown"], "checked and called down to a showdown"
-    assert "Traceback" not in log.read_text(), log.read_text()[-3000:]
+    assert "Traceback" not in served, served[-3000:]
