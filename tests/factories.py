@@ -149,13 +149,14 @@ class TableSocket:
     async def receive(self, timeout: float = 10) -> dict:
         """The next frame; `frames` keeps them as sent, while the one returned for a snapshot
         or update carries the STATE the frames so far add up to (bench.mirror), as a page
-        shows it."""
+        shows it. A stale or held update carries the STATE shown still: a seated player's
+        own `player_connection` update comes after the snapshot that already shows it."""
         frame = await self.communicator.receive_json_from(timeout=timeout)
         self.frames.append(frame)
         if self.mirror.apply(frame):
             self.state = self.mirror.state
-            if frame["type"] in ("snapshot", "update"):
-                return {**frame, "state": self.state}
+        if frame["type"] in ("snapshot", "update") and self.state is not None:
+            return {**frame, "state": self.state}
         return frame
 
     async def until(self, predicate, timeout: float = 10) -> dict:
