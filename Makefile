@@ -25,10 +25,17 @@ test: $(VENV)/.installed
 	.ci/gettext
 	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
-lint: $(VENV)/.installed
+lint: $(VENV)/.installed node_modules/.installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports --no-cache
+	node --test tests/js/
+	node_modules/.bin/biome lint --error-on-warnings static/js tests/js
+
+# The JavaScript linter, pinned by package-lock.json (node_modules/ is not committed).
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
 
 bench: $(VENV)/.installed
 	.ci/services
@@ -44,4 +51,4 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 clean:
-	rm -rf $(VENV) room.sqlite3 staticfiles .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) node_modules room.sqlite3 staticfiles .pytest_cache .ruff_cache .hypothesis

@@ -518,17 +518,15 @@ def progress_of(state: dict) -> tuple[int, int] | None:
     return None
 
 
-# How long a client waits for a missing version before it asks for a snapshot (poker.mirror's
+# How long a client waits for a missing version before it asks for a snapshot (bench.mirror's
 # HOLD_SECONDS and static/js/table.js's HOLD_MS; kept here so the bench also runs older code).
 HOLD_SECONDS = 0.3
 
 
 def new_mirror():
-    """What a client holds of a table, from its frames (poker.mirror, as the tests use)."""
-    try:
-        from poker.mirror import TableMirror
-    except ImportError:  # the code before issue 12: every frame carried the whole STATE
-        return WholeStateMirror()
+    """What a client holds of a table, from its frames (bench.mirror, as the tests use)."""
+    from bench.mirror import TableMirror
+
     return TableMirror()  # replaced by a WholeStateMirror at the first update with a STATE
 
 
@@ -1005,7 +1003,7 @@ class Result:
 PROFILE_BUCKETS = (
     ("psycopg and its pool", ("psycopg/", "psycopg_pool/")),
     ("JSON", ("json/",)),
-    ("building frames", ("poker/broadcast", "poker/selectors", "poker/mirror")),
+    ("building frames", ("poker/broadcast", "poker/selectors", "bench/mirror")),
     ("the engine", ("poker/engine/",)),
     ("Django ORM and SQL compiling", ("django/db/",)),
     ("our services (poker.services, cashier)", ("poker/services", "cashier/")),

@@ -290,9 +290,17 @@ class TableConsumer(GroupRejoinMixin, AsyncWebsocketConsumer):
         await self.channel_layer.group_add(self.player_group, self.channel_name)
         self.joined = True
         self.groups_rejoin_start([self.group, self.user_group, self.player_group])
-        await self.accept()
-        await self.snapshot_send()
-        await self.run(ConnectionSet(connected=True, socket=self.channel_name))
+        # The seat is marked connected before the snapshot is read, so the snapshot shows it and
+        # once the page has its snapshot this socket's hello is done. Staff may delete the table
+        # at any point after the check above: then the socket closes as for any missing table.
+        try:
+            await self.run(ConnectionSet(connected=True, socket=self.channel_name))
+            await self.accept()
+            await self.snapshot_send()
+        except services.TableError as error:
+            if error.code != "no_table":
+                raise
+            await self.close(code=CLOSE_NO_TABLE)
 
     async def disconnect(self, code: int) -> None:
         if not self.joined:
@@ -459,7 +467,11 @@ async def _snapshot_for(table_id: int, user) -> dict:
 
 
 def _snapshot_read(table_id: int, user) -> dict:
-    return table_snapshot_for(table=Table(pk=table_id), player=user)
+    """A table deleted by staff is `no_table`, as for a service."""
+    try:
+        return table_snapshot_for(table=Table(pk=table_id), player=user)
+    except Table.DoesNotExist as error:
+        raise services.TableError("no_table", _("There is no such table.")) from error
 
 
 class _TableQueue:

@@ -2,7 +2,7 @@
 
 from django.contrib.auth import get_user_model
 
-from poker.mirror import HOLD_SECONDS, TableMirror
+from bench.mirror import HOLD_SECONDS, TableMirror
 
 DEFAULT_PASSWORD = "correct-horse-battery-staple-42"
 
@@ -148,14 +148,15 @@ class TableSocket:
 
     async def receive(self, timeout: float = 10) -> dict:
         """The next frame; `frames` keeps them as sent, while the one returned for a snapshot
-        or update carries the STATE the frames so far add up to (poker.mirror), as a page
-        shows it."""
+        or update carries the STATE the frames so far add up to (bench.mirror), as a page
+        shows it. A stale or held update carries the STATE shown still: a seated player's
+        own `player_connection` update comes after the snapshot that already shows it."""
         frame = await self.communicator.receive_json_from(timeout=timeout)
         self.frames.append(frame)
         if self.mirror.apply(frame):
             self.state = self.mirror.state
-            if frame["type"] in ("snapshot", "update"):
-                return {**frame, "state": self.state}
+        if frame["type"] in ("snapshot", "update") and self.state is not None:
+            return {**frame, "state": self.state}
         return frame
 
     async def until(self, predicate, timeout: float = 10) -> dict:
@@ -179,7 +180,7 @@ class TableSocket:
                 return frame
 
     def held_give_up(self) -> dict | None:
-        """The held updates applied (poker.mirror), as the newest of them with its STATE."""
+        """The held updates applied (bench.mirror), as the newest of them with its STATE."""
         held = [frame for _, frame in sorted(self.mirror.held.items())]
         if not self.mirror.held_give_up():
             return None

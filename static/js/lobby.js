@@ -54,7 +54,7 @@
       });
       filters.elements.hide_full.checked = Boolean(saved.hide_full);
       filters.elements.hide_empty.checked = Boolean(saved.hide_empty);
-    } catch (error) {
+    } catch {
       /* a broken saved value: start with no filter */
     }
     filters.addEventListener("change", () => {
@@ -94,11 +94,11 @@
         if (frame.type === "lobby.update") refresh();
         if (window.seatOffers && frame.type === "seat_offer") window.seatOffers.offer(frame);
         if (window.seatOffers && frame.type === "seat_offer_ended") window.seatOffers.ended(frame);
-      } catch (error) {
+      } catch {
         /* not ours to show */
       }
     });
-    socket.addEventListener("close", (event) => {
+    socket.addEventListener("close", () => {
       delete document.body.dataset.lobby;
       retries += 1;
       setTimeout(connect, Math.min(30000, 1000 * 2 ** retries));

@@ -18,7 +18,6 @@
   let socket = null;
   let state = null;
   let retry = 500;
-  let ticker = null;
 
   const dollars = window.roomDollars;
   const key = () => (crypto.randomUUID ? crypto.randomUUID() : String(Date.now()) + Math.random().toString(16).slice(2));
@@ -195,6 +194,6 @@
     const button = decision && root.querySelector('[data-decision="' + decision + '"]');
     if (button) button.click();
   });
-  ticker = setInterval(tick, 250);
+  setInterval(tick, 250);
   connect();
 })();

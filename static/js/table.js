@@ -96,7 +96,7 @@
       let frame;
       try {
         frame = JSON.parse(event.data);
-      } catch (error) {
+      } catch {
         return;
       }
       onFrame(frame);
@@ -176,8 +176,9 @@
         clearInterval(pingTimer);
         pingTimer = setInterval(() => send({ type: "ping" }), 25000);
         // One the watchdog asked for is drawn only if the page was behind (or missed a frame).
-        if (!asked || !state || !publicPart || frame.state.version >= publicPart.version) {
-          mirrorSnapshot(frame.state);
+        const shown = mirror.publicPart;
+        if (!asked || !state || !shown || frame.state.version >= shown.version) {
+          mirror.snapshot(frame.state);
           render(composed());
           logReplay(frame);
           heldApply();
@@ -191,18 +192,18 @@
       case "private":
         // Sent just before the public update of the same change: drawn with that one, or now
         // if it comes late.
-        if (mirrorPrivate(frame) && publicPart && frame.version <= publicPart.version) {
+        if (mirror.private(frame) && mirror.publicPart && frame.version <= mirror.publicPart.version) {
           render(composed());
         }
         break;
       case "update": {
         heardAt = Date.now();
-        if (!publicPart || frame.version <= publicPart.version) break; // older than shown
-        if (frame.version > publicPart.version + 1) {
+        const kind = mirror.classify(frame);
+        if (kind === "stale") break; // older than shown
+        if (kind === "held") {
           // Broadcasts from different server processes may cross: hold this one a moment for
           // the versions before it, then apply what came in order.
-          heldUpdates.set(frame.version, frame);
-          if (!holdTimer) holdTimer = setTimeout(heldGiveUp, HOLD_MS);
+          if (!holdTimer) holdTimer = setTimeout(heldGiveUp, window.tableState.HOLD_MS);
           break;
         }
         updateApply(frame);
@@ -233,85 +234,18 @@
 
   // ------------------------------------------------------------------ frames to state
 
-  /* The server sends the whole STATE only in a snapshot; after that each change comes as a
-   * public `update` (the table's events and changed parts, the same for everyone) and, to the
-   * players it concerns, a `private` frame with their own part: `you`, their hole cards and
-   * their legal actions (docs/protocol.md "Frames"). The page keeps both and lays its own part
-   * over the public one; poker/mirror.py does the same for the tests. */
-  let publicPart = null; // version, table, seats, hand (as a spectator sees it), last_result
-  let ownPart = null; // version, you, hand: {id, turn, seat, cards, legal_actions} or null
-
-  function mirrorSnapshot(full) {
-    publicPart = Object.assign({}, full);
-    if (!ownPart || ownPart.version <= full.version) {
-      const hand = full.hand;
-      let mine = null;
-      if (hand && hand.you !== null && hand.you !== undefined) {
-        const seat = hand.seats.find((s) => s.seat === hand.you);
-        mine = {
-          id: hand.id, turn: hand.turn, seat: hand.you,
-          cards: seat ? seat.cards : null, legal_actions: hand.legal_actions,
-        };
-      }
-      ownPart = { version: full.version, you: full.you, hand: mine };
-    }
-  }
-
-  function mirrorPrivate(frame) {
-    if (ownPart && frame.version < ownPart.version) return false;
-    ownPart = { version: frame.version, you: frame.you, hand: frame.hand };
-    return true;
-  }
-
-  /* False when the update changes a hand this page does not show (it asks for a snapshot). */
-  function mirrorUpdate(frame) {
-    const next = Object.assign({}, publicPart, { version: frame.version });
-    const changes = frame.hand_changes;
-    if (changes) {
-      const hand = publicPart.hand;
-      if (!hand || hand.id !== changes.id) return false;
-      const moved = {};
-      changes.seats.forEach((s) => (moved[s.seat] = s));
-      next.hand = Object.assign({}, hand, changes, {
-        seats: hand.seats.map((s) => moved[s.seat] || s),
-      });
-    } else {
-      next.hand = frame.hand;
-    }
-    if (frame.seats) {
-      next.seats = frame.seats;
-    } else if (next.hand) {
-      // Only the betting moved: the seats' stacks are the hand's.
-      const stacks = {};
-      next.hand.seats.forEach((s) => (stacks[s.seat] = s.stack));
-      next.seats = publicPart.seats.map((s) =>
-        s.seat in stacks ? Object.assign({}, s, { stack: stacks[s.seat] }) : s);
-    }
-    if ("last_result" in frame) next.last_result = frame.last_result;
-    if (frame.waiting) next.waiting = frame.waiting;
-    if ("next_server_seed_hash" in frame) next.next_server_seed_hash = frame.next_server_seed_hash;
-    publicPart = next;
-    return true;
-  }
+  /* The STATE from the frames: the public part, this player's own part and the updates held
+   * for a missing version, in static/js/table_state.js (tested under node, tests/js/). */
+  const mirror = window.tableState.createMirror();
 
   /* The viewer's own hole cards of the latest hand, kept for the pause after it ends. */
   let myLastCards = null; // {handId, cards}
 
   function composed() {
-    const next = Object.assign({}, publicPart, { you: ownPart ? ownPart.you : publicPart.you });
-    const hand = publicPart.hand;
-    if (hand) {
-      const mine = ownPart && ownPart.hand;
-      const h = Object.assign({}, hand, { you: null, legal_actions: null });
-      if (mine && mine.id === hand.id) {
-        if (mine.cards) myLastCards = { handId: hand.id, cards: mine.cards };
-        h.you = mine.seat;
-        h.seats = hand.seats.map((s) =>
-          s.seat === mine.seat ? Object.assign({}, s, { cards: mine.cards }) : s);
-        if (mine.turn === hand.turn && hand.to_act === mine.seat) h.legal_actions = mine.legal_actions;
-      }
-      next.hand = h;
-    }
+    const next = mirror.composed();
+    const hand = next.hand;
+    const mine = hand && hand.you !== null ? hand.seats.find((s) => s.seat === hand.you) : null;
+    if (mine && mine.cards) myLastCards = { handId: hand.id, cards: mine.cards };
     return next;
   }
 
@@ -405,7 +339,7 @@
   }
 
   function updateApply(frame) {
-    if (!mirrorUpdate(frame)) {
+    if (!mirror.update(frame)) {
       askSnapshot(); // a change to a hand this page never saw: the whole state again
       return;
     }
@@ -418,21 +352,12 @@
     render(next);
   }
 
-  /* Updates that came before the one they follow, by version, until it comes (HOLD_MS). */
-  const HOLD_MS = 300;
-  const heldUpdates = new Map();
+  /* Applying the updates held for a missing version (table_state.js holds them). */
   let holdTimer = null;
 
   function heldApply() {
-    heldUpdates.forEach((_, version) => {
-      if (publicPart && version <= publicPart.version) heldUpdates.delete(version);
-    });
-    while (publicPart && heldUpdates.has(publicPart.version + 1)) {
-      const frame = heldUpdates.get(publicPart.version + 1);
-      heldUpdates.delete(frame.version);
-      updateApply(frame);
-    }
-    if (!heldUpdates.size && holdTimer) {
+    for (let frame = mirror.nextHeld(); frame; frame = mirror.nextHeld()) updateApply(frame);
+    if (!mirror.held && holdTimer) {
       clearTimeout(holdTimer);
       holdTimer = null;
     }
@@ -441,11 +366,8 @@
   function heldGiveUp() {
     // The missing version never came: show what did, in order, and ask for the whole state.
     holdTimer = null;
-    const versions = Array.from(heldUpdates.keys()).sort((a, b) => a - b);
-    versions.forEach((version) => {
-      const frame = heldUpdates.get(version);
-      heldUpdates.delete(version);
-      if (publicPart && version > publicPart.version) updateApply(frame);
+    mirror.heldGiveUp().forEach((frame) => {
+      if (mirror.publicPart && frame.version > mirror.publicPart.version) updateApply(frame);
     });
     askSnapshot();
   }
@@ -1427,8 +1349,8 @@
         }[event.blind] || gettext("%(who)s posts a blind %(amount)s"), { amount: money(event.amount) }) + allIn;
       case "hole_cards_dealt": {
         // The table's event shows nobody's cards; your own came just before, in your part.
-        const mine = ownPart && ownPart.hand && ownPart.hand.id === event.hand_id
-          ? ownPart.hand.cards : null;
+        const own = mirror.ownPart;
+        const mine = own && own.hand && own.hand.id === event.hand_id ? own.hand.cards : null;
         return mine ? fill(gettext("Dealt to you: %(cards)s"), { cards: mine.map(cardLabel).join(" ") }) : gettext("Cards are dealt.");
       }
       case "action":
@@ -1511,7 +1433,7 @@
      them (the event itself carries the engine's English names). */
   function shownHands(event) {
     // Events are logged before the page draws the state they came with: read that state here.
-    const now = publicPart ? composed() : state;
+    const now = mirror.publicPart ? composed() : state;
     const last = now && now.last_result;
     const result = now && ((now.hand && now.hand.result) || (last && (last.result || last)));
     const entry = result && (result.showdown || []).find((e) => e.seat === event.seat);

@@ -4,7 +4,6 @@ shown in the admin; the audit log's admin pages are read-only."""
 import time
 
 import pytest
-from django.conf import settings
 from django.db import connection, transaction
 from django.test import Client
 from django.urls import reverse
@@ -12,15 +11,7 @@ from django.urls import reverse
 from audit.models import AuditRecord
 from audit.services import audit_record
 from audit.tasks import verify_daily
-from config.celery import app as celery_app
 from tests.factories import make_funded_player, make_player
-
-
-def test_the_daily_verification_is_on_the_beat_schedule():
-    entry = settings.CELERY_BEAT_SCHEDULE["audit-verify-daily"]
-    assert entry["task"] == "audit.verify_daily" == verify_daily.name
-    assert entry["schedule"] == 24 * 60 * 60.0
-    assert "audit.verify_daily" in celery_app.tasks
 
 
 @pytest.mark.django_db(transaction=True)

@@ -9,7 +9,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import connection
 
-from config.db_threads import in_db_thread, socket_db_executor
+from config.db_threads import in_db_thread
 from poker.engine.hand import Hand as EngineHand
 from tests.factories import TableSocket, deal_hand, make_seated_player, make_table
 
@@ -110,14 +110,40 @@ def _no_connection_held_by_pool_threads() -> None:
     assert stats.get("pool_size", 0) - stats.get("pool_available", 0) <= 1, stats
 
 
-def test_the_pool_is_bounded_by_the_setting():
-    """As many threads as SOCKET_DB_THREADS, each borrowing a connection from the
-    DB_POOL_MAX_SIZE pool per call, so the threads never outnumber the connections."""
-    _needs_postgresql_and_redis()
-    executor = socket_db_executor()
-    assert executor is not None
-    assert executor._max_workers == settings.SOCKET_DB_THREADS
-    assert 1 <= settings.SOCKET_DB_THREADS <= settings.DB_POOL_MAX_SIZE
+async def test_no_more_calls_run_at_once_than_socket_db_threads():
+    """Calls past SOCKET_DB_THREADS wait for a free thread instead of starting one, so the
+    threads never want more connections than the setting (kept below the pool's size)."""
+    await sync_to_async(_needs_postgresql_and_redis)()
+    import threading
+
+    size = settings.SOCKET_DB_THREADS
+    guard = threading.Lock()
+    release = threading.Event()
+    running = peak = 0
+
+    @in_db_thread
+    def hold() -> str:
+        nonlocal running, peak
+        with guard:
+            running += 1
+            peak = max(peak, running)
+        release.wait(timeout=20)
+        with guard:
+            running -= 1
+        return threading.current_thread().name
+
+    calls = asyncio.gather(*(hold() for _ in range(size + 3)))
+    try:
+        for _ in range(100):
+            if running == size:
+                break
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.3)  # room for a call past the limit to start, if one could
+        assert (running, peak) == (size, size)
+    finally:
+        release.set()
+    names = await calls
+    assert peak == size and len(set(names)) == size
 
 
 async def test_in_db_thread_runs_off_the_event_loop_thread_and_returns_connections():

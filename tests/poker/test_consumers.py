@@ -382,6 +382,34 @@ async def test_a_socket_closes_quietly_after_staff_delete_its_table():
     await socket.close()  # disconnecting from a table that is gone raises nothing
 
 
+@pytest.mark.parametrize("step", ["_exclusion_message", "_snapshot_for"])
+async def test_a_table_deleted_by_staff_during_a_connect_closes_the_socket_with_4404(
+    monkeypatch, step
+):
+    """The delete lands after the socket found the table open: before the seat is marked
+    connected, or after it and before the snapshot is read. Either way the socket closes as
+    for any missing table instead of failing in `connect`."""
+    from poker import consumers
+
+    table = await new_table()
+    eve = await sync_to_async(make_funded_player)("eve")  # a seat's chips would protect it
+    original = getattr(consumers, step)
+
+    async def table_deleted_first(*args):
+        await sync_to_async(Table.objects.filter(pk=table.pk).delete)()
+        return await original(*args)
+
+    monkeypatch.setattr(consumers, step, table_deleted_first)
+    socket = await TableSocket.open(table.pk, eve)
+    if step == "_exclusion_message":  # not accepted yet: refused like an unknown table
+        assert (socket.connected, socket.close_code) == (False, 4404)
+    else:  # accepted, then closed before any frame
+        assert socket.connected
+        closed = await socket.communicator.receive_output(timeout=5)
+        assert closed == {"type": "websocket.close", "code": 4404}
+    await socket.communicator.disconnect()  # nothing left to mark disconnected, nothing raises
+
+
 async def test_a_second_tab_supersedes_the_first():
     table = await new_table()
     ann = await seat_player(table, "ann", 1)

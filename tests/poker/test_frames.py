@@ -100,8 +100,10 @@ async def test_each_socket_gets_the_public_frame_once_and_only_its_own_private_p
     everyone = {**sockets, None: spectator}
     owners = {**players, None: spectator_user}
     version = (await sync_to_async(Table.objects.get)(pk=table.pk)).version
-    for socket in everyone.values():  # the others' sockets connecting, heard by the first
-        if socket.state["version"] < version:
+    for number, socket in everyone.items():
+        # The others' sockets connecting, heard by the first; and a player's own connecting,
+        # whose update comes after the snapshot that already shows it.
+        if number is not None or socket.state["version"] < version:
             await until_version(socket, version)
 
     hand = await deal(table)

@@ -5,11 +5,9 @@ import shutil
 import time
 
 import pytest
-from django.conf import settings
 from django.core.management import CommandError, call_command
 from django.test import Client
 
-from config.celery import app as celery_app
 from poker.engine.rng_battery import MIN_RAW_DRAWS, MIN_SHUFFLES, STATISTIC_NAMES
 from poker.models import RngCheck
 from poker.rng_checks import RngCheckError, dieharder_run, rng_check_run
@@ -92,13 +90,6 @@ def test_staff_read_checks_in_the_admin_and_cannot_change_them():
     staff.post(f"/admin/poker/rngcheck/{check.pk}/delete/", {"post": "yes"})
     check.refresh_from_db()
     assert check.passed
-
-
-def test_the_daily_check_is_on_the_beat_schedule():
-    entry = settings.CELERY_BEAT_SCHEDULE["poker-rng-check"]
-    assert entry["task"] == "poker.rng_check_daily" == rng_check_daily.name
-    assert entry["schedule"] == 24 * 60 * 60.0
-    assert "poker.rng_check_daily" in celery_app.tasks
 
 
 @pytest.mark.worker

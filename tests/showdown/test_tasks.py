@@ -3,7 +3,6 @@
 from datetime import timedelta
 
 import pytest
-from django.conf import settings
 from django.utils import timezone
 
 from cashier.models import Account
@@ -12,12 +11,6 @@ from showdown.models import ShowdownRound
 from showdown.services import round_deal
 from showdown.tasks import void_stale_rounds
 from tests.factories import make_funded_player, make_showdown_table
-
-
-def test_the_void_task_is_on_the_beat_schedule_daily():
-    entry = settings.CELERY_BEAT_SCHEDULE["showdown-void-stale-rounds"]
-    assert entry["task"] == void_stale_rounds.name
-    assert entry["schedule"] == 24 * 60 * 60
 
 
 @pytest.mark.django_db(transaction=True)

@@ -2,8 +2,10 @@
 table from `snapshot` and `update` frames and the player's own part from `snapshot` and
 `private` frames, composed into the STATE a fresh snapshot would show.
 
-static/js/table.js does the same for the page; tests and bench/load.py use this one, so the
-tests check that the small frames add up to the whole state.
+static/js/table_state.js does the same for the page (tested under node, tests/js/); this is its
+Python twin for the sockets of the tests (tests/factories.py) and of bench/load.py, so the tests
+check that the small frames add up to the whole state. Not part of the room: nothing in it
+imports this.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ def compose(public: dict[str, Any], own: dict[str, Any] | None) -> dict[str, Any
 
 
 # How long a client waits for a missing version before it gives up on it and asks for a
-# snapshot (static/js/table.js waits as long: HOLD_MS).
+# snapshot (static/js/table_state.js waits as long: HOLD_MS).
 HOLD_SECONDS = 0.3
 
 

@@ -1,0 +1,233 @@
+"""The embedded room as the README starts it: `migrate`, `seed_demo` and `runroom` on SQLite,
+with no Redis (the in-memory channel layer, the worker and beat as threads of the web process),
+then two demo players log in over HTTP and play a hand over their table sockets. This is the
+only test of the SQLite paths (the audit chain linked in Python, `db_batch` saving rows one by
+one, the in-memory layer, the embedded worker dealing the hand)."""
+
+import asyncio
+import base64
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+from http.cookiejar import CookieJar
+from pathlib import Path
+
+import pytest
+
+from bench.mirror import TableMirror
+from lobby.management.commands.seed_demo import DEMO_PASSWORD
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+BUY_IN = 10_000  # 100 big blinds at the demo's $0.50/$1 pot-limit table
+
+
+def manage(*args: str, env: dict, log: Path) -> subprocess.Popen:
+    with open(log, "a") as out:
+        return subprocess.Popen(
+            [sys.executable, "manage.py", *args],
+            cwd=REPO_ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+
+def embedded_env(database: Path) -> dict:
+    """A shell's environment as `make run` sees it: DEBUG, and none of the test run's settings
+    (no REDIS_URL, so the room is embedded). The SQLite file is named only to keep it out of
+    the working tree; it is what the default `room.sqlite3` would be."""
+    keep = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR")
+    env = {name: os.environ[name] for name in keep if name in os.environ}
+    return {**env, "DEBUG": "true", "DATABASE_URL": f"sqlite:///{database}"}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_until_serving(base_url: str, room: subprocess.Popen, log: Path) -> None:
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with urllib.request.urlopen(f"{base_url}/healthz", timeout=2) as response:
+                assert json.loads(response.read())["mode"] == "embedded"
+                return
+        except OSError:
+            if room.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"runroom did not start:\n{log.read_text()[-3000:]}")
+            time.sleep(0.2)
+
+
+def log_in(base_url: str, username: str) -> str:
+    """Log in through the login form as a browser does; returns the session cookie."""
+    jar = CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    form = opener.open(f"{base_url}/accounts/login/", timeout=10).read().decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form)[1]
+    data = {"username": username, "password": DEMO_PASSWORD, "csrfmiddlewaretoken": token}
+    opener.open(f"{base_url}/accounts/login/", urllib.parse.urlencode(data).encode(), timeout=10)
+    cookies = {cookie.name: cookie.value for cookie in jar}
+    assert "sessionid" in cookies, f"{username} could not log in"
+    return f"sessionid={cookies['sessionid']}"
+
+
+def first_table_id(base_url: str, cookie: str, name: str) -> int:
+    """The id of the demo table called `name`, from the lobby page's link to it."""
+    request = urllib.request.Request(f"{base_url}/", headers={"Cookie": cookie})
+    lobby = urllib.request.urlopen(request, timeout=10).read().decode()
+    links = re.findall(r'href="/tables/(\d+)/"[^>]*>\s*([^<]+?)\s*<', lobby)
+    return int(next(table_id for table_id, text in links if text == name))
+
+
+class Socket:
+    """A table socket, speaking RFC 6455 over an asyncio stream (text frames only), with the
+    frames applied as a page applies them (bench.mirror)."""
+
+    def __init__(self, reader, writer) -> None:
+        self.reader, self.writer = reader, writer
+        self.mirror = TableMirror()
+        self.seq = 0
+
+    @classmethod
+    async def open(cls, port: int, table_id: int, cookie: str) -> "Socket":
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        key = base64.b64encode(os.urandom(16)).decode()
+        writer.write(
+            (
+                f"GET /ws/tables/{table_id}/ HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+                f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+                f"Origin: http://127.0.0.1:{port}\r\nCookie: {cookie}\r\n\r\n"
+            ).encode()
+        )
+        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
+        assert head.startswith(b"HTTP/1.1 101"), head
+        return cls(reader, writer)
+
+    async def send(self, frame: dict) -> None:
+        payload = json.dumps(frame).encode()
+        await self._send_raw(0x1, payload)
+
+    async def _send_raw(self, opcode: int, payload: bytes) -> None:
+        mask = os.urandom(4)
+        size = len(payload)
+        length = bytes([0x80 | size]) if size < 126 else bytes([0x80 | 126]) + size.to_bytes(2)
+        masked = bytes(byte ^ mask[i % 4] for i, byte in enumerate(payload))
+        self.writer.write(bytes([0x80 | opcode]) + length + mask + masked)
+        await self.writer.drain()
+
+    async def receive(self) -> dict:
+        message = b""
+        while True:
+            first, second = await self.reader.readexactly(2)
+            size = second & 0x7F
+            if size >= 126:
+                size = int.from_bytes(await self.reader.readexactly(2 if size == 126 else 8))
+            payload = await self.reader.readexactly(size)
+            opcode = first & 0x0F
+            if opcode == 0x8:
+                raise ConnectionError(f"closed: {int.from_bytes(payload[:2]) if payload else ''}")
+            if opcode == 0x9:
+                await self._send_raw(0xA, payload)
+                continue
+            message += payload
+            if first & 0x80 and opcode in (0x0, 0x1):
+                frame = json.loads(message)
+                self.mirror.apply(frame)
+                return frame
+
+    async def until(self, predicate, timeout: float = 20) -> dict:
+        async with asyncio.timeout(timeout):
+            while True:
+                frame = await self.receive()
+                assert frame["type"] != "error", frame
+                if self.mirror.state is not None and predicate(self.mirror.state):
+                    return self.mirror.state
+
+    async def close(self) -> None:
+        self.writer.close()
+
+
+def to_act(state: dict) -> bool:
+    hand = state["hand"]
+    return hand is not None and hand["legal_actions"] is not None
+
+
+async def play_a_hand(port: int, table_id: int, cookies: list[str]) -> dict:
+    """Both sit, the embedded worker deals, and they check or call until the hand ends;
+    returns its summary as the first player's page shows it."""
+    sockets = [await Socket.open(port, table_id, cookie) for cookie in cookies]
+    for number, player in enumerate(sockets, start=1):
+        await player.until(lambda state: True)  # the snapshot
+        sit = {"type": "sit", "seat": number, "buy_in": BUY_IN, "post_big_blind": False}
+        await player.send(sit)
+        await player.until(lambda state, n=number: state["you"]["seat"] == n)
+    ann, _ = sockets
+    started = await ann.until(lambda state: state["hand"] is not None)
+    hand_id = started["hand"]["id"]
+
+    def over(state: dict) -> bool:
+        return (state["last_result"] or {}).get("hand_id") == hand_id
+
+    async def play(player: Socket) -> None:
+        while not over(player.mirror.state):
+            state = await player.until(lambda s: over(s) or to_act(s))
+            if over(state):
+                return
+            hand = state["hand"]
+            action = "check" if hand["legal_actions"]["check"] else "call"
+            player.seq += 1
+            await player.send(
+                {"type": "act", "action": action, "turn": hand["turn"], "seq": player.seq}
+            )
+            await player.until(lambda s, turn=hand["turn"]: over(s) or s["hand"]["turn"] > turn)
+
+    await asyncio.gather(*(play(player) for player in sockets))
+    for player in sockets:
+        await player.close()
+    return ann.mirror.state["last_result"]
+
+
+@pytest.mark.timeout(180)
+def test_the_embedded_room_plays_a_hand_over_its_sockets(tmp_path):
+    env = embedded_env(tmp_path / "room.sqlite3")
+    log = tmp_path / "room.log"
+    for command in (["migrate", "--noinput"], ["seed_demo"]):
+        assert manage(*command, env=env, log=log).wait(timeout=120) == 0, log.read_text()
+    port = free_port()
+    room = manage("runroom", f"127.0.0.1:{port}", env=env, log=log)
+    try:
+        base_url = f"http://127.0.0.1:{port}"
+        wait_until_serving(base_url, room, log)
+        cookies = [log_in(base_url, "alice"), log_in(base_url, "bob")]
+        table_id = first_table_id(base_url, cookies[0], "Bering")
+        try:
+            result = asyncio.run(asyncio.wait_for(play_a_hand(port, table_id, cookies), 90))
+        except (AssertionError, ConnectionError, OSError, TimeoutError) as error:
+            pytest.fail(
+                f"the hand did not end: {error!r}\nthe room's log:\n{log.read_text()[-3000:]}"
+            )
+        # Read before the room stops: its worker thread may still be sending a heartbeat when
+        # the interpreter shuts down, which logs a traceback that is no fault of the hand.
+        served = log.read_text()
+    finally:
+        room.terminate()
+        try:
+            room.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            room.kill()
+            room.wait()
+    assert not result.get("cancelled"), result
+    nets = {seat["seat"]: seat["net"] for seat in result["seats"]}
+    assert set(nets) == {1, 2} and sum(nets.values()) + result["rake"] == 0, result
+    assert result["showdown"], "checked and called down to a showdown"
+    assert "Traceback" not in served, served[-3000:]
