@@ -1,6 +1,7 @@
 """Fixtures shared by every app's tests: players, logged-in clients, a real Celery worker."""
 
 import contextlib
+import functools
 import os
 import socket
 import subprocess
@@ -366,3 +367,54 @@ def live_database_url(transactional_db) -> str:
     """The test database's URL, for server processes a test starts and kills itself (the fault
     runs of bench/chaos.py); the test's data must be committed, hence `transactional_db`."""
     return _database_url_of_test_db()
+
+
+def _flushes_the_database(item) -> bool:
+    """Whether the test ends with Django's flush (a transactional test: its data is committed)."""
+    marker = item.get_closest_marker("django_db")
+    if marker and (marker.kwargs.get("transaction") or marker.kwargs.get("reset_sequences")):
+        return True
+    return "transactional_db" in getattr(item, "fixturenames", ())
+
+
+@functools.cache
+def _paytable_figures() -> dict:
+    from poker.engine.showdown_math import report
+    from poker.engine.showdown_paytables import PAYTABLES
+
+    return {line["name"]: line for line in report(PAYTABLES)["paytables"]}
+
+
+def migration_data_load() -> None:
+    """Load again the paytables and Showdown tables showdown's data migration loads, and the
+    auditors group. (Staff roles are made by the fixtures that need them: giving a role its
+    permissions is a change of power, which writes to the audit log.)"""
+    from importlib import import_module
+    from unittest import mock
+
+    from django.apps import apps
+
+    import poker.engine.showdown_math
+
+    figures = _paytable_figures()  # computed once per process, before the patch below
+
+    def cached_report(paytables):
+        return {"paytables": list(figures.values())}
+
+    with mock.patch.object(poker.engine.showdown_math, "report", cached_report):
+        import_module("showdown.migrations.0002_paytables_and_tables").load(apps, None)
+    import_module("cashier.migrations.0003_auditors_group").create_group(apps, None)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    """A transactional test ends with a flush that empties every table, the rows the data
+    migrations loaded included. Tests that run after it in the same process (pytest-xdist
+    shares files among processes in no fixed order) expect those rows: load them again."""
+    yield
+    if nextitem is None or not _flushes_the_database(item):
+        return
+    from pytest_django.plugin import blocking_manager_key
+
+    with item.config.stash[blocking_manager_key].unblock():
+        migration_data_load()

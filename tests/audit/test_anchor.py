@@ -79,12 +79,13 @@ def rewrite_from(seq: int) -> None:
 def test_the_daily_verification_signs_the_head_into_its_record_the_report_and_a_file(
     anchored, auditor
 ):
+    base = AuditRecord.objects.count()  # the auditor's group, a change of power, may be logged
     some_records(3)
     head = AuditChainHead.objects.get()
     assert verify_daily() == {"ledger": True, "audit": True}
     record = AuditRecord.objects.get(action="verify.audit")
     anchor = record.payload["anchor"]
-    assert (anchor["seq"], anchor["hash"]) == (head.seq, head.hash) == (3, head.hash)
+    assert (anchor["seq"], anchor["hash"]) == (head.seq, head.hash) == (base + 3, head.hash)
     assert anchor_signature_ok(anchor)
     assert json.loads(anchored.read_text()) == anchor  # the file outside the database
     [day] = auditor.get("/api/cashier/audit/daily/").json()
@@ -112,8 +113,9 @@ def test_an_anchor_with_another_key_or_an_edited_hash_is_refused(anchored, setti
 def test_a_rewrite_with_recomputed_links_and_head_fails_against_an_earlier_anchor(
     anchored, auditor, tmp_path
 ):
+    base = AuditRecord.objects.count()  # the auditor's group, a change of power, may be logged
     some_records(8)
-    verify_daily()  # anchors seq 8
+    verify_daily()  # anchors seq base + 8
     export = tmp_path / "audit-log.json"
     export.write_text(json.dumps(auditor.get("/api/cashier/audit/log/").json()))
     report = tmp_path / "daily.csv"
@@ -121,14 +123,15 @@ def test_a_rewrite_with_recomputed_links_and_head_fails_against_an_earlier_ancho
     some_records(2, start=8)
     assert verify_with(anchored, export, report)[0]
 
-    rewrite_from(4)
+    rewrite_from(base + 4)
     assert audit_verify().ok  # the walk alone cannot tell
     ok, text = verify_with(anchored)
-    assert not ok and "the live record at seq 8 has another hash" in text
+    assert not ok and f"the live record at seq {base + 8} has another hash" in text
     ok, text = verify_with(export)
-    assert not ok and "the first exported record the live chain contradicts is seq 4" in text
+    contradicted = f"the first exported record the live chain contradicts is seq {base + 4}"
+    assert not ok and contradicted in text
     ok, text = verify_with(report)  # the daily report's CSV anchor is enough too
-    assert not ok and "rewritten at or before seq 8" in text
+    assert not ok and f"rewritten at or before seq {base + 8}" in text
 
 
 @postgres_only
@@ -147,6 +150,7 @@ def test_the_newest_records_deleted_and_the_head_moved_back_fail_against_an_anch
 
 @pytest.mark.django_db(transaction=True)
 def test_an_export_compares_offline_with_the_last_one(auditor, tmp_path, capsys):
+    base = AuditRecord.objects.count()  # the auditor's group, a change of power, may be logged
     some_records(4)
     last = auditor.get("/api/cashier/audit/log/").json()
     some_records(2, start=4)
@@ -159,10 +163,10 @@ def test_an_export_compares_offline_with_the_last_one(auditor, tmp_path, capsys)
 
     # A rewrite that recomputed every link still changes the hashes the last export kept.
     rewritten = [dict(row) for row in new]
-    rewritten[2]["hash"] = "e" * 64
-    assert "seq 3: its hash changed" in offline.compare(last, rewritten)[0]
+    rewritten[base + 2]["hash"] = "e" * 64
+    assert f"seq {base + 3}: its hash changed" in offline.compare(last, rewritten)[0]
     assert "records were removed" in offline.compare(new, last)[0]
-    assert anchor_load(tmp_path / "new.json")[1][-1]["seq"] == 6
+    assert anchor_load(tmp_path / "new.json")[1][-1]["seq"] == base + 6
 
 
 def test_the_deploy_check_warns_without_an_anchor_key(settings):
