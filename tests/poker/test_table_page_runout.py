@@ -62,6 +62,47 @@ def test_an_all_in_is_run_out_street_by_street(signed_in_page):
         close_and_settle(table, [page])
 
 
+SEAT_STACKS = "[1, 2].map((n) => document.querySelector(`#seat-${n} .seat-stack`).dataset.cents)"
+
+
+def test_nothing_on_the_felt_gives_the_runout_away(signed_in_page):
+    """Issue 24 item 1: while the board is turned over, the stacks are those with the chips in
+    the middle, no hand name, "Out since" or re-buy shows; all of it once the river is out."""
+    from tests.factories import deal_hand
+
+    def short_stacks_dealt():
+        table = make_table(
+            next_hand_delay_seconds=3600, min_buy_in_big_blinds=3, max_buy_in_big_blinds=3
+        )
+        players = {n: make_seated_player(table, name, n) for n, name in ((1, "ann"), (2, "ben"))}
+        return table, players, deal_hand(table, DECK)
+
+    table, players, hand = beside_the_browser(short_stacks_dealt)
+    page = signed_in_page(players[1], LAPTOP)
+    try:
+        open_table(page, table)
+        page.wait_for_function("window.tablePage.state().hand !== null")
+        opponent_acts(hand, players, "all_in")
+        opponent_acts(hand, players, "call")
+        page.wait_for_function("document.querySelectorAll('#seat-2 .card:not(.back)').length === 4")
+        for count in (0, 3, 4):
+            page.wait_for_function(f"{BOARD_CARDS} >= {count}")
+            if page.evaluate(RESULT_SHOWN):
+                break  # a loaded machine may have run past this street: checked up to here
+            assert page.evaluate(SEAT_STACKS) == ["0", "0"], count
+            assert page.locator(".hand-name").count() == 0, count
+            assert page.locator(".badge.out, .badge.won").count() == 0, count
+            assert page.locator(".badge.all-in").count() == 2, count
+            assert page.is_hidden("#rebuy-form"), count
+        page.wait_for_function(RESULT_SHOWN)
+        assert page.evaluate(BOARD_CARDS) == 5
+        assert sum(int(cents) for cents in page.evaluate(SEAT_STACKS)) > 0
+        assert page.locator("#seats .hand-name").count() == 2
+        assert page.errors == []
+    finally:
+        close_and_settle(table, [page])
+
+
 def test_a_busted_player_is_offered_a_re_buy_and_plays_on(signed_in_page):
     """Issue 14 item 8: out of chips, the page offers a buy-in in the table's range, then sits
     the player in."""
