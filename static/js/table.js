@@ -346,7 +346,19 @@
       if (!s.player) return;
       seats[s.seat] = { stack: s.stack - (won[s.seat] || 0), status: before[s.seat] || s.status };
     });
-    runout = { board: board, streets: streets, events: events.slice(first), seats: seats, timer: null };
+    // A player who left during the hand is stood up as it ends, in this same change: their
+    // all-in hand stays on the felt until the river is out.
+    const gone = {};
+    const dealt = (next.last_result && next.last_result.players) || {};
+    (state ? state.seats : []).forEach((s) => {
+      const now = (next.seats || []).find((n) => n.seat === s.seat);
+      if (!s.player || (now && now.player) || dealt[s.seat] !== s.player.display_name) return;
+      gone[s.seat] = Object.assign({}, s);
+      seats[s.seat] = { stack: 0, status: s.status };
+    });
+    runout = {
+      board: board, streets: streets, events: events.slice(first), seats: seats, gone: gone, timer: null,
+    };
     runout.timer = setTimeout(runoutStep, RUNOUT_MS);
     return true;
   }
@@ -563,7 +575,8 @@
     const anchor = mySeat || 1;
     const count = table.max_seats;
     $("felt").classList.toggle("many", count > 6);
-    state.seats.forEach((s) => {
+    state.seats.forEach((current) => {
+      const s = (runout && runout.gone[current.seat]) || current;
       const index = (s.seat - anchor + count) % count;
       const pos = seatPosition(index, count);
       const inHand = handSeats[s.seat];
@@ -1312,11 +1325,18 @@
       }
     });
     $("leave").addEventListener("click", () => {
-      const inHand = state.hand && !state.hand.result &&
-        state.hand.seats.some((s) => s.seat === state.you.seat && !s.folded);
-      const question = inHand
-        ? gettext("Leave the table? Your hand is folded and your chips go back to your wallet.")
-        : gettext("Leave the table? Your chips go back to your wallet.");
+      // In a hand the server checks for a leaving player while a check is free and folds
+      // at a bet; an all-in hand plays on to its end (poker/services/seating.py table_leave).
+      const hand = state.hand && !state.hand.result ? state.hand : null;
+      const mine = hand && hand.seats.find((s) => s.seat === state.you.seat && !s.folded);
+      let question = gettext("Leave the table? Your chips go back to your wallet.");
+      if (mine && mine.all_in) {
+        question = gettext("Leave the table? You are all-in: your hand stays in play until it ends, then your chips and anything it wins go back to your wallet.");
+      } else if (mine && mine.bet >= hand.current_bet) {
+        question = gettext("Leave the table? You check while checking is free and leave when the hand ends; your chips go back to your wallet.");
+      } else if (mine) {
+        question = gettext("Leave the table? Your hand is folded and your chips go back to your wallet.");
+      }
       if (window.confirm(question)) send({ type: "leave" });
     });
   }

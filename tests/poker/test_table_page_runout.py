@@ -103,6 +103,48 @@ def test_nothing_on_the_felt_gives_the_runout_away(signed_in_page):
         close_and_settle(table, [page])
 
 
+def test_a_player_who_leaves_all_in_stays_on_the_felt_until_the_hand_ends(signed_in_page):
+    """Issue 24 item 2: the confirmation says the all-in hand plays on (no folding), and the
+    others see the leaver's seat, cards and all, through the runout."""
+    from tests.factories import deal_hand
+    from tests.poker.test_table_page_controls import to_act
+
+    def short_stacks_dealt():
+        table = make_table(
+            next_hand_delay_seconds=3600, min_buy_in_big_blinds=3, max_buy_in_big_blinds=3
+        )
+        players = {n: make_seated_player(table, name, n) for n, name in ((1, "ann"), (2, "ben"))}
+        return table, players, deal_hand(table, DECK)
+
+    table, players, hand = beside_the_browser(short_stacks_dealt)
+    leaver = to_act(hand)
+    other = 3 - leaver
+    pages = {n: signed_in_page(players[n], LAPTOP) for n in (leaver, other)}
+    questions = []
+    try:
+        for page in pages.values():
+            open_table(page, table)
+            page.wait_for_function("window.tablePage.state().hand !== null")
+        opponent_acts(hand, players, "all_in")
+        pages[leaver].wait_for_selector(f"#seat-{leaver} .badge.all-in")
+        pages[leaver].once("dialog", lambda d: (questions.append(d.message), d.accept()))
+        pages[leaver].click("#leave")
+        pages[other].wait_for_selector("#log li:has-text('leaves after this hand')")
+        assert "all-in" in questions[0] and "fold" not in questions[0]
+        opponent_acts(hand, players, "call")
+        watcher = pages[other]
+        watcher.wait_for_function(
+            f"document.querySelectorAll('#seat-{leaver} .card:not(.back)').length === 4"
+        )
+        assert not watcher.evaluate(RESULT_SHOWN)
+        assert watcher.locator(f"#seat-{leaver}.empty").count() == 0
+        assert watcher.locator(f"#seat-{leaver} .seat-name").count() == 1
+        watcher.wait_for_function(RESULT_SHOWN)
+        assert all(page.errors == [] for page in pages.values())
+    finally:
+        close_and_settle(table, pages.values())
+
+
 def test_a_busted_player_is_offered_a_re_buy_and_plays_on(signed_in_page):
     """Issue 14 item 8: out of chips, the page offers a buy-in in the table's range, then sits
     the player in."""
