@@ -398,3 +398,22 @@ def test_a_self_excluded_player_leaves_at_once_or_when_the_round_with_their_wage
     assert list(LiveSeat.objects.values_list("player__username", flat=True)) == ["ann"]
     assert in_play() == 0
     assert_books_balance()
+
+
+def test_the_view_names_players_by_their_display_names_only(live_table, deck_is):
+    """Issue 24 item 5: every viewer, spectators included, sees display names, never logins."""
+    from django.contrib.auth.models import AnonymousUser
+
+    from lobby.models import Profile
+
+    ann, bob = seated(live_table, "ann", 1), seated(live_table, "bob", 2)
+    for player, shown in ((ann, "Annie"), (bob, "Bobby")):
+        Profile.objects.update_or_create(user=player, defaults={"display_name": shown})
+    deck_is(["AsKs2c3d", "2d7c4s8c"], "QsJsTs4h9c")
+    wager(ann, live_table, "a1")
+    wager(bob, live_table, "b1")
+    for viewer in (ann, AnonymousUser()):
+        view = live_table_view(table_id=live_table.pk, user=viewer)
+        names = [seat["player"] for seat in view["seats"] + view["round"]["seats"]]
+        assert sorted(set(names)) == ["Annie", "Bobby"]
+    assert live_table_view(table_id=live_table.pk, user=ann)["you"]["player"] == "Annie"
