@@ -216,3 +216,32 @@ def test_a_player_who_folded_may_show_their_cards_after_the_hand(signed_in_page)
         assert all(page.errors == [] for page in pages.values())
     finally:
         close_and_settle(table, pages.values())
+
+
+def test_the_phone_table_header_and_seat_badges_stay_whole(signed_in_page):
+    """Issue 24 item 3: at 390 px "Log out", the language selector and the badges are whole."""
+    from tests.poker.table_page import PHONE
+
+    table, player = beside_the_browser(
+        lambda: (lambda t: (t, make_seated_player(t, "ann", 1)))(make_table())
+    )
+    page = signed_in_page(player, PHONE)
+    try:
+        open_table(page, table)
+        outside = page.evaluate(
+            """() => [...document.querySelectorAll('.topbar nav > *')]
+                .filter((node) => { const box = node.getBoundingClientRect();
+                                    return box.width && (box.left < 0 || box.right > innerWidth); })
+                .map((node) => node.textContent.trim())"""
+        )
+        assert outside == []
+        # Seat badges wrap rather than end in "…": a touch screen has no tooltip.
+        page.wait_for_selector("#seat-1 .badge")
+        cut = page.evaluate(
+            "[...document.querySelectorAll('.seat .badge')]"
+            ".filter((b) => b.scrollWidth > b.clientWidth + 1).map((b) => b.textContent)"
+        )
+        assert cut == []
+        assert page.errors == []
+    finally:
+        close_and_settle(table, [page])
