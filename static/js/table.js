@@ -1157,18 +1157,22 @@
     const held = runout ? runout.seats[you.seat] : null;
     const out = held ? held.status === "sitting_out"
       : Boolean(you.sitting_out) || (mine && mine.status === "sitting_out");
-    $("sit-out").hidden = out;
-    $("sit-in").hidden = !out;
-    $("post-bb-wrap").hidden = !out;
     const handSeat = state.hand && !state.hand.result
       ? state.hand.seats.find((s) => s.seat === you.seat) : null;
+    const chips = mine ? mine.stack : 0;
+    // A busted player has one way back: "Re-buy and play" (a plain "Sit in" with no chips
+    // would only be refused, issue 24 item 7).
+    const broke = !handSeat && !held && chips === 0;
+    $("sit-out").hidden = out;
+    $("sit-in").hidden = !out || broke;
+    $("post-bb-wrap").hidden = !out || broke;
     $("post-bb-now").hidden = out || you.status !== "waiting_big_blind";
     $("wait-bb").hidden = out || !you.posts_big_blind || Boolean(handSeat);
     const topUp = $("top-up-form");
     const range = you.buy_in_range || [state.table.min_buy_in, state.table.max_buy_in];
     const stack = mine ? mine.stack : 0;
     const room = range ? range[1] - stack : 0;
-    const busted = !handSeat && !held && stack === 0;
+    const busted = broke;
     renderRebuy(busted, you, out);
     topUp.hidden = busted || Boolean(handSeat) || Boolean(held) || !range || room <= 0;
     if (!topUp.hidden) {

@@ -168,6 +168,8 @@ def test_a_busted_player_is_offered_a_re_buy_and_plays_on(signed_in_page):
     try:
         open_table(page, table)
         page.wait_for_selector("#rebuy-form:not([hidden])")
+        # One way back (issue 24 item 7): no "Sit in" that the server would refuse.
+        assert page.is_hidden("#sit-in") and page.is_hidden("#post-bb-wrap")
         assert "$3" in page.inner_text("#rebuy-text")
         assert page.input_value("#rebuy-amount") == "3.00"
         page.click("#rebuy-submit")
