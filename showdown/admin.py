@@ -67,6 +67,22 @@ class ShowdownTableAdmin(AuditedChanges, RoomAdmin):
     list_filter = ("is_open", "seats")
     search_fields = ("name",)
 
+    # A new table starts with the room's default paytables (issue 24 item 5), as the seeded
+    # "Showdown" table plays: staff change them on purpose, never leave them to be picked.
+    DEFAULT_PAYTABLES = (
+        ("bet_paytable", Paytable.Kind.BET, "bet"),
+        ("hole_card_bonus_paytable", Paytable.Kind.HOLE_CARD_BONUS, "hcb-a"),
+        ("final_hand_bonus_paytable", Paytable.Kind.FINAL_HAND_BONUS, "fhb-a"),
+    )
+
+    def get_changeform_initial_data(self, request) -> dict:
+        initial = super().get_changeform_initial_data(request)
+        for field, kind, name in self.DEFAULT_PAYTABLES:
+            chosen = Paytable.objects.filter(kind=kind, name=name).values_list("pk", flat=True)
+            if field not in initial and chosen:
+                initial[field] = chosen[0]
+        return initial
+
     @admin.display(description="ante")
     def ante_range(self, obj: ShowdownTable) -> str:
         return f"{dollars(obj.ante_min)} to {dollars(obj.ante_max)}"

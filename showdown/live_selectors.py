@@ -20,27 +20,33 @@ def _iso(moment) -> str | None:
     return moment.isoformat() if moment is not None else None
 
 
+def _shown_name(user) -> str:
+    """The name other players see (issue 24 item 5): the display name, never the login."""
+    profile = getattr(user, "profile", None)
+    return profile.display_name if profile is not None else f"player {user.pk}"
+
+
 def live_table_view(*, table_id: int, user) -> dict[str, Any] | None:
     """The snapshot frame's body for `user` (None: no such live table)."""
     table = ShowdownTable.objects.filter(pk=table_id, seats__gt=1).first()
     if table is None:
         return None
     user_id = user.pk if getattr(user, "is_authenticated", False) else None
-    seats = list(LiveSeat.objects.filter(table=table).select_related("player"))
+    seats = list(LiveSeat.objects.filter(table=table).select_related("player__profile"))
     live = LiveRound.objects.filter(table=table).order_by("-id").first()
     round_view = None
     if live is not None:
         settled = live.phase == LiveRound.Phase.SETTLED
         shares = {
             mine.live_seat: mine
-            for mine in live.seat_rounds.select_related("player").order_by("live_seat")
+            for mine in live.seat_rounds.select_related("player__profile").order_by("live_seat")
         }
         round_seats = []
         for number, mine in shares.items():
             own = mine.player_id == user_id
             entry: dict[str, Any] = {
                 "seat": number,
-                "player": mine.player.username,
+                "player": _shown_name(mine.player),
                 "you": own,
                 "ante": mine.ante,
                 "hole_card_bonus": mine.hole_card_bonus,
@@ -74,7 +80,7 @@ def live_table_view(*, table_id: int, user) -> dict[str, Any] | None:
             .first()
         )
         you = {
-            "player": user.username,
+            "player": _shown_name(user),
             "seat": mine.number if mine else None,
             "wallet": wallet or 0,
         }
@@ -89,7 +95,11 @@ def live_table_view(*, table_id: int, user) -> dict[str, Any] | None:
             "limits": table.limits().to_dict(),
         },
         "seats": [
-            {"seat": seat.number, "player": seat.player.username, "you": seat.player_id == user_id}
+            {
+                "seat": seat.number,
+                "player": _shown_name(seat.player),
+                "you": seat.player_id == user_id,
+            }
             for seat in seats
         ],
         "round": round_view,

@@ -71,18 +71,22 @@
     root.querySelectorAll(".sdl-seat").forEach((box) => {
       const n = Number(box.dataset.seat);
       const sitter = seated[n];
-      const share = inRound[n];
+      // A settled round's seat is free again once its player left (issue 24 item 5): it is
+      // offered at once, and someone who sat there since is shown, not the last round's player.
+      const settled = round && round.phase === "settled";
+      const share = settled && sitter && sitter.player !== inRound[n]?.player ? null : inRound[n];
       const body = box.querySelector(".sdl-seat-body");
       body.textContent = "";
       box.classList.toggle("mine", !!(sitter && sitter.you) || !!(share && share.you));
-      box.classList.toggle("empty", !sitter && !share);
+      const free = !sitter && (!share || settled);
+      box.classList.toggle("empty", free);
       box.querySelector(".sdl-seat-name").textContent = share ? share.player : sitter ? sitter.player : fill(gettext("Seat %(n)s"), { n: n });
-      if (!sitter && !share && mySeat == null) {
+      if (free && mySeat == null) {
         const sit = document.createElement("button");
         sit.type = "button"; sit.textContent = gettext("Sit here"); sit.className = "sdl-sit";
         sit.addEventListener("click", () => send({ type: "sit", seat: n }));
         body.appendChild(sit);
-        return;
+        if (!share) return;
       }
       if (!share) {
         if (sitter) body.appendChild(Object.assign(document.createElement("div"), { className: "help", textContent: round && round.phase !== "settled" ? gettext("sitting out") : gettext("no wagers yet") }));

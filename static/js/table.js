@@ -269,7 +269,30 @@
     const streets = events.filter((e, i) => i > lastAction && e.type === "street_dealt").map((e) => e.cards);
     const board = (result.board || []).slice(0, (result.board || []).length - streets.flat().length);
     events.slice(0, first).forEach(logEvent);
-    runout = { board: board, streets: streets, events: events.slice(first), timer: null };
+    // The seats as they were with the chips in the middle: the stacks before the pots are paid
+    // and the statuses before the hand's end changed them (a busted player sat out), so nothing
+    // on the felt gives the result away before the river is out.
+    const won = winnersOf(result);
+    const before = {};
+    (state ? state.seats : []).forEach((s) => { before[s.seat] = s.status; });
+    const seats = {};
+    (next.seats || []).forEach((s) => {
+      if (!s.player) return;
+      seats[s.seat] = { stack: s.stack - (won[s.seat] || 0), status: before[s.seat] || s.status };
+    });
+    // A player who left during the hand is stood up as it ends, in this same change: their
+    // all-in hand stays on the felt until the river is out.
+    const gone = {};
+    const dealt = (next.last_result && next.last_result.players) || {};
+    (state ? state.seats : []).forEach((s) => {
+      const now = (next.seats || []).find((n) => n.seat === s.seat);
+      if (!s.player || (now && now.player) || dealt[s.seat] !== s.player.display_name) return;
+      gone[s.seat] = Object.assign({}, s);
+      seats[s.seat] = { stack: 0, status: s.status };
+    });
+    runout = {
+      board: board, streets: streets, events: events.slice(first), seats: seats, gone: gone, timer: null,
+    };
     runout.timer = setTimeout(runoutStep, RUNOUT_MS);
     return true;
   }
@@ -474,7 +497,8 @@
     const anchor = mySeat || 1;
     const count = table.max_seats;
     $("felt").classList.toggle("many", count > 6);
-    state.seats.forEach((s) => {
+    state.seats.forEach((current) => {
+      const s = (runout && runout.gone[current.seat]) || current;
       const index = (s.seat - anchor + count) % count;
       const pos = seatPosition(index, count);
       const inHand = handSeats[s.seat];
@@ -524,20 +548,24 @@
 
       const plate = el("div", "plate");
       plate.append(el("span", "seat-name", s.player.display_name));
-      const stack = inHand ? inHand.stack : s.stack;
+      const held = runout && !inHand ? runout.seats[s.seat] : null;
+      const status = held ? held.status : s.status;
+      const stack = inHand ? inHand.stack : held ? held.stack : s.stack;
       const stackEl = el("span", "seat-stack", money(stack));
       stackEl.dataset.cents = stack;
       plate.append(stackEl);
       const badges = [];
-      if (inHand && inHand.all_in) badges.push(["all-in", gettext("All-in")]);
+      if ((inHand && inHand.all_in) || (held && held.stack === 0 && shown[s.seat])) {
+        badges.push(["all-in", gettext("All-in")]);
+      }
       if (inHand && inHand.folded) badges.push(["folded", gettext("Folded")]);
-      if (s.status === "sitting_out") {
+      if (status === "sitting_out") {
         const since = s.sat_out_at ? new Date(s.sat_out_at) : null;
         badges.push(["out", since && !Number.isNaN(since.getTime())
           ? fill(gettext("Out since %(time)s"), { time: since.toLocaleTimeString(document.documentElement.lang || undefined, { hour: "2-digit", minute: "2-digit", hourCycle: "h23" }) })
           : gettext("Sitting out")]);
       }
-      if (s.status === "waiting_big_blind") badges.push(["waiting", gettext("Waits for BB")]);
+      if (status === "waiting_big_blind") badges.push(["waiting", gettext("Waits for BB")]);
       if (!s.connected) badges.push(["offline", gettext("Disconnected")]);
       if (won[s.seat] && (hand || samePlayer(s))) badges.push(["won", fill(gettext("Won %(amount)s"), { amount: money(won[s.seat]) })]);
       badges.forEach(([kind, text]) => {
@@ -545,7 +573,8 @@
         badge.title = text; // the whole text where a narrow plate cuts it
         plate.append(badge);
       });
-      if (shown[s.seat] && (hand || samePlayer(s))) {
+      if (shown[s.seat] && (hand || samePlayer(s)) && !runout) {
+        // A hand's name is read on the whole board: it waits for the river like the result.
         const entry = shown[s.seat];
         const label = [handName(entry.high), handName(entry.low)]
           .filter(Boolean)
@@ -1045,21 +1074,29 @@
     renderWaiting(seated);
     if (!seated) return;
     const mine = state.seats.find((s) => s.seat === you.seat);
-    const out = Boolean(you.sitting_out) || (mine && mine.status === "sitting_out");
-    $("sit-out").hidden = out;
-    $("sit-in").hidden = !out;
-    $("post-bb-wrap").hidden = !out;
+    // During an all-in runout the player is still in the hand: no re-buy, top-up or "Sit in"
+    // offer before the river says who won.
+    const held = runout ? runout.seats[you.seat] : null;
+    const out = held ? held.status === "sitting_out"
+      : Boolean(you.sitting_out) || (mine && mine.status === "sitting_out");
     const handSeat = state.hand && !state.hand.result
       ? state.hand.seats.find((s) => s.seat === you.seat) : null;
+    const chips = mine ? mine.stack : 0;
+    // A busted player has one way back: "Re-buy and play" (a plain "Sit in" with no chips
+    // would only be refused, issue 24 item 7).
+    const broke = !handSeat && !held && chips === 0;
+    $("sit-out").hidden = out;
+    $("sit-in").hidden = !out || broke;
+    $("post-bb-wrap").hidden = !out || broke;
     $("post-bb-now").hidden = out || you.status !== "waiting_big_blind";
     $("wait-bb").hidden = out || !you.posts_big_blind || Boolean(handSeat);
     const topUp = $("top-up-form");
     const range = you.buy_in_range || [state.table.min_buy_in, state.table.max_buy_in];
     const stack = mine ? mine.stack : 0;
     const room = range ? range[1] - stack : 0;
-    const busted = !handSeat && stack === 0;
+    const busted = broke;
     renderRebuy(busted, you, out);
-    topUp.hidden = busted || Boolean(handSeat) || !range || room <= 0;
+    topUp.hidden = busted || Boolean(handSeat) || Boolean(held) || !range || room <= 0;
     if (!topUp.hidden) {
       const input = $("top-up-amount");
       input.max = dollarsValue(Math.min(room, you.wallet));
@@ -1214,11 +1251,18 @@
       }
     });
     $("leave").addEventListener("click", () => {
-      const inHand = state.hand && !state.hand.result &&
-        state.hand.seats.some((s) => s.seat === state.you.seat && !s.folded);
-      const question = inHand
-        ? gettext("Leave the table? Your hand is folded and your chips go back to your wallet.")
-        : gettext("Leave the table? Your chips go back to your wallet.");
+      // In a hand the server checks for a leaving player while a check is free and folds
+      // at a bet; an all-in hand plays on to its end (poker/services/seating.py table_leave).
+      const hand = state.hand && !state.hand.result ? state.hand : null;
+      const mine = hand && hand.seats.find((s) => s.seat === state.you.seat && !s.folded);
+      let question = gettext("Leave the table? Your chips go back to your wallet.");
+      if (mine && mine.all_in) {
+        question = gettext("Leave the table? You are all-in: your hand stays in play until it ends, then your chips and anything it wins go back to your wallet.");
+      } else if (mine && mine.bet >= hand.current_bet) {
+        question = gettext("Leave the table? You check while checking is free and leave when the hand ends; your chips go back to your wallet.");
+      } else if (mine) {
+        question = gettext("Leave the table? Your hand is folded and your chips go back to your wallet.");
+      }
       if (window.confirm(question)) send({ type: "leave" });
     });
   }

@@ -62,6 +62,89 @@ def test_an_all_in_is_run_out_street_by_street(signed_in_page):
         close_and_settle(table, [page])
 
 
+SEAT_STACKS = "[1, 2].map((n) => document.querySelector(`#seat-${n} .seat-stack`).dataset.cents)"
+
+
+def test_nothing_on_the_felt_gives_the_runout_away(signed_in_page):
+    """Issue 24 item 1: while the board is turned over, the stacks are those with the chips in
+    the middle, no hand name, "Out since" or re-buy shows; all of it once the river is out."""
+    from tests.factories import deal_hand
+
+    def short_stacks_dealt():
+        table = make_table(
+            next_hand_delay_seconds=3600, min_buy_in_big_blinds=3, max_buy_in_big_blinds=3
+        )
+        players = {n: make_seated_player(table, name, n) for n, name in ((1, "ann"), (2, "ben"))}
+        return table, players, deal_hand(table, DECK)
+
+    table, players, hand = beside_the_browser(short_stacks_dealt)
+    page = signed_in_page(players[1], LAPTOP)
+    try:
+        open_table(page, table)
+        page.wait_for_function("window.tablePage.state().hand !== null")
+        opponent_acts(hand, players, "all_in")
+        opponent_acts(hand, players, "call")
+        page.wait_for_function("document.querySelectorAll('#seat-2 .card:not(.back)').length === 4")
+        for count in (0, 3, 4):
+            page.wait_for_function(f"{BOARD_CARDS} >= {count}")
+            if page.evaluate(RESULT_SHOWN):
+                break  # a loaded machine may have run past this street: checked up to here
+            assert page.evaluate(SEAT_STACKS) == ["0", "0"], count
+            assert page.locator(".hand-name").count() == 0, count
+            assert page.locator(".badge.out, .badge.won").count() == 0, count
+            assert page.locator(".badge.all-in").count() == 2, count
+            assert page.is_hidden("#rebuy-form"), count
+        page.wait_for_function(RESULT_SHOWN)
+        assert page.evaluate(BOARD_CARDS) == 5
+        assert sum(int(cents) for cents in page.evaluate(SEAT_STACKS)) > 0
+        assert page.locator("#seats .hand-name").count() == 2
+        assert page.errors == []
+    finally:
+        close_and_settle(table, [page])
+
+
+def test_a_player_who_leaves_all_in_stays_on_the_felt_until_the_hand_ends(signed_in_page):
+    """Issue 24 item 2: the confirmation says the all-in hand plays on (no folding), and the
+    others see the leaver's seat, cards and all, through the runout."""
+    from tests.factories import deal_hand
+    from tests.poker.test_table_page_controls import to_act
+
+    def short_stacks_dealt():
+        table = make_table(
+            next_hand_delay_seconds=3600, min_buy_in_big_blinds=3, max_buy_in_big_blinds=3
+        )
+        players = {n: make_seated_player(table, name, n) for n, name in ((1, "ann"), (2, "ben"))}
+        return table, players, deal_hand(table, DECK)
+
+    table, players, hand = beside_the_browser(short_stacks_dealt)
+    leaver = to_act(hand)
+    other = 3 - leaver
+    pages = {n: signed_in_page(players[n], LAPTOP) for n in (leaver, other)}
+    questions = []
+    try:
+        for page in pages.values():
+            open_table(page, table)
+            page.wait_for_function("window.tablePage.state().hand !== null")
+        opponent_acts(hand, players, "all_in")
+        pages[leaver].wait_for_selector(f"#seat-{leaver} .badge.all-in")
+        pages[leaver].once("dialog", lambda d: (questions.append(d.message), d.accept()))
+        pages[leaver].click("#leave")
+        pages[other].wait_for_selector("#log li:has-text('leaves after this hand')")
+        assert "all-in" in questions[0] and "fold" not in questions[0]
+        opponent_acts(hand, players, "call")
+        watcher = pages[other]
+        watcher.wait_for_function(
+            f"document.querySelectorAll('#seat-{leaver} .card:not(.back)').length === 4"
+        )
+        assert not watcher.evaluate(RESULT_SHOWN)
+        assert watcher.locator(f"#seat-{leaver}.empty").count() == 0
+        assert watcher.locator(f"#seat-{leaver} .seat-name").count() == 1
+        watcher.wait_for_function(RESULT_SHOWN)
+        assert all(page.errors == [] for page in pages.values())
+    finally:
+        close_and_settle(table, pages.values())
+
+
 def test_a_busted_player_is_offered_a_re_buy_and_plays_on(signed_in_page):
     """Issue 14 item 8: out of chips, the page offers a buy-in in the table's range, then sits
     the player in."""
@@ -85,6 +168,8 @@ def test_a_busted_player_is_offered_a_re_buy_and_plays_on(signed_in_page):
     try:
         open_table(page, table)
         page.wait_for_selector("#rebuy-form:not([hidden])")
+        # One way back (issue 24 item 7): no "Sit in" that the server would refuse.
+        assert page.is_hidden("#sit-in") and page.is_hidden("#post-bb-wrap")
         assert "$3" in page.inner_text("#rebuy-text")
         assert page.input_value("#rebuy-amount") == "3.00"
         page.click("#rebuy-submit")
@@ -133,3 +218,32 @@ def test_a_player_who_folded_may_show_their_cards_after_the_hand(signed_in_page)
         assert all(page.errors == [] for page in pages.values())
     finally:
         close_and_settle(table, pages.values())
+
+
+def test_the_phone_table_header_and_seat_badges_stay_whole(signed_in_page):
+    """Issue 24 item 3: at 390 px "Log out", the language selector and the badges are whole."""
+    from tests.poker.table_page import PHONE
+
+    table, player = beside_the_browser(
+        lambda: (lambda t: (t, make_seated_player(t, "ann", 1)))(make_table())
+    )
+    page = signed_in_page(player, PHONE)
+    try:
+        open_table(page, table)
+        outside = page.evaluate(
+            """() => [...document.querySelectorAll('.topbar nav > *')]
+                .filter((node) => { const box = node.getBoundingClientRect();
+                                    return box.width && (box.left < 0 || box.right > innerWidth); })
+                .map((node) => node.textContent.trim())"""
+        )
+        assert outside == []
+        # Seat badges wrap rather than end in "…": a touch screen has no tooltip.
+        page.wait_for_selector("#seat-1 .badge")
+        cut = page.evaluate(
+            "[...document.querySelectorAll('.seat .badge')]"
+            ".filter((b) => b.scrollWidth > b.clientWidth + 1).map((b) => b.textContent)"
+        )
+        assert cut == []
+        assert page.errors == []
+    finally:
+        close_and_settle(table, [page])

@@ -141,3 +141,18 @@ def test_a_table_with_limits_the_engine_refuses_is_not_saved(staff_client):
     assert staff_client.post(url, form).status_code == 302
     table.refresh_from_db()
     assert (table.ante_min, table.ante_max) == (5_000, 50_000)
+
+
+def test_a_new_table_starts_with_the_default_paytables(staff_client):
+    """Issue 24 item 5: Bet, HCB A and FHB A are chosen on the add form, not left blank."""
+    response = staff_client.get(reverse("admin:showdown_showdowntable_add"))
+    form = response.context["adminform"].form
+    chosen = {
+        field: Paytable.objects.get(pk=form.initial[field]).name
+        for field in ("bet_paytable", "hole_card_bonus_paytable", "final_hand_bonus_paytable")
+    }
+    assert chosen == {
+        "bet_paytable": "bet",
+        "hole_card_bonus_paytable": "hcb-a",
+        "final_hand_bonus_paytable": "fhb-a",
+    }

@@ -195,7 +195,9 @@ async def test_after_a_channel_layer_flush_the_socket_rejoins_and_hears_the_tabl
     frame = await watching.until(
         lambda f: (
             f["type"] == "state"
-            and any(seat.get("player") == "ann" for seat in f["state"]["seats"] if seat)
+            and any(
+                seat.get("seat") == 3 and seat.get("player") for seat in f["state"]["seats"] if seat
+            )
         ),
         timeout=5,
     )

@@ -98,3 +98,40 @@ def test_two_players_play_a_round_at_the_live_table(signed_in_page):
     finally:
         for page in pages.values():
             page.context.close()
+
+
+def test_a_seat_left_after_a_settled_round_is_offered_at_once(signed_in_page, monkeypatch):
+    """Issue 24 item 5: a player who left after the round settled frees the seat on the page
+    straight away, not at the next round."""
+    from showdown import services
+    from showdown.live import live_decide, live_seat_leave, live_seat_take, live_wagers_place
+    from tests.showdown.test_live_services import live_deck
+
+    deck = live_deck(["AsKs2c3d", "2d7c4s8c"], "QsJsTs4h9c")
+    monkeypatch.setattr(services, "deck_shuffle", lambda randbelow: list(deck))
+    table = make_showdown_table(seats=7, bet_seconds=60, action_seconds=60)
+    ann, bob, cat = (make_funded_player(name) for name in ("ann", "bob", "cat"))
+    for seat, player in ((1, ann), (2, bob)):
+        live_seat_take(player=player, table_id=table.pk, seat=seat)
+    for player in (ann, bob):
+        live_wagers_place(
+            player=player,
+            table_id=table.pk,
+            ante=500,
+            hole_card_bonus=0,
+            final_hand_bonus=0,
+            idempotency_key=f"w{player.pk}",
+        )
+    for player in (ann, bob):
+        live_decide(
+            player=player, table_id=table.pk, decision="call", idempotency_key=f"d{player.pk}"
+        )
+    live_seat_leave(player=ann, table_id=table.pk)
+    page = signed_in_page(cat, PHONE)
+    page.goto(f"/showdown/live/{table.pk}/")
+    page.wait_for_selector('.sdl-seat[data-seat="2"] .sdl-status')
+    assert page.locator('.sdl-seat[data-seat="1"] .sdl-sit').count() == 1
+    assert page.locator('.sdl-seat[data-seat="2"] .sdl-sit').count() == 0
+    page.click('.sdl-seat[data-seat="1"] .sdl-sit')
+    page.wait_for_selector("#sdl-wager:not([hidden])")
+    assert page.errors == []

@@ -457,3 +457,22 @@ def test_a_decision_just_before_the_deadline_is_taken(live_table, deck_is):
     wager(bob, live_table, "b1", now=start)
     mine = live_decide(player=ann, table_id=live_table.pk, decision="raise", idempotency_key="a2")
     assert (mine.decision, mine.bet) == ("raise", 1000)
+
+
+def test_the_view_names_players_by_their_display_names_only(live_table, deck_is):
+    """Issue 24 item 5: every viewer, spectators included, sees display names, never logins."""
+    from django.contrib.auth.models import AnonymousUser
+
+    from lobby.models import Profile
+
+    ann, bob = seated(live_table, "ann", 1), seated(live_table, "bob", 2)
+    for player, shown in ((ann, "Annie"), (bob, "Bobby")):
+        Profile.objects.update_or_create(user=player, defaults={"display_name": shown})
+    deck_is(["AsKs2c3d", "2d7c4s8c"], "QsJsTs4h9c")
+    wager(ann, live_table, "a1")
+    wager(bob, live_table, "b1")
+    for viewer in (ann, AnonymousUser()):
+        view = live_table_view(table_id=live_table.pk, user=viewer)
+        names = [seat["player"] for seat in view["seats"] + view["round"]["seats"]]
+        assert sorted(set(names)) == ["Annie", "Bobby"]
+    assert live_table_view(table_id=live_table.pk, user=ann)["you"]["player"] == "Annie"
