@@ -75,6 +75,21 @@ def _cards(cards) -> str:
     return "[" + " ".join(cards) + "]"
 
 
+# How PokerStars words each category: `{one[i]}`/`{many[i]}` are the singular/plural word of the
+# rank at position i of the five cards in reading order.
+HIGH_HAND_WORDING = {
+    "high card": "high card {one[0]}",
+    "one pair": "a pair of {many[0]}",
+    "two pair": "two pair, {many[0]} and {many[2]}",
+    "three of a kind": "three of a kind, {many[0]}",
+    "straight": "a straight, {one[4]} to {one[0]}",
+    "flush": "a flush, {one[0]} high",
+    "full house": "a full house, {many[0]} full of {many[3]}",
+    "four of a kind": "four of a kind, {many[0]}",
+    "straight flush": "a straight flush, {one[4]} to {one[0]}",
+}
+
+
 def high_hand_name(value: dict[str, Any] | None) -> str:
     """A high hand as PokerStars words it, from the engine's category and its five cards in
     reading order: `a pair of Fours`, `two pair, Nines and Sixes`, `a straight, Nine to King`,
@@ -82,28 +97,11 @@ def high_hand_name(value: dict[str, Any] | None) -> str:
     if not value or not value.get("cards"):
         return (value or {}).get("name", "")
     ranks = [card[0] for card in value["cards"]]
-    one = {rank: words[0] for rank, words in RANK_WORDS.items()}
-    many = {rank: words[1] for rank, words in RANK_WORDS.items()}
-    category = value["category"]
-    if category == "high card":
-        return f"high card {one[ranks[0]]}"
-    if category == "one pair":
-        return f"a pair of {many[ranks[0]]}"
-    if category == "two pair":
-        return f"two pair, {many[ranks[0]]} and {many[ranks[2]]}"
-    if category == "three of a kind":
-        return f"three of a kind, {many[ranks[0]]}"
-    if category == "straight":
-        return f"a straight, {one[ranks[4]]} to {one[ranks[0]]}"
-    if category == "flush":
-        return f"a flush, {one[ranks[0]]} high"
-    if category == "full house":
-        return f"a full house, {many[ranks[0]]} full of {many[ranks[3]]}"
-    if category == "four of a kind":
-        return f"four of a kind, {many[ranks[0]]}"
-    if ranks[0] == "A" and ranks[4] == "T":
+    if value["category"] == "straight flush" and ranks[0] == "A" and ranks[4] == "T":
         return "a Royal Flush"
-    return f"a straight flush, {one[ranks[4]]} to {one[ranks[0]]}"
+    one = [RANK_WORDS[rank][0] for rank in ranks]
+    many = [RANK_WORDS[rank][1] for rank in ranks]
+    return HIGH_HAND_WORDING[value["category"]].format(one=one, many=many)
 
 
 def low_hand_name(value: dict[str, Any] | None) -> str:
