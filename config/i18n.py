@@ -65,7 +65,7 @@ class PlayerLanguageMiddleware(MiddlewareMixin):
 def set_language(request: HttpRequest) -> HttpResponse:
     """Django's set_language (cookie and redirect back), and for a logged-in player the choice
     saved on their profile."""
-    from lobby.services import profile_set_language
+    from accounts.services import profile_set_language
 
     response = django_set_language(request)
     language = request.POST.get("language", "")

@@ -39,6 +39,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "channels",
     "axes",
+    "accounts",
     "audit",
     "cashier",
     "poker",

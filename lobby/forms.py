@@ -4,7 +4,7 @@ from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
-from lobby.models import Profile, display_name_validator
+from accounts.models import Profile, display_name_validator
 
 
 class SignUpForm(UserCreationForm):

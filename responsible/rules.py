@@ -15,10 +15,10 @@ from django.db.models import Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from accounts.services import email_is_verified
 from cashier.models import Account, Entry, Posting
 from config.errors import Refused
 from config.inputs import dollars
-from lobby.services import email_is_verified
 from responsible.models import DepositLimit, Exclusion
 
 # Rolling windows (docs/rules.md "Responsible gaming"): a limit means the same thing whenever

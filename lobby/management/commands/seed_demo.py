@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
-from lobby.services import account_register
+from accounts.services import account_register
 
 DEMO_PASSWORD = "omaha-demo-2026"
 DEMO_PLAYERS = ["alice", "bob", "carol", "dave", "erin", "frank"]
