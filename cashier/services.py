@@ -8,6 +8,10 @@ and its postings and moves the stored balances in the same transaction. A refusa
 Sign convention: a posting's positive amount adds to its account. Money from outside comes out
 of the `outside_world` account (which goes negative by what players brought in), so the sum of
 all balances is always zero.
+
+The outside world and each table's rake account are single hot rows: every player's deposits
+and withdrawals serialise on the former. That is fine for play money; real volume would split
+it into per-shard accounts.
 """
 
 from __future__ import annotations
