@@ -8,8 +8,3 @@ class AuditConfig(AppConfig):
 
     def ready(self) -> None:
         from audit import checks, signals  # noqa: F401  (the deploy check, security events)
-        from audit.ledger_checks import ADJUSTMENT_CHECK, CHECK, MATCH_CHECK
-        from audit.verify import audit_check_register
-
-        for check in (CHECK, MATCH_CHECK, ADJUSTMENT_CHECK):
-            audit_check_register(check)

@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 
 from django.db import connection, transaction
 
+from audit.anchor import anchor_file_append, anchor_sign
 from audit.models import GENESIS_HASH, AuditChainHead, AuditRecord
-from audit.services import CONTENT_FIELDS, chain_hash, content_hash_of
+from audit.services import CONTENT_FIELDS, audit_record, chain_hash, content_hash_of
 
 MAX_LISTED = 20
 
@@ -162,34 +163,38 @@ def _verify(*, inside_transaction: bool) -> AuditReport:
 # -- the daily run (Celery beat: audit.verify_daily)
 
 
-def verifications_record(*, actor=None) -> dict[str, bool]:
-    """Run `verify_ledger` and `verify_audit`, each on its own snapshot, and record each result
-    in the audit log (`verify.ledger`, `verify.audit`, the latter with a signed anchor of the
-    head it verified, also appended to AUDIT_ANCHOR_FILE); returns {name: ok}."""
-    from audit.anchor import anchor_file_append, anchor_sign
-    from audit.services import audit_record
-    from cashier.verify import MAX_LISTED as LEDGER_LISTED
-    from cashier.verify import ledger_verify
+@dataclass(frozen=True)
+class Verification:
+    """A whole-room verification the daily run records beside the chain's, as `verify.<name>`:
+    `run()` gives (ok, payload). Apps above the log register theirs (the cashier its ledger,
+    cashier/apps.py), so the log never imports them."""
 
-    ledger = ledger_verify()
+    name: str
+    run: Callable[[], tuple[bool, dict]]
+
+
+_verifications: list[Verification] = []
+
+
+def verification_register(verification: Verification) -> None:
+    """Run `verification` daily before the chain's; registering a name again replaces it."""
+    _verifications[:] = [known for known in _verifications if known.name != verification.name]
+    _verifications.append(verification)
+
+
+def verifications_record(*, actor=None) -> dict[str, bool]:
+    """Run each registered verification (`verify_ledger`) and then `verify_audit`, each on its
+    own snapshot, and record each result in the audit log (`verify.ledger`, `verify.audit`,
+    the latter with a signed anchor of the head it verified, also appended to
+    AUDIT_ANCHOR_FILE); returns {name: ok}."""
+    results = [(verification.name, *verification.run()) for verification in _verifications]
     chain = audit_verify()
     with transaction.atomic():
-        audit_record(
-            action="verify.ledger",
-            actor=actor,
-            payload={
-                "ok": ledger.ok,
-                "entries": ledger.entries,
-                "postings": ledger.postings,
-                "accounts": ledger.accounts,
-                "rules": [check.name for check in ledger.checks],
-                "problems": ledger.problems[:LEDGER_LISTED],
-                "problem_count": len(ledger.problems),
-            },
-        )
+        for name, _ok, payload in results:
+            audit_record(action=f"verify.{name}", actor=actor, payload=payload)
         anchor = anchor_sign(seq=chain.head_seq, head_hash=chain.head_hash)
         audit_record(
             action="verify.audit", actor=actor, payload={**chain.summary(), "anchor": anchor}
         )
     anchor_file_append(anchor)
-    return {"ledger": ledger.ok, "audit": chain.ok}
+    return {**{name: ok for name, ok, _ in results}, "audit": chain.ok}

@@ -57,9 +57,9 @@ def fill(entries: int) -> int:
     from django.core.management import call_command
     from django.db import connection, transaction
 
+    from accounts.services import email_mark_verified
     from cashier.models import Account
     from cashier.services import wallet_deposit
-    from lobby.services import email_mark_verified
 
     call_command("migrate", verbosity=0)
     users = get_user_model().objects

@@ -90,8 +90,8 @@ def prepare_tables(clients: int) -> list[tuple[int, list[int]]]:
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
 
+    from accounts.services import email_mark_verified
     from cashier.services import table_buy_in, wallet_deposit
-    from lobby.services import email_mark_verified
     from poker.models import Table
 
     call_command("migrate", verbosity=0)

@@ -198,8 +198,8 @@ def seed(tables: int) -> list[TableSeed]:
     """Tables, bot users with funded wallets (cashier service) and logged-in sessions."""
     from django.contrib.auth import get_user_model
 
+    from accounts.services import email_mark_verified
     from cashier.services import wallet_deposit
-    from lobby.services import email_mark_verified
     from poker.models import Table
 
     user_model = get_user_model()

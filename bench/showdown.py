@@ -206,8 +206,8 @@ def _prepare_service(clients: int) -> tuple[int, list[int]]:
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
 
+    from accounts.services import email_mark_verified
     from cashier.services import wallet_deposit
-    from lobby.services import email_mark_verified
     from showdown.models import ShowdownTable
 
     call_command("migrate", verbosity=0)

@@ -25,6 +25,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from audit.anchor import anchor_of_head
 from cashier import audit
 from cashier.models import Account
 from cashier.selectors import player_postings, wallet_balance
@@ -398,8 +399,6 @@ class _ManifestView(APIView):
         raise NotImplementedError
 
     def get(self, request: Request) -> Response:
-        from audit.anchor import anchor_of_head
-
         filters, counts = self.counts(request)
         return Response(
             {

@@ -1,7 +1,6 @@
 from django.urls import path
 
-from audit import api as audit_api
-from cashier import api
+from cashier import api, audit_api
 
 app_name = "cashier-api"
 

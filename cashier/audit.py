@@ -12,7 +12,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Exists, Max, Min, OuterRef, Q, Sum
 from django.db.models.functions import TruncDate
 
-from cashier.models import Account, Entry, Posting
+from cashier.models import Account, BalanceAdjustment, Entry, Posting
 
 AUDITORS_GROUP = "auditors"
 # Rows read per query by the exports that stream (the journal, the audit log, adjustments).
@@ -199,8 +199,6 @@ ADJUSTMENT_COLUMNS = (
 
 
 def _adjustments(*, date_from=None, date_to=None, status: str = ""):
-    from cashier.models import BalanceAdjustment
-
     start, end = day_bounds(date_from, date_to)
     adjustments = BalanceAdjustment.objects.order_by("id")
     if start:

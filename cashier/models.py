@@ -7,8 +7,15 @@ stored (updated in the same transaction as its postings, under a row lock) so th
 wallet is one row and the database can refuse a player-owned balance below zero. Entries and
 postings are immutable once written: corrections are new entries. PostgreSQL also refuses a
 posting added to an entry once the transaction that wrote it committed (each entry carries that
-transaction's id in a column only the database knows, `posted_txid`) and any change to an
-account's kind, owner or table (migration 0004).
+transaction's id in a column only the database knows, `posted_txid`: `txid_current()`, which
+Django's savepoints share with their top-level transaction where a row's `xmin` would not) and
+any change to an account's kind, owner or table (migration 0004).
+
+Our own small ledger, not a library: django-hordak, the best-kept double-entry app for Django,
+keeps `Decimal` money with currencies (django-money) where we want integer cents end to end,
+computes balances from legs where we want a stored balance a plain `CHECK` can hold above zero,
+was tested up to Django 5.0, and has no place for the room's keys (a hand settles once, one
+idempotency key per player). Three models and four triggers were less to own than an adapter.
 """
 
 from __future__ import annotations

@@ -8,6 +8,10 @@ and its postings and moves the stored balances in the same transaction. A refusa
 Sign convention: a posting's positive amount adds to its account. Money from outside comes out
 of the `outside_world` account (which goes negative by what players brought in), so the sum of
 all balances is always zero.
+
+The outside world and each table's rake account are single hot rows: every player's deposits
+and withdrawals serialise on the former. That is fine for play money; real volume would split
+it into per-shard accounts.
 """
 
 from __future__ import annotations
@@ -24,12 +28,12 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from audit.services import Subject, audit_record
+from cashier.gates import DEPOSIT, PLAY, WITHDRAWAL, money_checks_run
 from cashier.models import Account, Entry, Posting
 from cashier.ratholing import buy_in_range_for
 from config.errors import Refused
 from config.inputs import MAX_CENTS, dollars, parse_cents, parse_idempotency_key
 from config.prepared import PreparedQuery
-from responsible import rules as responsible
 
 Kind = Account.Kind
 Reason = Entry.Reason
@@ -256,7 +260,7 @@ def wallet_deposit(*, player, amount: int, idempotency_key: str) -> Entry:
 
     def refuse(world: Account, wallet: Account) -> None:
         # Under the wallet's lock: exclusions, the e-mail proof and deposit limits.
-        responsible.check_deposit(player=player, amount=amount, error=CashierError)
+        money_checks_run(kind=DEPOSIT, player=player, amount=amount, error=CashierError)
 
     return _keyed_transfer(
         reason=Reason.DEPOSIT,
@@ -275,7 +279,7 @@ def wallet_withdraw(*, player, amount: int, idempotency_key: str) -> Entry:
     player, amount, key = _check_player(player), _check_amount(amount), _check_key(idempotency_key)
 
     def refuse(wallet: Account, world: Account) -> None:
-        responsible.check_account_open(player=player, error=CashierError)
+        money_checks_run(kind=WITHDRAWAL, player=player, error=CashierError)
         if wallet.balance < amount:
             raise CashierError(
                 "insufficient_funds",
@@ -324,7 +328,7 @@ def table_buy_in(
     now = now or timezone.now()
 
     def refuse(wallet: Account, stack: Account) -> None:
-        responsible.check_play(player=player, error=CashierError, now=now)
+        money_checks_run(kind=PLAY, player=player, error=CashierError, now=now)
         if stack.balance > 0:
             raise CashierError(
                 "already_seated",
@@ -379,7 +383,7 @@ def table_top_up(
     now = now or timezone.now()
 
     def refuse(wallet: Account, stack: Account) -> None:
-        responsible.check_play(player=player, error=CashierError, now=now)
+        money_checks_run(kind=PLAY, player=player, error=CashierError, now=now)
         if stack.balance == 0:
             raise CashierError("not_seated", _("You have no chips at this table; buy in first."))
         if stack.in_hand_id is not None:

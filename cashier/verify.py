@@ -352,3 +352,18 @@ def _verify(skip: Collection[str]) -> LedgerReport:
         if found > MAX_LISTED:
             report.problems.append(f"[{check.name}] ... and {found - MAX_LISTED} more like these")
     return report
+
+
+def ledger_verification() -> tuple[bool, dict]:
+    """`verify_ledger` as the audit log's daily run records it (`verify.ledger`; registered by
+    CashierConfig.ready into audit.verify)."""
+    ledger = ledger_verify()
+    return ledger.ok, {
+        "ok": ledger.ok,
+        "entries": ledger.entries,
+        "postings": ledger.postings,
+        "accounts": ledger.accounts,
+        "rules": [check.name for check in ledger.checks],
+        "problems": ledger.problems[:MAX_LISTED],
+        "problem_count": len(ledger.problems),
+    }

@@ -16,6 +16,8 @@ from django.http import HttpRequest, JsonResponse
 from django.utils import timezone
 from kombu import Connection
 
+from lobby.models import WorkerHeartbeat
+
 CHECK_TIMEOUT_SECONDS = 2.0
 
 
@@ -52,8 +54,6 @@ def check_broker() -> str:
 
 def worker_heartbeat_age_seconds() -> float | None:
     """Seconds since a worker last reported in: reported, not judged (workers may scale to 0)."""
-    from lobby.models import WorkerHeartbeat
-
     latest = WorkerHeartbeat.objects.order_by("-beat_at").values_list("beat_at", flat=True).first()
     return None if latest is None else round((timezone.now() - latest).total_seconds(), 1)
 

@@ -1,26 +1,23 @@
-"""The room's three languages at the edges: which one a request or socket speaks, the language
-switch that a logged-in player keeps, and money written the way each language writes it.
+"""The room's three languages at the edges: which one a request or socket speaks.
 
 The language is, in order: the logged-in player's saved choice (Profile.language), the
 selector's cookie, the browser's Accept-Language, English (LocaleMiddleware does the last
-three). Sockets have no middleware of Django's, so consumers ask `language_for_scope`.
+three). Sockets have no middleware of Django's, so consumers ask `language_for_scope`. The
+selector's view that keeps a player's choice is `accounts.views.set_language`; money in each
+language's way is `config.money`.
 """
 
 from __future__ import annotations
 
 import contextlib
-from decimal import Decimal
 from http.cookies import CookieError, SimpleCookie
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ObjectDoesNotExist
 from django.http import HttpRequest, HttpResponse
-from django.utils import formats, translation
+from django.utils import translation
 from django.utils.deprecation import MiddlewareMixin
-from django.utils.translation import gettext
-from django.views.decorators.http import require_POST
-from django.views.i18n import set_language as django_set_language
 
 LANGUAGE_CODES = frozenset(code for code, _ in settings.LANGUAGES)
 
@@ -61,19 +58,6 @@ class PlayerLanguageMiddleware(MiddlewareMixin):
         return response
 
 
-@require_POST
-def set_language(request: HttpRequest) -> HttpResponse:
-    """Django's set_language (cookie and redirect back), and for a logged-in player the choice
-    saved on their profile."""
-    from lobby.services import profile_set_language
-
-    response = django_set_language(request)
-    language = request.POST.get("language", "")
-    if language in LANGUAGE_CODES and request.user.is_authenticated:
-        profile_set_language(user=request.user, language=language)
-    return response
-
-
 def language_for_scope(scope: dict) -> str:
     """A socket's language: the player's saved one, else the cookie, else Accept-Language."""
     language = saved_language(scope.get("user"))
@@ -95,14 +79,6 @@ def language_for_scope(scope: dict) -> str:
         if found in LANGUAGE_CODES:
             return found
     return settings.LANGUAGE_CODE
-
-
-def format_dollars(cents: int) -> str:
-    """Integer cents as dollars in the active language: $1,234.50, 1 234,50 $, $1,234.50."""
-    sign = "-" if cents < 0 else ""
-    amount = formats.number_format(Decimal(abs(cents)) / 100, 2, use_l10n=True, force_grouping=True)
-    # Translators: an amount of US dollars; %(amount)s is the number, already localized.
-    return sign + gettext("$%(amount)s") % {"amount": amount}
 
 
 # Every string marked for translation is collected from these files (the engine, the benches

@@ -19,6 +19,7 @@ from django.core.exceptions import BadRequest
 from django.utils.translation import gettext as _
 
 from config.errors import Refused
+from config.money import dollars
 
 # A sane ceiling for one amount: one billion dollars in cents.
 MAX_CENTS = 10**11
@@ -48,13 +49,6 @@ def _shown(value: Any) -> str:
     """The value for a message, cut short: a 5,000-digit string must not come back whole."""
     text = repr(value)
     return text if len(text) <= _SHOWN else text[: _SHOWN - 3] + "..."
-
-
-def dollars(cents: int) -> str:
-    """$1,234.50 for 123450 (1 234,50 $ in French: the active language's way); for messages."""
-    from config.i18n import format_dollars
-
-    return format_dollars(cents)
 
 
 def _digits(text: str, *, most: int) -> int | None:

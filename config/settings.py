@@ -39,6 +39,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "channels",
     "axes",
+    "accounts",
     "audit",
     "cashier",
     "poker",
@@ -217,7 +218,7 @@ if CHANNEL_REJOIN_SECONDS <= 0 or POKER_HEARTBEAT_SECONDS <= 0:
         "CHANNEL_REJOIN_SECONDS and POKER_HEARTBEAT_SECONDS must be above 0."
     )
 # A running hand whose turn deadline passed this long ago without moving is cancelled by the
-# sweep (every bet returned: poker/services/, docs/architecture.md "Faults").
+# sweep (every bet returned: poker/services/faults.py).
 POKER_STUCK_HAND_SECONDS = env.int("POKER_STUCK_HAND_SECONDS", default=120)
 # How often each Celery worker's timekeeper sends the timeouts of turns whose deadline passed
 # (poker/timekeeper.py); a turn times out at most about this late (plus the task's trip).

@@ -9,8 +9,8 @@ from django.views.generic import RedirectView
 from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
+from accounts.views import set_language
 from config.health import healthz
-from config.i18n import set_language
 from histories import api as histories_api
 
 CATALOGUE_LOADED_AT = timezone.now()

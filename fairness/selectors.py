@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from config.inputs import MAX_ID
-from fairness.models import ClientSeed, Commitment, CommitmentSeat, ServerSeed
+from fairness.models import ClientSeed, Commitment, CommitmentSeat
 from fairness.services import FairnessRefused
 from poker.engine import fairness as scheme
 from poker.models import Hand
@@ -77,15 +77,6 @@ class DealCheck:
                 ],
             )
         return data
-
-
-def table_seed_hash(*, table_id: int) -> str | None:
-    """The published hash of the seed the table's next hand will use, if one is drawn."""
-    return (
-        ServerSeed.objects.filter(table_id=table_id, taken_at__isnull=True)
-        .values_list("seed_hash", flat=True)
-        .first()
-    )
 
 
 def client_seed_of(*, player) -> ClientSeed | None:
@@ -201,22 +192,6 @@ def round_check(*, round_id: int, viewer=None) -> DealCheck:
         holes = {int(seat): cards for seat, cards in state.get("holes", {}).items() if cards}
         dealt = scheme.showdown_dealt(holes=holes, board=state.get("board", []))
     return _check(commitment, title=title, over=over, deck=list(deck or []), dealt=dealt)
-
-
-def commitment_of(*, kind: str, ref_id: int) -> str | None:
-    """A deal's commitment alone (its players see it from the deal on); None before it."""
-    return (
-        Commitment.objects.filter(kind=kind, ref_id=ref_id)
-        .values_list("commitment", flat=True)
-        .first()
-    )
-
-
-def round_commitment(round_: ShowdownRound) -> str | None:
-    """A player's Showdown round's commitment: its own online, its live round's at a table."""
-    if round_.live_round_id is not None:
-        return commitment_of(kind=Kind.LIVE, ref_id=round_.live_round_id)
-    return commitment_of(kind=Kind.ROUND, ref_id=round_.pk)
 
 
 def deals_of(*, player, limit: int = 50) -> list[dict]:

@@ -10,8 +10,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from lobby.models import Profile, display_name_validator
-from lobby.services import (
+from accounts.models import Profile, display_name_validator
+from accounts.services import (
     DisplayNameTaken,
     DisplayNameTooSoon,
     email_is_verified,

@@ -4,7 +4,8 @@ from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
-from lobby.models import Profile, display_name_validator
+from accounts.models import Profile, display_name_validator
+from lobby.suspension import SUSPENDED_LOGIN, account_suspended_for
 
 
 class SignUpForm(UserCreationForm):
@@ -54,8 +55,6 @@ class LoginForm(AuthenticationForm):
     is suspended rather than that the password is wrong."""
 
     def clean(self):
-        from lobby.suspension import SUSPENDED_LOGIN, account_suspended_for
-
         try:
             return super().clean()
         except ValidationError:

@@ -2,7 +2,7 @@ import socket
 
 from celery import shared_task
 
-from lobby.services import worker_heartbeat_record
+from lobby.heartbeats import worker_heartbeat_record
 
 
 @shared_task(name="lobby.record_worker_heartbeat", ignore_result=True)

@@ -13,11 +13,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from cashier.selectors import wallet_balance
-from config.ratelimit import rate_limit_hit
-from fairness.views import fairness_context
-from lobby.forms import ProfileForm, SignUpForm
-from lobby.services import (
+from accounts.services import (
     DisplayNameTaken,
     DisplayNameTooSoon,
     EmailVerificationInvalid,
@@ -28,7 +24,11 @@ from lobby.services import (
     profile_ensure,
     profile_set_display_name,
 )
-from lobby.services import email_verify as email_verify_token
+from accounts.services import email_verify as email_verify_token
+from cashier.selectors import wallet_balance
+from config.ratelimit import rate_limit_hit
+from fairness.views import fairness_context
+from lobby.forms import ProfileForm, SignUpForm
 from poker import services as poker
 from poker.guides import GUIDES, rake_rows, timing
 from poker.models import Table

@@ -12,7 +12,7 @@ from django.urls import path, reverse
 
 from config.admin import ReasonForm, parse_dollars, tool_view
 from poker.models import Hand, Seat, Table, WaitingEntry
-from poker.selectors import waiting_position
+from poker.selectors import hands_of_player, waiting_position
 from poker.services.staff import (
     staff_hand_cancel,
     staff_seat_offer,
@@ -22,7 +22,6 @@ from poker.services.staff import (
     staff_waiting_move,
     staff_waiting_remove,
 )
-from staff.selectors import hands_of_player
 
 
 class HandTools:

@@ -15,10 +15,11 @@ from typing import Any
 
 from django.db.models import Count, Max, OuterRef, Q, QuerySet, Subquery
 
+from cashier.models import Account
 from cashier.selectors import buy_in_terms, table_stacks_and_wallets, wallet_balance
 from cashier.services import dollars
 from config.prepared import PreparedQuery
-from fairness.selectors import table_seed_hash
+from fairness.published import table_seed_hash
 from poker.engine.hand import Hand as EngineHand
 from poker.engine.views import events_for, redact_event, view_for
 from poker.models import Hand, HandIncident, HandPlayer, Seat, Table, WaitingEntry
@@ -281,8 +282,6 @@ class TableView:
     def prefetch_wallets(self, user_ids) -> None:
         """The wallets of everyone a broadcast goes to: the seated ones were read with the
         stacks; the others (one who just left) in one query, not one each."""
-        from cashier.models import Account
-
         missing = [user_id for user_id in user_ids if user_id not in self.wallets]
         if not missing:
             return

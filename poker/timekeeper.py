@@ -1,5 +1,5 @@
 """Turn deadlines and the timekeeper that acts on them, so that a turn played in time costs no
-timer task (docs/architecture.md "Timers").
+timer task (docs/architecture.md "One action, end to end", step 5).
 
 The truth is `Hand.deadline` in the database. For speed, each deadline is also an entry of a
 Redis sorted set per queue (`room:turn-deadlines:<queue>`, member `<hand id>:<turn>`, score the

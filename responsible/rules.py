@@ -1,9 +1,10 @@
 """The checks other services call before money comes in or play starts.
 
-Small and low: it reads this app's models, the cashier's ledger rows and the lobby's e-mail
-proof, and imports no service, so `cashier.services`, `poker.services` and
-`showdown.services` can call it without a cycle. Each check raises the caller's own kind of
-`Refused` (as `config.inputs` does), so callers keep catching `CashierError` or `TableError`.
+It reads this app's models, the cashier's ledger rows and the e-mail proof (accounts) and
+imports no service: `poker` and `showdown` call it directly, the cashier through the checks
+this app registers with it (responsible/apps.py, cashier/gates.py), so no cycle. Each check
+raises the caller's own kind of `Refused` (as `config.inputs` does), so callers keep catching
+`CashierError` or `TableError`.
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ from django.db.models import Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from accounts.services import email_is_verified
 from cashier.models import Account, Entry, Posting
 from config.errors import Refused
 from config.inputs import dollars
-from lobby.services import email_is_verified
 from responsible.models import DepositLimit, Exclusion
 
 # Rolling windows (docs/rules.md "Responsible gaming"): a limit means the same thing whenever

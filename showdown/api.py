@@ -18,9 +18,9 @@ from rest_framework.views import APIView
 
 from cashier.api import ErrorSerializer
 from config.inputs import MAX_ID, parse_cents, parse_idempotency_key, parse_query_id
-from fairness.selectors import round_commitment
 from showdown import selectors
 from showdown.models import ShowdownRound, ShowdownTable
+from showdown.selectors import round_commitment
 from showdown.services import ShowdownRefused, round_deal, round_decide
 
 IDEMPOTENCY_KEY_HEADER = OpenApiParameter(

@@ -28,6 +28,10 @@ from django.utils.translation import gettext as _
 from cashier.services import banked_round_settle, banked_wager_place
 from config.inputs import parse_cents, parse_idempotency_key
 from fairness import services as fairness
+
+# The poker table's bridge to the channel layer: it also reaches the embedded room's
+# in-memory layer from a timer running in another thread.
+from poker.broadcast import _run_on_layer
 from poker.engine.showdown import ShowdownError
 from poker.engine.showdown import ShowdownRound as EngineRound
 from poker.engine.showdown_paytables import PaytableError
@@ -140,9 +144,6 @@ def _after_commit(live: LiveRound | None, table_id: int) -> None:
 def notify_table(table_id: int) -> None:
     """One message to the table's group; each socket then reads its own player's view (so
     hole cards never travel to anyone else). A dead layer costs a log line, not the change."""
-    # The poker table's bridge: it also reaches the embedded room's in-memory layer from a
-    # timer running in another thread.
-    from poker.broadcast import _run_on_layer
 
     async def deliver(layer) -> None:
         await layer.group_send(group_name(table_id), {"type": "showdown.changed"})

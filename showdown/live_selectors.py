@@ -12,7 +12,7 @@ from typing import Any
 
 from cashier.models import Account
 from fairness.models import Commitment
-from fairness.selectors import commitment_of
+from fairness.published import commitment_of
 from showdown.models import LiveRound, LiveSeat, ShowdownTable
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from django.db.models import Count, Q, QuerySet, Sum, Value
 from django.db.models.functions import Coalesce, TruncDate
 
+from fairness.models import Commitment
+from fairness.published import commitment_of
 from showdown.models import ShowdownRound, ShowdownTable
 
 Status = ShowdownRound.Status
@@ -81,3 +83,10 @@ def void_days() -> QuerySet:
         .annotate(rounds=Count("id"), to_charity=Coalesce(Sum("staked"), Value(0)))
         .order_by("-day")
     )
+
+
+def round_commitment(round_: ShowdownRound) -> str | None:
+    """A player's Showdown round's commitment: its own online, its live round's at a table."""
+    if round_.live_round_id is not None:
+        return commitment_of(kind=Commitment.Kind.LIVE, ref_id=round_.live_round_id)
+    return commitment_of(kind=Commitment.Kind.ROUND, ref_id=round_.pk)

@@ -18,10 +18,10 @@ from django.views.decorators.http import require_POST
 from cashier.selectors import wallet_balance
 from config.errors import Refused
 from config.inputs import dollars
-from fairness.selectors import round_commitment
 from showdown import selectors
 from showdown.forms import DealForm, DecideForm
 from showdown.models import ShowdownRound, ShowdownTable
+from showdown.selectors import round_commitment
 from showdown.services import round_deal, round_decide, voided_rounds_tell
 
 HISTORY_PAGE_SIZE = 20

@@ -17,11 +17,6 @@ from staff.models import PlayerNote
 RECENT = 50
 
 
-def hands_of_player(player_id: int) -> QuerySet[Hand]:
-    """Hands the player was dealt into (their `HandPlayer` rows)."""
-    return Hand.objects.filter(hand_players__player_id=player_id)
-
-
 def _net(hand: Hand, seat: int) -> int | None:
     if hand.status != Hand.Status.FINISHED or not hand.result:
         return None

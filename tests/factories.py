@@ -13,7 +13,7 @@ def make_player(username: str = "alice", *, password: str = DEFAULT_PASSWORD, **
     email_verified = fields.pop("email_verified", True)  # a player who may deposit
     user = get_user_model().objects.create_user(username=username, password=password, **fields)
     if email_verified:
-        from lobby.services import email_mark_verified
+        from accounts.services import email_mark_verified
 
         email_mark_verified(user=user)
     return user

@@ -1,6 +1,6 @@
 from django import template
 
-from cashier.services import dollars as _dollars
+from config.money import dollars as _dollars
 
 register = template.Library()
 

@@ -1,6 +1,6 @@
 /* Money as the page's language writes it: integer cents in, "$1,234.50" (English),
    "1 234,50 $" (French) or "1,234.50ドル" (Japanese) out, the same as the server's
-   config.i18n.format_dollars. The separators and the "$%(amount)s" pattern come from Django's
+   config.money.dollars. The separators and the "$%(amount)s" pattern come from Django's
    JavaScript catalogue (jsi18n/), loaded before this file by base.html. */
 (function () {
   "use strict";

@@ -18,11 +18,12 @@ from django.test.signals import template_rendered
 from django.urls import reverse
 from django.utils import translation
 
+from accounts.models import Profile
+from accounts.services import profile_set_language
 from cashier.services import wallet_deposit
 from config.hand_names import hand_name
-from config.i18n import format_dollars, language_for_scope, messages_collect
-from lobby.models import Profile
-from lobby.services import profile_set_language
+from config.i18n import language_for_scope, messages_collect
+from config.money import dollars as format_dollars
 from poker.engine.evaluate import omaha_high, omaha_low8
 from showdown.services import round_deal, round_decide
 from tests.factories import (

@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from lobby.models import Profile
+from accounts.models import Profile
 from tests.factories import DEFAULT_PASSWORD, make_player
 
 pytestmark = pytest.mark.django_db

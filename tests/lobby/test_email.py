@@ -12,14 +12,14 @@ from django.urls import reverse
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from cashier.services import CashierError, wallet_deposit
-from lobby.models import Profile
-from lobby.services import (
+from accounts.models import Profile
+from accounts.services import (
     DisplayNameTooSoon,
     email_is_verified,
     email_verification_token,
     profile_set_display_name,
 )
+from cashier.services import CashierError, wallet_deposit
 from tests.factories import DEFAULT_PASSWORD, make_player
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from lobby.services import profile_set_language
+from accounts.services import profile_set_language
 from tests.factories import make_funded_player, make_table
 from tests.poker.table_page import (
     FUNDS,

@@ -463,7 +463,7 @@ def test_the_view_names_players_by_their_display_names_only(live_table, deck_is)
     """Issue 24 item 5: every viewer, spectators included, sees display names, never logins."""
     from django.contrib.auth.models import AnonymousUser
 
-    from lobby.models import Profile
+    from accounts.models import Profile
 
     ann, bob = seated(live_table, "ann", 1), seated(live_table, "bob", 2)
     for player, shown in ((ann, "Annie"), (bob, "Bobby")):

@@ -76,7 +76,7 @@ def test_deal_decide_and_see_the_result(gambler_client, gambler, showdown_table,
     assert "Bet $5.00" in page and "Bet $10.00" in page  # Call and Raise
     assert "$993.00" in page
     # The deal's commitment is on the page with the cards it came before (issue 16).
-    from fairness.selectors import round_commitment
+    from showdown.selectors import round_commitment
 
     assert round_commitment(round_)[:16] in page and 'id="sd-commitment"' in page
     decide = reverse("showdown:decide", args=[round_.pk])

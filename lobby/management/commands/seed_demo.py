@@ -8,7 +8,12 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
-from lobby.services import account_register
+from accounts.services import account_register
+from cashier.selectors import wallet_balance
+from cashier.services import wallet_deposit
+from poker.engine.rake import default_rake_schedule
+from poker.models import RakeSchedule, Table
+from showdown.models import ShowdownTable
 
 DEMO_PASSWORD = "omaha-demo-2026"
 DEMO_PLAYERS = ["alice", "bob", "carol", "dave", "erin", "frank"]
@@ -47,9 +52,6 @@ class Command(BaseCommand):
     def seed_wallets(self) -> None:
         """$1,000 in each demo player's wallet, through the ledger; the fixed idempotency key
         makes a rerun move nothing."""
-        from cashier.selectors import wallet_balance
-        from cashier.services import wallet_deposit
-
         users = get_user_model().objects
         for username in DEMO_PLAYERS:
             player = users.get(username=username)
@@ -70,9 +72,6 @@ class Command(BaseCommand):
     def seed_tables(self) -> None:
         """Tables of all four games (pot limit 6-max, fixed limit 6-max and a 10-seat one) with
         the house rake schedules of RULES.md 8 saved as staff-editable rows."""
-        from poker.engine.rake import default_rake_schedule
-        from poker.models import RakeSchedule, Table
-
         schedules = {}
         for structure, name in (("limit", "House fixed limit"), ("pot-limit", "House pot limit")):
             schedules[structure], _ = RakeSchedule.objects.get_or_create(
@@ -103,8 +102,6 @@ class Command(BaseCommand):
     def seed_live_showdown(self) -> None:
         """A seven-seat live Omaha Showdown table beside the online ones (the data migration
         makes those), on the same limits and paytables as the room's first banked table."""
-        from showdown.models import ShowdownTable
-
         online = ShowdownTable.objects.filter(seats=1).order_by("ante_min", "name").first()
         if online is None:
             return

@@ -1,5 +1,8 @@
 """The audit log holds every ledger entry: one `ledger.entry` record per entry, none for an
-entry that does not exist (registered into `verify_audit` by AuditConfig.ready)."""
+entry that does not exist, and the records match the entries and the approved adjustments.
+
+The cashier sits above the audit log, so it registers these into `verify_audit`
+(CashierConfig.ready): the log never imports the ledger."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ from django.db.models.functions import Cast
 
 from audit.models import AuditRecord
 from audit.verify import MAX_LISTED, AuditCheck
+from cashier.models import Account, BalanceAdjustment, Entry, Posting
 
 ACTION = "ledger.entry"
 SUBJECT = "cashier.entry"
@@ -20,8 +24,6 @@ def _entry_records():
 
 
 def ledger_entries_recorded() -> Iterator[str]:
-    from cashier.models import Entry
-
     recorded = _entry_records().filter(subject_id=Cast(OuterRef("pk"), CharField()))
     missing = Entry.objects.filter(~Exists(recorded)).order_by("id")
     for entry_id, reason, created_at in missing.values_list("id", "reason", "created_at")[
@@ -63,8 +65,6 @@ def ledger_records_match_entries() -> Iterator[str]:
     the entry's actual postings and fields: an entry rewritten with the triggers off (postings
     and balances changed together, so the ledger still adds up) no longer matches the record
     written with it, and the record is in the chain."""
-    from cashier.models import Entry, Posting
-
     last_id = 0
     while True:
         entries = list(
@@ -127,8 +127,6 @@ ADJUSTMENT_ACTIONS = (
 def adjustment_records_match() -> Iterator[str]:
     """Each staff balance adjustment record's player and amount against the adjustment it
     names, and an approval's entry against the adjustment's entry and that entry's wallet leg."""
-    from cashier.models import Account, BalanceAdjustment, Posting
-
     records = (
         AuditRecord.objects.filter(action__in=ADJUSTMENT_ACTIONS)
         .order_by("id")

@@ -1,4 +1,4 @@
-"""Account services: every write to players' accounts goes through here."""
+"""Account services: every write to players' profiles and e-mail proof goes through here."""
 
 import re
 from datetime import datetime, timedelta
@@ -13,10 +13,11 @@ from django.urls import reverse
 from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 
-from lobby.models import EmailVerification, Profile, WorkerHeartbeat
+from accounts.models import EmailVerification, Profile
 
 # Other players recognise someone by the name at the table: it may change, but not often.
 DISPLAY_NAME_CHANGE_EVERY = timedelta(days=30)
+# The app's old name: links mailed before accounts left the lobby still open.
 EMAIL_VERIFICATION_SALT = "lobby.email-verification"
 EMAIL_VERIFICATION_MAX_AGE = timedelta(days=3)
 
@@ -179,10 +180,3 @@ def profile_set_language(*, user: AbstractBaseUser, language: str) -> Profile:
         profile.language = language
         profile.save(update_fields=["language"])
     return profile
-
-
-def worker_heartbeat_record(*, hostname: str) -> WorkerHeartbeat:
-    heartbeat, _ = WorkerHeartbeat.objects.update_or_create(
-        hostname=hostname, defaults={"beat_at": timezone.now()}
-    )
-    return heartbeat

@@ -11,7 +11,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from audit import reports
+from cashier import audit_reports as reports
 from cashier.api import (
     EXPORT_ROWS,
     NEXT_LINK,

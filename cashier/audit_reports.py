@@ -1,6 +1,6 @@
 """What auditors export beside the ledger: the audit log itself and the daily report.
 
-Plain rows (lists of dicts) that `audit/api.py` renders as JSON or CSV. The daily report is
+Plain rows (lists of dicts) that `cashier/audit_api.py` renders as JSON or CSV. The daily report is
 computed from ledger postings only (never from stored balances or service-side tables), so it
 agrees with the journal export by construction.
 """
