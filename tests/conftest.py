@@ -6,6 +6,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -479,6 +480,27 @@ def migration_data_load() -> None:
     import_module("cashier.migrations.0003_auditors_group").create_group(apps, None)
 
 
+def migration_data_reload() -> None:
+    """`migration_data_load` on a connection of its own, in a thread of its own: the test that
+    just ended may have left a socket's database thread still finishing on this thread's
+    connection, and a command sent beside it breaks the connection for every later test."""
+    failure: list[BaseException] = []
+
+    def load() -> None:
+        try:
+            migration_data_load()
+        except BaseException as error:  # handed to the caller's thread
+            failure.append(error)
+        finally:
+            connection.close()
+
+    loader = threading.Thread(target=load, name="migration-data-reload")
+    loader.start()
+    loader.join()
+    if failure:
+        raise failure[0]
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_teardown(item, nextitem):
     """A transactional test ends with a flush that empties every table, the rows the data
@@ -490,4 +512,4 @@ def pytest_runtest_teardown(item, nextitem):
     from pytest_django.plugin import blocking_manager_key
 
     with item.config.stash[blocking_manager_key].unblock():
-        migration_data_load()
+        migration_data_reload()
