@@ -103,6 +103,7 @@ def pytest_sessionstart(session):
             connection.creation.clone_test_db(suffix=f"gw{number}", verbosity=0)
 
 
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: pytest -p no:xdist runs without it
 def pytest_configure_node(node):
     """Tell each worker that its database is a clone waiting for it."""
     node.workerinput[CLONED_DATABASE] = hasattr(node.config, "room_template_name")
