@@ -5,7 +5,8 @@ PY     := $(VENV)/bin/python
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/room
 TEST_REDIS_URL    ?= redis://127.0.0.1:6379/1
 # Test processes side by side (pytest-xdist): most tests wait on sockets, browsers and workers,
-# not on the CPU. Each has its own test database and Redis database (tests/environment.py).
+# not on the CPU. Each has its own test database, cloned from one migrated in the controlling
+# process (tests/conftest.py), and its own Redis database (tests/environment.py).
 PYTEST_WORKERS    ?= 4
 
 .PHONY: run test lint bench clean

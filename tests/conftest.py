@@ -6,6 +6,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -18,6 +19,19 @@ from django.test import Client
 from tests.factories import make_player, make_table
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def pytest_configure(config):
+    """Passwords hash quickly in the test processes (tests/passwords.py); the production
+    hasher stays second, to verify hashes made the production way."""
+    from django.test.utils import override_settings
+
+    override_settings(
+        PASSWORD_HASHERS=[
+            "tests.passwords.QuickPBKDF2PasswordHasher",
+            *settings.PASSWORD_HASHERS,
+        ]
+    ).enable()
 
 
 @pytest.fixture
@@ -55,6 +69,67 @@ def table(db):
 def player_client(client, player):
     client.force_login(player, backend="django.contrib.auth.backends.ModelBackend")
     return client
+
+
+# Under pytest-xdist every worker would build its own test database by running all the
+# migrations (the paytables' data migration included). Instead, as Django's own parallel runner
+# does, the controlling process migrates one test database and clones it for each worker
+# (PostgreSQL's CREATE DATABASE ... TEMPLATE); a worker keeps the clone it finds and drops it at
+# the end. A worker with no clone (SQLite, or one xdist started to replace a crashed one)
+# builds its database as usual.
+CLONED_DATABASE = "room_cloned_test_database"
+
+
+def _xdist_workers(config) -> int:
+    """How many workers this (controlling) process starts; 0 when it runs the tests itself."""
+    if hasattr(config, "workerinput") or config.getoption("dist", "no") == "no":
+        return 0
+    return len(config.getoption("tx") or [])
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session):
+    """Migrate one test database and clone it once per worker, before xdist starts them."""
+    config = session.config
+    workers = _xdist_workers(config)
+    if not workers or connection.vendor != "postgresql":
+        return
+    from pytest_django.plugin import blocking_manager_key
+
+    with config.stash[blocking_manager_key].unblock():
+        config.room_template_name = connection.settings_dict["NAME"]
+        connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
+        for number in range(workers):
+            connection.creation.clone_test_db(suffix=f"gw{number}", verbosity=0)
+
+
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: pytest -p no:xdist runs without it
+def pytest_configure_node(node):
+    """Tell each worker that its database is a clone waiting for it."""
+    node.workerinput[CLONED_DATABASE] = hasattr(node.config, "room_template_name")
+
+
+def pytest_sessionfinish(session):
+    config = session.config
+    if not hasattr(config, "room_template_name"):
+        return
+    from pytest_django.plugin import blocking_manager_key
+
+    with config.stash[blocking_manager_key].unblock():
+        connection.creation.destroy_test_db(config.room_template_name, verbosity=0)
+
+
+@pytest.fixture(scope="session")
+def django_db_keepdb(request, django_db_blocker):
+    """A worker keeps its cloned database (Django migrates nothing: it is all applied) and
+    drops it itself once the session's other fixtures are done with it."""
+    cloned = getattr(request.config, "workerinput", {}).get(CLONED_DATABASE, False)
+    if not cloned:
+        yield request.config.getvalue("reuse_db") and not request.config.getvalue("create_db")
+        return
+    yield True
+    with django_db_blocker.unblock():
+        connection.creation.destroy_test_db(verbosity=0)
 
 
 def _database_url_of_test_db() -> str:
@@ -406,6 +481,27 @@ def migration_data_load() -> None:
     import_module("cashier.migrations.0003_auditors_group").create_group(apps, None)
 
 
+def migration_data_reload() -> None:
+    """`migration_data_load` on a connection of its own, in a thread of its own: the test that
+    just ended may have left a socket's database thread still finishing on this thread's
+    connection, and a command sent beside it breaks the connection for every later test."""
+    failure: list[BaseException] = []
+
+    def load() -> None:
+        try:
+            migration_data_load()
+        except BaseException as error:  # handed to the caller's thread
+            failure.append(error)
+        finally:
+            connection.close()
+
+    loader = threading.Thread(target=load, name="migration-data-reload")
+    loader.start()
+    loader.join()
+    if failure:
+        raise failure[0]
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_teardown(item, nextitem):
     """A transactional test ends with a flush that empties every table, the rows the data
@@ -417,4 +513,4 @@ def pytest_runtest_teardown(item, nextitem):
     from pytest_django.plugin import blocking_manager_key
 
     with item.config.stash[blocking_manager_key].unblock():
-        migration_data_load()
+        migration_data_reload()

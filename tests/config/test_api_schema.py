@@ -65,13 +65,6 @@ HYPOTHESIS = settings(
 )
 
 
-@pytest.fixture(autouse=True)
-def quick_password_hashing(settings):
-    """Every try at the token endpoint hashes a password (a dummy one for unknown users): with
-    the production hasher that is most of this module's time, and not what it tests."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture(params=["player", "auditor"])
 def caller(request, db) -> dict[str, str]:
     """A signed-in caller's headers (the player has money and history to page through)."""

@@ -123,6 +123,9 @@ def test_a_double_clicked_deal_and_the_keyboard_decide_once(signed_in_page):
         place_wagers(page, ante="5")
         page.dblclick("#sd-deal")
         page.wait_for_selector("#sd-round")
+        # The keys are the deferred script's: on a busy machine the round is on screen a while
+        # before it runs, and a key pressed then does nothing.
+        page.wait_for_load_state("domcontentloaded")
         page.keyboard.press("f")
         page.wait_for_selector("#sd-result")
         assert page.inner_text("#sd-net") == "-$5.00"
