@@ -15,6 +15,12 @@ GRANTS = {
 def grant_waiting_tools(apps, schema_editor=None):
     """Also called by the tests' `make_staff` after 0002's `create_roles`, which sets each
     group's permissions afresh: this adds to them."""
+    grant(apps, GRANTS)
+
+
+def grant(apps, grants: dict) -> None:
+    """Add each group's permissions (creating permissions not made yet: migrations run before
+    Django's post_migrate creates them)."""
     for app_config in apps.get_app_configs():
         models_module = getattr(app_config, "models_module", None)
         app_config.models_module = models_module or True
@@ -22,7 +28,7 @@ def grant_waiting_tools(apps, schema_editor=None):
         app_config.models_module = models_module
     Group = apps.get_model("auth", "Group")
     Permission = apps.get_model("auth", "Permission")
-    for name, codes in GRANTS.items():
+    for name, codes in grants.items():
         group, _ = Group.objects.get_or_create(name=name)
         for app_label, codename in codes:
             group.permissions.add(
