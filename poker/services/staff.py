@@ -84,6 +84,14 @@ BAR_HOURS_DEFAULT = 24
 BAR_HOURS_CHOICES = (1, 6, 24, 72, 168, 720)
 
 
+def _table_of(model, pk, missing: TableError) -> int:
+    """The table of a seat or bar, to lock it before reading the row again; `missing` if gone."""
+    table_id = model.objects.filter(pk=pk).values_list("table_id", flat=True).first()
+    if table_id is None:
+        raise missing
+    return table_id
+
+
 def _leave_after_hand(change, seat: Seat, *, staff, reason: str) -> None:
     """A seat in the running hand leaves when it ends: folded at its turns meanwhile, then
     cashed out with `staff` as the author and `reason` on the cash-out."""
@@ -124,9 +132,7 @@ def staff_seat_remove(
     or "leaving"."""
     reason = _check(staff, reason)
     seat_id = getattr(seat, "pk", seat)
-    table_id = Seat.objects.filter(pk=seat_id).values_list("table_id", flat=True).first()
-    if table_id is None:
-        raise TableError("no_seat", _("This seat is free already."))
+    table_id = _table_of(Seat, seat_id, TableError("no_seat", _("This seat is free already.")))
     with table_change(table_id) as change:
         seat = Seat.objects.filter(pk=seat_id, table=change.table).select_related("player").first()
         if seat is None:
@@ -158,9 +164,7 @@ def staff_table_bar_lift(*, bar: TableBar | int, staff, reason: str) -> TableBar
     """End a bar early: the player may sit at the table again at once."""
     reason = _check(staff, reason)
     bar_id = getattr(bar, "pk", bar)
-    table_id = TableBar.objects.filter(pk=bar_id).values_list("table_id", flat=True).first()
-    if table_id is None:
-        raise TableError("no_bar", _("There is no such bar."))
+    table_id = _table_of(TableBar, bar_id, TableError("no_bar", _("There is no such bar.")))
     with table_change(table_id) as change:
         bar = TableBar.objects.select_for_update().get(pk=bar_id)
         now = timezone.now()

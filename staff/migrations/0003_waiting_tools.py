@@ -39,9 +39,17 @@ def grant(apps, grants: dict) -> None:
 def revoke_waiting_tools(apps, schema_editor):
     Permission = apps.get_model("auth", "Permission")
     Permission.objects.filter(content_type__app_label="staff", codename="manage_waiting").delete()
-    view = Permission.objects.filter(content_type__app_label="poker", codename="view_waitingentry")
-    for group in apps.get_model("auth", "Group").objects.filter(name__in=GRANTS):
-        group.permissions.remove(*view)
+    revoke(apps, GRANTS)
+
+
+def revoke(apps, grants: dict) -> None:
+    """Take each group's granted permissions away again."""
+    Permission = apps.get_model("auth", "Permission")
+    for group in apps.get_model("auth", "Group").objects.filter(name__in=grants):
+        for app_label, codename in grants[group.name]:
+            group.permissions.remove(
+                *Permission.objects.filter(content_type__app_label=app_label, codename=codename)
+            )
 
 
 class Migration(migrations.Migration):

@@ -14,15 +14,11 @@ GRANTS = {
 
 def grant_bar_view(apps, schema_editor=None):
     """Also called by the tests' `make_staff` after 0002's `create_roles`."""
-    waiting = importlib.import_module("staff.migrations.0003_waiting_tools")
-    waiting.grant(apps, GRANTS)
+    importlib.import_module("staff.migrations.0003_waiting_tools").grant(apps, GRANTS)
 
 
 def revoke_bar_view(apps, schema_editor):
-    Permission = apps.get_model("auth", "Permission")
-    view = Permission.objects.filter(content_type__app_label="poker", codename="view_tablebar")
-    for group in apps.get_model("auth", "Group").objects.filter(name__in=GRANTS):
-        group.permissions.remove(*view)
+    importlib.import_module("staff.migrations.0003_waiting_tools").revoke(apps, GRANTS)
 
 
 class Migration(migrations.Migration):
