@@ -453,10 +453,11 @@ class Hand(models.Model):
         for row in HandPlayer.objects.filter(hand_id__in=list(todo)):
             todo[row.hand_id]._seated_players[row.seat] = row
 
-    def seat_players_set(self, players: dict[int, int]) -> None:
-        """Write who is dealt in (seat -> user id) when the hand is dealt: one INSERT."""
+    def seat_players_set(self, players: dict[int, int], positions: dict[int, str]) -> None:
+        """Write who is dealt in (seat -> user id) and where (seat -> position) when the hand
+        is dealt: one INSERT."""
         rows = HandPlayer.objects.bulk_create(
-            HandPlayer(hand_id=self.pk, seat=seat, player_id=user_id)
+            HandPlayer(hand_id=self.pk, seat=seat, player_id=user_id, position=positions[seat])
             for seat, user_id in sorted(players.items())
         )
         self._seated_players = {row.seat: row for row in rows}
@@ -532,6 +533,9 @@ class HandPlayer(models.Model):
     # What the hand won or lost them, rake taken, once it finished (None while it runs, and for
     # a cancelled hand, which moved nothing): "My hands" filters and sums on it.
     net = models.BigIntegerField(null=True, blank=True)
+    # Their position in the hand (BTN, SB, BB, UTG, ..., CO: poker.engine.positions), written
+    # when it is dealt: "My hands" shows it and filters by it.
+    position = models.CharField(max_length=5, blank=True, default="")
 
     class Meta:
         ordering = ["hand", "seat"]
