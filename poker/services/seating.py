@@ -112,7 +112,9 @@ def table_leave(*, table: Table, player, by=None) -> None:
         change.users.add(player.pk)
         hand_row = change.running_hand()
         if hand_row is not None and hand_row.is_dealt(seat.number):
-            seat.leave_pending, seat.leave_by = True, by
+            seat.leave_pending = True
+            if by is not None:  # a player's own leave keeps the staff member who asked first
+                seat.leave_by = by
             seat.save(update_fields=["leave_pending", "leave_by"])
             change.event("player_leaving", seat=seat.number)
             engine = load_or_none(hand_row)

@@ -13,6 +13,7 @@ from audit.models import AuditRecord
 from cashier.models import Entry
 from cashier.selectors import wallet_balance
 from poker import services
+from poker.engine.hand import Hand as EngineHand
 from poker.models import Seat, TableBar, WaitingEntry
 from poker.selectors import GameKind
 from poker.services.staff import staff_seat_offer, staff_seat_remove, staff_table_bar_lift
@@ -175,12 +176,16 @@ def test_a_removal_in_the_running_hand_bars_and_cashes_out_as_staff(manager):
     table = make_table(next_hand_delay_seconds=3600)
     players = {1: make_seated_player(table, "ann", 1), 2: make_seated_player(table, "ben", 2)}
     hand = deal_hand(table)
-    seat = Seat.objects.get(player=players[1])
+    # The player not to act: still in the hand after the tool, folded when their turn comes.
+    waiting = next(n for n in players if n != EngineHand.from_dict(hand.state).to_act)
+    seat = Seat.objects.get(player=players[waiting])
     assert staff_seat_remove(seat=seat, staff=manager, reason="abuse") == "leaving"
+    services.table_leave(table=table, player=players[waiting])  # asking to leave changes nothing
     call_down(hand, players)
-    cash_out = Entry.objects.get(reason="cash_out", player=players[1])
+    cash_out = Entry.objects.get(reason="cash_out", player=players[waiting])
     assert cash_out.created_by == manager and cash_out.memo == "removed"
-    assert refused_code(lambda: sit(table, players[1], 1, "ann-again"))[0] == "barred_from_table"
+    code = refused_code(lambda: sit(table, players[waiting], waiting, "again"))[0]
+    assert code == "barred_from_table"
 
 
 def test_the_player_sees_the_bar_on_the_table_page_and_in_the_lobby(manager):
