@@ -30,6 +30,7 @@ from cashier import audit
 from cashier.models import Account
 from cashier.selectors import player_postings, wallet_balance
 from cashier.services import wallet_deposit, wallet_withdraw
+from config.csv_cells import csv_escape_row
 from config.inputs import (
     BAD_PARAMETER,
     MAX_CENTS,
@@ -211,22 +212,6 @@ class IsAuditor(BasePermission):
 
     def has_permission(self, request, view) -> bool:
         return audit.is_auditor(request.user)
-
-
-# A spreadsheet runs a cell that starts with one of these as a formula (staff text such as
-# `=HYPERLINK(...)` in a reason); a leading apostrophe makes it text. A cell that already starts
-# with an apostrophe gets one more, so taking one off always gives the value back.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "'")
-
-
-def csv_cell(value):
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
-    return value
-
-
-def csv_escape_row(row: dict) -> dict:
-    return {key: csv_cell(value) for key, value in row.items()}
 
 
 class CSVRenderer(BaseRenderer):

@@ -73,6 +73,22 @@ def _journal_entries(*, date_from=None, date_to=None, account_id: int | None = N
     return entries
 
 
+def _id_batches(rows, *, after: int | None, limit: int | None, chunk: int) -> Iterator[list]:
+    """`rows` in id order after id `after`, `chunk` at a time and at most `limit`: one keyset
+    query per chunk, so memory holds one chunk whatever the range."""
+    last, left = after or 0, limit
+    while left is None or left > 0:
+        size = chunk if left is None else min(chunk, left)
+        batch = list(rows.filter(pk__gt=last).order_by("pk")[:size])
+        if not batch:
+            return
+        yield batch
+        last = batch[-1].pk
+        left = None if left is None else left - len(batch)
+        if len(batch) < size:
+            return
+
+
 def journal_chunks(
     *,
     date_from=None,
@@ -89,12 +105,7 @@ def journal_chunks(
     entries = _journal_entries(date_from=date_from, date_to=date_to, account_id=account_id)
     entries = entries.select_related("player", "table", "created_by")
     postings = Posting.objects.select_related("account", "account__owner", "account__table")
-    last, left = after or 0, limit
-    while left is None or left > 0:
-        size = chunk if left is None else min(chunk, left)
-        batch = list(entries.filter(pk__gt=last)[:size])
-        if not batch:
-            return
+    for batch in _id_batches(entries, after=after, limit=limit, chunk=chunk):
         by_entry: dict[int, list] = {}
         for posting in postings.filter(entry__in=[e.pk for e in batch]).order_by("id"):
             by_entry.setdefault(posting.entry_id, []).append(
@@ -118,10 +129,6 @@ def journal_chunks(
             }
             for entry in batch
         ]
-        last = batch[-1].pk
-        left = None if left is None else left - len(batch)
-        if len(batch) < size:
-            return
 
 
 def journal(*, date_from=None, date_to=None, account_id: int | None = None) -> list[dict]:
@@ -223,12 +230,7 @@ def adjustment_chunks(
     posted, rejected), in id order after `after`, `chunk` at a time and at most `limit`."""
     adjustments = _adjustments(date_from=date_from, date_to=date_to, status=status)
     adjustments = adjustments.select_related("player", "requested_by", "decided_by")
-    last, left = after or 0, limit
-    while left is None or left > 0:
-        size = chunk if left is None else min(chunk, left)
-        batch = list(adjustments.filter(pk__gt=last)[:size])
-        if not batch:
-            return
+    for batch in _id_batches(adjustments, after=after, limit=limit, chunk=chunk):
         yield [
             {
                 "adjustment_id": a.pk,
@@ -245,10 +247,6 @@ def adjustment_chunks(
             }
             for a in batch
         ]
-        last = batch[-1].pk
-        left = None if left is None else left - len(batch)
-        if len(batch) < size:
-            return
 
 
 def adjustments_manifest(*, date_from=None, date_to=None, status: str = "") -> dict:

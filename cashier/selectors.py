@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import Q, QuerySet, Sum
 from django.utils import timezone
 
 from cashier.models import Account, Entry, Posting
@@ -101,3 +102,29 @@ def player_postings(*, player) -> QuerySet[Posting]:
         .select_related("entry", "entry__table", "account", "account__table")
         .order_by("-entry__created_at", "-id")
     )
+
+
+def account_statement(*, player, date_from: date, date_to: date) -> dict[str, Any]:
+    """The player's statement for the UTC days [date_from, date_to]: the lines of the cashier
+    page's history, oldest first, with the wallet's balance after each wallet line, and the
+    wallet's balance at the start and the end (sums of its postings: the ledger, not a
+    counter)."""
+    start = datetime.combine(date_from, time.min, tzinfo=UTC)
+    end = datetime.combine(date_to + timedelta(days=1), time.min, tzinfo=UTC)
+    wallet = Posting.objects.filter(account__owner=player, account__kind=Account.Kind.WALLET)
+    opening = wallet.filter(entry__created_at__lt=start).aggregate(total=Sum("amount"))["total"]
+    balance = opening or 0
+    lines = []
+    for posting in (
+        player_history(player=player)
+        .filter(entry__created_at__gte=start, entry__created_at__lt=end)
+        .order_by("entry__created_at", "id")
+    ):
+        on_wallet = posting.account.kind == Account.Kind.WALLET
+        if on_wallet:
+            balance += posting.amount
+        table = posting.account.table or posting.entry.table
+        lines.append(
+            {"posting": posting, "table": table, "wallet_after": balance if on_wallet else None}
+        )
+    return {"opening": opening or 0, "closing": balance, "lines": lines}

@@ -8,4 +8,5 @@ urlpatterns = [
     path("", views.cashier_home, name="home"),
     path("deposit/", views.cashier_deposit, name="deposit"),
     path("withdraw/", views.cashier_withdraw, name="withdraw"),
+    path("statement.csv", views.cashier_statement, name="statement"),
 ]

@@ -17,7 +17,7 @@ from config.inputs import parse_query_range
 from histories.exports import audit_ohh_zip
 from histories.forms import HandFilterForm
 from histories.record import HandNotFound, hand_record
-from histories.selectors import hand_line, hands_for_audit, player_hands
+from histories.selectors import hand_lines, hands_for_audit, player_hands
 
 REFUSED = OpenApiResponse(OpenApiTypes.OBJECT, description="refused: {code, message}")
 
@@ -63,7 +63,7 @@ class HandListView(APIView):
         rows = paginator.paginate_queryset(
             player_hands(player=request.user, **form.filters()), request, view=self
         )
-        return paginator.get_paginated_response([hand_line(row) for row in rows])
+        return paginator.get_paginated_response(hand_lines(rows))
 
 
 class HandDetailView(APIView):

@@ -25,7 +25,8 @@ def hand_download(request: HttpRequest, hand_id: int, fmt: str) -> HttpResponse:
 
 @login_required
 def hands_download(request: HttpRequest) -> HttpResponse:
-    """?format=pokerstars|ohh|phh&since=YYYY-MM-DD&until=YYYY-MM-DD (both optional)."""
+    """?format=pokerstars|ohh|phh and any filter of "My hands" (table, game, since, until,
+    result): the hands that page lists."""
     form = HandFilterForm(request.GET)
     if not form.is_valid():
         return HttpResponse(
@@ -33,13 +34,9 @@ def hands_download(request: HttpRequest) -> HttpResponse:
             status=400,
             content_type="text/plain; charset=utf-8",
         )
-    filters = form.filters()
     try:
         name, body, _ = hands_zip(
-            player=request.user,
-            fmt=request.GET.get("format", "pokerstars"),
-            since=filters["since"],
-            until=filters["until"],
+            player=request.user, fmt=request.GET.get("format", "pokerstars"), **form.filters()
         )
     except HandNotFound:
         return HttpResponse("format: pokerstars, ohh or phh", status=400, content_type="text/plain")

@@ -9,7 +9,7 @@ import io
 import json
 import re
 import zipfile
-from datetime import date
+from datetime import UTC, date
 
 from histories.formats.ohh import ohh_document
 from histories.formats.pokerstars import daily_file_name, pokerstars_text
@@ -59,21 +59,20 @@ def hand_export(*, hand_id: int, viewer, fmt: str, all_cards: bool = False) -> t
     return f"hand-{hand_id}.{extension}", content_type, text
 
 
-def hands_zip(
-    *, player, fmt: str, since: date | None, until: date | None
-) -> tuple[str, bytes, int]:
-    """(file name, zip bytes, hands written): the player's hands of the range, newest last; in
-    PokerStars text one file a table and day, named as PokerStars names them (trackers read a
-    folder of such files), else one file a hand."""
+def hands_zip(*, player, fmt: str, **filters) -> tuple[str, bytes, int]:
+    """(file name, zip bytes, hands written): the player's hands that "My hands" lists with the
+    same `filters` (table, game, dates, result, position), newest last; in PokerStars text one
+    file a table and day, named as PokerStars names them (trackers read a folder of such
+    files), else one file a hand. The zip is named by the first and last day it holds."""
     if fmt not in FORMATS:
         raise HandNotFound(fmt)
-    rows = player_hands(player=player, since=since, until=until).order_by("hand_id")
-    ids = list(rows.values_list("hand_id", flat=True)[:MOST_HANDS_PER_ZIP])
+    rows = player_hands(player=player, **filters).order_by("hand_id")
+    picked = list(rows.values_list("hand_id", "hand__started_at")[:MOST_HANDS_PER_ZIP])
     buffer = io.BytesIO()
     written = 0
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         days: dict[str, list[str]] = {}
-        for hand_id in ids:
+        for hand_id, _started in picked:
             if fmt == "pokerstars":
                 record = hand_record(hand_id=hand_id, viewer=player)
                 days.setdefault(daily_file_name(record), []).append(pokerstars_text(record))
@@ -87,8 +86,22 @@ def hands_zip(
             archive.writestr(name, text)
         for name, texts in days.items():
             archive.writestr(name, "".join(texts))
-    span = f"{since or 'first'}-{until or 'last'}"
-    return f"hands-{span}-{fmt}.zip", buffer.getvalue(), written
+    return (
+        _zip_name(picked, fmt, since=filters.get("since"), until=filters.get("until")),
+        (buffer.getvalue()),
+        written,
+    )
+
+
+def _zip_name(picked: list, fmt: str, *, since: date | None, until: date | None) -> str:
+    """`hands-2026-11-01-to-2026-11-26-ohh.zip`: the days asked for, else those of the first
+    and last hand in it (UTC); one day once."""
+    first = since or (picked[0][1].astimezone(UTC).date() if picked else None)
+    last = until or (picked[-1][1].astimezone(UTC).date() if picked else None)
+    if first is None or last is None:
+        return f"hands-none-{fmt}.zip"
+    span = f"{first}" if first == last else f"{first}-to-{last}"
+    return f"hands-{span}-{fmt}.zip"
 
 
 def audit_ohh_zip(*, date_from: date | None, date_to: date | None) -> tuple[str, bytes, int]:

@@ -28,6 +28,21 @@ class HandFilterForm(forms.Form):
         ],
     )
 
+    position = forms.ChoiceField(
+        required=False,
+        label=_("Position"),
+        choices=[
+            ("", _("Any position")),
+            ("BTN", _("Button")),
+            ("SB", _("Small blind")),
+            ("BB", _("Big blind")),
+            ("UTG", _("Early (UTG)")),
+            ("MP", _("Middle (MP)")),
+            ("HJ", _("Hijack")),
+            ("CO", _("Cutoff")),
+        ],
+    )
+
     def clean(self):
         cleaned = super().clean()
         since, until = cleaned.get("since"), cleaned.get("until")
@@ -44,4 +59,5 @@ class HandFilterForm(forms.Form):
             "since": data.get("since"),
             "until": data.get("until"),
             "result": data.get("result") or None,
+            "position": data.get("position") or None,
         }

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
+from typing import Any
 
 from django.db.models import QuerySet
 
 from cashier.selectors import hand_settlement_entries
 from poker.engine.hand import Hand as EngineHand
-from poker.models import Hand, HandPlayer, Table
+from poker.models import Hand, HandEvent, HandPlayer, Table
 
 
 def player_hands(
@@ -19,6 +20,7 @@ def player_hands(
     since: date | None = None,
     until: date | None = None,
     result: str | None = None,
+    position: str | None = None,
 ) -> QuerySet[HandPlayer]:
     """The player's seats in hands that are over (one row a hand, its hand and table joined),
     newest first; each filter narrows it. Served by the (player, hand) index."""
@@ -52,7 +54,16 @@ def player_hands(
         rows = rows.filter(net=0)
     elif result == "cancelled":
         rows = rows.filter(hand__status=Hand.Status.CANCELLED)
+    if position in POSITION_GROUPS:
+        rows = rows.filter(position__in=POSITION_GROUPS[position])
     return rows
+
+
+# The position filter's choices: early (UTG, UTG+1, UTG+2) and middle (MP, MP+1) in one each.
+POSITION_GROUPS = {
+    "BTN": ["BTN"], "SB": ["SB"], "BB": ["BB"], "CO": ["CO"], "HJ": ["HJ"],
+    "MP": ["MP", "MP+1"], "UTG": ["UTG", "UTG+1", "UTG+2"],
+}  # fmt: skip
 
 
 def hand_line(row: HandPlayer) -> dict:
@@ -72,7 +83,25 @@ def hand_line(row: HandPlayer) -> dict:
         "net": row.net,
         "rake": result.get("rake", 0) if hand.status == Hand.Status.FINISHED else 0,
         "board": result.get("board", []),
+        "position": row.position,
+        # The whole pot, rake included (0 for a cancelled hand: every bet went back).
+        "pot": sum(pot.get("amount", 0) for pot in result.get("pots", [])),
     }
+
+
+def hand_lines(rows) -> list[dict]:
+    """`hand_line` of each row with the player's own hole cards (from each hand's
+    `hole_cards_dealt` event: one query for the page; the hands are over)."""
+    rows = list(rows)
+    dealt = HandEvent.objects.filter(
+        hand_id__in=[row.hand_id for row in rows], kind="hole_cards_dealt"
+    ).values_list("hand_id", "payload")
+    holes = {hand_id: dict((seat, cards) for seat, cards in payload["hole_cards"])
+             for hand_id, payload in dealt}  # fmt: skip
+    return [
+        {**hand_line(row), "hole_cards": holes.get(row.hand_id, {}).get(row.seat, [])}
+        for row in rows
+    ]
 
 
 def tables_for_filter() -> list[dict]:
@@ -125,3 +154,86 @@ def hands_for_audit(*, date_from: date | None, date_to: date | None) -> list[dic
                 }
             )
     return rows
+
+
+# A new session starts after this long without a hand at the table (or at another table).
+SESSION_GAP = timedelta(minutes=30)
+MOST_RESULT_HANDS = 20_000
+
+
+def _rake_share(result: dict, seat: int) -> int:
+    """The rake taken from what `seat` won: each pot's rake split in proportion to the
+    winnings it paid the seat (whole cents, rounded down), so net + share is "before rake"."""
+    share = 0
+    for pot in result.get("pots", []):
+        paid = pot.get("amount", 0) - pot.get("rake", 0)
+        won = sum(w["amount"] for half in ("high", "low") for w in pot.get(half) or []
+                  if w["seat"] == seat)  # fmt: skip
+        if pot.get("rake") and paid > 0 and won:
+            share += pot["rake"] * won // paid
+    return share
+
+
+def player_results(*, player, **filters) -> dict[str, Any]:
+    """ "My results" (issue 24, item 11): the hands "My hands" lists with the same filters,
+    oldest first (at most MOST_RESULT_HANDS, the newest), as running totals of the net won
+    after and before rake, per game and in all, and as sessions (a table's hands with no
+    gap over SESSION_GAP)."""
+    rows = list(
+        player_hands(player=player, **filters)
+        .filter(hand__status=Hand.Status.FINISHED)
+        .values_list("hand_id", "seat", "net", "hand__started_at", "hand__table_id",
+                     "hand__table__name", "hand__table__game", "hand__result")
+        [:MOST_RESULT_HANDS]
+    )  # fmt: skip
+    rows.reverse()
+    points, sessions, totals = [], [], {"net": 0, "before_rake": 0, "hands": 0}
+    per_game: dict[str, dict[str, int]] = {}
+    open_sessions: dict[int, dict] = {}
+    for hand_id, seat, net, started_at, table_id, table_name, game, result in rows:
+        net = net or 0
+        rake = _rake_share(result or {}, seat)
+        totals["net"] += net
+        totals["before_rake"] += net + rake
+        totals["hands"] += 1
+        game_total = per_game.setdefault(game, {"net": 0, "before_rake": 0, "hands": 0})
+        game_total["net"] += net
+        game_total["before_rake"] += net + rake
+        game_total["hands"] += 1
+        points.append({"hand": hand_id, "at": started_at, "game": game,
+                       "net": totals["net"], "before_rake": totals["before_rake"]})  # fmt: skip
+        session = open_sessions.get(table_id)
+        if session is None or started_at - session["ended_at"] > SESSION_GAP:
+            session = {"table": table_name, "game": game, "started_at": started_at, "hands": 0,
+                       "net": 0, "rake": 0}  # fmt: skip
+            open_sessions[table_id] = session
+            sessions.append(session)
+        session.update(ended_at=started_at, hands=session["hands"] + 1,
+                       net=session["net"] + net, rake=session["rake"] + rake)  # fmt: skip
+    sessions.sort(key=lambda s: s["started_at"], reverse=True)
+    return {"points": points, "sessions": sessions, "totals": totals, "per_game": per_game}
+
+
+def profit_chart(points: list[dict], *, width: int = 720, height: int = 240) -> dict[str, Any]:
+    """The graph drawn on the server: SVG polyline coordinates for the running net after and
+    before rake (one step a hand), the zero line, and the axis' top and bottom in cents."""
+    if not points:
+        return {}
+    values = [0] + [p["net"] for p in points] + [p["before_rake"] for p in points]
+    top, bottom = max(values), min(values)
+    span = (top - bottom) or 1
+    pad = 8
+
+    def y(cents: int) -> float:
+        return round(pad + (top - cents) * (height - 2 * pad) / span, 1)
+
+    step = (width - 2 * pad) / max(len(points), 1)
+
+    def line(key: str) -> str:
+        coords = [(pad, y(0))] + [(round(pad + (k + 1) * step, 1), y(p[key]))
+                                  for k, p in enumerate(points)]  # fmt: skip
+        return " ".join(f"{x},{v}" for x, v in coords)
+
+    return {"width": width, "height": height, "net": line("net"),
+            "before_rake": line("before_rake"), "zero": y(0), "top": top,
+            "bottom": bottom}  # fmt: skip

@@ -1,15 +1,25 @@
 """My hands and one hand's page with its replayer. Thin: the selectors and the record read."""
 
 from datetime import datetime
+from types import SimpleNamespace
 
 from django.contrib.auth.decorators import login_required
+from django.core import signing
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 
 from histories.forms import HandFilterForm
 from histories.record import HandNotFound, hand_record
-from histories.selectors import hand_line, player_hands, tables_for_filter
+from histories.selectors import (
+    hand_lines,
+    player_hands,
+    player_results,
+    profit_chart,
+    tables_for_filter,
+)
+from poker.models import Table
 
 PER_PAGE = 50
 
@@ -31,7 +41,7 @@ def my_hands(request: HttpRequest) -> HttpResponse:
         {
             "form": form,
             "page": page,
-            "hands": [hand_line(row) for row in page.object_list],
+            "hands": hand_lines(page.object_list),
             "tables": tables_for_filter(),
             "query": query.urlencode(),
         },
@@ -46,4 +56,53 @@ def hand(request: HttpRequest, hand_id: int) -> HttpResponse:
     except HandNotFound:
         raise Http404("No such hand among yours.") from None
     started_at = datetime.fromisoformat(record["started_at"])
-    return render(request, "histories/hand.html", {"hand": record, "started_at": started_at})
+    token = signing.dumps([record["id"], request.user.pk], salt=SHARE_SALT)
+    share_url = request.build_absolute_uri(reverse("histories:shared", args=[token]))
+    return render(
+        request,
+        "histories/hand.html",
+        {"hand": record, "started_at": started_at, "share_url": share_url},
+    )
+
+
+# A share link is the hand and the sharer, signed with the room's secret key: nobody can make
+# one for a hand that is not theirs, and it shows what the sharer's own history shows.
+SHARE_SALT = "histories.hand-share"
+
+
+def hand_shared(request: HttpRequest, token: str) -> HttpResponse:
+    """A hand someone shared, for anyone with the link (signed in or not): the hand as its
+    sharer's history shows it (their cards, the cards shown at showdown; never another
+    player's hidden cards), without the sharer's downloads."""
+    try:
+        hand_id, sharer_id = signing.loads(token, salt=SHARE_SALT)
+        record = hand_record(hand_id=hand_id, viewer=SimpleNamespace(pk=sharer_id))
+    except (signing.BadSignature, ValueError, TypeError, HandNotFound):
+        raise Http404("No such shared hand.") from None
+    started_at = datetime.fromisoformat(record["started_at"])
+    return render(
+        request,
+        "histories/hand.html",
+        {"hand": record, "started_at": started_at, "shared": True},
+    )
+
+
+@login_required
+def my_results(request: HttpRequest) -> HttpResponse:
+    """The player's results over time with the filters of "My hands": a profit graph (net won
+    after and before rake, drawn here as SVG: no script, no CDN), totals per game and the
+    sessions."""
+    form = HandFilterForm(request.GET or None)
+    filters = form.filters() if form.is_bound and form.is_valid() else {}
+    results = player_results(player=request.user, **filters)
+    return render(
+        request,
+        "histories/my_results.html",
+        {
+            "form": form,
+            "tables": tables_for_filter(),
+            "results": results,
+            "chart": profit_chart(results["points"]),
+            "game_labels": dict(Table.Game.choices),
+        },
+    )

@@ -12,8 +12,24 @@ from django.utils.html import format_html, format_html_join
 
 from audit.admin_changes import AuditedChanges
 from config.admin import ReadOnlyAdmin, RoomAdmin, money
-from poker.admin_tools import HandTools, SeatTools, TableMoneyForm, TableTools, WaitingTools
-from poker.models import Hand, HandIncident, RakeSchedule, RngCheck, Seat, Table, WaitingEntry
+from poker.admin_tools import (
+    BarTools,
+    HandTools,
+    SeatTools,
+    TableMoneyForm,
+    TableTools,
+    WaitingTools,
+)
+from poker.models import (
+    Hand,
+    HandIncident,
+    RakeSchedule,
+    RngCheck,
+    Seat,
+    Table,
+    TableBar,
+    WaitingEntry,
+)
 from poker.selectors import hand_history, waiting_position
 
 
@@ -86,6 +102,24 @@ class WaitingEntryAdmin(WaitingTools, ReadOnlyAdmin):
     @admin.display(description="place in the list")
     def place(self, entry: WaitingEntry) -> int | None:
         return waiting_position(table=entry.table, player=entry.player)
+
+
+@admin.register(TableBar)
+class TableBarAdmin(BarTools, ReadOnlyAdmin):
+    """Players staff removed from a table, kept away until `until`: made only by "Remove the
+    player" on a seat, lifted only by the tool on its page (both in the audit log)."""
+
+    list_display = ("player", "table", "until", "in_force", "staff", "created_at", "lifted_at")
+    list_filter = ("table",)
+    search_fields = ("table__name", "player__username")
+    date_hierarchy = "created_at"
+    fields = ("table", "player", "until", "in_force", "staff", "reason", "created_at",
+              "lifted_at", "lifted_by")  # fmt: skip
+    readonly_fields = fields
+
+    @admin.display(boolean=True, description="in force")
+    def in_force(self, bar: TableBar) -> bool:
+        return bar.is_active()
 
 
 # The stored fields that hold cards: the deck, the engine's inputs and state, the showdown.

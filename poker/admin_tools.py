@@ -11,12 +11,15 @@ from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
 
 from config.admin import ReasonForm, parse_dollars, tool_view
-from poker.models import Hand, Seat, Table, WaitingEntry
+from poker.models import Hand, Seat, Table, TableBar, WaitingEntry
 from poker.selectors import hands_of_player, waiting_position
 from poker.services.staff import (
+    BAR_HOURS_CHOICES,
+    BAR_HOURS_DEFAULT,
     staff_hand_cancel,
     staff_seat_offer,
     staff_seat_remove,
+    staff_table_bar_lift,
     staff_table_close,
     staff_table_reopen,
     staff_waiting_move,
@@ -101,8 +104,24 @@ class TableTools:
         )  # fmt: skip
 
 
+def _period(hours: int) -> str:
+    return f"{hours // 24} days" if hours % 24 == 0 and hours > 24 else f"{hours} hours"
+
+
+class RemoveForm(ReasonForm):
+    bar_hours = forms.TypedChoiceField(
+        label="Barred from this table for",
+        choices=[(hours, _period(hours)) for hours in BAR_HOURS_CHOICES],
+        coerce=int,
+        initial=BAR_HOURS_DEFAULT,
+        help_text="Until then the player may not sit, buy in, be offered a seat or join the "
+        "waiting list here; other tables are not affected. Staff can lift the bar earlier.",
+    )
+
+
 class SeatTools:
-    """Remove a player from a seat (cashed out now, or after the hand they are in)."""
+    """Remove a player from a seat (cashed out now, or after the hand they are in) and bar
+    them from the table for a period."""
 
     def get_urls(self):
         view = self.admin_site.admin_view(self.remove_view)
@@ -113,17 +132,42 @@ class SeatTools:
         table = seat.table
 
         def act(cleaned: dict) -> str:
-            outcome = staff_seat_remove(seat=seat, staff=request.user, reason=cleaned["reason"])
+            outcome = staff_seat_remove(seat=seat, staff=request.user, reason=cleaned["reason"],
+                                        bar_hours=cleaned["bar_hours"])  # fmt: skip
+            barred = f"barred from it for {_period(cleaned['bar_hours'])}"
             if outcome == "leaving":
-                return f"{seat.player} leaves {table.name} when the running hand ends."
-            return f"{seat.player} is removed from {table.name} and cashed out."
+                return f"{seat.player} leaves {table.name} when the running hand ends; {barred}."
+            return f"{seat.player} is removed from {table.name}, cashed out and {barred}."
 
         return tool_view(
             request, self, seat, title=f"Remove {seat.player} from {table.name}",
             permission="staff.remove_seat", act=act, button="Remove the player",
+            form_class=RemoveForm,
             intro="Cashed out now, or, in the running hand, folded at their turns and cashed "
-            "out when it ends.",
+            "out when it ends; then kept away from this table for the period you choose.",
             done_url=reverse("admin:poker_table_change", args=[table.pk]),
+        )  # fmt: skip
+
+
+class BarTools:
+    """Lift a bar early: the player may sit at the table again at once."""
+
+    def get_urls(self):
+        view = self.admin_site.admin_view(self.lift_view)
+        return [path("<int:bar_id>/lift/", view, name="poker_tablebar_lift"), *super().get_urls()]
+
+    def lift_view(self, request, bar_id: int):
+        bar = get_object_or_404(TableBar.objects.select_related("table", "player"), pk=bar_id)
+
+        def act(cleaned: dict) -> str:
+            staff_table_bar_lift(bar=bar, staff=request.user, reason=cleaned["reason"])
+            return f"{bar.player} may sit at {bar.table.name} again."
+
+        return tool_view(
+            request, self, bar, title=f"Lift the bar of {bar.player} at {bar.table.name}",
+            permission="staff.remove_seat", act=act, button="Lift the bar",
+            intro=f"Barred until {bar.until:%Y-%m-%d %H:%M} UTC; lifting it lets them sit "
+            "there again at once.",
         )  # fmt: skip
 
 

@@ -232,6 +232,16 @@ class Seat(models.Model):
     time_out_pending = models.BooleanField(default=False)
     # Asked to leave during a hand they are dealt in: checked/folded, then cashed out at its end.
     leave_pending = models.BooleanField(default=False)
+    # Why and by whom, for a leave at the hand's end the player did not ask for ("removed",
+    # "table_closed"; a staff member's suspension): the cash-out then names them (issue 21).
+    leave_reason = models.CharField(max_length=20, blank=True, default="")
+    leave_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
 
     class Meta:
         ordering = ["table", "number"]
@@ -265,6 +275,41 @@ class WaitingEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player} waiting at {self.table.name}"
+
+
+class TableBar(models.Model):
+    """Staff removed a player from a table: until `until` they may not sit, buy in, be offered
+    a seat or join the waiting list there (issue 21: a removed player bought back in 0.2 s
+    later). Staff may lift it early; both acts are in the audit chain."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="bars")
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="table_bars"
+    )
+    until = models.DateTimeField()
+    staff = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="table_bars_made"
+    )
+    reason = models.TextField()
+    created_at = models.DateTimeField(default=timezone.now)
+    lifted_at = models.DateTimeField(null=True, blank=True)
+    lifted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="table_bars_lifted",
+    )
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["player", "table", "until"], name="table_bar_active")]
+
+    def __str__(self) -> str:
+        return f"{self.player} barred from {self.table.name} until {self.until:%Y-%m-%d %H:%M}"
+
+    def is_active(self, now=None) -> bool:
+        return self.lifted_at is None and self.until > (now or timezone.now())
 
 
 class HandQuerySet(models.QuerySet):
@@ -408,10 +453,11 @@ class Hand(models.Model):
         for row in HandPlayer.objects.filter(hand_id__in=list(todo)):
             todo[row.hand_id]._seated_players[row.seat] = row
 
-    def seat_players_set(self, players: dict[int, int]) -> None:
-        """Write who is dealt in (seat -> user id) when the hand is dealt: one INSERT."""
+    def seat_players_set(self, players: dict[int, int], positions: dict[int, str]) -> None:
+        """Write who is dealt in (seat -> user id) and where (seat -> position) when the hand
+        is dealt: one INSERT."""
         rows = HandPlayer.objects.bulk_create(
-            HandPlayer(hand_id=self.pk, seat=seat, player_id=user_id)
+            HandPlayer(hand_id=self.pk, seat=seat, player_id=user_id, position=positions[seat])
             for seat, user_id in sorted(players.items())
         )
         self._seated_players = {row.seat: row for row in rows}
@@ -487,6 +533,9 @@ class HandPlayer(models.Model):
     # What the hand won or lost them, rake taken, once it finished (None while it runs, and for
     # a cancelled hand, which moved nothing): "My hands" filters and sums on it.
     net = models.BigIntegerField(null=True, blank=True)
+    # Their position in the hand (BTN, SB, BB, UTG, ..., CO: poker.engine.positions), written
+    # when it is dealt: "My hands" shows it and filters by it.
+    position = models.CharField(max_length=5, blank=True, default="")
 
     class Meta:
         ordering = ["hand", "seat"]

@@ -14,6 +14,7 @@ from functools import cached_property
 from typing import Any
 
 from django.db.models import Count, Max, OuterRef, Q, QuerySet, Subquery
+from django.utils import timezone
 
 from cashier.models import Account
 from cashier.selectors import buy_in_terms, table_stacks_and_wallets, wallet_balance
@@ -22,7 +23,7 @@ from config.prepared import PreparedQuery
 from fairness.published import table_seed_hash
 from poker.engine.hand import Hand as EngineHand
 from poker.engine.views import events_for, redact_event, view_for
-from poker.models import Hand, HandIncident, HandPlayer, Seat, Table, WaitingEntry
+from poker.models import Hand, HandIncident, HandPlayer, Seat, Table, TableBar, WaitingEntry
 
 
 def player_json(player) -> dict[str, Any]:
@@ -443,7 +444,8 @@ def table_stats(*, table_ids: list[int], now=None) -> dict[int, dict[str, int | 
 def lobby_tables(*, player) -> list[Table]:
     """The lobby's rows as `player` (a visitor too) sees them: `tables_for_lobby` with
     `is_full` (no seat free that is not held for the waiting list), `is_mine` (they sit
-    there), `waiting_place` (their place in its list, or None) and `stats` (`table_stats`)."""
+    there), `waiting_place` (their place in its list, or None), `barred_until` (staff removed
+    them: no seat there until then, or None) and `stats` (`table_stats`)."""
     signed_in = player is not None and player.is_authenticated
     mine = (
         set(Seat.objects.filter(player=player).values_list("table_id", flat=True))
@@ -451,6 +453,7 @@ def lobby_tables(*, player) -> list[Table]:
         else set()
     )
     places = waiting_places_of(player=player) if signed_in else {}
+    barred = barred_until_of(player=player) if signed_in else {}
     tables = list(tables_for_lobby())
     stats = table_stats(table_ids=[table.pk for table in tables])
     for table in tables:
@@ -458,6 +461,7 @@ def lobby_tables(*, player) -> list[Table]:
         table.is_full = table.seats_free <= 0
         table.is_mine = table.pk in mine
         table.waiting_place = places.get(table.pk)
+        table.barred_until = barred.get(table.pk)
     return tables
 
 
@@ -691,3 +695,29 @@ def waiting_places_of(*, player) -> dict[int, int]:
         if player_id == player.pk:
             places[table_id] = seen[table_id]
     return places
+
+
+# -- bars: staff removed a player from a table for a period
+
+
+def table_bars_active(*, player=None, table=None, now=None) -> QuerySet[TableBar]:
+    """Bars in force now (not lifted, not run out), of a player and/or at a table."""
+    bars = TableBar.objects.filter(until__gt=now or timezone.now(), lifted_at__isnull=True)
+    if player is not None:
+        bars = bars.filter(player=player)
+    if table is not None:
+        bars = bars.filter(table=table)
+    return bars
+
+
+def table_bar_of(*, table, player, now=None) -> TableBar | None:
+    """The bar that keeps `player` from `table` now, the longest if several, or None."""
+    if player is None or not getattr(player, "is_authenticated", True):
+        return None
+    return table_bars_active(table=table, player=player, now=now).order_by("-until").first()
+
+
+def barred_until_of(*, player, now=None) -> dict[int, Any]:
+    """{table id: when the player's longest bar there runs out} for every table barred now."""
+    rows = table_bars_active(player=player, now=now).values("table_id").annotate(until=Max("until"))
+    return {row["table_id"]: row["until"] for row in rows}

@@ -13,6 +13,8 @@ from django.views.decorators.http import require_POST
 from poker import services
 from poker.guides import guide_for
 from poker.models import Table
+from poker.selectors import table_bar_of
+from poker.services.bars import bar_message
 
 
 @login_required
@@ -33,10 +35,17 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
     guide = guide_for(game=table.game, structure=table.structure)
     # This game's rules page (the sit dialog links its ratholing section).
     config["rules_url"] = reverse("lobby:help_game", args=[guide.slug])
+    # Removed by staff: why the player cannot sit here, and until when (issue 21).
+    bar = table_bar_of(table=table, player=request.user)
     return render(
         request,
         "poker/table.html",
-        {"table": table, "table_config": config, "rules_url": config["rules_url"]},
+        {
+            "table": table,
+            "table_config": config,
+            "rules_url": config["rules_url"],
+            "barred": bar_message(bar) if bar is not None else "",
+        },
     )
 
 

@@ -1,4 +1,5 @@
-"""What the admin's player page reads: money, seats, hands, ledger, audit records, notes.
+"""What the admin's player page reads: money, seats, hands, Showdown rounds, responsible gaming,
+table bars, ledger, audit records, notes.
 
 Read-only, and never a card: hands are listed by table, number, status and the player's net
 (a finished hand's whole history is on its own page; a running hand's cards are nowhere)."""
@@ -8,10 +9,15 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import Q, QuerySet
+from django.utils import timezone
 
 from audit.models import AuditRecord
 from cashier.models import Account, BalanceAdjustment, Posting
-from poker.models import Hand, HandPlayer, Seat
+from config.inputs import dollars
+from poker.models import Hand, HandPlayer, Seat, TableBar
+from responsible.models import DepositLimit, Exclusion, RealityCheck, ResponsibleGamingEvent
+from responsible.rules import limit_effective
+from showdown.models import ShowdownRound
 from staff.models import PlayerNote
 
 RECENT = 50
@@ -65,4 +71,73 @@ def player_overview(player) -> dict[str, Any]:
                 "requested_by", "decided_by"
             )[:RECENT]
         ),
+        "responsible": responsible_state_of(player),
+        "showdown_rounds": showdown_rounds_of(player),
+        "table_bars": table_bars_of(player),
     }
+
+
+def responsible_state_of(player, *, now=None) -> dict[str, Any]:
+    """The player's responsible-gaming state as staff see it (issue 24, item 9): the exclusion
+    in force and past ones, each deposit limit with the cap in force now and a raise waiting
+    its 24 hours, the reality check, and the player's recent changes."""
+    now = now or timezone.now()
+    exclusions = list(Exclusion.objects.filter(player=player).order_by("-ends_at", "-id")[:RECENT])
+    order = {period: n for n, period in enumerate(DepositLimit.Period.values)}
+    limits = sorted(DepositLimit.objects.filter(player=player), key=lambda x: order[x.period])
+    return {
+        "exclusion": next((e for e in exclusions if e.starts_at <= now < e.ends_at), None),
+        "exclusions": [{"row": e, "in_force": e.starts_at <= now < e.ends_at} for e in exclusions],
+        "limits": [
+            {
+                "row": limit,
+                "in_force": limit_effective(limit, now=now),
+                "raise_waits": limit.pending_from is not None and limit.pending_from > now,
+            }
+            for limit in limits
+        ],
+        "reality_check": RealityCheck.objects.filter(player=player).first(),
+        "events": [
+            {"row": event, "detail": _event_detail(event.detail)}
+            for event in ResponsibleGamingEvent.objects.filter(player=player)[:RECENT]
+        ],
+    }
+
+
+# The cents in a responsible-gaming event's detail (deposit limits), shown as dollars.
+EVENT_MONEY = frozenset({"amount", "current", "requested", "previous"})
+
+
+def _event_detail(detail: dict) -> str:
+    """The event's detail for people, as "period: day; amount: $50.00" (money in dollars, a
+    removed limit as "no limit")."""
+    shown = []
+    for key, value in detail.items():
+        if key in EVENT_MONEY:
+            value = "no limit" if value is None else dollars(value)
+        shown.append(f"{key}: {value}")
+    return "; ".join(shown)
+
+
+def showdown_rounds_of(player) -> list[ShowdownRound]:
+    """The player's Showdown rounds, newest first: stakes, decision and result, never the
+    cards (a dealt round's cards to come are in its deck and state, not read here)."""
+    return list(
+        ShowdownRound.objects.filter(player=player)
+        .select_related("table")
+        .only(
+            "table__name", "status", "ante", "hole_card_bonus", "final_hand_bonus", "bet",
+            "staked", "decision", "net", "payout_capped", "created_at", "settled_at",
+            "live_round_id", "player_id",
+        )
+        .order_by("-created_at", "-id")[:RECENT]
+    )  # fmt: skip
+
+
+def table_bars_of(player) -> list[TableBar]:
+    """Tables staff removed the player from, newest first, lifted or run out ones too."""
+    return list(
+        TableBar.objects.filter(player=player).select_related("table", "staff", "lifted_by")[
+            :RECENT
+        ]
+    )

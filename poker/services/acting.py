@@ -170,7 +170,10 @@ def tidy_seats(change: TableChange, now: datetime) -> None:
     stacks = table_stacks(table=table)
     for seat in sorted(change.seats().values(), key=lambda seat: seat.number):
         if seat.leave_pending:
-            remove_seat(change, seat, reason="left")
+            # Who made them leave (staff removing them, closing the table, suspending them)
+            # is the cash-out's author, as for a removal between hands (issue 21, item 6).
+            by = seat.leave_by
+            remove_seat(change, seat, reason=seat.leave_reason or "left", by=by)
             continue
         if seat.time_out_pending:
             seat.time_out_pending = False

@@ -16,6 +16,7 @@ from fairness import services as fairness
 from poker import broadcast
 from poker.engine import dealer
 from poker.engine.hand import Hand as EngineHand
+from poker.engine.positions import position_names
 from poker.models import Hand, Seat, Table
 from poker.services.acting import advance
 from poker.services.unit import Status, table_change
@@ -127,7 +128,11 @@ def table_hand_start(*, table: Table | int) -> Hand | None:
             state=engine.snapshot(),
         )
         hand_row.record(engine, since=0)
-        hand_row.seat_players_set({n: players[n] for n in plan.dealt})
+        positions = position_names(
+            seats=engine.seats, button=engine.button,
+            small_blind_seat=engine.small_blind_seat, big_blind_seat=engine.big_blind_seat,
+        )  # fmt: skip
+        hand_row.seat_players_set({n: players[n] for n in plan.dealt}, positions)
         fairness.hand_commit(hand_id=hand_row.pk, deal=deal, now=now)
         cashier.hand_stacks_commit(
             table_id=table.pk, hand_id=hand_row.pk, players=[players[n] for n in plan.dealt]

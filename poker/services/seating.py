@@ -16,6 +16,7 @@ from fairness import services as fairness
 from poker import broadcast
 from poker.models import Seat, Table
 from poker.services.acting import advance, remove_seat, sit_out
+from poker.services.bars import table_bar_check
 from poker.services.unit import (
     Status,
     TableError,
@@ -66,6 +67,7 @@ def table_sit(
             if Seat.objects.filter(table=table, player=player).exists():
                 raise TableError("already_seated", _("You already have a seat at this table."))
             responsible.check_play(player=player, error=TableError)
+            table_bar_check(table=table, player=player)
             seat_hold_check(change, player)
             if Seat.objects.filter(table=table, number=seat_number).exists():
                 raise TableError(
@@ -111,7 +113,9 @@ def table_leave(*, table: Table, player, by=None) -> None:
         hand_row = change.running_hand()
         if hand_row is not None and hand_row.is_dealt(seat.number):
             seat.leave_pending = True
-            seat.save(update_fields=["leave_pending"])
+            if by is not None:  # a player's own leave keeps the staff member who asked first
+                seat.leave_by = by
+            seat.save(update_fields=["leave_pending", "leave_by"])
             change.event("player_leaving", seat=seat.number)
             engine = load_or_none(hand_row)
             if engine is not None and engine.to_act == seat.number:

@@ -23,7 +23,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from poker.models import HandPlayer, Seat, Table, WaitingEntry
-from poker.selectors import GameKind, waiting_position
+from poker.selectors import GameKind, barred_until_of, waiting_position
+from poker.services.bars import table_bar_check
 from poker.services.unit import TableChange, TableError, table_change
 from responsible import rules as responsible
 
@@ -126,6 +127,7 @@ def waiting_list_join(*, table: Table | int, player) -> int:
         if any(seat.player_id == player.pk for seat in change.seats().values()):
             raise TableError("already_seated", _("You already have a seat at this table."))
         responsible.check_play(player=player, error=TableError)
+        table_bar_check(table=table, player=player)
         created = WaitingEntry.objects.get_or_create(table=table, player=player)[1]
         if created:
             seats_offer(change)  # a seat nobody holds goes to the head of the list at once
@@ -278,6 +280,10 @@ def table_join_any(*, player, kind: GameKind, rng: random.Random | None = None) 
     )
     if not tables:
         raise TableError("no_table", _("No table of that game and stakes is open."))
+    barred = barred_until_of(player=player)
+    if all(table.pk in barred for table in tables):
+        table_bar_check(table=tables[0], player=player)  # says until when
+    tables = [table for table in tables if table.pk not in barred]
     seated = [table for table in tables if table.mine]
     if seated:  # the player already plays this game: back to their table
         return JoinedGame(table=seated[0])

@@ -15,6 +15,12 @@ GRANTS = {
 def grant_waiting_tools(apps, schema_editor=None):
     """Also called by the tests' `make_staff` after 0002's `create_roles`, which sets each
     group's permissions afresh: this adds to them."""
+    grant(apps, GRANTS)
+
+
+def grant(apps, grants: dict) -> None:
+    """Add each group's permissions (creating permissions not made yet: migrations run before
+    Django's post_migrate creates them)."""
     for app_config in apps.get_app_configs():
         models_module = getattr(app_config, "models_module", None)
         app_config.models_module = models_module or True
@@ -22,7 +28,7 @@ def grant_waiting_tools(apps, schema_editor=None):
         app_config.models_module = models_module
     Group = apps.get_model("auth", "Group")
     Permission = apps.get_model("auth", "Permission")
-    for name, codes in GRANTS.items():
+    for name, codes in grants.items():
         group, _ = Group.objects.get_or_create(name=name)
         for app_label, codename in codes:
             group.permissions.add(
@@ -33,9 +39,17 @@ def grant_waiting_tools(apps, schema_editor=None):
 def revoke_waiting_tools(apps, schema_editor):
     Permission = apps.get_model("auth", "Permission")
     Permission.objects.filter(content_type__app_label="staff", codename="manage_waiting").delete()
-    view = Permission.objects.filter(content_type__app_label="poker", codename="view_waitingentry")
-    for group in apps.get_model("auth", "Group").objects.filter(name__in=GRANTS):
-        group.permissions.remove(*view)
+    revoke(apps, GRANTS)
+
+
+def revoke(apps, grants: dict) -> None:
+    """Take each group's granted permissions away again."""
+    Permission = apps.get_model("auth", "Permission")
+    for group in apps.get_model("auth", "Group").objects.filter(name__in=grants):
+        for app_label, codename in grants[group.name]:
+            group.permissions.remove(
+                *Permission.objects.filter(content_type__app_label=app_label, codename=codename)
+            )
 
 
 class Migration(migrations.Migration):

@@ -1,5 +1,6 @@
 /* The hand replayer (histories/hand.html): steps through the hand's record, event by event or
-   street by street, with buttons and the keyboard (arrows, Page Up/Down, Home/End). Each step
+   street by street, with buttons and the keyboard (arrows, Page Up/Down, Home/End), or plays
+   by itself at a chosen speed (Play, or the space bar). Each step
    of the record carries the table after its event (stacks, the street's bets, pot, board), so
    the page only draws; it computes no amount. Cards are those the server let this viewer see. */
 (function () {
@@ -139,12 +140,38 @@
     "replay-back": () => go(at - 1), "replay-next": () => go(at + 1),
     "replay-street-back": streetBack, "replay-street-next": streetNext,
   };
-  Object.entries(actions).forEach(([id, act]) => document.getElementById(id).addEventListener("click", act));
+  /* Playing by itself: one step every `speed` ms (the chosen speed, changeable while it
+     plays), from the start again if at the end, stopping at the last step or at any other
+     control the viewer uses. */
+  const playEl = document.getElementById("replay-play");
+  const speedEl = document.getElementById("replay-speed");
+  let timer = null;
+  function stop() {
+    if (timer !== null) clearTimeout(timer);
+    timer = null;
+    playEl.setAttribute("aria-pressed", "false");
+    playEl.textContent = playEl.dataset.play;
+  }
+  function tick() {
+    if (at >= steps.length - 1) { stop(); return; }
+    go(at + 1);
+    timer = setTimeout(tick, Number(speedEl.value) || 1000);
+  }
+  function play() {
+    if (timer !== null) { stop(); return; }
+    if (at >= steps.length - 1) go(0);
+    playEl.setAttribute("aria-pressed", "true");
+    playEl.textContent = playEl.dataset.pause;
+    timer = setTimeout(tick, Number(speedEl.value) || 1000);
+  }
+  Object.entries(actions).forEach(([id, act]) => document.getElementById(id).addEventListener("click", () => { stop(); act(); }));
+  playEl.addEventListener("click", play);
   document.addEventListener("keydown", (event) => {
     if (event.target.closest("input, select, textarea")) return;
+    if (event.key === " ") { event.preventDefault(); play(); return; }
     const keys = { ArrowRight: actions["replay-next"], ArrowLeft: actions["replay-back"], Home: actions["replay-first"], End: actions["replay-last"], PageDown: streetNext, PageUp: streetBack };
     const act = keys[event.key];
-    if (act) { event.preventDefault(); act(); }
+    if (act) { event.preventDefault(); stop(); act(); }
   });
   go(0);
 })();

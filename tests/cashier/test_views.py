@@ -151,3 +151,49 @@ def test_a_removal_for_sitting_out_too_long_says_why_in_the_history(db):
     client.force_login(ann, backend="django.contrib.auth.backends.ModelBackend")
     page = client.get("/cashier/").content.decode()
     assert "sat out longer than the table allows" in page
+
+
+def test_the_account_statement_is_a_csv_of_the_period_with_running_balances(db):
+    """Issue 24, item 11: ledger lines of a period as CSV, an opening and a closing balance,
+    and a table name a spreadsheet would run as a formula written as text."""
+    import csv
+    import io
+    from datetime import timedelta
+
+    from django.test import Client
+    from django.utils import timezone
+
+    from cashier.services import table_cash_out
+    from tests.factories import make_seated_player, make_table
+
+    table = make_table(name="=HYPERLINK(evil)")
+    ann = make_seated_player(table, "ann", 1)  # deposit $1,000, buy-in of the max
+    later = timezone.now() + timedelta(days=10)  # the cash-out, days after the buy-in
+    table_cash_out(player=ann, table_id=table.pk, now=later)
+    client = Client()
+    client.force_login(ann, backend="django.contrib.auth.backends.ModelBackend")
+    start, today = later.date() - timedelta(days=3), later.date()
+    response = client.get(f"/cashier/statement.csv?from={start}&to={today}")
+    assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
+    name = f"statement-{start}-to-{today}.csv"
+    assert response["Content-Disposition"] == f'attachment; filename="{name}"'
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    opening = (100_000 - table.max_buy_in) / 100
+    assert rows[0]["type"] == "opening balance" and float(rows[0]["wallet_balance"]) == opening
+    (line,) = rows[1:-1]  # the cash-out's wallet leg only: the older lines are outside
+    assert line["type"] == "cash_out" and float(line["amount"]) == table.max_buy_in / 100
+    assert line["table"] == "'=HYPERLINK(evil)"
+    assert float(line["wallet_balance"]) == 1000.0
+    assert rows[-1]["type"] == "closing balance" and float(rows[-1]["wallet_balance"]) == 1000.0
+    # The whole history: the buy-in's amount is a negative number, not escaped text.
+    everything = client.get(f"/cashier/statement.csv?from={today - timedelta(days=60)}&to={today}")
+    lines = list(csv.DictReader(io.StringIO(everything.content.decode())))
+    buy_in = next(row for row in lines if row["type"] == "buy_in")
+    assert buy_in["amount"] == f"-{table.max_buy_in / 100:.2f}"
+    for bad in ("from=2026-02-01&to=2026-01-01", "from=never", "from=2020-01-01&to=2026-01-01"):
+        assert client.get(f"/cashier/statement.csv?{bad}").status_code == 400, bad
+    assert 'id="statement-form"' in client.get("/cashier/").content.decode()
+    other = Client()
+    other.force_login(make_player("zed"), backend="django.contrib.auth.backends.ModelBackend")
+    theirs = list(csv.DictReader(io.StringIO(other.get("/cashier/statement.csv").content.decode())))
+    assert [row["type"] for row in theirs] == ["opening balance", "closing balance"]

@@ -205,3 +205,42 @@ def test_an_odd_chip_split_is_written_as_the_engine_paid_it():
     _, _, ohh_text = hand_export(hand_id=hand.pk, viewer=players[1], fmt="ohh")
     wins = json.loads(ohh_text)["ohh"]["pots"][0]["player_wins"]
     assert sorted(round(w["win_amount"] * 100) for w in wins) == shares
+
+
+def test_the_range_download_holds_what_the_page_lists_and_is_named_by_its_days():
+    """Issue 24, item 11: the download took the dates only (a table or result filter on the
+    page was dropped) and named a file without dates `hands-None-None-...`."""
+    from histories.selectors import player_hands
+
+    tables = [game_table("omaha-pot-limit"), game_table("omaha-pot-limit")]
+    ann = {}
+    hands = []
+    for k, table in enumerate(tables):
+        players = {
+            1: make_seated_player(table, f"ann{k}", 1),
+            2: make_seated_player(table, f"b{k}", 2),
+        }
+        ann[k] = players[1]
+        hands.append(call_down(deal_hand(table), players))
+    client = Client()
+    client.force_login(ann[0], backend="django.contrib.auth.backends.ModelBackend")
+    listed = client.get(f"/hands/?table={tables[0].pk}").content.decode()
+    assert f"?format=phh&amp;table={tables[0].pk}" in listed
+    net = player_hands(player=ann[0]).get().net
+    result, not_result = (
+        ("won", "lost") if net > 0 else ("lost", "won") if net < 0 else ("even", "won")
+    )
+    response = client.get(f"/hands/download/?format=phh&table={tables[0].pk}&result={result}")
+    day = hands[0].started_at.astimezone(UTC).date()
+    assert response["Content-Disposition"] == f'attachment; filename="hands-{day}-phh.zip"'
+    with zipfile.ZipFile(io.BytesIO(response.content)) as archive:
+        assert archive.namelist() == [f"hand-{hands[0].pk}.phh"]
+    excluded = client.get(f"/hands/download/?format=phh&result={not_result}")
+    with zipfile.ZipFile(io.BytesIO(excluded.content)) as archive:
+        assert archive.namelist() == []
+    other = client.get(f"/hands/download/?format=phh&table={tables[1].pk}")
+    with zipfile.ZipFile(io.BytesIO(other.content)) as archive:
+        assert archive.namelist() == []  # ann0 never played there
+    assert other["Content-Disposition"] == 'attachment; filename="hands-none-phh.zip"'
+    ranged = client.get("/hands/download/?format=phh&since=2026-01-01&until=2026-01-31")
+    assert ranged["Content-Disposition"].endswith('"hands-2026-01-01-to-2026-01-31-phh.zip"')

@@ -70,3 +70,51 @@ def test_a_player_steps_through_their_hand_to_the_showdown(signed_in_page, viewp
         assert page.errors == []
     finally:
         page.context.close()
+
+
+@pytest.mark.parametrize("viewport", [LAPTOP, PHONE], ids=["laptop", "phone"])
+def test_the_replayer_plays_by_itself_and_the_results_page_fits(signed_in_page, viewport):
+    """Issue 24, item 11: the replayer plays at the chosen speed and stops at the end (or when
+    another control is used); "My results" draws its graph with no sideways scroll."""
+    table = game_table("omaha-pot-limit")
+    players = {n: make_seated_player(table, name, n) for n, name in ((1, "ann"), (2, "ben"))}
+    hand = call_down(deal_hand(table, DECK), players)
+    call_down(deal_hand(table), players)
+    steps = hand.events.count()
+    page = signed_in_page(players[2], viewport)
+    kind = "phone" if viewport is PHONE else "laptop"
+    try:
+        page.goto(f"/hands/{hand.pk}/")
+        page.wait_for_selector("#replay-seats .replay-seat")
+        page.select_option("#replay-speed", "400")
+        page.click("#replay-play")
+        assert page.get_attribute("#replay-play", "aria-pressed") == "true"
+        position = "document.getElementById('replay-position').textContent"
+        page.wait_for_function(
+            f"{position}.includes('{steps} of {steps}')", timeout=steps * 400 + 30_000
+        )
+        page.wait_for_function(
+            "document.getElementById('replay-play').getAttribute('aria-pressed') === 'false'"
+        )
+        page.click("#replay-play")  # at the end: from the start again
+        page.wait_for_function(f"!{position}.includes('{steps} of')")
+        page.click("#replay-back")  # any other control stops it
+        stopped_at = page.inner_text("#replay-position")
+        page.wait_for_timeout(1_200)
+        assert page.inner_text("#replay-position") == stopped_at
+        assert page.get_attribute("#replay-play", "aria-pressed") == "false"
+        screenshot(page, f"replayer-play-{kind}")
+        page.goto("/hands/results/")
+        page.wait_for_selector("#profit-graph polyline.net")
+        assert page.locator("#sessions tbody tr").count() == 1
+        width = page.evaluate("document.scrollingElement.scrollWidth")
+        assert width <= viewport["width"], f"sideways scroll: {width}px"
+        screenshot(page, f"my-results-{kind}")
+        page.goto("/hands/")
+        page.wait_for_selector("td.hole-cards .card")
+        width = page.evaluate("document.scrollingElement.scrollWidth")
+        assert width <= viewport["width"], f"sideways scroll on My hands: {width}px"
+        screenshot(page, f"my-hands-{kind}")
+        assert page.errors == []
+    finally:
+        page.context.close()

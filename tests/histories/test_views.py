@@ -94,3 +94,119 @@ def test_the_cashier_names_a_hand_by_its_public_id_and_links_to_it(played):
     _, _, players, calm, _ = played
     page = signed_in(players[2]).get("/cashier/").content.decode()
     assert f'<a href="/hands/{calm.pk}/">#{calm.pk}</a>' in page
+
+
+@pytest.mark.django_db
+def test_my_results_draws_the_net_after_and_before_rake_and_lists_sessions():
+    """Issue 24, item 11: a profit graph over time (net won, with and without rake, per game)
+    drawn on the server, and a session list."""
+    from datetime import timedelta
+
+    from poker.models import Hand
+
+    table = game_table("omaha-pot-limit")
+    players = {1: make_seated_player(table, "ann", 1), 2: make_seated_player(table, "ben", 2)}
+    first = play_hand(table, players, aggressors=set())
+    second = play_hand(table, players, aggressors=set())
+    Hand.objects.filter(pk=first.pk).update(started_at=second.started_at - timedelta(hours=2))
+    rows = {row.player_id: row for row in HandPlayer.objects.filter(hand=second)}
+    winner = max(rows.values(), key=lambda row: row.net).player
+    nets = HandPlayer.objects.filter(player=winner).values_list("net", flat=True)
+    rakes = [hand.result["rake"] for hand in Hand.objects.filter(pk__in=[first.pk, second.pk])]
+    assert sum(rakes) > 0
+    client = Client()
+    client.force_login(winner, backend="django.contrib.auth.backends.ModelBackend")
+    response = client.get("/hands/results/")
+    assert response.status_code == 200
+    results = response.context["results"]
+    assert results["totals"]["net"] == sum(nets) and results["totals"]["hands"] == 2
+    # Heads-up, one pot a hand: the rake of a hand the player won was taken from their pot.
+    won_rake = sum(
+        hand.result["rake"]
+        for hand in Hand.objects.filter(pk__in=[first.pk, second.pk])
+        if HandPlayer.objects.get(hand=hand, player=winner).net > 0
+    )
+    assert results["totals"]["before_rake"] == sum(nets) + won_rake
+    assert list(results["per_game"]) == ["omaha"]
+    assert [s["hands"] for s in results["sessions"]] == [1, 1]  # two hours apart: two sessions
+    page = response.content.decode()
+    assert '<svg id="profit-graph"' in page and page.count("<polyline") == 2
+    assert client.get("/hands/results/?game=holdem-nope").status_code == 200  # shown as an error
+    assert client.get("/hands/results/?table=999999").context["results"]["totals"]["hands"] == 0
+    stranger = Client()
+    stranger.force_login(make_player("eve"), backend="django.contrib.auth.backends.ModelBackend")
+    assert 'id="profit-graph"' not in stranger.get("/hands/results/").content.decode()
+
+
+@pytest.mark.django_db
+def test_a_share_link_shows_the_hand_as_its_sharers_history_does_and_nothing_more():
+    """Issue 24, item 11: a link for one hand, for anyone, that shows the sharer's cards and
+    those shown at showdown, never another player's hidden cards; a forged link is a 404."""
+    import re
+
+    from poker.engine.hand import Hand as EngineHand
+
+    table = game_table("omaha-pot-limit")
+    players = {1: make_seated_player(table, "ann", 1), 2: make_seated_player(table, "ben", 2)}
+    from poker import services
+    from tests.factories import deal_hand
+
+    folded = deal_hand(table)
+    first = EngineHand.from_dict(folded.state).legal_actions().seat
+    services.table_act(table=table, player=players[first], action="fold", amount=None,
+                       turn=folded.turn, seq=folded.turn)  # fmt: skip
+    folded.refresh_from_db()
+    owner_page = signed_in(players[2]).get(f"/hands/{folded.pk}/").content.decode()
+    link = re.search(r'value="(http[^"]+/hands/shared/[^"/]+/)"', owner_page).group(1)
+    path = link.split("testserver", 1)[1]
+    shared = Client().get(path)  # nobody signed in
+    assert shared.status_code == 200
+    page = shared.content.decode()
+    engine = EngineHand.from_dict(folded.state)
+    holes = dict(zip(engine.seats, engine.hole_cards, strict=True))
+    shown = {e["seat"] for e in folded.events.values_list("payload", flat=True)
+             if e["type"] == "cards_shown"}  # fmt: skip
+    record_cards = cards_in(page)
+    assert set(holes[2]) <= record_cards  # the sharer's own cards
+    assert 1 not in shown and not set(holes[1]) & record_cards  # Ann's stay hidden
+    assert 'id="hand-downloads"' not in page and 'id="share-url"' not in page
+    assert 'id="shared-note"' in page
+    # A link made for another hand, or edited, leads nowhere.
+    from django.core import signing
+
+    forged = signing.dumps([folded.pk, players[2].pk], salt="another purpose")
+    assert Client().get(f"/hands/shared/{forged}/").status_code == 404
+    assert Client().get(path[:-3] + "xx/").status_code == 404
+
+
+@pytest.mark.django_db
+def test_my_hands_shows_cards_position_pot_and_stakes_and_filters_by_position():
+    """Issue 24, item 11: columns for the hole cards, the position, the pot and the stakes;
+    a filter by position (the page, the API and the download all honour it)."""
+    from poker.engine.hand import Hand as EngineHand
+
+    table = game_table("omaha-pot-limit")
+    players = {1: make_seated_player(table, "ann", 1), 2: make_seated_player(table, "ben", 2)}
+    hand = play_hand(table, players, aggressors=set())
+    engine = EngineHand.from_dict(hand.state)
+    rows = {row.seat: row for row in HandPlayer.objects.filter(hand=hand)}
+    assert {row.position for row in rows.values()} == {"BTN", "BB"}
+    ben = rows[2]
+    page = signed_in(players[2]).get("/hands/").content.decode()
+    line = page[page.index(f'data-hand="{hand.pk}"') :]
+    line = line[: line.index("</tr>")]
+    own = set(engine.hole_cards[engine.seats.index(2)])
+    other = set(engine.hole_cards[engine.seats.index(1)])
+    assert cards_in(line) == own and not other & cards_in(line)
+    assert f'<td class="position">{ben.position}</td>' in line
+    pot = sum(p["amount"] for p in hand.result["pots"])
+    assert f"${pot // 100:,}.{pot % 100:02d}" in line and table.stakes_label in line
+    api = signed_in(players[2], APIClient)
+    (api_line,) = api.get(f"/api/hands/?position={ben.position}").json()["results"]
+    assert api_line["position"] == ben.position and set(api_line["hole_cards"]) == own
+    assert api_line["pot"] == pot
+    elsewhere = "SB" if ben.position != "SB" else "CO"
+    assert api.get(f"/api/hands/?position={elsewhere}").json()["results"] == []
+    assert api.get("/api/hands/?position=dealer").status_code == 400
+    filtered = signed_in(players[2]).get(f"/hands/?position={elsewhere}").content.decode()
+    assert f'data-hand="{hand.pk}"' not in filtered

@@ -200,3 +200,26 @@ def test_a_suspended_player_who_logs_in_is_told_the_account_is_suspended(manager
     )
     assert api.status_code == 400 and api.json()["code"] == "account_suspended"
     assert not Token.objects.filter(user=sam).exists()
+
+
+def test_a_cash_out_at_the_hand_end_after_a_suspension_names_the_staff_member(manager):
+    """Issue 21, item 6: a player suspended in a running hand is cashed out when it ends, and
+    that cash-out is the staff member's too, not the player's."""
+    from cashier.models import Entry
+    from poker.engine.hand import Hand as EngineHand
+
+    table = make_table(next_hand_delay_seconds=3600)
+    players = {1: make_seated_player(table, "sam", 1), 2: make_seated_player(table, "tia", 2)}
+    hand = deal_hand(table)
+    # The player not to act: their seat stays until the hand ends.
+    waiting = next(n for n in players if n != EngineHand.from_dict(hand.state).to_act)
+    account_suspend(player=players[waiting], staff=manager, reason="chargeback")
+    assert Seat.objects.get(player=players[waiting]).leave_pending
+    assert not Entry.objects.filter(reason="cash_out", player=players[waiting]).exists()
+    call_down(hand, players)
+    cash_out = Entry.objects.get(reason="cash_out", player=players[waiting])
+    assert cash_out.created_by == manager
+    record = AuditRecord.objects.get(action="ledger.entry", subject_id=str(cash_out.pk))
+    assert record.actor == manager
+    # The other player, who stays, is nobody's cash-out.
+    assert not Entry.objects.filter(reason="cash_out", player=players[3 - waiting]).exists()

@@ -2,6 +2,8 @@
 each tool, that each asks for a reason, acts through its service and leaves exactly one
 `staff.*` audit record, and that a refused act leaves none."""
 
+from datetime import timedelta
+
 import pytest
 from django.test import Client
 
@@ -148,7 +150,10 @@ def test_remove_seat_and_close_reopen_table(staff, table_with_hand):
     make_seated_player(table, "cy", 4)  # not in the running hand: cashed out at once
     seat = Seat.objects.get(table=table, number=4)
     assert (
-        client.post(f"/admin/poker/seat/{seat.pk}/remove/", {"reason": "abuse"}).status_code == 302
+        client.post(
+            f"/admin/poker/seat/{seat.pk}/remove/", {"reason": "abuse", "bar_hours": "72"}
+        ).status_code
+        == 302
     )
     assert not Seat.objects.filter(pk=seat.pk).exists()
     response = client.post(f"/admin/poker/table/{table.pk}/close/", {"reason": "maintenance"})
@@ -331,3 +336,37 @@ def test_only_table_managers_edit_tables_and_every_role_reads(staff):
     assert response.status_code == 403
     table.refresh_from_db()
     assert table.name == "Edited"
+
+
+def test_remove_bars_for_the_chosen_period_and_the_bar_is_lifted_on_its_page(staff):
+    """Issue 21, item 5: the remove form asks for the bar's period (24 hours unless staff
+    choose another); every role reads the bars, table managers lift them."""
+    from poker.models import TableBar
+
+    table = make_table()
+    cy = make_seated_player(table, "cy", 4)
+    seat = Seat.objects.get(player=cy)
+    client = staff["table managers"]
+    form = client.get(f"/admin/poker/seat/{seat.pk}/remove/").content.decode()
+    assert '<option value="24" selected>24 hours</option>' in form
+    assert '<option value="168">7 days</option>' in form
+    refused = client.post(f"/admin/poker/seat/{seat.pk}/remove/", {"reason": "x", "bar_hours": "5"})
+    assert refused.status_code == 400 and Seat.objects.filter(pk=seat.pk).exists()
+    response = client.post(
+        f"/admin/poker/seat/{seat.pk}/remove/", {"reason": "abuse", "bar_hours": "168"}
+    )
+    assert response.status_code == 302
+    bar = TableBar.objects.get(player=cy, table=table)
+    assert bar.until - bar.created_at == timedelta(days=7)
+    page = f"/admin/poker/tablebar/{bar.pk}/change/"
+    for role in ROLES:
+        assert staff[role].get("/admin/poker/tablebar/").status_code == 200, role
+        assert staff[role].get(page).status_code == 200, role
+    assert b"tool-lift-bar" in client.get(page).content
+    assert b"tool-lift-bar" not in staff["support"].get(page).content
+    lift = f"/admin/poker/tablebar/{bar.pk}/lift/"
+    assert staff["support"].post(lift, {"reason": "try"}).status_code == 403
+    assert client.post(lift, {"reason": "apologised"}).status_code == 302
+    bar.refresh_from_db()
+    assert bar.lifted_at is not None
+    assert staff_records() == ["staff.bar_lift", "staff.seat_remove"]

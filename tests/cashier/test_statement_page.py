@@ -1,0 +1,42 @@
+"""The account statement from the cashier page in Chromium (issue 24, item 11): the form's
+dates default to this month, the download is a CSV named by its dates, and the page has no
+sideways scroll at 1366x768 or 390x844. CASHIER_SCREENSHOTS=<dir> keeps screenshots."""
+
+import os
+from pathlib import Path
+
+import pytest
+from django.utils import timezone
+
+from tests.factories import make_funded_player
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+LAPTOP = {"width": 1366, "height": 768}
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.mark.parametrize("viewport", [LAPTOP, PHONE], ids=["laptop", "phone"])
+def test_a_player_downloads_this_months_statement(signed_in_page, viewport):
+    player = make_funded_player("sue", cents=12_345)
+    page = signed_in_page(player, viewport)
+    today = timezone.now().date()
+    try:
+        page.goto("/cashier/")
+        assert page.input_value('#statement-form input[name="from"]') == str(today.replace(day=1))
+        assert page.input_value('#statement-form input[name="to"]') == str(today)
+        with page.expect_download() as download:
+            page.click("#statement-form button")
+        name = download.value.suggested_filename
+        assert name == f"statement-{today.replace(day=1)}-to-{today}.csv"
+        text = Path(download.value.path()).read_text()
+        assert "deposit" in text and "123.45" in text
+        width = page.evaluate("document.scrollingElement.scrollWidth")
+        assert width <= viewport["width"], f"sideways scroll: {width}px"
+        folder = os.environ.get("CASHIER_SCREENSHOTS")
+        if folder:
+            kind = "phone" if viewport is PHONE else "laptop"
+            page.screenshot(path=str(Path(folder) / f"cashier-{kind}.png"), full_page=True)
+        assert page.errors == []
+    finally:
+        page.context.close()
