@@ -75,35 +75,35 @@ def staff_seat_remove(*, seat: Seat | int, staff, reason: str) -> str:
     """Stand a player up: at once with a cash-out, or, in the running hand, folded at their
     turns and cashed out when it ends. Returns "removed" or "leaving"."""
     reason = _check(staff, reason)
-    seat_id = getattr(seat, "pk", seat)
+    seat_id = seat.pk if isinstance(seat, Seat) else seat
     table_id = Seat.objects.filter(pk=seat_id).values_list("table_id", flat=True).first()
     if table_id is None:
         raise TableError("no_seat", _("This seat is free already."))
     with table_change(table_id) as change:
-        seat = Seat.objects.filter(pk=seat_id, table=change.table).select_related("player").first()
-        if seat is None:
+        row = Seat.objects.filter(pk=seat_id, table=change.table).select_related("player").first()
+        if row is None:
             raise TableError("no_seat", _("This seat is free already."))
-        player = seat.player
+        player = row.player
         change.users.add(player.pk)
         hand_row = change.running_hand()
-        if hand_row is not None and hand_row.is_dealt(seat.number):
-            if seat.leave_pending:
+        if hand_row is not None and hand_row.is_dealt(row.number):
+            if row.leave_pending:
                 raise TableError("already_leaving", _("This player already leaves after the hand."))
-            seat.leave_pending = True
-            seat.save(update_fields=["leave_pending"])
-            change.event("player_leaving", seat=seat.number)
+            row.leave_pending = True
+            row.save(update_fields=["leave_pending"])
+            change.event("player_leaving", seat=row.number)
             engine = load_or_none(hand_row)
-            if engine is not None and engine.to_act == seat.number:
+            if engine is not None and engine.to_act == row.number:
                 advance(change, hand_row, engine, since=len(engine.events), now=timezone.now())
             outcome = "leaving"
         else:
-            remove_seat(change, seat, reason="removed", by=staff)
+            remove_seat(change, row, reason="removed", by=staff)
             outcome = "removed"
         audit_record(
             action="staff.seat_remove",
             actor=staff,
             subject=change.table,
-            payload={"player": player.pk, "seat": seat.number, "outcome": outcome},
+            payload={"player": player.pk, "seat": row.number, "outcome": outcome},
             reason=reason,
         )
     return outcome
@@ -249,7 +249,8 @@ def staff_seat_offer(*, table: Table | int, player, staff, reason: str) -> int |
             payload={
                 "player": entry.player_id,
                 "place": entries.index(entry) + 1,
-                "expires_at": entry.offer_expires_at.isoformat(),
+                # set by seat_offer_make, after the check above that narrowed it to None
+                "expires_at": entry.offer_expires_at.isoformat(),  # type: ignore[attr-defined]
                 "withdrawn": withdrawn_id,
             },
             reason=reason,
