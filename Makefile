@@ -30,6 +30,7 @@ lint: $(VENV)/.installed node_modules/.installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports --no-cache
+	DEBUG=true $(VENV)/bin/mypy
 	node --test tests/js/
 	node_modules/.bin/biome lint --error-on-warnings static/js tests/js
 
@@ -52,4 +53,4 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 clean:
-	rm -rf $(VENV) node_modules room.sqlite3 staticfiles .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) node_modules room.sqlite3 staticfiles .pytest_cache .ruff_cache .mypy_cache .hypothesis

@@ -5,7 +5,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core import signing
 from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
@@ -42,7 +42,7 @@ def account_register(
     password: str,
     display_name: str | None = None,
     email_verified: bool = False,
-) -> AbstractBaseUser:
+) -> User:
     """Create a player and their profile together, so no player exists without one.
 
     `email_verified` is for demo data only: a real sign-up proves the address by a link.
@@ -55,7 +55,7 @@ def account_register(
 
 
 def profile_set_display_name(
-    *, user: AbstractBaseUser, display_name: str, now: datetime | None = None
+    *, user: User, display_name: str, now: datetime | None = None
 ) -> Profile:
     """Name a new profile, or rename one: a rename at most once every 30 days."""
     now = now or timezone.now()
@@ -66,17 +66,16 @@ def profile_set_display_name(
                 return Profile.objects.create(user=user, display_name=display_name)
             if profile.display_name == display_name:
                 return profile
+            changed_at = profile.display_name_changed_at
             next_change = display_name_next_change(profile=profile)
-            if next_change is not None and next_change > now:
+            if changed_at is not None and next_change is not None and next_change > now:
                 raise DisplayNameTooSoon(
                     _(
                         "You changed your display name on %(changed)s; you can change it again "
                         "from %(next)s UTC."
                     )
                     % {
-                        "changed": formats.date_format(
-                            profile.display_name_changed_at, "SHORT_DATE_FORMAT"
-                        ),
+                        "changed": formats.date_format(changed_at, "SHORT_DATE_FORMAT"),
                         "next": formats.date_format(next_change, "SHORT_DATETIME_FORMAT"),
                     }
                 )
@@ -97,24 +96,24 @@ def display_name_next_change(*, profile: Profile) -> datetime | None:
     return profile.display_name_changed_at + DISPLAY_NAME_CHANGE_EVERY
 
 
-def email_is_verified(*, user: AbstractBaseUser) -> bool:
+def email_is_verified(*, user: User) -> bool:
     """The player proved the address the account has now."""
     return EmailVerification.objects.filter(user=user, email__iexact=user.email).exists()
 
 
-def email_mark_verified(*, user: AbstractBaseUser) -> EmailVerification:
+def email_mark_verified(*, user: User) -> EmailVerification:
     verification, _ = EmailVerification.objects.update_or_create(
         user=user, defaults={"email": user.email, "verified_at": timezone.now()}
     )
     return verification
 
 
-def email_verification_token(*, user: AbstractBaseUser) -> str:
+def email_verification_token(*, user: User) -> str:
     """A signed, timestamped token naming the player and the address; no table needed."""
     return signing.dumps({"u": user.pk, "e": user.email.lower()}, salt=EMAIL_VERIFICATION_SALT)
 
 
-def email_verification_send(*, user: AbstractBaseUser, base_url: str) -> None:
+def email_verification_send(*, user: User, base_url: str) -> None:
     """Mail the player a link that proves they read mail at their address."""
     token = email_verification_token(user=user)
     link = base_url.rstrip("/") + reverse("lobby:email_verify", kwargs={"token": token})
@@ -134,13 +133,13 @@ def email_verification_send(*, user: AbstractBaseUser, base_url: str) -> None:
     )
 
 
-def email_verify(*, token: str) -> AbstractBaseUser:
+def email_verify(*, token: str) -> User:
     """Check a verification link's token and mark the address verified."""
     try:
         data = signing.loads(
             token,
             salt=EMAIL_VERIFICATION_SALT,
-            max_age=EMAIL_VERIFICATION_MAX_AGE.total_seconds(),
+            max_age=EMAIL_VERIFICATION_MAX_AGE,
         )
     except signing.SignatureExpired as exc:
         raise EmailVerificationInvalid(_("This link has expired; ask for a new one.")) from exc
@@ -153,7 +152,7 @@ def email_verify(*, token: str) -> AbstractBaseUser:
     return user
 
 
-def profile_ensure(*, user: AbstractBaseUser) -> Profile:
+def profile_ensure(*, user: User) -> Profile:
     """The player's profile, created with a free name derived from the username if missing.
 
     Users made outside sign-up (createsuperuser, the admin, tests) get one the first time
@@ -171,7 +170,7 @@ def profile_ensure(*, user: AbstractBaseUser) -> Profile:
     return profile_set_display_name(user=user, display_name=candidate)
 
 
-def profile_set_language(*, user: AbstractBaseUser, language: str) -> Profile:
+def profile_set_language(*, user: User, language: str) -> Profile:
     """Keep the player's chosen language (one of settings.LANGUAGES) for their next visits."""
     if language not in dict(settings.LANGUAGES):
         raise ValueError(f"Not a language of the room: {language!r}.")

@@ -132,18 +132,8 @@ def _verify(*, inside_transaction: bool) -> AuditReport:
     for values in rows:
         row = dict(zip(fields, values, strict=True))
         report.records += 1
-        if row["seq"] != previous_seq + 1:
-            broken(
-                row,
-                f"comes after seq {previous_seq}: records {previous_seq + 1} to "
-                f"{row['seq'] - 1} are missing",
-            )
-        if row["prev_hash"] != previous_hash:
-            broken(row, "its prev_hash is not the hash of the record before it")
-        if content_hash_of(row) != row["content_hash"]:
-            broken(row, "its content does not match its content hash: changed since written")
-        elif chain_hash(row["prev_hash"] or "", row["content_hash"]) != row["hash"]:
-            broken(row, "its hash is not the link of its prev_hash and content hash")
+        for why in _link_problems(row, previous_seq, previous_hash):
+            broken(row, why)
         previous_seq, previous_hash = row["seq"], row["hash"]
     if (head["seq"], head["hash"]) != (previous_seq, previous_hash):
         broken(
@@ -158,6 +148,25 @@ def _verify(*, inside_transaction: bool) -> AuditReport:
     report.records += report.pending
     report.seconds = time.perf_counter() - clock
     return report
+
+
+def _link_problems(row: dict, previous_seq: int, previous_hash: str) -> list[str]:
+    """What is wrong with one chained record as the link after (previous_seq, previous_hash):
+    a gap before it, a prev_hash that is not the previous hash, content changed since it was
+    hashed, or a hash that is not the link of the two."""
+    problems = []
+    if row["seq"] != previous_seq + 1:
+        problems.append(
+            f"comes after seq {previous_seq}: records {previous_seq + 1} to "
+            f"{row['seq'] - 1} are missing"
+        )
+    if row["prev_hash"] != previous_hash:
+        problems.append("its prev_hash is not the hash of the record before it")
+    if content_hash_of(row) != row["content_hash"]:
+        problems.append("its content does not match its content hash: changed since written")
+    elif chain_hash(row["prev_hash"] or "", row["content_hash"]) != row["hash"]:
+        problems.append("its hash is not the link of its prev_hash and content hash")
+    return problems
 
 
 # -- the daily run (Celery beat: audit.verify_daily)

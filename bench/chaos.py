@@ -477,7 +477,6 @@ async def chaos_play(spec: ChaosSpec) -> dict:
     import psycopg
 
     rng = random.Random(spec.seed)
-    table_ids = [t["table_id"] for t in spec.tables]
     room = Room(spec)
     stats = Stats(window=(0.0, float("inf")))
     bots: list[ChaosBot] = []
@@ -487,65 +486,12 @@ async def chaos_play(spec: ChaosSpec) -> dict:
     db = psycopg.connect(spec.database_url, autocommit=True)
     try:
         await asyncio.gather(*(room.start(name) for name in room.names))
-        for t in spec.tables:
-            seed = TableSeed(**{**t, "bots": [BotSeed(**b) for b in t["bots"]]})
-            watch = TableWatch(seed, stats)
-            for i, bot_seed in enumerate(seed.bots):
-                bot = ChaosBot(bot_seed, watch, room, random.Random(rng.random()))
-                watch.bots.append(bot)
-                bots.append(bot)
-                await connect(bot, room.ports[i % len(room.ports)], seed.table_id)
-        fault_rng = random.Random(spec.seed)
-        first = ["worker", "asgi"]
-        fault_rng.shuffle(first)
-        played = {"baseline": [0, 0.0, True], "faults": [0, 0.0, True]}  # hands, s, reached
-        for r in range(spec.rounds):
-
-            def share(total: int, r: int = r) -> int:
-                return total * (r + 1) // spec.rounds - total * r // spec.rounds
-
-            for phase in ("baseline", "faults"):
-                if phase == "baseline" and not spec.baseline_hands:
-                    continue
-                start, began = hand_counts(db, table_ids)["ended"], time.perf_counter()
-                if phase == "baseline":
-                    target = start + share(spec.baseline_hands)
-                    reached = await until_hands(db, spec, target, room, overdue)
-                else:
-                    stop = asyncio.Event()
-                    loop = fault_loop(room, fault_rng, stop, kills, first)
-                    faults = asyncio.create_task(loop)
-                    try:
-                        reached = await until_hands(
-                            db, spec, start + share(spec.hands), room, overdue, faults, kills,
-                            min_kills=spec.min_kills * (r + 1) // spec.rounds,
-                        )  # fmt: skip
-                    finally:
-                        stop.set()
-                        await faults
-                totals = played[phase]
-                totals[0] += hand_counts(db, table_ids)["ended"] - start
-                totals[1] += time.perf_counter() - began
-                totals[2] = totals[2] and reached
+        await _seat_bots(spec, room, stats, rng, bots)
+        played = await _play_phases(db, spec, room, overdue, kills)
         if spec.baseline_hands:
             result["baseline"] = _phase(*played["baseline"])
         result["faults"] = {**_phase(*played["faults"]), "kills": kills}
-        # Wind-down: everyone sits out and plays the hand in progress out.
-        began = time.perf_counter()
-        for bot in bots:
-            bot.winding_down = True
-        settled = False
-        deadline = time.monotonic() + spec.stuck_seconds + OVERDUE_MARGIN_SECONDS + 30
-        while time.monotonic() < deadline:
-            _note_overdue(db, spec, overdue)
-            if idle_and_sat_out(db, table_ids):
-                settled = True
-                break
-            for bot in bots:
-                if bot.state is not None and bot.protocol is not None:
-                    bot.decide()
-            await asyncio.sleep(0.5)
-        result["wind_down"] = {"seconds": round(time.perf_counter() - began, 1), "ok": settled}
+        result["wind_down"] = await _wind_down(db, spec, bots, overdue)
     finally:
         for bot in bots:
             bot.closed = True
@@ -567,6 +513,83 @@ async def chaos_play(spec: ChaosSpec) -> dict:
         if (n := log.read_text(errors="replace").count("Traceback"))
     }
     return result
+
+
+async def _seat_bots(
+    spec: ChaosSpec, room: Room, stats: Stats, rng: random.Random, bots: list[ChaosBot]
+) -> None:
+    """Connect each table's bots (appended to `bots` as they connect, so a failure part way
+    still closes those connected)."""
+    for t in spec.tables:
+        seed = TableSeed(**{**t, "bots": [BotSeed(**b) for b in t["bots"]]})
+        watch = TableWatch(seed, stats)
+        for i, bot_seed in enumerate(seed.bots):
+            bot = ChaosBot(bot_seed, watch, room, random.Random(rng.random()))
+            watch.bots.append(bot)
+            bots.append(bot)
+            await connect(bot, room.ports[i % len(room.ports)], seed.table_id)
+
+
+async def _play_phases(
+    db, spec: ChaosSpec, room: Room, overdue: list[str], kills: list[dict]
+) -> dict[str, list]:
+    """Each round: a share of the baseline hands without faults, then a share of the hands
+    with processes killed. Returns {phase: [hands, seconds, every target reached]}."""
+    table_ids = [t["table_id"] for t in spec.tables]
+    fault_rng = random.Random(spec.seed)
+    first = ["worker", "asgi"]
+    fault_rng.shuffle(first)
+    played: dict[str, list] = {"baseline": [0, 0.0, True], "faults": [0, 0.0, True]}
+    for r in range(spec.rounds):
+
+        def share(total: int, r: int = r) -> int:
+            return total * (r + 1) // spec.rounds - total * r // spec.rounds
+
+        for phase in ("baseline", "faults"):
+            if phase == "baseline" and not spec.baseline_hands:
+                continue
+            start, began = hand_counts(db, table_ids)["ended"], time.perf_counter()
+            if phase == "baseline":
+                target = start + share(spec.baseline_hands)
+                reached = await until_hands(db, spec, target, room, overdue)
+            else:
+                stop = asyncio.Event()
+                loop = fault_loop(room, fault_rng, stop, kills, first)
+                faults = asyncio.create_task(loop)
+                try:
+                    reached = await until_hands(
+                        db, spec, start + share(spec.hands), room, overdue, faults, kills,
+                        min_kills=spec.min_kills * (r + 1) // spec.rounds,
+                    )  # fmt: skip
+                finally:
+                    stop.set()
+                    await faults
+            totals = played[phase]
+            totals[0] += hand_counts(db, table_ids)["ended"] - start
+            totals[1] += time.perf_counter() - began
+            totals[2] = totals[2] and reached
+    return played
+
+
+async def _wind_down(db, spec: ChaosSpec, bots: list[ChaosBot], overdue: list[str]) -> dict:
+    """Everyone sits out and plays the hand in progress out; ok when every table is idle with
+    its players sat out before the deadline."""
+    table_ids = [t["table_id"] for t in spec.tables]
+    began = time.perf_counter()
+    for bot in bots:
+        bot.winding_down = True
+    settled = False
+    deadline = time.monotonic() + spec.stuck_seconds + OVERDUE_MARGIN_SECONDS + 30
+    while time.monotonic() < deadline:
+        _note_overdue(db, spec, overdue)
+        if idle_and_sat_out(db, table_ids):
+            settled = True
+            break
+        for bot in bots:
+            if bot.state is not None and bot.protocol is not None:
+                bot.decide()
+        await asyncio.sleep(0.5)
+    return {"seconds": round(time.perf_counter() - began, 1), "ok": settled}
 
 
 def _phase(hands: int, seconds: float, reached: bool) -> dict:

@@ -88,76 +88,90 @@ def per_second(run: Callable[[], object], count: int, repeats: int) -> float:
     return count / best
 
 
-def measure_evaluation(settings: Settings) -> list[Measurement]:
-    """Omaha hand evaluation through the public API, against phevaluator (C) and pokerkit."""
-    deals = make_deals(settings.deals)
-    few = deals[: settings.slow_peer_deals]
-    pokerkit_few = [(list(Card.parse("".join(h))), list(Card.parse("".join(b)))) for h, b in few]
+def _our_runs(deals: list, few: list) -> dict[str, Callable[[], None]]:
+    """Our evaluator's workloads: high, low and both halves over every deal, and a shown
+    hand's cards and name over the first few."""
 
-    def ours_high() -> None:
+    def high() -> None:
         for hole, board in deals:
             omaha_high(hole, board)
 
-    def phevaluator_high() -> None:
-        for hole, board in deals:
-            evaluate_omaha_cards(*board, *hole)
-
-    def ours_low() -> None:
+    def low() -> None:
         for hole, board in deals:
             omaha_low8(hole, board)
 
-    def pokerkit_low() -> None:
+    def high_low() -> None:
+        for hole, board in deals:
+            omaha_high_low8(hole, board)
+
+    def shown() -> None:
+        for hole, board in few:
+            hand = omaha_high(hole, board)
+            _ = hand.cards, hand.name
+
+    return {"high": high, "low": low, "high_low": high_low, "shown": shown}
+
+
+def _peer_runs(deals: list, few: list) -> dict[str, Callable[[], None]]:
+    """The same workloads for the peers: phevaluator's high over every deal, pokerkit's over
+    the first few (its cards parsed beforehand)."""
+    pokerkit_few = [(list(Card.parse("".join(h))), list(Card.parse("".join(b)))) for h, b in few]
+
+    def high() -> None:
+        for hole, board in deals:
+            evaluate_omaha_cards(*board, *hole)
+
+    def low() -> None:
         for hole, board in pokerkit_few:
             with suppress(ValueError):  # pokerkit's way of saying: no qualifying low
                 OmahaEightOrBetterLowHand.from_game(hole, board)
 
-    def ours_high_low() -> None:
-        for hole, board in deals:
-            omaha_high_low8(hole, board)
-
-    def pokerkit_high_low() -> None:
+    def high_low() -> None:
         for hole, board in pokerkit_few:
             OmahaHoldemHand.from_game(hole, board)
             with suppress(ValueError):
                 OmahaEightOrBetterLowHand.from_game(hole, board)
 
-    def ours_shown() -> None:
-        for hole, board in few:
-            hand = omaha_high(hole, board)
-            _ = hand.cards, hand.name
-
-    def pokerkit_shown() -> None:
+    def shown() -> None:
         for hole, board in pokerkit_few:
             _ = str(OmahaHoldemHand.from_game(hole, board))
 
+    return {"high": high, "low": low, "high_low": high_low, "shown": shown}
+
+
+def measure_evaluation(settings: Settings) -> list[Measurement]:
+    """Omaha hand evaluation through the public API, against phevaluator (C) and pokerkit."""
+    deals = make_deals(settings.deals)
+    few = deals[: settings.slow_peer_deals]
+    ours, peers = _our_runs(deals, few), _peer_runs(deals, few)
     # phevaluator and ours alternate, so that both see the same machine state.
     high_ours = high_peer = 0.0
     for _ in range(settings.repeats):
-        high_peer = max(high_peer, per_second(phevaluator_high, len(deals), 1))
-        high_ours = max(high_ours, per_second(ours_high, len(deals), 1))
+        high_peer = max(high_peer, per_second(peers["high"], len(deals), 1))
+        high_ours = max(high_ours, per_second(ours["high"], len(deals), 1))
     # pokerkit runs on the first `slow_peer_deals` deals only; rates per second stay comparable.
     n, repeats = len(few), settings.repeats
     return [
         Measurement("omaha_high evaluations", high_ours, "phevaluator", high_peer, "/s"),
         Measurement(
             "omaha_low8 evaluations",
-            per_second(ours_low, len(deals), repeats),
+            per_second(ours["low"], len(deals), repeats),
             "pokerkit",
-            per_second(pokerkit_low, n, 1),
+            per_second(peers["low"], n, 1),
             "/s",
         ),
         Measurement(
             "omaha_high_low8 (both halves)",
-            per_second(ours_high_low, len(deals), repeats),
+            per_second(ours["high_low"], len(deals), repeats),
             "pokerkit",
-            per_second(pokerkit_high_low, n, 1),
+            per_second(peers["high_low"], n, 1),
             "/s",
         ),
         Measurement(
             "omaha_high with .cards and .name",
-            per_second(ours_shown, n, repeats),
+            per_second(ours["shown"], n, repeats),
             "pokerkit",
-            per_second(pokerkit_shown, n, 1),
+            per_second(peers["shown"], n, 1),
             "/s",
         ),
     ]

@@ -64,15 +64,8 @@ def main(argv: list[str] | None = None) -> int:
     call_command("migrate", verbosity=0)
 
     from poker import broadcast
-    from poker.engine.hand import Hand as EngineHand
-    from poker.models import Hand, Table
-    from poker.services import table_act
-    from tests.factories import (
-        deal_hand,
-        default_rake_schedule_row,
-        make_seated_player,
-        make_table,
-    )
+    from poker.models import Table
+    from tests.factories import default_rake_schedule_row, make_seated_player, make_table
 
     module = broadcast
     if args.compare:
@@ -99,62 +92,18 @@ def main(argv: list[str] | None = None) -> int:
     )
     players = {n: make_seated_player(table, f"b{n}", n) for n in range(1, SEATS + 1)}
     changes.clear()
-    actions: list[dict] = []
-    for _ in range(args.hands):
-        hand = deal_hand(table)
-        while hand.status == Hand.Status.RUNNING:
-            engine = EngineHand.from_dict(hand.state)
-            legal = engine.legal_actions()
-            action, amount = ("call", None) if legal.call else ("check", None)
-            if engine.street_name == "flop" and legal.raise_kind == "bet":
-                action, amount = "bet", legal.min_to
-            before = len(changes)
-            table_act(
-                table=table,
-                player=players[legal.seat],
-                action=action,
-                amount=amount,
-                turn=hand.turn,
-                seq=hand.turn,
-            )
-            actions.extend(changes[before:])
-            hand.refresh_from_db()
+    actions = _play(table, players, args.hands, changes)
     sockets = SEATS + SPECTATORS
     per_socket, layer_bytes, build_ms, forward_ms = [], [], [], []
-    public_sizes, private_sizes = [], []
+    public_sizes: list[int] = []
+    private_sizes: list[int] = []
     for change in actions:
-        frames = change["frames"]
         build_ms.append(change["seconds"] * 1000)
         started = time.thread_time()
-        if "private" in frames:  # public text once, private texts to their owners
-            messages = [msgpack.packb({"type": "table.update", "text": frames["public"]})]
-            messages += [
-                msgpack.packb({"type": "table.private", "text": t})
-                for t in frames["private"].values()
-            ]
-            # Each socket decodes its messages and forwards their text as it is.
-            for _ in range(sockets):
-                msgpack.unpackb(messages[0])
-            for message in messages[1:]:
-                msgpack.unpackb(message)
-            public = len(frames["public"].encode())
-            private = [len(text.encode()) for text in frames["private"].values()]
-            public_sizes.append(public)
-            private_sizes.extend(private)
-            received = [public + p for p in private] + [public] * (sockets - len(private))
-            layer = len(messages[0]) * sockets + sum(len(m) for m in messages[1:])
-        else:  # the older shape: one message with every frame, each socket forwards its own
-            message = msgpack.packb({"type": "table.update", **frames})
-            received = []
-            for k in range(sockets):
-                got = msgpack.unpackb(message)
-                own = list(got["frames"].values())
-                frame = own[k] if k < len(own) else got["public"]
-                received.append(len(json.dumps(frame, separators=(",", ":"))))
-            public_sizes.append(received[-1])
-            private_sizes.extend(received[:-1])
-            layer = len(message) * sockets
+        received, layer, public, private = _carry(change["frames"], sockets)
         forward_ms.append((time.thread_time() - started) * 1000)
+        public_sizes.append(public)
+        private_sizes.extend(private)
         per_socket.append(statistics.mean(received))
         layer_bytes.append(layer)
     build_ms.sort()
@@ -182,6 +131,66 @@ def main(argv: list[str] | None = None) -> int:
         f"carried by the channel layer per action: mean {statistics.mean(layer_bytes):,.0f}"
     )
     return 0
+
+
+def _play(table, players: dict, hands: int, changes: list[dict]) -> list[dict]:
+    """Play `hands` hands of calls and checks (a bet on each flop) and return the changes
+    (frames and build time) that the players' actions made, blinds and deals left out."""
+    from poker.engine.hand import Hand as EngineHand
+    from poker.models import Hand
+    from poker.services import table_act
+    from tests.factories import deal_hand
+
+    actions: list[dict] = []
+    for _ in range(hands):
+        hand = deal_hand(table)
+        while hand.status == Hand.Status.RUNNING:
+            engine = EngineHand.from_dict(hand.state)
+            legal = engine.legal_actions()
+            action, amount = ("call", None) if legal.call else ("check", None)
+            if engine.street_name == "flop" and legal.raise_kind == "bet":
+                action, amount = "bet", legal.min_to
+            before = len(changes)
+            table_act(
+                table=table,
+                player=players[legal.seat],
+                action=action,
+                amount=amount,
+                turn=hand.turn,
+                seq=hand.turn,
+            )
+            actions.extend(changes[before:])
+            hand.refresh_from_db()
+    return actions
+
+
+def _carry(frames: dict, sockets: int) -> tuple[list[int], int, int, list[int]]:
+    """Carry one change's frames over the channel layer to `sockets` sockets: (bytes each
+    socket receives, bytes the layer carries, public frame size, private frame sizes)."""
+    if "private" in frames:  # public text once, private texts to their owners
+        messages = [msgpack.packb({"type": "table.update", "text": frames["public"]})]
+        messages += [
+            msgpack.packb({"type": "table.private", "text": t}) for t in frames["private"].values()
+        ]
+        # Each socket decodes its messages and forwards their text as it is.
+        for _ in range(sockets):
+            msgpack.unpackb(messages[0])
+        for message in messages[1:]:
+            msgpack.unpackb(message)
+        public = len(frames["public"].encode())
+        private = [len(text.encode()) for text in frames["private"].values()]
+        received = [public + p for p in private] + [public] * (sockets - len(private))
+        layer = len(messages[0]) * sockets + sum(len(m) for m in messages[1:])
+        return received, layer, public, private
+    # The older shape: one message with every frame, each socket forwards its own.
+    message = msgpack.packb({"type": "table.update", **frames})
+    received = []
+    for k in range(sockets):
+        got = msgpack.unpackb(message)
+        own = list(got["frames"].values())
+        frame = own[k] if k < len(own) else got["public"]
+        received.append(len(json.dumps(frame, separators=(",", ":"))))
+    return received, len(message) * sockets, received[-1], received[:-1]
 
 
 if __name__ == "__main__":

@@ -849,17 +849,7 @@ async def play(
         while (now := time.perf_counter()) < end:
             procs.check_alive()
             for watch in watches:
-                if now - watch.last_change > 5 and watch.last_change < end:
-                    stats.stalls += 1
-                    watch.last_change = now
-                    if len(stats.stall_notes) < 40:
-                        bot = watch.bots[0]
-                        hand = (bot.state or {}).get("hand") or {}
-                        stats.stall_notes.append(
-                            f"table {watch.seed.table_id}: no progress for 5 s at "
-                            f"{watch.last_progress}, to_act={hand.get('to_act')} "
-                            f"seats={[s.get('status') for s in (bot.state or {}).get('seats', [])]}"
-                        )
+                _note_stall(stats, watch, now, end)
             await asyncio.sleep(min(0.5, max(0.0, end - now)))
         cpu1, busy1, wall1 = cpu_sample(procs), machine_busy(), time.perf_counter()
         stats.db = {key: db_counters()[key] - db0[key] for key in db0}
@@ -870,22 +860,42 @@ async def play(
     finally:
         stop.set()
         await asyncio.gather(sampler, return_exceptions=True)
-        for watch in watches:
-            for bot in watch.bots:
-                bot.closed = True
-                if bot.protocol is not None:
-                    bot.protocol.sendClose(1000)
-        bots = [bot for watch in watches for bot in watch.bots]
-        deadline = time.perf_counter() + 3
-        while any(bot.protocol for bot in bots) and time.perf_counter() < deadline:
-            await asyncio.sleep(0.1)
-        for bot in bots:  # still closing after 3 s: drop it without the handshake
-            if bot.protocol is not None:
-                bot.protocol.dropConnection(abort=True)
+        await _disconnect([bot for watch in watches for bot in watch.bots])
     elapsed = wall1 - wall0
     cpu = cpu_by_role(cpu0, cpu1, elapsed)
     machine = 100 * (busy1[0] - busy0[0]) / max(1, busy1[1] - busy0[1])
     return stats, cpu, machine
+
+
+def _note_stall(stats: Stats, watch: TableWatch, now: float, end: float) -> None:
+    """A table with no change for 5 s inside the window is a stall (the first 40 noted)."""
+    if now - watch.last_change <= 5 or watch.last_change >= end:
+        return
+    stats.stalls += 1
+    watch.last_change = now
+    if len(stats.stall_notes) < 40:
+        state = watch.bots[0].state or {}
+        hand = state.get("hand") or {}
+        stats.stall_notes.append(
+            f"table {watch.seed.table_id}: no progress for 5 s at "
+            f"{watch.last_progress}, to_act={hand.get('to_act')} "
+            f"seats={[s.get('status') for s in state.get('seats', [])]}"
+        )
+
+
+async def _disconnect(bots: list[Bot]) -> None:
+    """Close every bot's socket, dropping those still closing after 3 s without the
+    handshake."""
+    for bot in bots:
+        bot.closed = True
+        if bot.protocol is not None:
+            bot.protocol.sendClose(1000)
+    deadline = time.perf_counter() + 3
+    while any(bot.protocol for bot in bots) and time.perf_counter() < deadline:
+        await asyncio.sleep(0.1)
+    for bot in bots:
+        if bot.protocol is not None:
+            bot.protocol.dropConnection(abort=True)
 
 
 # -- pgbench, the peer

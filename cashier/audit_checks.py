@@ -157,23 +157,7 @@ def adjustment_records_match() -> Iterator[str]:
                     "which does not exist"
                 )
                 continue
-            differs = []
-            if payload.get("amount") != adjustment["amount"]:
-                differs.append(
-                    f"amount {payload.get('amount')!r} in the record, {adjustment['amount']}"
-                )
-            if payload.get("player") != adjustment["player_id"]:
-                differs.append(
-                    f"player {payload.get('player')!r} in the record, #{adjustment['player_id']}"
-                )
-            if action == "staff.adjustment_approved":
-                if payload.get("entry") != adjustment["entry_id"]:
-                    differs.append(
-                        f"entry {payload.get('entry')!r} in the record, {adjustment['entry_id']!r}"
-                    )
-                posted = wallet_legs.get(adjustment["entry_id"])
-                if posted != adjustment["amount"]:
-                    differs.append(f"its entry moved {posted!r} on the wallet")
+            differs = _adjustment_differences(action, payload, adjustment, wallet_legs)
             if differs:
                 yield (
                     f"adjustment #{subject_id} does not match its record #{record_id} ({action}): "
@@ -187,6 +171,29 @@ def adjustment_records_match() -> Iterator[str]:
             batch = []
     if batch:
         yield from compare(batch)
+
+
+def _adjustment_differences(
+    action: str, payload: dict, adjustment: dict, wallet_legs: dict
+) -> list[str]:
+    """Where one adjustment record says otherwise than its adjustment: the amount, the player
+    and, for an approval, the entry and what that entry moved on the wallet."""
+    differs = []
+    if payload.get("amount") != adjustment["amount"]:
+        differs.append(f"amount {payload.get('amount')!r} in the record, {adjustment['amount']}")
+    if payload.get("player") != adjustment["player_id"]:
+        differs.append(
+            f"player {payload.get('player')!r} in the record, #{adjustment['player_id']}"
+        )
+    if action == "staff.adjustment_approved":
+        if payload.get("entry") != adjustment["entry_id"]:
+            differs.append(
+                f"entry {payload.get('entry')!r} in the record, {adjustment['entry_id']!r}"
+            )
+        posted = wallet_legs.get(adjustment["entry_id"])
+        if posted != adjustment["amount"]:
+            differs.append(f"its entry moved {posted!r} on the wallet")
+    return differs
 
 
 MATCH_CHECK = AuditCheck(

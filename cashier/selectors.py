@@ -62,7 +62,8 @@ def table_stacks_and_wallets(*, table, wallet_owner_ids) -> tuple[dict[int, int]
 
 def hand_settlement_entries(*, hand_ids) -> dict[int, int]:
     """hand id -> the id of the ledger entry that settled it (hands that settled)."""
-    return dict(Entry.objects.filter(hand_id__in=list(hand_ids)).values_list("hand_id", "pk"))
+    rows = Entry.objects.filter(hand_id__in=list(hand_ids)).values_list("hand_id", "pk")
+    return {hand_id: pk for hand_id, pk in rows if hand_id is not None}
 
 
 def buy_in_range(*, player, table, now: datetime | None = None) -> tuple[int, int]:

@@ -71,7 +71,7 @@ def _check_table_exists(table_id) -> int:
     """For the services that may open a table's first stack: the table is the model the
     accounts point to (`Account.table`), read through that relation, not imported."""
     table_id = _check_table_id(table_id)
-    if not Account.table.field.related_model.objects.filter(pk=table_id).exists():
+    if not Account.table.get_queryset().filter(pk=table_id).exists():
         raise CashierError("unknown_table", _("No such table."))
     return table_id
 
@@ -476,6 +476,7 @@ def _stacks(*, table_id: int, player_ids: list[int]) -> dict[int, Account]:
         for account in Account.objects.filter(
             kind=Kind.TABLE_STACK, table_id=table_id, owner_id__in=player_ids
         )
+        if account.owner_id is not None  # always, by the filter: a stack has an owner
     }
     missing = sorted(set(player_ids) - set(found))
     if missing:
@@ -497,12 +498,12 @@ def hand_stacks_commit(*, table_id: int, hand_id: int, players: list) -> None:
             "already_settled", _("Hand %(hand_id)s is already settled.") % {"hand_id": hand_id}
         )
     stacks = _stacks(table_id=table_id, player_ids=_player_ids(players))
-    busy = [s for s in stacks.values() if s.in_hand_id not in (None, hand_id)]
+    busy = {uid: s for uid, s in stacks.items() if s.in_hand_id not in (None, hand_id)}
     if busy:
         raise CashierError(
             "in_hand",
             _("Player id(s) %(player_ids)s are still in hand %(in_hand_id)s.")
-            % {"player_ids": sorted(s.owner_id for s in busy), "in_hand_id": busy[0].in_hand_id},
+            % {"player_ids": sorted(busy), "in_hand_id": next(iter(busy.values())).in_hand_id},
         )
     Account.objects.filter(pk__in=[s.pk for s in stacks.values()]).update(in_hand_id=hand_id)
 
@@ -592,12 +593,11 @@ def _settle(*, table_id: int, hand_id: int, net_by_player: dict[int, int], rake:
             _("No table stack at table %(table_id)s for player id(s) %(missing)s.")
             % {"table_id": table_id, "missing": missing},
         )
-    busy = [s for s in stacks.values() if s.in_hand_id not in (None, hand_id)]
+    busy = [uid for uid, s in stacks.items() if s.in_hand_id not in (None, hand_id)]
     if busy:
         raise CashierError(
             "in_hand",
-            _("Player id(s) %(player_ids)s are in another hand.")
-            % {"player_ids": sorted(s.owner_id for s in busy)},
+            _("Player id(s) %(player_ids)s are in another hand.") % {"player_ids": sorted(busy)},
         )
     legs = [(stacks[uid], net) for uid, net in sorted(net_by_player.items())]
     legs.append((rake_account, rake))

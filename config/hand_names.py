@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.utils.translation import gettext, pgettext, pgettext_lazy
+from django.utils.translation import gettext, gettext_lazy, pgettext, pgettext_lazy
 
 _SINGULAR = {
     "2": pgettext_lazy("card rank", "two"),
@@ -88,6 +88,19 @@ def category_name(category: str | None) -> str:
     return str(found) if found is not None else category
 
 
+# Hands named by their top rank alone: as one card ("%(top)s") or as the cards of a set
+# ("%(tops)s").
+_BY_TOP_RANK = {
+    "straight flush": gettext_lazy("straight flush, %(top)s high"),
+    "straight": gettext_lazy("straight, %(top)s high"),
+    "flush": gettext_lazy("flush, %(top)s high"),
+    "high card": gettext_lazy("high card, %(top)s"),
+    "one pair": gettext_lazy("one pair, %(tops)s"),
+    "three of a kind": gettext_lazy("three of a kind, %(tops)s"),
+    "four of a kind": gettext_lazy("four of a kind, %(tops)s"),
+}
+
+
 def hand_name(hand: dict[str, Any] | None) -> str:
     """ "full house, kings full of sixes" (or "full aux rois par les six", "フルハウス、キングと6")
     for a hand given as {"category", "cards"} as the engine reports it."""
@@ -103,20 +116,8 @@ def hand_name(hand: dict[str, Any] | None) -> str:
         return gettext("%(ranks)s low") % {"ranks": "-".join(ranks)}
     if category == "royal flush" or (category == "straight flush" and top == "A"):
         return pgettext("hand name", "royal flush")
-    if category == "straight flush":
-        return gettext("straight flush, %(top)s high") % {"top": single}
-    if category == "straight":
-        return gettext("straight, %(top)s high") % {"top": single}
-    if category == "flush":
-        return gettext("flush, %(top)s high") % {"top": single}
-    if category == "high card":
-        return gettext("high card, %(top)s") % {"top": single}
-    if category == "one pair":
-        return gettext("one pair, %(tops)s") % {"tops": of_plural}
-    if category == "three of a kind":
-        return gettext("three of a kind, %(tops)s") % {"tops": of_plural}
-    if category == "four of a kind":
-        return gettext("four of a kind, %(tops)s") % {"tops": of_plural}
+    if category in _BY_TOP_RANK:
+        return str(_BY_TOP_RANK[category]) % {"top": single, "tops": of_plural}
     if category == "two pair":
         return gettext("two pair, %(tops)s and %(nexts)s") % {
             "tops": plural,

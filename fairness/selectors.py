@@ -62,18 +62,19 @@ class DealCheck:
             "over": self.over,
             "revealed": self.revealed,
         }
-        if self.revealed:
+        verification = self.verification
+        if verification is not None:  # revealed
             data.update(
-                revealed_at=self.revealed_at.isoformat(),
+                revealed_at=self.revealed_at.isoformat() if self.revealed_at else None,
                 deck="".join(self.deck),
                 salt=self.salt,
                 server_seed=self.server_seed,
                 client_seeds={str(seat): seed for seat, seed in self.client_seeds.items()},
                 dealt={str(position): card for position, card in self.dealt.items()},
-                ok=self.verification.ok,
+                ok=verification.ok,
                 checks=[
                     {"name": check.name, "ok": check.ok, "detail": check.detail}
-                    for check in self.verification.checks
+                    for check in verification.checks
                 ],
             )
         return data

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -58,7 +59,7 @@ def _seed_for(player) -> str:
 
 def deal_draw(
     *,
-    players: Mapping[int, object],
+    players: Mapping[int, User],
     shuffle: Callable[[Callable[[int], int]], list[str]] | None = None,
     published: ServerSeed | None = None,
 ) -> Deal:

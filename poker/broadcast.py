@@ -134,15 +134,7 @@ def frames_for_change(
     now (one who just left). `seats`, the change's own read of them, serve a change that is
     only betting (which moves no seat) or whose seats are `seats_fresh` (every seat it altered is
     one of these objects); any other change reads them afresh."""
-    # In the order they happened: the button draw before the hand it starts, then what the
-    # engine did, then what followed at the table (the reveal, players sat out or leaving).
-    first = [event for event in events if event["type"] == "button_drawn"]
-    all_events = list(first)
-    if engine is not None and hand_row is not None:
-        all_events.extend(
-            {**event, "hand_id": hand_row.pk} for event in events_for(engine, None, since)
-        )
-    all_events.extend(event for event in events if event["type"] != "button_drawn")
+    all_events = _events_in_order(events, hand_row=hand_row, engine=engine, since=since)
     betting = bool(all_events) and all(event["type"] in BETTING_EVENTS for event in all_events)
     view = TableView(
         table,
@@ -151,22 +143,49 @@ def frames_for_change(
         last_result=not betting,
         seats=seats if betting or seats_fresh else None,
     )
-
-    owners = {seat.number: seat.player_id for seat in view.seats.values()}
-    if betting:
-        named = {event["seat"] for event in all_events if isinstance(event.get("seat"), int)}
-        if view.engine is not None and view.engine.to_act is not None:
-            named.add(view.engine.to_act)
-        user_ids = {owners[number] for number in named if number in owners}
-    else:
-        user_ids = set(owners.values())
+    user_ids = _players_concerned(view, all_events, betting=betting)
     user_ids.update(extra_user_ids)
+    public = _public_frame(view, all_events, betting=betting, version=table.version)
+    private = _private_frames(view, user_ids, version=table.version)
+    return {"public": _dumps(public), "private": private}
 
-    version = table.version
-    public: dict[str, Any] = {"type": "update", "version": version, "events": all_events}
+
+def _events_in_order(
+    events: list[dict[str, Any]], *, hand_row: Hand | None, engine: EngineHand | None, since: int
+) -> list[dict[str, Any]]:
+    """The change's public events in the order they happened: the button draw before the hand
+    it starts, then what the engine did, then what followed at the table (the reveal, players
+    sat out or leaving)."""
+    ordered = [event for event in events if event["type"] == "button_drawn"]
+    if engine is not None and hand_row is not None:
+        ordered.extend(
+            {**event, "hand_id": hand_row.pk} for event in events_for(engine, None, since)
+        )
+    ordered.extend(event for event in events if event["type"] != "button_drawn")
+    return ordered
+
+
+def _players_concerned(view: TableView, events: list[dict[str, Any]], *, betting: bool) -> set[int]:
+    """Whose own part the change may have moved: in betting, the players the events name and
+    the one now to act; otherwise every seated player."""
+    owners = {seat.number: seat.player_id for seat in view.seats.values()}
+    if not betting:
+        return set(owners.values())
+    named = {event["seat"] for event in events if isinstance(event.get("seat"), int)}
+    if view.engine is not None and view.engine.to_act is not None:
+        named.add(view.engine.to_act)
+    return {owners[number] for number in named if number in owners}
+
+
+def _public_frame(
+    view: TableView, events: list[dict[str, Any]], *, betting: bool, version: int
+) -> dict[str, Any]:
+    """The `update` frame: betting sends only what it moved of the hand; anything else also
+    the seats, the last result, the waiting list and the next seed's hash."""
+    public: dict[str, Any] = {"type": "update", "version": version, "events": events}
     hand = view.hand_json(None)
     if betting and hand is not None:
-        public["hand_changes"] = _hand_changes(hand, all_events)
+        public["hand_changes"] = _hand_changes(hand, events)
     else:
         public["hand"] = hand
     if not betting:
@@ -174,7 +193,12 @@ def frames_for_change(
         public["last_result"] = view.last_result
         public["waiting"] = view.waiting_json
         public["next_server_seed_hash"] = view.next_seed_hash
+    return public
 
+
+def _private_frames(view: TableView, user_ids: set[int], *, version: int) -> dict[int, str]:
+    """{user id: JSON text of their `private` frame}, for players seated or not (one who just
+    left still learns their own part)."""
     players: dict[int, Any] = {
         seat.player_id: seat.player for seat in view.seats.values() if seat.player_id in user_ids
     }
@@ -197,7 +221,7 @@ def frames_for_change(
                 "hand": private_hand(view, seat.number if seat else None, legal),
             }
         )
-    return {"public": _dumps(public), "private": private}
+    return private
 
 
 # The event loop serving the sockets, for the embedded in-memory layer (set by the consumer).

@@ -310,7 +310,7 @@ class TableView:
             else {
                 "rule": terms.rule,
                 "left_with": terms.left_with,
-                "until": terms.until.isoformat(),
+                "until": None if terms.until is None else terms.until.isoformat(),
             },
             "sitting_out": bool(seat and seat.status == Seat.Status.SITTING_OUT),
             "status": seat.status if seat else None,
@@ -457,11 +457,13 @@ def lobby_tables(*, player) -> list[Table]:
     tables = list(tables_for_lobby())
     stats = table_stats(table_ids=[table.pk for table in tables])
     for table in tables:
-        table.stats = stats.get(table.pk, NO_STATS)
-        table.is_full = table.seats_free <= 0
-        table.is_mine = table.pk in mine
-        table.waiting_place = places.get(table.pk)
-        table.barred_until = barred.get(table.pk)
+        # The row's own figures for the page, beside the ones the query annotated on it.
+        row = vars(table)
+        row["stats"] = stats.get(table.pk, NO_STATS)
+        row["is_full"] = row["seats_free"] <= 0
+        row["is_mine"] = table.pk in mine
+        row["waiting_place"] = places.get(table.pk)
+        row["barred_until"] = barred.get(table.pk)
     return tables
 
 
@@ -527,7 +529,7 @@ def _history_sections(events: list[dict[str, Any]], names: dict[int, str]) -> li
     if structure == Table.Structure.LIMIT:
         stakes += f", bets {dollars(started['small_bet'])}/{dollars(started['big_bet'])}"
     starting = {seat: stack for seat, stack in started["seats"]}
-    sections = [
+    sections: list[dict[str, Any]] = [
         {
             "title": "Seats",
             "lines": [
@@ -573,14 +575,7 @@ def _event_lines(event: dict[str, Any], who, *, hi_lo: bool, starting: dict) -> 
             for number, cards in event["hole_cards"]
         ]
     if kind == "action":
-        action = event["action"]
-        if action in ("fold", "check"):
-            return [f"{who(seat)} {action}s"]
-        if action == "call":
-            return [f"{who(seat)} calls {dollars(event['added'])}{all_in}"]
-        if action == "bet":
-            return [f"{who(seat)} bets {dollars(event['to'])}{all_in}"]
-        return [f"{who(seat)} raises to {dollars(event['to'])}{all_in}"]
+        return [f"{who(seat)} {_action_words(event)}{all_in}"]
     if kind == "uncalled_bet_returned":
         return [f"{dollars(event['amount'])} uncalled, back to {who(seat)}"]
     if kind == "cards_shown":
@@ -589,15 +584,7 @@ def _event_lines(event: dict[str, Any], who, *, hi_lo: bool, starting: dict) -> 
     if kind == "cards_mucked":
         return [f"{who(seat)} mucks"]
     if kind == "pot_awarded":
-        name = "Main pot" if event["pot"] == 0 else f"Side pot {event['pot']}"
-        rake = f", rake {dollars(event['rake'])}" if event["rake"] else ""
-        shares = [
-            f"{who(share['seat'])} wins {dollars(share['amount'])}"
-            + (f" ({side})" if hi_lo else "")
-            for side in ("high", "low")
-            for share in event[side]
-        ]
-        return [f"{name} {dollars(event['amount'])}{rake}: {'; '.join(shares) or 'nobody'}"]
+        return [_pot_line(event, who, hi_lo=hi_lo)]
     if kind == "hand_ended":
         lines = [f"Rake {dollars(event['rake'])}"]
         for number, stack in event["stacks"]:
@@ -606,6 +593,30 @@ def _event_lines(event: dict[str, Any], who, *, hi_lo: bool, starting: dict) -> 
             lines.append(f"{who(number)} ends with {dollars(stack)} ({sign}{dollars(net)})")
         return lines
     return [f"({kind})"]  # an event this page does not know: its name only, never its data
+
+
+def _action_words(event: dict[str, Any]) -> str:
+    """What a player did, after their name: "folds", "calls $2", "raises to $8"."""
+    action = event["action"]
+    if action in ("fold", "check"):
+        return f"{action}s"
+    if action == "call":
+        return f"calls {dollars(event['added'])}"
+    if action == "bet":
+        return f"bets {dollars(event['to'])}"
+    return f"raises to {dollars(event['to'])}"
+
+
+def _pot_line(event: dict[str, Any], who, *, hi_lo: bool) -> str:
+    """One pot's award: its size and rake, then each share (high or low in hi/lo)."""
+    name = "Main pot" if event["pot"] == 0 else f"Side pot {event['pot']}"
+    rake = f", rake {dollars(event['rake'])}" if event["rake"] else ""
+    shares = [
+        f"{who(share['seat'])} wins {dollars(share['amount'])}" + (f" ({side})" if hi_lo else "")
+        for side in ("high", "low")
+        for share in event[side]
+    ]
+    return f"{name} {dollars(event['amount'])}{rake}: {'; '.join(shares) or 'nobody'}"
 
 
 # -- waiting lists and "join a game" (poker/services/waiting.py writes them)
@@ -646,9 +657,15 @@ class GameKind:
 
 
 def table_stakes(table: Table) -> tuple[int, int]:
+    """(small bet, big bet) in fixed limit, (small blind, big blind) in pot limit: the two
+    amounts the table's check constraint requires of its structure."""
     if table.structure == Table.Structure.LIMIT:
-        return (table.small_bet, table.big_bet)
-    return (table.small_blind, table.big_blind)
+        low, high = table.small_bet, table.big_bet
+    else:
+        low, high = table.small_blind, table.big_blind
+    if low is None or high is None:
+        raise ValueError(f"table {table.pk} lacks the stakes of its structure")
+    return low, high
 
 
 def game_kinds_open() -> list[tuple[GameKind, str]]:
@@ -675,10 +692,11 @@ def seat_offers_of(*, player) -> list[dict[str, Any]]:
         {
             "table": entry.table_id,
             "table_name": entry.table.name,
-            "expires_at": entry.offer_expires_at.isoformat(),
-            "seconds_left": max(0, round((entry.offer_expires_at - now).total_seconds())),
+            "expires_at": expires_at.isoformat(),
+            "seconds_left": max(0, round((expires_at - now).total_seconds())),
         }
         for entry in entries
+        if (expires_at := entry.offer_expires_at) is not None  # always, by the filter
     ]
 
 

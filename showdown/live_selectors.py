@@ -73,7 +73,7 @@ def live_table_view(*, table_id: int, user) -> dict[str, Any] | None:
         }
     you = None
     if user_id is not None:
-        mine = next((seat for seat in seats if seat.player_id == user_id), None)
+        my_seat = next((seat for seat in seats if seat.player_id == user_id), None)
         wallet = (
             Account.objects.filter(kind=Account.Kind.WALLET, owner_id=user_id)
             .values_list("balance", flat=True)
@@ -81,7 +81,7 @@ def live_table_view(*, table_id: int, user) -> dict[str, Any] | None:
         )
         you = {
             "player": _shown_name(user),
-            "seat": mine.number if mine else None,
+            "seat": my_seat.number if my_seat else None,
             "wallet": wallet or 0,
         }
     return {

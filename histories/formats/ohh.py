@@ -39,71 +39,10 @@ def ohh_document(record: dict[str, Any], *, site_name: str = "Omaha Room") -> di
         }
         for seat in record["seats"]
     ]
-    rounds: list[dict[str, Any]] = [{"id": 0, "street": "Preflop", "cards": [], "actions": []}]
-    number = 0
-
-    def add(action: str, seat: int | None, **fields) -> None:
-        nonlocal number
-        number += 1
-        entry = {"action_number": number, "action": action}
-        if seat is not None:
-            entry["player_id"] = player_id[seat]
-        entry.update(fields)
-        rounds[-1]["actions"].append(entry)
-
-    put_in: dict[int, int] = {}  # cents a seat has in the pot, returns taken off
-    last_wager: dict[int, dict[str, Any]] = {}  # a seat's last action that put chips in
-    big_blinds = 0
+    play = _Rounds(player_id)
     for step in record["steps"]:
-        event = step["event"]
-        kind, seat = event["type"], event.get("seat")
-        all_in = bool(event.get("all_in"))
-        if kind == "blind_posted":
-            if event["blind"] == "small":
-                name = "Post SB"
-            else:
-                name = "Post BB" if big_blinds == 0 else "Post Extra Blind"
-                big_blinds += 1
-            add(name, seat, amount=dollars(event["amount"]), is_allin=all_in)
-            put_in[seat] = put_in.get(seat, 0) + event["amount"]
-            last_wager[seat] = rounds[-1]["actions"][-1] | {"cents": event["amount"]}
-            rounds[-1]["actions"][-1] = last_wager[seat]
-        elif kind == "hole_cards_dealt":
-            for number_, cards in event["hole_cards"]:
-                add("Dealt Cards", number_, cards=list(cards) if cards else [])
-        elif kind == "action":
-            action = event["action"].capitalize()
-            fields = {"is_allin": all_in}
-            if event.get("added"):
-                fields["amount"] = dollars(event["added"])
-            add(action, seat, **fields)
-            if event.get("added"):
-                put_in[seat] = put_in.get(seat, 0) + event["added"]
-                last_wager[seat] = rounds[-1]["actions"][-1] | {"cents": event["added"]}
-                rounds[-1]["actions"][-1] = last_wager[seat]
-        elif kind == "uncalled_bet_returned":
-            wager = last_wager[seat]
-            wager["cents"] -= event["amount"]
-            put_in[seat] -= event["amount"]
-            if wager["cents"]:
-                wager["amount"] = dollars(wager["cents"])
-            else:
-                del wager["amount"]
-        elif kind == "street_dealt":
-            rounds.append(
-                {
-                    "id": len(rounds),
-                    "street": STREETS[event["street"]],
-                    "cards": list(event["cards"]),
-                    "actions": [],
-                }
-            )
-        elif kind == "showdown":
-            rounds.append({"id": len(rounds), "street": "Showdown", "cards": [], "actions": []})
-        elif kind == "cards_shown":
-            add("Shows Cards", seat, cards=list(event["cards"]))
-        elif kind == "cards_mucked":
-            add("Mucks Cards", seat)
+        play.event(step["event"])
+    rounds, put_in = play.rounds, play.put_in
     for round_ in rounds:
         for entry in round_["actions"]:
             entry.pop("cents", None)
@@ -146,6 +85,89 @@ def ohh_document(record: dict[str, Any], *, site_name: str = "Omaha Room") -> di
             "pots": pots,
         }
     }
+
+
+class _Rounds:
+    """The hand's OHH rounds, filled one event at a time. `put_in`: the cents each seat has
+    in the pot, returns taken off; each wager keeps its `cents` (dropped at the end) so an
+    uncalled return can take its chips back off it."""
+
+    def __init__(self, player_id: dict[int, int]) -> None:
+        self.player_id = player_id
+        self.rounds: list[dict[str, Any]] = [
+            {"id": 0, "street": "Preflop", "cards": [], "actions": []}
+        ]
+        self.number = 0
+        self.put_in: dict[int, int] = {}
+        self.last_wager: dict[int, dict[str, Any]] = {}  # a seat's last action that put chips in
+        self.big_blinds = 0
+
+    def event(self, event: dict[str, Any]) -> None:
+        kind, seat = event["type"], event.get("seat")
+        if kind == "blind_posted":
+            self._blind(event, seat)
+        elif kind == "hole_cards_dealt":
+            for number, cards in event["hole_cards"]:
+                self._add("Dealt Cards", number, cards=list(cards) if cards else [])
+        elif kind == "action":
+            self._action(event, seat)
+        elif kind == "uncalled_bet_returned":
+            self._returned(seat, event["amount"])
+        elif kind == "street_dealt":
+            self._round(STREETS[event["street"]], list(event["cards"]))
+        elif kind == "showdown":
+            self._round("Showdown", [])
+        elif kind == "cards_shown":
+            self._add("Shows Cards", seat, cards=list(event["cards"]))
+        elif kind == "cards_mucked":
+            self._add("Mucks Cards", seat)
+
+    def _add(self, action: str, seat: int | None, **fields: Any) -> dict[str, Any]:
+        self.number += 1
+        entry: dict[str, Any] = {"action_number": self.number, "action": action}
+        if seat is not None:
+            entry["player_id"] = self.player_id[seat]
+        entry.update(fields)
+        self.rounds[-1]["actions"].append(entry)
+        return entry
+
+    def _round(self, street: str, cards: list[str]) -> None:
+        self.rounds.append(
+            {"id": len(self.rounds), "street": street, "cards": cards, "actions": []}
+        )
+
+    def _wager(self, entry: dict[str, Any], seat: int, cents: int) -> None:
+        self.put_in[seat] = self.put_in.get(seat, 0) + cents
+        entry["cents"] = cents
+        self.last_wager[seat] = entry
+
+    def _blind(self, event: dict[str, Any], seat: int) -> None:
+        if event["blind"] == "small":
+            name = "Post SB"
+        else:
+            name = "Post BB" if self.big_blinds == 0 else "Post Extra Blind"
+            self.big_blinds += 1
+        all_in = bool(event.get("all_in"))
+        entry = self._add(name, seat, amount=dollars(event["amount"]), is_allin=all_in)
+        self._wager(entry, seat, event["amount"])
+
+    def _action(self, event: dict[str, Any], seat: int) -> None:
+        fields: dict[str, Any] = {"is_allin": bool(event.get("all_in"))}
+        if event.get("added"):
+            fields["amount"] = dollars(event["added"])
+        entry = self._add(event["action"].capitalize(), seat, **fields)
+        if event.get("added"):
+            self._wager(entry, seat, event["added"])
+
+    def _returned(self, seat: int, amount: int) -> None:
+        """An uncalled bet comes back: its wager counts only what stayed in the pot."""
+        wager = self.last_wager[seat]
+        wager["cents"] -= amount
+        self.put_in[seat] -= amount
+        if wager["cents"]:
+            wager["amount"] = dollars(wager["cents"])
+        else:
+            del wager["amount"]
 
 
 def _wins(pot: dict[str, Any], player_id: dict[int, int]) -> list[dict[str, Any]]:

@@ -161,103 +161,141 @@ def _pot_name(number: int, pots: int) -> str:
 
 def pokerstars_text(record: dict[str, Any], *, room: str = ROOM_NAME) -> str:
     """The hand of `record` as one PokerStars hand history (ends with a blank line)."""
-    names = {seat["seat"]: seat["player"] for seat in record["seats"]}
-    hi_lo = record["game"] == "omaha8"
+    play = _Play(record)
     lines = _header(record, room)
     for seat in record["seats"]:
         lines.append(
-            f"Seat {seat['seat']}: {names[seat['seat']]} ({usd(seat['starting_stack'])} in chips)"
+            f"Seat {seat['seat']}: {play.names[seat['seat']]} "
+            f"({usd(seat['starting_stack'])} in chips)"
         )
     steps = record["steps"]
-    positions: dict[int, list[str]] = {record["button"]: ["button"]}
-    folded_on: dict[int, str] = {}
-    put_in: set[int] = set()
-    street = "preflop"
-    board: list[str] = []
-    shown: dict[int, dict[str, Any]] = {e["seat"]: e for e in record["showdown"] if e.get("shown")}
-    mucked: set[int] = set()
-    collected: dict[int, int] = {}
-    went_to_showdown = False
-    big_blind_posted = False
     for k, step in enumerate(steps):
-        event = step["event"]
-        kind = event["type"]
-        who = names.get(event.get("seat"), "")
         bets_before = dict(steps[k - 1]["bets"]) if k else {}
-        top = max(bets_before.values(), default=0)
-        all_in = " and is all-in" if event.get("all_in") else ""
-        if kind == "blind_posted":
-            put_in.add(event["seat"])
-            blind = "small blind" if event["blind"] == "small" else "big blind"
-            if blind == "small blind" or not big_blind_posted:
-                positions.setdefault(event["seat"], []).append(blind)  # not an extra big blind
-            big_blind_posted = big_blind_posted or blind == "big blind"
-            lines.append(f"{who}: posts {blind} {usd(event['amount'])}{all_in}")
-        elif kind == "hole_cards_dealt":
-            lines.append("*** HOLE CARDS ***")
-            for number, cards in event["hole_cards"]:
-                if cards:
-                    lines.append(f"Dealt to {names[number]} {_cards(cards)}")
-        elif kind == "action":
-            action = event["action"]
-            if action not in ("fold", "check"):
-                put_in.add(event["seat"])
-            if action == "fold":
-                folded_on[event["seat"]] = street
-                lines.append(f"{who}: folds")
-            elif action == "check":
-                lines.append(f"{who}: checks")
-            elif action == "call":
-                lines.append(f"{who}: calls {usd(event['added'])}{all_in}")
-            elif action == "bet":
-                lines.append(f"{who}: bets {usd(event['to'])}{all_in}")
-            else:
-                lines.append(
-                    f"{who}: raises {usd(event['to'] - top)} to {usd(event['to'])}{all_in}"
-                )
-        elif kind == "uncalled_bet_returned":
-            lines.append(f"Uncalled bet ({usd(event['amount'])}) returned to {who}")
-        elif kind == "street_dealt":
-            street = event["street"]
-            title = f"*** {STREETS[street]} ***"
-            if board:
-                lines.append(f"{title} {_cards(board)} {_cards(event['cards'])}")
-            else:
-                lines.append(f"{title} {_cards(event['cards'])}")
-            board = board + list(event["cards"])
-        elif kind == "showdown":
-            went_to_showdown = True
-            lines.append("*** SHOW DOWN ***")
-        elif kind == "cards_shown":
-            entry = shown.get(event["seat"], {"high": {"name": event.get("high") or ""}})
-            lines.append(f"{who}: shows {_cards(event['cards'])} ({_hand_name(entry, hi_lo)})")
-        elif kind == "cards_mucked":
-            mucked.add(event["seat"])
-            lines.append(f"{who}: mucks hand")
-        elif kind == "pot_awarded":
-            where = _pot_name(event["pot"], len(record["pots"]))
-            for share in [*event["high"], *event["low"]]:
-                collected[share["seat"]] = collected.get(share["seat"], 0) + share["amount"]
-                lines.append(
-                    f"{names[share['seat']]} collected {usd(share['amount'])} from {where}"
-                )
-            if hi_lo and went_to_showdown and not event["low"]:
-                lines.append("No low hand qualified")
+        lines.extend(play.lines_of(step["event"], bets_before))
     if record["status"] == "cancelled":
         lines.append("Hand cancelled")
         lines.append("*** SUMMARY ***")
         for seat in record["seats"]:
             number = seat["seat"]
             button = " (button)" if number == record["button"] else ""
-            lines.append(f"Seat {number}: {names[number]}{button} collected ($0)")
+            lines.append(f"Seat {number}: {play.names[number]}{button} collected ($0)")
     else:
-        if not went_to_showdown:
-            for seat in collected:
-                lines.append(f"{names[seat]}: doesn't show hand")
+        if not play.went_to_showdown:
+            for seat in play.collected:
+                lines.append(f"{play.names[seat]}: doesn't show hand")
         lines.extend(
-            _summary(record, names, positions, folded_on, put_in, shown, mucked, collected, hi_lo)
+            _summary(
+                record,
+                play.names,
+                play.positions,
+                play.folded_on,
+                play.put_in,
+                play.shown,
+                play.mucked,
+                play.collected,
+                play.hi_lo,
+            )
         )
     return "\n".join(lines) + "\n\n"
+
+
+class _Play:
+    """The hand's events in PokerStars lines, one event at a time, keeping what the summary
+    needs: who posted which blind, who folded on which street, who put chips in, what was
+    shown or mucked, and what each player collected."""
+
+    def __init__(self, record: dict[str, Any]) -> None:
+        self.record = record
+        self.names: dict[int, str] = {seat["seat"]: seat["player"] for seat in record["seats"]}
+        self.hi_lo = record["game"] == "omaha8"
+        self.positions: dict[int, list[str]] = {record["button"]: ["button"]}
+        self.folded_on: dict[int, str] = {}
+        self.put_in: set[int] = set()
+        self.street = "preflop"
+        self.board: list[str] = []
+        self.shown: dict[int, dict[str, Any]] = {
+            e["seat"]: e for e in record["showdown"] if e.get("shown")
+        }
+        self.mucked: set[int] = set()
+        self.collected: dict[int, int] = {}
+        self.went_to_showdown = False
+        self.big_blind_posted = False
+
+    def lines_of(self, event: dict[str, Any], bets_before: dict[int, int]) -> list[str]:
+        kind = event["type"]
+        who = self.names.get(event.get("seat"), "")
+        all_in = " and is all-in" if event.get("all_in") else ""
+        if kind == "blind_posted":
+            return [self._blind(event, who, all_in)]
+        if kind == "hole_cards_dealt":
+            dealt = [
+                f"Dealt to {self.names[number]} {_cards(cards)}"
+                for number, cards in event["hole_cards"]
+                if cards
+            ]
+            return ["*** HOLE CARDS ***", *dealt]
+        if kind == "action":
+            top = max(bets_before.values(), default=0)
+            return [self._action(event, who, all_in, top)]
+        if kind == "uncalled_bet_returned":
+            return [f"Uncalled bet ({usd(event['amount'])}) returned to {who}"]
+        if kind == "street_dealt":
+            return [self._street(event)]
+        if kind == "showdown":
+            self.went_to_showdown = True
+            return ["*** SHOW DOWN ***"]
+        if kind == "cards_shown":
+            entry = self.shown.get(event["seat"], {"high": {"name": event.get("high") or ""}})
+            return [f"{who}: shows {_cards(event['cards'])} ({_hand_name(entry, self.hi_lo)})"]
+        if kind == "cards_mucked":
+            self.mucked.add(event["seat"])
+            return [f"{who}: mucks hand"]
+        if kind == "pot_awarded":
+            return self._pot(event)
+        return []
+
+    def _blind(self, event: dict[str, Any], who: str, all_in: str) -> str:
+        self.put_in.add(event["seat"])
+        blind = "small blind" if event["blind"] == "small" else "big blind"
+        if blind == "small blind" or not self.big_blind_posted:
+            self.positions.setdefault(event["seat"], []).append(blind)  # not an extra big blind
+        self.big_blind_posted = self.big_blind_posted or blind == "big blind"
+        return f"{who}: posts {blind} {usd(event['amount'])}{all_in}"
+
+    def _action(self, event: dict[str, Any], who: str, all_in: str, top: int) -> str:
+        action = event["action"]
+        if action not in ("fold", "check"):
+            self.put_in.add(event["seat"])
+        if action == "fold":
+            self.folded_on[event["seat"]] = self.street
+            return f"{who}: folds"
+        if action == "check":
+            return f"{who}: checks"
+        if action == "call":
+            return f"{who}: calls {usd(event['added'])}{all_in}"
+        if action == "bet":
+            return f"{who}: bets {usd(event['to'])}{all_in}"
+        return f"{who}: raises {usd(event['to'] - top)} to {usd(event['to'])}{all_in}"
+
+    def _street(self, event: dict[str, Any]) -> str:
+        self.street = event["street"]
+        title = f"*** {STREETS[self.street]} ***"
+        cards = _cards(event["cards"])
+        line = f"{title} {_cards(self.board)} {cards}" if self.board else f"{title} {cards}"
+        self.board = self.board + list(event["cards"])
+        return line
+
+    def _pot(self, event: dict[str, Any]) -> list[str]:
+        where = _pot_name(event["pot"], len(self.record["pots"]))
+        lines = []
+        for share in [*event["high"], *event["low"]]:
+            self.collected[share["seat"]] = self.collected.get(share["seat"], 0) + share["amount"]
+            lines.append(
+                f"{self.names[share['seat']]} collected {usd(share['amount'])} from {where}"
+            )
+        if self.hi_lo and self.went_to_showdown and not event["low"]:
+            lines.append("No low hand qualified")
+        return lines
 
 
 def _summary(

@@ -131,27 +131,27 @@ def _build_high() -> tuple[array, dict[int, int]]:
     # Flop and turn rows are kept, as the river rows are made from them.
     rows: dict[tuple[int, ...], int] = {}
     get = MULTISET_ORDINAL.get
-    for board in combinations_with_replacement(range(13), 3):
-        code = _rank_code(board)
+    for flop in combinations_with_replacement(range(13), 3):
+        code = _rank_code(flop)
         # 0 where the five ranks are impossible (five of a kind).
-        rows[board] = _pack([get(code + pair, 0) for pair in pair_codes])
-        append(board, rows[board])
-    for board in combinations_with_replacement(range(13), 4):
-        a, b, c, d = board
+        rows[flop] = _pack([get(code + pair, 0) for pair in pair_codes])
+        append(flop, rows[flop])
+    for turn in combinations_with_replacement(range(13), 4):
+        a, b, c, d = turn
         row = 0
         for subset in {(a, b, c), (a, b, d), (a, c, d), (b, c, d)}:
             row = _packed_max(row, rows[subset])
-        rows[board] = row
-        append(board, row)
-    for board in combinations_with_replacement(range(13), 5):
-        if board[0] == board[4]:
+        rows[turn] = row
+        append(turn, row)
+    for river in combinations_with_replacement(range(13), 5):
+        a, b, c, d, e = river
+        if a == e:
             continue  # five of a kind cannot be a board
-        a, b, c, d, e = board
         # Every three-card subset lies in one of these (the one without a, b or c, or abc).
         row = 0
-        for subset in {(b, c, d, e), (a, c, d, e), (a, b, d, e), (a, b, c)}:
-            row = _packed_max(row, rows[subset])
-        append(board, row)
+        for kept in {(b, c, d, e), (a, c, d, e), (a, b, d, e), (a, b, c)}:
+            row = _packed_max(row, rows[kept])
+        append(river, row)
     return table, board_row
 
 
@@ -200,8 +200,9 @@ def _build_low() -> bytes:
         if not pairs or hole.bit_count() > 4:
             continue  # four hole cards hold at most four distinct low ranks
         best = map(min, *pairs) if len(pairs) > 1 else pairs[0]
-        row = bytes(0 if mask == no_low else 255 - mask for mask in best)
-        table[hole << 8 : (hole << 8) + 256] = row
+        table[hole << 8 : (hole << 8) + 256] = bytes(
+            0 if mask == no_low else 255 - mask for mask in best
+        )
     return bytes(table)
 
 

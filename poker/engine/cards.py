@@ -10,6 +10,7 @@ production, a fixed order in tests), and :func:`validate_deck` checks it before 
 """
 
 from collections.abc import Iterable, Sequence
+from typing import TypeGuard
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
@@ -41,7 +42,7 @@ CARD_RANK: dict[str, int] = {card: RANKS.index(card[0]) for card in FULL_DECK}
 CARD_SUIT: dict[str, int] = {card: SUITS.index(card[1]) for card in FULL_DECK}
 
 
-def is_card(value: object) -> bool:
+def is_card(value: object) -> TypeGuard[str]:
     """True for a correctly spelled card string."""
     try:
         return value in CARD_INDEX
@@ -61,7 +62,7 @@ def parse_card(value: object) -> str:
     """Return `value` if it is a card, else raise ValueError naming it."""
     if not is_card(value):
         raise ValueError(bad_card_message(value))
-    return value  # type: ignore[return-value]
+    return value
 
 
 def parse_cards(values: Iterable[object]) -> tuple[str, ...]:
@@ -93,11 +94,9 @@ def validate_deck(cards: Sequence[object]) -> tuple[str, ...]:
 
     Returns the deck as a tuple, so a caller's list cannot change it afterwards.
     """
-    deck = tuple(cards)
-    if len(deck) != len(FULL_DECK):
-        raise ValueError(f"a deck has {len(FULL_DECK)} cards, got {len(deck)}")
-    for card in deck:
-        parse_card(card)
+    if len(cards) != len(FULL_DECK):
+        raise ValueError(f"a deck has {len(FULL_DECK)} cards, got {len(cards)}")
+    deck = tuple(parse_card(card) for card in cards)
     ensure_distinct(deck)
     return deck
 

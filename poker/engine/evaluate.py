@@ -24,7 +24,7 @@ a second, about 6 MB; see docs/benchmarks.md): a high hand costs one dict lookup
 and six array lookups for the hole pairs, plus a short extra step when a flush is possible.
 """
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import combinations
 
 from poker.engine import _tables
@@ -297,17 +297,17 @@ def _five_card_ordinal(five: Sequence[str]) -> int:
     return _MULTISET_ORDINAL[sum(_CODE[card] for card in five) & _RANK_CODE_MASK]
 
 
-def _reject(hole: object, board: object) -> None:
+def _reject(hole: Iterable[object], board: Iterable[object]) -> None:
     """Raise the ValueError that says what is wrong with the cards."""
     if isinstance(hole, str) or isinstance(board, str):
         raise ValueError("give cards as a sequence of card strings, not one string")
-    hole, board = list(hole), list(board)  # type: ignore[call-overload]
-    if len(hole) != 4:
-        raise ValueError(f"Omaha needs exactly 4 hole cards, got {len(hole)}")
-    if not 3 <= len(board) <= 5:
-        raise ValueError(f"the board must hold 3 to 5 cards, got {len(board)}")
-    seen: set[str] = set()
-    for card in (*hole, *board):
+    hole_cards, board_cards = list(hole), list(board)
+    if len(hole_cards) != 4:
+        raise ValueError(f"Omaha needs exactly 4 hole cards, got {len(hole_cards)}")
+    if not 3 <= len(board_cards) <= 5:
+        raise ValueError(f"the board must hold 3 to 5 cards, got {len(board_cards)}")
+    seen: set[object] = set()
+    for card in (*hole_cards, *board_cards):
         try:
             known = card in _RANK
         except TypeError:  # unhashable

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 from poker.engine.cards import CARD_INDEX
 from poker.engine.evaluate import omaha_high, omaha_high_low8
@@ -133,7 +133,7 @@ def _hand_value(value: Any) -> dict[str, Any] | None:
     return {"name": value.name, "category": value.category, "cards": list(value.cards)}
 
 
-def _is_whole(value: Any) -> bool:
+def _is_whole(value: object) -> TypeGuard[int]:
     return type(value) is int
 
 
@@ -145,6 +145,154 @@ def _check_deck(deck: Any) -> None:
             raise InvalidSetup("bad_deck", f"{card!r} is not a card (rank then suit, as 'As')")
     if len(set(deck)) != 52:
         raise InvalidSetup("bad_deck", "the deck has a duplicate card")
+
+
+def _checked_blinds(
+    *,
+    structure: str,
+    small_blind: int | None,
+    big_blind: int | None,
+    small_bet: int | None,
+    big_bet: int | None,
+) -> tuple[int, int]:
+    """The (small blind, big blind) of these stakes. Fixed limit's big blind is its small bet
+    and its small blind defaults to `limit_small_blind`; pot limit has no bets to name."""
+    if structure == "limit":
+        if not _is_whole(small_bet) or small_bet <= 0:
+            raise InvalidSetup("bad_stakes", "fixed limit needs a positive small_bet")
+        if not _is_whole(big_bet) or big_bet <= 0:
+            raise InvalidSetup("bad_stakes", "fixed limit needs a positive big_bet")
+        if big_blind is None:
+            big_blind = small_bet
+        if big_blind != small_bet:
+            raise InvalidSetup("bad_stakes", "in fixed limit the big blind is the small bet")
+        if small_blind is None:
+            small_blind = limit_small_blind(small_bet)
+    elif small_bet is not None or big_bet is not None:
+        raise InvalidSetup("bad_stakes", "pot limit has no small bet or big bet")
+    if not _is_whole(big_blind) or big_blind <= 0:
+        raise InvalidSetup("bad_stakes", "the big blind must be a positive number of cents")
+    if not _is_whole(small_blind) or not 0 <= small_blind <= big_blind:
+        raise InvalidSetup(
+            "bad_stakes", "the small blind must be cents between 0 and the big blind"
+        )
+    return small_blind, big_blind
+
+
+def _checked_stacks(
+    seats: Mapping[int, int] | Iterable[Sequence[int]], structure: str
+) -> dict[int, int]:
+    """{seat number: stack} of the players dealt in, each a seat 1-10 with a positive stack,
+    as many as the structure deals."""
+    pairs: list[object] = list(seats.items()) if isinstance(seats, Mapping) else list(seats)
+    stacks_by_seat: dict[int, int] = {}
+    for pair in pairs:
+        if not isinstance(pair, list | tuple) or len(pair) != 2:
+            raise InvalidSetup("bad_seats", f"a seat is (seat number, stack), not {pair!r}")
+        number, stack = pair
+        if not _is_whole(number) or not 1 <= number <= 10:
+            raise InvalidSetup("bad_seats", f"seat numbers run 1-10, not {number!r}")
+        if number in stacks_by_seat:
+            raise InvalidSetup("bad_seats", f"seat {number} is listed twice")
+        if not _is_whole(stack) or stack <= 0:
+            raise InvalidSetup(
+                "bad_seats", f"seat {number} needs a positive stack in cents, not {stack!r}"
+            )
+        stacks_by_seat[number] = stack
+    if not 2 <= len(stacks_by_seat) <= MAX_PLAYERS[structure]:
+        raise InvalidSetup(
+            "bad_seats",
+            f"{structure} deals 2-{MAX_PLAYERS[structure]} players, not {len(stacks_by_seat)}",
+        )
+    return stacks_by_seat
+
+
+def _checked_blind_seats(
+    *,
+    dealt: Mapping[int, int],
+    button: int,
+    big_blind_seat: int,
+    small_blind_seat: int | None,
+    small_blind: int,
+    extra_big_blind_seats: Iterable[int],
+) -> list[int]:
+    """The extra big blind seats, once every blind is checked to fall on a different seat
+    dealt in (and heads-up, on the seats the heads-up rule names)."""
+    if big_blind_seat not in dealt or not _is_whole(big_blind_seat):
+        raise InvalidSetup("bad_blinds", f"the big blind seat {big_blind_seat!r} is not dealt in")
+    if small_blind_seat is not None:
+        if small_blind_seat not in dealt or not _is_whole(small_blind_seat):
+            raise InvalidSetup(
+                "bad_blinds", f"the small blind seat {small_blind_seat!r} is not dealt in"
+            )
+        if small_blind == 0:
+            raise InvalidSetup("bad_blinds", "a small blind seat is set but the blind is 0")
+    extras = list(extra_big_blind_seats)
+    for seat in extras:
+        if not _is_whole(seat) or seat not in dealt:
+            raise InvalidSetup("bad_blinds", f"extra big blind seat {seat!r} is not dealt in")
+    blind_seats = [big_blind_seat, *extras]
+    if small_blind_seat is not None:
+        blind_seats.append(small_blind_seat)
+    if len(set(blind_seats)) != len(blind_seats):
+        raise InvalidSetup("bad_blinds", "a seat may post only one blind")
+    if len(dealt) == 2:
+        _check_heads_up_blinds(dealt, button, big_blind_seat, small_blind_seat)
+    return extras
+
+
+def _check_heads_up_blinds(
+    dealt: Mapping[int, int], button: int, big_blind_seat: int, small_blind_seat: int | None
+) -> None:
+    """Heads-up the button is dealt in and posts the small blind; the other player the big."""
+    if button not in dealt or button == big_blind_seat:
+        raise InvalidSetup(
+            "bad_blinds", "heads-up the button is dealt in and posts the small blind"
+        )
+    if small_blind_seat is not None and small_blind_seat != button:
+        raise InvalidSetup("bad_blinds", "heads-up the button posts the small blind")
+
+
+def _checked_raise_to(legal: LegalActions, action: str, amount: object) -> int:
+    """The street total a bet or raise goes to, once the rules allow it here."""
+    if not _is_whole(amount):
+        raise IllegalAction(
+            "bad_amount", f"{action} needs a whole number of cents to bet to, not {amount!r}"
+        )
+    if legal.raise_kind is None:
+        raise IllegalAction("cannot_raise", "no bet or raise is open to you now")
+    if action != legal.raise_kind:
+        raise IllegalAction(
+            "wrong_action",
+            "there is a bet to raise: use raise"
+            if legal.raise_kind == "raise"
+            else "there is no bet yet: use bet",
+        )
+    if amount < legal.min_to:
+        raise IllegalAction("amount_too_small", f"the least you may {action} to is {legal.min_to}")
+    if amount > legal.max_to:
+        raise IllegalAction("amount_too_large", f"the most you may {action} to is {legal.max_to}")
+    return amount
+
+
+def _checked_plain_action(
+    legal: LegalActions, action: str, amount: object, bet: int
+) -> tuple[str, int | None]:
+    """A fold, check, call or all-in the rules allow here, as (action, amount): all-in is
+    read as the call, bet or raise it amounts to for a player who has `bet` in this street."""
+    if amount is not None:
+        raise IllegalAction("unexpected_amount", f"{action} takes no amount")
+    if action == "check" and not legal.can_check:
+        raise IllegalAction("cannot_check", f"there is {legal.call} to call")
+    if action == "call" and not legal.call:
+        raise IllegalAction("cannot_call", "there is nothing to call: check instead")
+    if action != "all_in":
+        return action, None
+    if not legal.all_in:
+        raise IllegalAction("cannot_all_in", "going all-in is not a legal bet here")
+    if legal.call and legal.all_in == bet + legal.call:
+        return "call", None
+    return legal.raise_kind or "raise", legal.all_in
 
 
 class Hand:
@@ -192,6 +340,43 @@ class Hand:
         "_hi_lo",
         "_limit",
     )
+    game: str
+    structure: str
+    small_blind: int
+    big_blind: int
+    small_bet: int | None  # fixed limit only
+    big_bet: int | None
+    button: int
+    seats: list[int]
+    starting_stacks: list[int]
+    small_blind_seat: int | None
+    big_blind_seat: int
+    extra_big_blind_seats: list[int]
+    deck: list[str] | None  # None: read from a snapshot, it cannot play on
+    rake_schedule: dict[str, Any] | None
+    stacks: list[int]
+    bets: list[int]
+    committed: list[int]
+    folded: list[bool]
+    hole_cards: list[list[str]]
+    board: list[str]
+    burns: list[str]
+    next_card: int
+    street: int
+    actor: int | None
+    current_bet: int
+    min_raise: int
+    bets_this_round: int
+    acted: list[bool]
+    short_all_in_total: int
+    last_aggressor: int | None
+    must_show: list[bool]
+    events: list[dict[str, Any]]
+    result: dict[str, Any] | None
+    _rake: RakeSchedule | None
+    _legal: LegalActions | None
+    _hi_lo: bool
+    _limit: bool
 
     # ------------------------------------------------------------------ building a hand
 
@@ -243,103 +428,50 @@ class Hand:
     def _set_up(
         self,
         *,
-        game: Any,
-        structure: Any,
-        seats: Any,
-        button: Any,
-        big_blind_seat: Any,
-        deck: Any,
-        small_blind_seat: Any,
-        extra_big_blind_seats: Any,
-        small_blind: Any,
-        big_blind: Any,
-        small_bet: Any,
-        big_bet: Any,
-        rake: Any,
+        game: str,
+        structure: str,
+        seats: Mapping[int, int] | Iterable[Sequence[int]],
+        button: int,
+        big_blind_seat: int,
+        deck: Sequence[str] | None,
+        small_blind_seat: int | None,
+        extra_big_blind_seats: Iterable[int],
+        small_blind: int | None,
+        big_blind: int | None,
+        small_bet: int | None,
+        big_bet: int | None,
+        rake: RakeSchedule | dict[str, Any] | None,
         sealed: bool = False,
     ) -> None:
+        """Check every input (InvalidSetup names the first one wrong) and keep them; no chip
+        moves yet. A `sealed` hand, read back from a snapshot, may come without its deck."""
         if game not in GAMES:
             raise InvalidSetup("bad_game", f"game must be one of {GAMES}, not {game!r}")
         if structure not in STRUCTURES:
             raise InvalidSetup(
                 "bad_structure", f"structure must be one of {STRUCTURES}, not {structure!r}"
             )
-        limit = structure == "limit"
-        if limit:
-            for name, value in (("small_bet", small_bet), ("big_bet", big_bet)):
-                if not _is_whole(value) or value <= 0:
-                    raise InvalidSetup("bad_stakes", f"fixed limit needs a positive {name}")
-            if big_blind is None:
-                big_blind = small_bet
-            if big_blind != small_bet:
-                raise InvalidSetup("bad_stakes", "in fixed limit the big blind is the small bet")
-            if small_blind is None:
-                small_blind = limit_small_blind(small_bet)
-        elif small_bet is not None or big_bet is not None:
-            raise InvalidSetup("bad_stakes", "pot limit has no small bet or big bet")
-        if not _is_whole(big_blind) or big_blind <= 0:
-            raise InvalidSetup("bad_stakes", "the big blind must be a positive number of cents")
-        if not _is_whole(small_blind) or not 0 <= small_blind <= big_blind:
-            raise InvalidSetup(
-                "bad_stakes", "the small blind must be cents between 0 and the big blind"
-            )
-
-        pairs = list(seats.items()) if isinstance(seats, Mapping) else list(seats)
-        numbers: list[int] = []
-        stacks_by_seat: dict[int, int] = {}
-        for pair in pairs:
-            if not isinstance(pair, list | tuple) or len(pair) != 2:
-                raise InvalidSetup("bad_seats", f"a seat is (seat number, stack), not {pair!r}")
-            number, stack = pair
-            if not _is_whole(number) or not 1 <= number <= 10:
-                raise InvalidSetup("bad_seats", f"seat numbers run 1-10, not {number!r}")
-            if number in stacks_by_seat:
-                raise InvalidSetup("bad_seats", f"seat {number} is listed twice")
-            if not _is_whole(stack) or stack <= 0:
-                raise InvalidSetup(
-                    "bad_seats", f"seat {number} needs a positive stack in cents, not {stack!r}"
-                )
-            numbers.append(number)
-            stacks_by_seat[number] = stack
-        if not 2 <= len(numbers) <= MAX_PLAYERS[structure]:
-            raise InvalidSetup(
-                "bad_seats",
-                f"{structure} deals 2-{MAX_PLAYERS[structure]} players, not {len(numbers)}",
-            )
+        small_blind, big_blind = _checked_blinds(
+            structure=structure,
+            small_blind=small_blind,
+            big_blind=big_blind,
+            small_bet=small_bet,
+            big_bet=big_bet,
+        )
+        stacks_by_seat = _checked_stacks(seats, structure)
         if not _is_whole(button) or not 1 <= button <= 10:
             raise InvalidSetup("bad_button", f"the button is a seat number 1-10, not {button!r}")
-        numbers.sort()
+        numbers = sorted(stacks_by_seat)
         first = next((k for k, number in enumerate(numbers) if number > button), 0)
         order = numbers[first:] + numbers[:first]
-
-        if big_blind_seat not in stacks_by_seat or not _is_whole(big_blind_seat):
-            raise InvalidSetup(
-                "bad_blinds", f"the big blind seat {big_blind_seat!r} is not dealt in"
-            )
-        if small_blind_seat is not None:
-            if small_blind_seat not in stacks_by_seat or not _is_whole(small_blind_seat):
-                raise InvalidSetup(
-                    "bad_blinds", f"the small blind seat {small_blind_seat!r} is not dealt in"
-                )
-            if small_blind == 0:
-                raise InvalidSetup("bad_blinds", "a small blind seat is set but the blind is 0")
-        extras = list(extra_big_blind_seats)
-        for seat in extras:
-            if not _is_whole(seat) or seat not in stacks_by_seat:
-                raise InvalidSetup("bad_blinds", f"extra big blind seat {seat!r} is not dealt in")
-        blind_seats = [big_blind_seat, *extras]
-        if small_blind_seat is not None:
-            blind_seats.append(small_blind_seat)
-        if len(set(blind_seats)) != len(blind_seats):
-            raise InvalidSetup("bad_blinds", "a seat may post only one blind")
-        if len(order) == 2:
-            if button not in stacks_by_seat or button == big_blind_seat:
-                raise InvalidSetup(
-                    "bad_blinds", "heads-up the button is dealt in and posts the small blind"
-                )
-            if small_blind_seat is not None and small_blind_seat != button:
-                raise InvalidSetup("bad_blinds", "heads-up the button posts the small blind")
-
+        extras = _checked_blind_seats(
+            dealt=stacks_by_seat,
+            button=button,
+            big_blind_seat=big_blind_seat,
+            small_blind_seat=small_blind_seat,
+            small_blind=small_blind,
+            extra_big_blind_seats=extra_big_blind_seats,
+        )
         if not (sealed and deck is None):
             _check_deck(deck)
         try:
@@ -363,7 +495,7 @@ class Hand:
         self.rake_schedule = schedule.to_data() if schedule is not None else None
         self._rake = schedule
         self._hi_lo = game == "omaha8"
-        self._limit = limit
+        self._limit = structure == "limit"
         self._legal = None
 
     def _begin(self) -> None:
@@ -403,7 +535,7 @@ class Hand:
         for seat in self.extra_big_blind_seats:
             self._post_blind(seat_index[seat], self.big_blind, "extra big")
 
-        hole_cards, deck, position = self.hole_cards, self.deck, 0
+        hole_cards, deck, position = self.hole_cards, self._deck_to_deal(), 0
         for _ in range(HOLE_CARDS):
             for cards in hole_cards:
                 cards.append(deck[position])
@@ -474,7 +606,10 @@ class Hand:
     @property
     def bet_unit(self) -> int:
         """Fixed limit: the small bet preflop and on the flop, the big bet on turn and river."""
-        return self.small_bet if self.street < 2 else self.big_bet
+        unit = self.small_bet if self.street < 2 else self.big_bet
+        if unit is None:
+            raise ValueError("only fixed limit bets in units")
+        return unit
 
     def _facing(self, i: int) -> tuple[int, bool]:
         """(chips player i must add to call, whether anyone else could answer a raise).
@@ -590,10 +725,7 @@ class Hand:
         """
         if self.result is not None:
             raise IllegalAction("hand_over", "the hand is over")
-        if self.deck is None:
-            raise IllegalAction(
-                "no_deck", "this hand was read from a snapshot without its deck: it cannot go on"
-            )
+        self._deck_to_deal()
         if type(action) is not str or action not in ACTIONS:
             raise IllegalAction(
                 "unknown_action", f"the action must be one of {', '.join(ACTIONS)}, not {action!r}"
@@ -605,45 +737,23 @@ class Hand:
         i = self.actor
         assert i is not None
         if action == "bet" or action == "raise":
-            if not _is_whole(amount):
-                raise IllegalAction(
-                    "bad_amount",
-                    f"{action} needs a whole number of cents to bet to, not {amount!r}",
-                )
-            if legal.raise_kind is None:
-                raise IllegalAction("cannot_raise", "no bet or raise is open to you now")
-            if action != legal.raise_kind:
-                raise IllegalAction(
-                    "wrong_action",
-                    "there is a bet to raise: use raise"
-                    if legal.raise_kind == "raise"
-                    else "there is no bet yet: use bet",
-                )
-            if amount < legal.min_to:
-                raise IllegalAction(
-                    "amount_too_small", f"the least you may {action} to is {legal.min_to}"
-                )
-            if amount > legal.max_to:
-                raise IllegalAction(
-                    "amount_too_large", f"the most you may {action} to is {legal.max_to}"
-                )
+            amount = _checked_raise_to(legal, action, amount)
         else:
-            if amount is not None:
-                raise IllegalAction("unexpected_amount", f"{action} takes no amount")
-            if action == "check" and not legal.can_check:
-                raise IllegalAction("cannot_check", f"there is {legal.call} to call")
-            if action == "call" and not legal.call:
-                raise IllegalAction("cannot_call", "there is nothing to call: check instead")
-            if action == "all_in":
-                if not legal.all_in:
-                    raise IllegalAction("cannot_all_in", "going all-in is not a legal bet here")
-                if legal.call and legal.all_in == self.bets[i] + legal.call:
-                    action = "call"
-                else:
-                    action, amount = legal.raise_kind or "raise", legal.all_in
+            action, amount = _checked_plain_action(legal, action, amount, self.bets[i])
 
         first_new = len(self.events)
         self._legal = None
+        self._apply(i, legal, action, amount)
+        if self.result is None:
+            actor = self._next_actor(i)
+            if actor is None:
+                self._end_round()
+            else:
+                self.actor = actor
+        return self.events[first_new:]
+
+    def _apply(self, i: int, legal: LegalActions, action: str, amount: int | None) -> None:
+        """Move the chips of a checked action (all-in already read as a call, bet or raise)."""
         if action == "fold":
             self._fold(i)
         elif action == "check":
@@ -655,13 +765,13 @@ class Hand:
             assert amount is not None
             self._bet_to(i, action, amount)
 
-        if self.result is None:
-            actor = self._next_actor(i)
-            if actor is None:
-                self._end_round()
-            else:
-                self.actor = actor
-        return self.events[first_new:]
+    def _deck_to_deal(self) -> list[str]:
+        """The deck, which a hand read from a snapshot without it does not have."""
+        if self.deck is None:
+            raise IllegalAction(
+                "no_deck", "this hand was read from a snapshot without its deck: it cannot go on"
+            )
+        return self.deck
 
     def _fold(self, i: int) -> None:
         self.folded[i] = True
@@ -765,7 +875,7 @@ class Hand:
     def _deal_street(self) -> None:
         self.street += 1
         self.bets = [0] * len(self.seats)
-        deck, position = self.deck, self.next_card
+        deck, position = self._deck_to_deal(), self.next_card
         burn = deck[position]
         count = _BOARD_CARDS[self.street - 1]
         cards = deck[position + 1 : position + 1 + count]
@@ -793,73 +903,15 @@ class Hand:
     def _finish(self) -> None:
         """Showdown (if contested), rake, and the award of every pot."""
         n = len(self.seats)
-        seats, folded = self.seats, self.folded
-        pots = build_pots(self.committed, folded)
+        pots = build_pots(self.committed, self.folded)
         total = sum(amount for amount, _ in pots)
         rake = 0
         if self._rake is not None and self.flop_dealt:
             rake = self._rake.rake(pot=total, players_dealt_in=n, big_blind=self.big_blind)
         rakes = take_rake([amount for amount, _ in pots], rake)
-
-        high: list[Any] = [None] * n
-        low: list[Any] | None = [None] * n if self._hi_lo else None
-        showdown: list[dict[str, Any]] = []
-        contenders = [i for i in range(n) if not folded[i]]
-        if len(contenders) > 1:
-            order = self._showdown_order()
-            self.events.append({"type": "showdown", "order": [seats[i] for i in order]})
-            board = self.board
-            values_high: dict[int, Any] = {}
-            values_low: dict[int, Any] = {}
-            for i in order:
-                if self._hi_lo:
-                    values_high[i], values_low[i] = omaha_high_low8(self.hole_cards[i], board)
-                else:
-                    values_high[i] = omaha_high(self.hole_cards[i], board)
-            contested = [(amount, eligible) for amount, eligible in pots if len(eligible) > 1]
-            for position, i in enumerate(order):
-                must_show = position == 0 or self.must_show[i]
-                shows = must_show or self._can_win(i, contested, high, low, values_high, values_low)
-                entry: dict[str, Any] = {"seat": seats[i], "must_show": must_show, "shown": shows}
-                if shows:
-                    high[i] = values_high[i]
-                    if low is not None:
-                        low[i] = values_low[i]
-                    entry["cards"] = list(self.hole_cards[i])
-                    entry["high"] = _hand_value(values_high[i])
-                    entry["low"] = _hand_value(values_low.get(i))
-                    self.events.append(
-                        {
-                            "type": "cards_shown",
-                            "seat": seats[i],
-                            "cards": list(self.hole_cards[i]),
-                            "high": entry["high"]["name"],
-                            "low": entry["low"]["name"] if entry["low"] else None,
-                        }
-                    )
-                else:
-                    self.events.append({"type": "cards_mucked", "seat": seats[i]})
-                showdown.append(entry)
-
-        won = [0] * n
-        pot_results = []
-        for k, (amount, eligible) in enumerate(pots):
-            high_shares, low_shares = split_pot(amount - rakes[k], eligible, high, low)
-            for i, share in high_shares:
-                won[i] += share
-            for i, share in low_shares:
-                won[i] += share
-            pot_result = {
-                "amount": amount,
-                "eligible": [seats[i] for i in eligible],
-                "rake": rakes[k],
-                "high": [{"seat": seats[i], "amount": share} for i, share in high_shares],
-                "low": [{"seat": seats[i], "amount": share} for i, share in low_shares],
-            }
-            pot_results.append(pot_result)
-            self.events.append({"type": "pot_awarded", "pot": k, **pot_result})
-        for i in range(n):
-            self.stacks[i] += won[i]
+        showdown, high, low = self._show_down(pots)
+        pot_results = self._award_pots(pots, rakes, high, low)
+        seats = self.seats
         self.bets = [0] * n
         self.actor = None
         self.events.append(
@@ -885,6 +937,87 @@ class Hand:
                 for i in range(n)
             ],
         }
+
+    def _show_down(
+        self, pots: list[tuple[int, list[int]]]
+    ) -> tuple[list[dict[str, Any]], list[Any], list[Any] | None]:
+        """When more than one player is left: each, in showdown order, shows or mucks (the
+        first to show and those who must always show; the rest only a hand that can still win
+        or tie a pot). Returns the showdown entries and each player's high and low hands as
+        shown (None for a hand nobody saw; no low list in Omaha High)."""
+        n = len(self.seats)
+        seats = self.seats
+        high: list[Any] = [None] * n
+        low: list[Any] | None = [None] * n if self._hi_lo else None
+        showdown: list[dict[str, Any]] = []
+        if self.folded.count(False) < 2:
+            return showdown, high, low
+        order = self._showdown_order()
+        self.events.append({"type": "showdown", "order": [seats[i] for i in order]})
+        board = self.board
+        values_high: dict[int, Any] = {}
+        values_low: dict[int, Any] = {}
+        for i in order:
+            if self._hi_lo:
+                values_high[i], values_low[i] = omaha_high_low8(self.hole_cards[i], board)
+            else:
+                values_high[i] = omaha_high(self.hole_cards[i], board)
+        contested = [(amount, eligible) for amount, eligible in pots if len(eligible) > 1]
+        for position, i in enumerate(order):
+            must_show = position == 0 or self.must_show[i]
+            shows = must_show or self._can_win(i, contested, high, low, values_high, values_low)
+            entry: dict[str, Any] = {"seat": seats[i], "must_show": must_show, "shown": shows}
+            if shows:
+                high[i] = values_high[i]
+                if low is not None:
+                    low[i] = values_low[i]
+                entry["cards"] = list(self.hole_cards[i])
+                entry["high"] = _hand_value(values_high[i])
+                entry["low"] = _hand_value(values_low.get(i))
+                self.events.append(
+                    {
+                        "type": "cards_shown",
+                        "seat": seats[i],
+                        "cards": list(self.hole_cards[i]),
+                        "high": entry["high"]["name"],
+                        "low": entry["low"]["name"] if entry["low"] else None,
+                    }
+                )
+            else:
+                self.events.append({"type": "cards_mucked", "seat": seats[i]})
+            showdown.append(entry)
+        return showdown, high, low
+
+    def _award_pots(
+        self,
+        pots: list[tuple[int, list[int]]],
+        rakes: list[int],
+        high: list[Any],
+        low: list[Any] | None,
+    ) -> list[dict[str, Any]]:
+        """Split each pot, less its rake, among the best hands shown (the only player left
+        wins it unseen) and put the winnings on the stacks; the pots' results, main pot first."""
+        seats = self.seats
+        won = [0] * len(seats)
+        pot_results = []
+        for k, (amount, eligible) in enumerate(pots):
+            high_shares, low_shares = split_pot(amount - rakes[k], eligible, high, low)
+            for i, share in high_shares:
+                won[i] += share
+            for i, share in low_shares:
+                won[i] += share
+            pot_result = {
+                "amount": amount,
+                "eligible": [seats[i] for i in eligible],
+                "rake": rakes[k],
+                "high": [{"seat": seats[i], "amount": share} for i, share in high_shares],
+                "low": [{"seat": seats[i], "amount": share} for i, share in low_shares],
+            }
+            pot_results.append(pot_result)
+            self.events.append({"type": "pot_awarded", "pot": k, **pot_result})
+        for i, winnings in enumerate(won):
+            self.stacks[i] += winnings
+        return pot_results
 
     @staticmethod
     def _can_win(
@@ -1028,7 +1161,7 @@ class Hand:
             return NotImplemented
         return self.to_dict() == other.to_dict()
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # mutable, so unhashable (object says hashable)
 
     @classmethod
     def replay(cls, setup: dict[str, Any], events: Iterable[dict[str, Any]]) -> Hand:

@@ -213,68 +213,12 @@ def hand_from_phh(data: dict[str, Any]) -> tuple[dict[str, Any], list[list[str]]
     if variant not in VARIANTS:
         raise PhhError(f"variant {variant!r} is not one of ours ({', '.join(VARIANTS)})")
     game, structure = VARIANTS[variant]
-    stacks = data["starting_stacks"]
-    n = len(stacks)
-    seats = data.get("seats") or list(range(1, n + 1))
-    if len(seats) != n:
-        raise PhhError("'seats' and 'starting_stacks' differ in length")
-    blinds = list(data["blinds_or_straddles"])
-    if len(blinds) != n:
-        raise PhhError("'blinds_or_straddles' must give one amount per player")
-    if n == 2:
-        blinds.reverse()  # PHH heads-up order: [small, big] while p1 posts the big blind
-    if any(type(amount) is not int for amount in [*blinds, *stacks]):
-        raise PhhError("blinds and stacks must be whole numbers of cents")
+    seats, stacks, blinds = _phh_seats(data)
     big_blind = max(blinds)
-
-    if "_big_blind_seat" in data:
-        big_blind_seat = data["_big_blind_seat"]
-        small_blind_seat = data.get("_small_blind_seat")
-        extra = list(data.get("_extra_big_blind_seats", []))
-    else:  # a file from elsewhere: the first full blind is the big blind, later ones extra
-        big_index = blinds.index(big_blind)
-        big_blind_seat = seats[big_index]
-        small = [i for i, amount in enumerate(blinds) if 0 < amount < big_blind]
-        small_blind_seat = seats[small[0]] if small else None
-        extra = [
-            seats[i] for i, amount in enumerate(blinds) if amount == big_blind and i != big_index
-        ]
+    big_blind_seat, small_blind_seat, extra = _phh_blind_seats(data, seats, blinds)
     seat_index = {seat: i for i, seat in enumerate(seats)}
     small_blind = blinds[seat_index[small_blind_seat]] if small_blind_seat in seat_index else 0
-
-    hole: list[list[str]] = [[] for _ in range(n)]
-    board: list[str] = []
-    moves: list[list[str]] = []
-    for raw in data["actions"]:
-        words = raw.split("#", 1)[0].split()
-        if not words:
-            continue
-        if words[:2] == ["d", "dh"] and len(words) == 4:
-            hole[_player_index(words[2], n)].extend(_split_cards(words[3]))
-        elif words[:2] == ["d", "db"] and len(words) == 3:
-            board.extend(_split_cards(words[2]))
-        elif len(words) >= 2 and words[1] == "sm":
-            continue  # our engine decides who shows and who mucks
-        elif len(words) >= 2 and words[1] in ("f", "cc", "cbr"):
-            _player_index(words[0], n)
-            moves.append(words)
-        else:
-            raise PhhError(f"cannot play the action {raw!r} in Omaha")
-    if any(len(cards) != 4 for cards in hole):
-        raise PhhError("every player needs exactly four hole cards ('d dh')")
-    if len(board) > 5:
-        raise PhhError("more than five board cards")
-
-    shown = [card for cards in hole for card in cards] + board
-    if len(set(shown)) != len(shown) or any(card not in FULL_DECK for card in shown):
-        raise PhhError("the file shows a card that is not a card, or one card twice")
-    spare = iter(card for card in FULL_DECK if card not in set(shown))
-    deck = [hole[k % n][k // n] for k in range(4 * n)]
-    for street_cards in (board[:3], board[3:4], board[4:5]):
-        deck.append(next(spare))  # the burn
-        deck.extend(street_cards)
-    deck.extend(spare)
-    deck = deck[:52]
+    hole, board, moves = _phh_cards_and_moves(data["actions"], len(seats))
 
     setup: dict[str, Any] = {
         "game": game,
@@ -284,7 +228,7 @@ def hand_from_phh(data: dict[str, Any]) -> tuple[dict[str, Any], list[list[str]]
         "small_blind_seat": small_blind_seat,
         "big_blind_seat": big_blind_seat,
         "extra_big_blind_seats": extra,
-        "deck": deck,
+        "deck": _phh_deck(hole, board),
         "small_blind": small_blind,
         "big_blind": big_blind,
     }
@@ -297,6 +241,89 @@ def hand_from_phh(data: dict[str, Any]) -> tuple[dict[str, Any], list[list[str]]
     if rake:
         setup["rake"] = recorded_rake_schedule(rake)
     return setup, moves
+
+
+def _phh_seats(data: dict[str, Any]) -> tuple[list[Any], list[Any], list[Any]]:
+    """(seat numbers, starting stacks, blinds posted), one of each per player from p1, the
+    blinds in our order (PHH lists heads-up blinds as [small, big] while p1 posts the big)."""
+    stacks = data["starting_stacks"]
+    n = len(stacks)
+    seats = data.get("seats") or list(range(1, n + 1))
+    if len(seats) != n:
+        raise PhhError("'seats' and 'starting_stacks' differ in length")
+    blinds = list(data["blinds_or_straddles"])
+    if len(blinds) != n:
+        raise PhhError("'blinds_or_straddles' must give one amount per player")
+    if n == 2:
+        blinds.reverse()
+    if any(type(amount) is not int for amount in [*blinds, *stacks]):
+        raise PhhError("blinds and stacks must be whole numbers of cents")
+    return seats, stacks, blinds
+
+
+def _phh_blind_seats(
+    data: dict[str, Any], seats: list[Any], blinds: list[int]
+) -> tuple[Any, Any, list[Any]]:
+    """(big blind seat, small blind seat or None, extra big blind seats): as our own files
+    record them, else read from the blinds (the first full blind is the big blind, later full
+    ones are extra, one below it is the small blind)."""
+    if "_big_blind_seat" in data:
+        return (
+            data["_big_blind_seat"],
+            data.get("_small_blind_seat"),
+            list(data.get("_extra_big_blind_seats", [])),
+        )
+    big_blind = max(blinds)
+    big_index = blinds.index(big_blind)
+    small = [i for i, amount in enumerate(blinds) if 0 < amount < big_blind]
+    extra = [seats[i] for i, amount in enumerate(blinds) if amount == big_blind and i != big_index]
+    return seats[big_index], seats[small[0]] if small else None, extra
+
+
+def _phh_cards_and_moves(
+    actions: list[str], players: int
+) -> tuple[list[list[str]], list[str], list[list[str]]]:
+    """(hole cards per player, board, player moves as words) from a PHH's actions; show
+    and muck lines are skipped, as our engine decides who shows."""
+    hole: list[list[str]] = [[] for _ in range(players)]
+    board: list[str] = []
+    moves: list[list[str]] = []
+    for raw in actions:
+        words = raw.split("#", 1)[0].split()
+        if not words:
+            continue
+        if words[:2] == ["d", "dh"] and len(words) == 4:
+            hole[_player_index(words[2], players)].extend(_split_cards(words[3]))
+        elif words[:2] == ["d", "db"] and len(words) == 3:
+            board.extend(_split_cards(words[2]))
+        elif len(words) >= 2 and words[1] == "sm":
+            continue
+        elif len(words) >= 2 and words[1] in ("f", "cc", "cbr"):
+            _player_index(words[0], players)
+            moves.append(words)
+        else:
+            raise PhhError(f"cannot play the action {raw!r} in Omaha")
+    if any(len(cards) != 4 for cards in hole):
+        raise PhhError("every player needs exactly four hole cards ('d dh')")
+    if len(board) > 5:
+        raise PhhError("more than five board cards")
+    return hole, board, moves
+
+
+def _phh_deck(hole: list[list[str]], board: list[str]) -> list[str]:
+    """The deck that deals these cards: hole cards one at a time from p1, then burn and flop,
+    burn and turn, burn and river, the burns and the rest being the unused cards in order."""
+    shown = [card for cards in hole for card in cards] + board
+    if len(set(shown)) != len(shown) or any(card not in FULL_DECK for card in shown):
+        raise PhhError("the file shows a card that is not a card, or one card twice")
+    spare = iter(card for card in FULL_DECK if card not in set(shown))
+    n = len(hole)
+    deck = [hole[k % n][k // n] for k in range(4 * n)]
+    for street_cards in (board[:3], board[3:4], board[4:5]):
+        deck.append(next(spare))  # the burn
+        deck.extend(street_cards)
+    deck.extend(spare)
+    return deck[:52]
 
 
 def recorded_rake_schedule(rake: int) -> dict[str, Any]:

@@ -28,7 +28,7 @@ def position_names(
     names = {big_blind_seat: "BB"}
     if small_blind_seat is not None and small_blind_seat != button:
         names[small_blind_seat] = "SB"
-    if button in seats:
+    if button is not None and button in seats:
         names[button] = "BTN"
     start = list(seats).index(big_blind_seat) + 1
     order = list(seats[start:]) + list(seats[:start])

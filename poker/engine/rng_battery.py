@@ -23,6 +23,7 @@ it falls below again: a perfect generator then fails a run with probability at m
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Callable, Sequence
@@ -278,12 +279,14 @@ def _raw_runs(stream: bytes) -> _Measure:
     )
 
 
-_SHUFFLE_STATISTICS: tuple[tuple[str, str, Callable[[dict, int], _Measure]], ...] = (
+_DeckStatistic = Callable[[dict[str, list[int]], int], _Measure]
+_StreamStatistic = Callable[[bytes], _Measure]
+_SHUFFLE_STATISTICS: tuple[tuple[str, str, _DeckStatistic], ...] = (
     ("card_by_position", "each card equally likely at each of the 52 positions", _card_by_position),
     ("first_card", "the first card dealt is each of the 52 cards equally often", _first_card),
     ("first_pair", "the first two cards dealt are each ordered pair equally often", _first_pair),
 )
-_RAW_STATISTICS: tuple[tuple[str, str, Callable[[bytes], _Measure]], ...] = (
+_RAW_STATISTICS: tuple[tuple[str, str, _StreamStatistic], ...] = (
     ("raw_frequency", "randbelow(52) gives each value equally often", _raw_frequency),
     ("raw_serial", "consecutive draws of randbelow(52) are each pair equally often", _raw_serial),
     ("raw_runs", "runs of low and high draws are as many as for independent draws", _raw_runs),
@@ -314,27 +317,37 @@ def battery_run(
 
     tallies = _deck_tallies(shuffle, shuffles)
     stream = _raw_stream(randbelow, raw_draws)
-    first_measures = [(name, says, measure(tallies, shuffles), measure)
+    first_measures = [(name, says, measure(tallies, shuffles))
                       for name, says, measure in _SHUFFLE_STATISTICS]  # fmt: skip
-    first_measures += [(name, says, measure(stream), measure)
+    first_measures += [(name, says, measure(stream))
                        for name, says, measure in _RAW_STATISTICS]  # fmt: skip
     del tallies, stream
 
     # A statistic below the threshold is measured again on one fresh sample of its kind (all
     # the shuffle statistics that failed share one new set of decks).
-    fresh: dict[str, object] = {}
+    @functools.cache
+    def fresh_tallies() -> dict[str, list[int]]:
+        return _deck_tallies(shuffle, shuffles)
+
+    @functools.cache
+    def fresh_stream() -> bytes:
+        return _raw_stream(randbelow, raw_draws)
+
+    def on_fresh_decks(measure: _DeckStatistic) -> Callable[[], _Measure]:
+        return lambda: measure(fresh_tallies(), shuffles)
+
+    def on_fresh_stream(measure: _StreamStatistic) -> Callable[[], _Measure]:
+        return lambda: measure(fresh_stream())
+
+    again = {name: on_fresh_decks(measure) for name, _, measure in _SHUFFLE_STATISTICS}
+    again |= {name: on_fresh_stream(measure) for name, _, measure in _RAW_STATISTICS}
+
     results = []
-    for name, says, first, measure in first_measures:
-        last, p_values = first, (first.p_value,)
+    for name, says, first in first_measures:
+        last = first
+        p_values: tuple[float, ...] = (first.p_value,)
         if first.p_value < threshold and retry:
-            if name in _SHUFFLE_NAMES:
-                if "decks" not in fresh:
-                    fresh["decks"] = _deck_tallies(shuffle, shuffles)
-                last = measure(fresh["decks"], shuffles)
-            else:
-                if "raw" not in fresh:
-                    fresh["raw"] = _raw_stream(randbelow, raw_draws)
-                last = measure(fresh["raw"])
+            last = again[name]()
             p_values += (last.p_value,)
         results.append(
             StatisticResult(

@@ -384,7 +384,7 @@ class ShowdownRound:
             return NotImplemented
         return self.to_dict() == other.to_dict()
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # mutable, so unhashable (object says hashable)
 
 
 def settle(
@@ -396,7 +396,7 @@ def settle(
     """Settle every wager of a decided round against `board` (RULES.md 9.4-9.6), then apply
     the table's maximum aggregate payout to the winnings of the whole round."""
     board = tuple(board)
-    results = []
+    results: list[dict[str, Any]] = []
     for player in sorted(seats, key=lambda placed: placed.seat):
         final = omaha_high(player.hole, board)
         category = final_hand_category(final)
@@ -414,7 +414,7 @@ def settle(
             pays = paytables.hole_card_bonus.pays
             wagers["hole_card_bonus"] = (
                 _won(player.hole_card_bonus, hole_category, pays[hole_category])
-                if hole_category in pays
+                if hole_category is not None and hole_category in pays
                 else _lost(player.hole_card_bonus, "lose")
             )
         if player.final_hand_bonus:

@@ -158,7 +158,9 @@ class _Counting:
             for ranks in combinations_with_replacement(range(13), 5)
             if ranks[0] != ranks[4]  # five of a kind
         ]
-        board_index = {ranks: index for index, ranks in enumerate(boards)}
+        board_index: dict[tuple[int, ...], int] = {
+            ranks: index for index, ranks in enumerate(boards)
+        }
         rows = [BOARD_ROW[sum(5**rank for rank in ranks)] for ranks in boards]
         # Coarse category per board multiset, one row per unordered pair of hole ranks.
         pair_categories = {
@@ -195,8 +197,8 @@ class _Counting:
         self.groups: list[tuple[int, tuple[int, ...]]] = [(5, ())]
         self.groups += [(4, (other,)) for other in range(13)]
         self.groups += [(3, pair) for pair in combinations_with_replacement(range(13), 2)]
-        cell_board = []
-        self.group_masks = []
+        cell_board: list[int] = []
+        self.group_masks: list[int] = []
         for k, others in self.groups:
             start = len(cell_board)
             for suited in suited_sets[k]:
@@ -230,7 +232,9 @@ class _Counting:
             part: _plane(bytes(rows[5] + rows[4] * 13 + rows[3] * 91), one)
             for part, rows in holds.items()
         }
-        self.superset_planes = {part: plane for part, plane in planes.items() if len(part) == 3}
+        self.superset_planes: dict[tuple[int, ...], int] = {
+            part: plane for part, plane in planes.items() if len(part) == 3
+        }
         self.contains_planes = {part[0]: plane for part, plane in planes.items() if len(part) == 1}
         self._suited_hole: dict[tuple[int, ...], tuple[int, int, int, int, int]] = {}
         self._weights: dict[tuple[int, ...], list[int]] = {}
@@ -450,7 +454,7 @@ def _suit_classes() -> list[tuple[tuple[int, ...], int]]:
     }
     classes = []
     for sizes in ((4,), (3, 1), (2, 2), (2, 1, 1), (1, 1, 1, 1)):
-        groups: list[list[int]] = []
+        groups: list[list[tuple[int, ...]]] = []
         for size in sorted(set(sizes)):
             times = sizes.count(size)
             groups.append(list(combinations_with_replacement(by_size[size], times)))

@@ -120,7 +120,7 @@ def turn_seconds(change: TableChange, seat_number: int | None) -> int:
     """How long the player in this seat has to act: the table's time, plus the grace for a
     player who is not connected (RULES.md 6)."""
     table = change.table
-    actor = change.seats().get(seat_number)
+    actor = None if seat_number is None else change.seats().get(seat_number)
     if actor is not None and not actor.connected:
         return table.action_seconds + table.disconnect_grace_seconds
     return table.action_seconds
@@ -130,6 +130,8 @@ def finish(change: TableChange, hand_row: Hand, engine: EngineHand, now: datetim
     """Settle the hand in the cashier in this same transaction and tidy the seats."""
     table = change.table
     result = engine.result
+    if result is None:
+        raise ValueError("only a hand that is over is settled")
     dealt = hand_row.player_ids()
     net = {dealt[entry["seat"]]: entry["net"] for entry in result["seats"]}
     cashier.hand_settle(

@@ -68,27 +68,48 @@ def tables_sweep(
     instead of timed out, and no hand counts as stuck."""
     now = now or timezone.now()
     done = {"timeouts": 0, "cancelled": 0, "started": 0, "evicted": 0, "held": 0, "offers": 0}
+    if broadcast_healed_at is not None:
+        done["held"] = timers.hands_hold(healed_at=broadcast_healed_at, now=now)
+    else:
+        done["timeouts"], done["cancelled"] = _overdue_turns_time_out(now)
+    done["cancelled"] += _stale_hands_cancel(now)
+    done["started"] = _idle_tables_deal(now)
+    done["evicted"] = _sitters_out_evict(now)
+    try:
+        done["offers"] = waiting_offers_expire(now=now)
+    except Exception:
+        log.exception("the sweep could not pass on overdue seat offers")
+    return done
+
+
+def _overdue_turns_time_out(now: datetime) -> tuple[int, int]:
+    """Time out every turn past its deadline; a hand whose turn cannot be timed out and is
+    overdue by STUCK_HAND_SECONDS is cancelled. (turns timed out, hands cancelled)"""
+    timeouts = cancelled = 0
     overdue = Hand.objects.filter(status=Hand.Status.RUNNING, deadline__lt=now).values_list(
         "pk", "turn", "deadline"
     )
-    if broadcast_healed_at is not None:
-        done["held"] = timers.hands_hold(healed_at=broadcast_healed_at, now=now)
-        overdue = overdue.none()
     for hand_id, turn, deadline in overdue:
         try:
             if timers.hand_turn_timeout(hand_id=hand_id, turn=turn) in ("check", "fold"):
-                done["timeouts"] += 1
+                timeouts += 1
             continue
         except Exception:
             log.exception("the sweep could not time out hand %s", hand_id)
-        if deadline + timedelta(seconds=STUCK_HAND_SECONDS) < now:
+        if deadline is not None and deadline + timedelta(seconds=STUCK_HAND_SECONDS) < now:
             hand = Hand.objects.get(pk=hand_id)
             if hand_cancel(
                 hand=hand,
                 reason="The hand stopped moving, so it was cancelled.",
                 code="stuck",
             ):
-                done["cancelled"] += 1
+                cancelled += 1
+    return timeouts, cancelled
+
+
+def _stale_hands_cancel(now: datetime) -> int:
+    """Cancel running hands that never got a deadline within STUCK_HAND_SECONDS of starting."""
+    cancelled = 0
     stale = Hand.objects.filter(
         status=Hand.Status.RUNNING,
         deadline__isnull=True,
@@ -98,7 +119,13 @@ def tables_sweep(
         if hand_cancel(
             hand=hand, reason="The hand never got going, so it was cancelled.", code="stuck"
         ):
-            done["cancelled"] += 1
+            cancelled += 1
+    return cancelled
+
+
+def _idle_tables_deal(now: datetime) -> int:
+    """Deal at open tables with players, no running hand and no later start planned."""
+    started = 0
     idle = (
         Table.objects.filter(is_open=True)
         .exclude(hands__status=Hand.Status.RUNNING)
@@ -110,25 +137,29 @@ def tables_sweep(
             continue
         try:
             if table_hand_start(table=table.pk) is not None:
-                done["started"] += 1
+                started += 1
         except Exception:
             log.exception("the sweep could not start a hand at table %s", table.pk)
+    return started
+
+
+def _sitters_out_evict(now: datetime) -> int:
+    """Evict the players sitting out past their table's limit (RULES.md 5)."""
+    evicted = 0
     sitting_out = Seat.objects.filter(
         status=Status.SITTING_OUT, sat_out_at__isnull=False
     ).select_related("table")
     for seat in sitting_out:
+        if seat.sat_out_at is None or seat.leave_pending:
+            continue
         limit = seat.sat_out_at + timedelta(seconds=seat.table.sit_out_limit_seconds)
-        if limit <= now and not seat.leave_pending:
+        if limit <= now:
             try:
                 if seat_evict(table=seat.table_id, seat_id=seat.pk):
-                    done["evicted"] += 1
+                    evicted += 1
             except Exception:
                 log.exception("the sweep could not evict seat %s", seat.pk)
-    try:
-        done["offers"] = waiting_offers_expire(now=now)
-    except Exception:
-        log.exception("the sweep could not pass on overdue seat offers")
-    return done
+    return evicted
 
 
 def _seat_players(hand_row: Hand) -> dict[str, int]:

@@ -104,9 +104,10 @@ def table_sit(
         raise TableError(error.code, error.message) from error
 
 
-def table_leave(*, table: Table, player, by=None) -> None:
+def table_leave(*, table: Table | int, player, by=None) -> None:
     """Stand up. In a hand: checked or folded at each turn, cashed out when it ends. `by`: the
-    staff member making the player leave (a suspension), the author of an immediate cash-out."""
+    staff member making the player leave (a suspension), the author of an immediate cash-out.
+    `table`: the row or its id."""
     with table_change(table) as change:
         seat = change.seat_of(player)
         change.users.add(player.pk)
@@ -248,15 +249,16 @@ def table_connection_set(*, table: Table, player, connected: bool, socket: str =
                 graced = hand_row.action_started_at + timedelta(
                     seconds=table.action_seconds + table.disconnect_grace_seconds
                 )
-                if graced > hand_row.deadline:
+                if hand_row.deadline is not None and graced > hand_row.deadline:
                     hand_row.deadline = graced
                     hand_row.save(update_fields=["deadline"])
                     change.hand(hand_row, engine, len(engine.events), moved=False)
                     change.schedule_turn_timer(hand_row)
 
 
-def seat_evict(*, table: Table, seat_id: int, reason: str = "sit_out_limit") -> bool:
-    """Remove a player sitting out past the limit and cash them out (RULES.md 5)."""
+def seat_evict(*, table: Table | int, seat_id: int, reason: str = "sit_out_limit") -> bool:
+    """Remove a player sitting out past the limit and cash them out (RULES.md 5). `table`: the
+    row or its id."""
     with table_change(table) as change:
         table = change.table
         seat = Seat.objects.filter(pk=seat_id, table=table).first()

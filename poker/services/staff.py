@@ -131,30 +131,30 @@ def staff_seat_remove(
     `bar_hours` (issue 21: a removed player bought back in 0.2 s later). Returns "removed"
     or "leaving"."""
     reason = _check(staff, reason)
-    seat_id = getattr(seat, "pk", seat)
+    seat_id = seat.pk if isinstance(seat, Seat) else seat
     table_id = _table_of(Seat, seat_id, TableError("no_seat", _("This seat is free already.")))
     with table_change(table_id) as change:
-        seat = Seat.objects.filter(pk=seat_id, table=change.table).select_related("player").first()
-        if seat is None:
+        row = Seat.objects.filter(pk=seat_id, table=change.table).select_related("player").first()
+        if row is None:
             raise TableError("no_seat", _("This seat is free already."))
-        player = seat.player
+        player = row.player
         change.users.add(player.pk)
         bar = _bar_make(change, player=player, staff=staff, reason=reason, hours=bar_hours)
         hand_row = change.running_hand()
-        if hand_row is not None and hand_row.is_dealt(seat.number):
-            if seat.leave_pending and seat.leave_reason == "removed":
+        if hand_row is not None and hand_row.is_dealt(row.number):
+            if row.leave_pending and row.leave_reason == "removed":
                 raise TableError("already_leaving", _("This player already leaves after the hand."))
-            _leave_after_hand(change, seat, staff=staff, reason="removed")
+            _leave_after_hand(change, row, staff=staff, reason="removed")
             engine = load_or_none(hand_row)
-            if engine is not None and engine.to_act == seat.number:
+            if engine is not None and engine.to_act == row.number:
                 advance(change, hand_row, engine, since=len(engine.events), now=timezone.now())
             outcome = "leaving"
         else:
-            remove_seat(change, seat, reason="removed", by=staff)
+            remove_seat(change, row, reason="removed", by=staff)
             outcome = "removed"
         _table_record(
             change, action="staff.seat_remove", staff=staff, reason=reason,
-            player=player.pk, seat=seat.number, outcome=outcome,
+            player=player.pk, seat=row.number, outcome=outcome,
             bar={"id": bar.pk, "hours": bar_hours, "until": bar.until.isoformat()},
         )  # fmt: skip
     return outcome
@@ -163,7 +163,7 @@ def staff_seat_remove(
 def staff_table_bar_lift(*, bar: TableBar | int, staff, reason: str) -> TableBar:
     """End a bar early: the player may sit at the table again at once."""
     reason = _check(staff, reason)
-    bar_id = getattr(bar, "pk", bar)
+    bar_id = bar.pk if isinstance(bar, TableBar) else bar
     table_id = _table_of(TableBar, bar_id, TableError("no_bar", _("There is no such bar.")))
     with table_change(table_id) as change:
         bar = TableBar.objects.select_for_update().get(pk=bar_id)
@@ -303,6 +303,8 @@ def staff_seat_offer(*, table: Table | int, player, staff, reason: str) -> int |
         _table_record(
             change, action="staff.seat_offer", staff=staff, reason=reason,
             player=entry.player_id, place=entries.index(entry) + 1,
-            expires_at=entry.offer_expires_at.isoformat(), withdrawn=withdrawn_id,
+            # set by seat_offer_make, after the check above that narrowed it to None
+            expires_at=entry.offer_expires_at.isoformat(),  # type: ignore[attr-defined]
+            withdrawn=withdrawn_id,
         )  # fmt: skip
     return withdrawn_id

@@ -31,9 +31,11 @@ def schedule(items: list[tuple[str, int, int | None, float]]) -> None:
     deadlines = [
         (key, turn, datetime.fromtimestamp(at, UTC))
         for kind, key, turn, at in items
-        if kind == "turn_deadline"
+        if kind == "turn_deadline" and turn is not None
     ]
-    cleared = [(key, turn) for kind, key, turn, _ in items if kind == "turn_clear"]
+    cleared = [
+        (key, turn) for kind, key, turn, _ in items if kind == "turn_clear" and turn is not None
+    ]
     starts = [(key, countdown) for kind, key, _, countdown in items if kind == "hand_start"]
 
     def send() -> None:
@@ -83,9 +85,10 @@ def hand_turn_timeout(
                 turn_hold(change, hand_row, healed_at=broadcast_healed_at, now=now)
                 return "held"
             engine = load(hand_row)
-            seat_number = engine.to_act
             since = len(engine.events)
-            action = engine.default_action()
+            action = engine.default_action()  # IllegalAction when nobody is to act
+            seat_number = engine.to_act
+            assert seat_number is not None  # default_action found the player to act
             engine.act(seat_number, action)
             timed_out = change.seats().get(seat_number)
             if timed_out is not None:

@@ -14,10 +14,11 @@ never saw its bets (a hand posts once, when it settles), so every chip is back w
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeGuard
 
 from django.db import transaction
 from django.utils.translation import gettext as _
@@ -55,7 +56,7 @@ class HandRefused(Exception):
 # ------------------------------------------------------------------ validation
 
 
-def is_int(value: Any) -> bool:
+def is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -242,6 +243,8 @@ class TableChange:
     def schedule_turn_timer(self, hand_row: Hand) -> None:
         """After commit the turn's deadline goes to the timekeeper (poker/timekeeper.py),
         replacing the hand's turn before: no task is sent until it is due."""
+        if hand_row.deadline is None:
+            raise ValueError("a turn timer needs the hand's deadline")
         self.schedules.append(
             ("turn_deadline", hand_row.pk, hand_row.turn, hand_row.deadline.timestamp())
         )
@@ -279,9 +282,7 @@ def table_change(table: Table | int) -> Iterator[TableChange]:
                 schedule(change.schedules)
             for user_id, frame in change.notices:
                 transaction.on_commit(
-                    lambda user_id=user_id, frame=frame: broadcast.send_to_player(
-                        user_id=user_id, frame=frame
-                    )
+                    functools.partial(broadcast.send_to_player, user_id=user_id, frame=frame)
                 )
     except HandRefused as refused:
         cancel_refused(refused)

@@ -30,12 +30,15 @@ from responsible import rules as responsible
 
 
 def _offer_frame(table: Table, entry: WaitingEntry, now: datetime) -> dict:
+    expires_at = entry.offer_expires_at
+    if expires_at is None:
+        raise ValueError("a seat offer frame is for an entry holding an offer")
     return {
         "type": "seat_offer",
         "table": table.pk,
         "table_name": table.name,
-        "expires_at": entry.offer_expires_at.isoformat(),
-        "seconds_left": max(0, round((entry.offer_expires_at - now).total_seconds())),
+        "expires_at": expires_at.isoformat(),
+        "seconds_left": max(0, round((expires_at - now).total_seconds())),
     }
 
 
@@ -132,7 +135,9 @@ def waiting_list_join(*, table: Table | int, player) -> int:
         if created:
             seats_offer(change)  # a seat nobody holds goes to the head of the list at once
             _waiting_changed(change, player.pk)
-        return waiting_position(table=table, player=player)
+        place = waiting_position(table=table, player=player)
+        assert place is not None  # on the list since the get_or_create above
+        return place
 
 
 def waiting_list_leave(*, table: Table | int, player) -> None:
