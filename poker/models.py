@@ -82,6 +82,14 @@ class Table(models.Model):
     action_seconds = models.PositiveIntegerField(default=30)
     countdown_seconds = models.PositiveIntegerField(default=20)
     disconnect_grace_seconds = models.PositiveIntegerField(default=20)
+    # The time bank (docs/rules.md "Time bank"): extra seconds a player may use after the
+    # normal time (and any disconnection grace) runs out. A player sits down with a full bank
+    # of `time_bank_seconds`; each hand they are dealt into adds `time_bank_refill_seconds`
+    # back, up to that full bank. 0 turns the bank off.
+    time_bank_seconds = models.PositiveIntegerField(default=20, validators=[MaxValueValidator(300)])
+    time_bank_refill_seconds = models.PositiveIntegerField(
+        default=1, validators=[MaxValueValidator(60)]
+    )
     sit_out_limit_seconds = models.PositiveIntegerField(default=600)
     next_hand_delay_seconds = models.FloatField(default=3.0)
     # How long a player at the head of the waiting list has to take a seat offered to them.
@@ -232,6 +240,8 @@ class Seat(models.Model):
     time_out_pending = models.BooleanField(default=False)
     # Asked to leave during a hand they are dealt in: checked/folded, then cashed out at its end.
     leave_pending = models.BooleanField(default=False)
+    # Whole seconds left in the player's time bank (docs/rules.md "Time bank").
+    time_bank = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["table", "number"]
@@ -332,6 +342,9 @@ class Hand(models.Model):
     state = models.JSONField()  # `EngineHand.snapshot()`: rebuilt by its setup, deck and log
     turn = models.PositiveIntegerField(default=1)
     action_started_at = models.DateTimeField(null=True, blank=True)
+    # When the player to act starts using their time bank (their normal time, with any
+    # disconnection grace, ends then); None when they have no bank. `deadline` includes it.
+    time_bank_from = models.DateTimeField(null=True, blank=True)
     deadline = models.DateTimeField(null=True, blank=True)
     cancel_reason = models.TextField(blank=True)
     # The engine's result once finished (a copy from `state`, so the last result is cheap to read)

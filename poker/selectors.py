@@ -54,6 +54,7 @@ def table_json(table: Table) -> dict[str, Any]:
         "max_buy_in": table.max_buy_in,
         "action_seconds": table.action_seconds,
         "countdown_seconds": table.countdown_seconds,
+        "time_bank_seconds": table.time_bank_seconds,
     }
 
 
@@ -275,6 +276,10 @@ class TableView:
             "turn": hand_row.turn,
             "deadline": hand_row.deadline.isoformat() if hand_row.deadline else None,
             "countdown_at": _iso(countdown_at),
+            # From then until the deadline the player to act is on their time bank.
+            "time_bank_from": hand_row.time_bank_from.isoformat()
+            if hand_row.time_bank_from
+            else None,
             **view,
         }
 
@@ -317,6 +322,7 @@ class TableView:
             "posts_big_blind": bool(seat and seat.posts_big_blind_next),
             "last_seq": last_seq,
             "waiting": self.waiting_of(player.pk),
+            "time_bank": seat.time_bank if seat else None,
         }
 
     def log_for(self, player) -> list[dict[str, Any]]:

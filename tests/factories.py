@@ -51,6 +51,8 @@ def make_table(**overrides):
         "small_blind": 50,
         "big_blind": 100,
         "max_seats": 6,
+        # No time bank unless a test asks for one: the other tests time turns to the second.
+        "time_bank_seconds": 0,
     }
     fields.update(overrides)
     return Table.objects.create(**fields)

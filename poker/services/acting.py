@@ -3,6 +3,7 @@ the cashier in the same transaction) and tidying the seats between hands."""
 
 from __future__ import annotations
 
+import math
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -106,13 +107,14 @@ def advance(
     while not engine.is_over and engine.to_act in leaving:
         engine.act(engine.to_act, engine.default_action())
     change.hand(hand_row, engine, since)
+    time_bank_charge(change, hand_row, engine, since=since, now=now)
     if engine.is_over:
         finish(change, hand_row, engine, now)
         return
     if not new_hand:
         hand_row.turn += 1
     hand_row.action_started_at = now
-    hand_row.deadline = now + timedelta(seconds=turn_seconds(change, engine.to_act))
+    hand_row.time_bank_from, hand_row.deadline = turn_clock(change, engine.to_act, start=now)
     change.schedule_turn_timer(hand_row)
 
 
@@ -124,6 +126,51 @@ def turn_seconds(change: TableChange, seat_number: int | None) -> int:
     if actor is not None and not actor.connected:
         return table.action_seconds + table.disconnect_grace_seconds
     return table.action_seconds
+
+
+def turn_clock(
+    change: TableChange, seat_number: int | None, *, start: datetime
+) -> tuple[datetime | None, datetime]:
+    """(when the time bank starts, the deadline) of a turn starting at `start`: the normal
+    time (plus the grace of a disconnected player), then the player's time bank, if any."""
+    normal = start + timedelta(seconds=turn_seconds(change, seat_number))
+    actor = change.seats().get(seat_number)
+    bank = actor.time_bank if actor is not None else 0
+    if bank <= 0:
+        return None, normal
+    return normal, normal + timedelta(seconds=bank)
+
+
+def time_bank_charge(
+    change: TableChange, hand_row: Hand, engine: EngineHand, *, since: int, now: datetime
+) -> None:
+    """The turn that just ended: the player who acted pays what they used of their time bank
+    (whole seconds, rounded up); a turn ended within the normal time costs nothing."""
+    started, hand_row.time_bank_from = hand_row.time_bank_from, None
+    if started is None or now <= started:
+        return
+    actor = next(
+        (event["seat"] for event in engine.events[since:] if event["type"] == "action"), None
+    )
+    seat = change.seats().get(actor)
+    if seat is None:
+        return
+    used = math.ceil((now - started).total_seconds())
+    seat.time_bank = max(seat.time_bank - used, 0)
+    change.save_later(seat, ["time_bank"])
+
+
+def time_banks_refill(change: TableChange, hand_row: Hand) -> None:
+    """Each player dealt into the hand just ended gets some of their time bank back."""
+    table = change.table
+    dealt = hand_row.player_ids()
+    for number, seat in change.seats().items():
+        if dealt.get(number) != seat.player_id or seat.time_bank >= table.time_bank_seconds:
+            continue
+        seat.time_bank = min(
+            seat.time_bank + table.time_bank_refill_seconds, table.time_bank_seconds
+        )
+        change.save_later(seat, ["time_bank"])
 
 
 def finish(change: TableChange, hand_row: Hand, engine: EngineHand, now: datetime) -> None:
@@ -153,6 +200,7 @@ def finish(change: TableChange, hand_row: Hand, engine: EngineHand, now: datetim
     table.next_hand_at = now + timedelta(seconds=delay)
     change.save_later(table, ["last_hand_players", "last_hand_ended_at", "next_hand_at"])
     tidy_seats(change, now)
+    time_banks_refill(change, hand_row)
     change.schedule_hand_start(delay)
 
 

@@ -15,7 +15,7 @@ from cashier.selectors import table_stack_balance
 from fairness import services as fairness
 from poker import broadcast
 from poker.models import Seat, Table
-from poker.services.acting import advance, remove_seat, sit_out
+from poker.services.acting import advance, remove_seat, sit_out, turn_clock
 from poker.services.unit import (
     Status,
     TableError,
@@ -83,6 +83,7 @@ def table_sit(
                 player=player,
                 status=Status.PLAYING if post_big_blind else Status.WAITING_BIG_BLIND,
                 posts_big_blind_next=post_big_blind,
+                time_bank=table.time_bank_seconds,
             )
             change.seats_reload()
             waiting_list_sat(change, player)
@@ -241,12 +242,13 @@ def table_connection_set(*, table: Table, player, connected: bool, socket: str =
         if not connected and hand_row is not None and hand_row.action_started_at:
             engine = peek(hand_row)
             if engine is not None and engine.to_act == seat.number:
-                graced = hand_row.action_started_at + timedelta(
-                    seconds=table.action_seconds + table.disconnect_grace_seconds
+                # The grace comes after the normal time, the time bank after the grace.
+                bank_from, graced = turn_clock(
+                    change, seat.number, start=hand_row.action_started_at
                 )
                 if graced > hand_row.deadline:
-                    hand_row.deadline = graced
-                    hand_row.save(update_fields=["deadline"])
+                    hand_row.time_bank_from, hand_row.deadline = bank_from, graced
+                    hand_row.save(update_fields=["time_bank_from", "deadline"])
                     change.hand(hand_row, engine, len(engine.events), moved=False)
                     change.schedule_turn_timer(hand_row)
 

@@ -1011,17 +1011,25 @@
     const turnTimer = $("turn");
     delete turnTimer.dataset.seconds;
     if (!hand || hand.result || !hand.deadline || !hand.to_act) return;
-    const left = (Date.parse(hand.deadline) - serverNow()) / 1000;
-    const countdownFrom = hand.countdown_at
-      ? (Date.parse(hand.deadline) - Date.parse(hand.countdown_at)) / 1000
+    // The normal time runs to the time bank's start; then the bank counts down to the deadline.
+    const bankFrom = hand.time_bank_from ? Date.parse(hand.time_bank_from) : null;
+    const banking = bankFrom !== null && serverNow() >= bankFrom;
+    const end = bankFrom !== null && !banking ? bankFrom : Date.parse(hand.deadline);
+    const left = (end - serverNow()) / 1000;
+    let countdownFrom = hand.countdown_at
+      ? (end - Date.parse(hand.countdown_at)) / 1000
       : state.table.countdown_seconds;
+    if (banking) countdownFrom = (end - bankFrom) / 1000;
     const seat = document.getElementById("seat-" + hand.to_act);
     if (!seat) return;
     const timer = seat.querySelector(".timer");
     const seconds = Math.max(0, Math.ceil(left));
     if (left <= countdownFrom) {
       timer.hidden = false;
-      timer.textContent = fill(gettext("%(seconds)ss"), { seconds: seconds });
+      timer.textContent = banking
+        ? fill(gettext("Time bank %(seconds)ss"), { seconds: seconds })
+        : fill(gettext("%(seconds)ss"), { seconds: seconds });
+      timer.classList.toggle("bank", banking);
       timer.classList.toggle("urgent", left <= 5);
       timer.style.setProperty("--left", Math.max(0, left / countdownFrom));
       turnTimer.dataset.seconds = seconds;
