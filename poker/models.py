@@ -242,6 +242,12 @@ class Seat(models.Model):
     leave_pending = models.BooleanField(default=False)
     # Whole seconds left in the player's time bank (docs/rules.md "Time bank").
     time_bank = models.PositiveIntegerField(default=0)
+    # The player's own choices (docs/rules.md "Seat options"): sit out when the big blind
+    # would reach them, stand up when the hand they are in ends, and keep their stack topped
+    # up to the most they may have here (a re-buy when it is empty) after every hand.
+    sit_out_next_big_blind = models.BooleanField(default=False)
+    leave_after_hand = models.BooleanField(default=False)
+    auto_top_up = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["table", "number"]

@@ -323,6 +323,14 @@ class TableView:
             "last_seq": last_seq,
             "waiting": self.waiting_of(player.pk),
             "time_bank": seat.time_bank if seat else None,
+            # The player's seat options (docs/protocol.md `seat_options`), null when not seated.
+            "options": {
+                "sit_out_next_big_blind": seat.sit_out_next_big_blind,
+                "leave_after_hand": seat.leave_after_hand,
+                "auto_top_up": seat.auto_top_up,
+            }
+            if seat
+            else None,
         }
 
     def log_for(self, player) -> list[dict[str, Any]]:

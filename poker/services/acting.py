@@ -8,13 +8,14 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from audit.services import Subject, audit_record
 from cashier import services as cashier
-from cashier.selectors import table_stacks
+from cashier.selectors import buy_in_terms, table_stacks, wallet_balance
 from fairness import services as fairness
 from poker import broadcast
 from poker.engine.hand import Hand as EngineHand
@@ -199,6 +200,7 @@ def finish(change: TableChange, hand_row: Hand, engine: EngineHand, now: datetim
     table.last_hand_ended_at = now
     table.next_hand_at = now + timedelta(seconds=delay)
     change.save_later(table, ["last_hand_players", "last_hand_ended_at", "next_hand_at"])
+    seats_auto_top_up(change, hand_row)
     tidy_seats(change, now)
     time_banks_refill(change, hand_row)
     change.schedule_hand_start(delay)
@@ -212,12 +214,51 @@ def hand_reveal(change: TableChange, hand_row: Hand, now: datetime) -> None:
         change.event("hand_revealed", hand_id=hand_row.pk, url=url)
 
 
+def seats_auto_top_up(change: TableChange, hand_row: Hand) -> None:
+    """After a hand, each player of it who chose auto top-up is brought back to the most
+    they may have here (the ratholing rules' top, `buy_in_terms`), or, with no chips left,
+    bought in again for that much; whatever the wallet allows, through the cashier as a
+    manual top-up or re-buy would go. A wallet short of a re-buy's minimum, or a refusal
+    (a time-out started), skips it: the bust player sits out as usual."""
+    table, dealt = change.table, hand_row.player_ids()
+    wanting = [
+        seat
+        for number, seat in sorted(change.seats().items())
+        if seat.auto_top_up
+        and dealt.get(number) == seat.player_id
+        and not (seat.leave_pending or seat.leave_after_hand)
+    ]
+    if not wanting:
+        return
+    stacks = table_stacks(table=table)
+    for seat in wanting:
+        stack = stacks.get(seat.player_id, 0)
+        terms = buy_in_terms(player=seat.player, table=table)
+        amount = min(terms.high - stack, wallet_balance(player=seat.player))
+        if amount <= 0 or (stack == 0 and amount < terms.low):
+            continue
+        move = cashier.table_top_up if stack > 0 else cashier.table_buy_in
+        try:
+            with transaction.atomic():  # a refusal undoes only this one
+                move(
+                    player=seat.player,
+                    table_id=table.pk,
+                    min_buy_in=table.min_buy_in,
+                    max_buy_in=table.max_buy_in,
+                    amount=amount,
+                    idempotency_key=f"auto-top-up-{hand_row.pk}-{seat.player_id}",
+                )
+        except cashier.CashierError:
+            continue
+        change.event("player_topped_up", seat=seat.number, amount=amount, auto=True)
+
+
 def tidy_seats(change: TableChange, now: datetime) -> None:
     """Between hands: timed-out players sit out, leavers are cashed out, the bust sit out."""
     table = change.table
     stacks = table_stacks(table=table)
     for seat in sorted(change.seats().values(), key=lambda seat: seat.number):
-        if seat.leave_pending:
+        if seat.leave_pending or seat.leave_after_hand:
             remove_seat(change, seat, reason="left")
             continue
         if seat.time_out_pending:

@@ -216,6 +216,50 @@ def table_top_up(*, table: Table, player, amount: int, idempotency_key: str) -> 
         raise TableError(error.code, error.message) from error
 
 
+SEAT_OPTIONS = ("sit_out_next_big_blind", "leave_after_hand", "auto_top_up")
+
+
+def table_seat_options_set(
+    *,
+    table: Table | int,
+    player,
+    sit_out_next_big_blind: Any = None,
+    leave_after_hand: Any = None,
+    auto_top_up: Any = None,
+) -> Seat | None:
+    """Turn the player's seat options on or off (None leaves one as it is; docs/rules.md "Seat
+    options"). "Leave after this hand" asked when the player is in no running hand stands them
+    up at once (there is no hand to wait for): returns None then, else the seat."""
+    given = {
+        name: check_bool(value, name)
+        for name, value in (
+            ("sit_out_next_big_blind", sit_out_next_big_blind),
+            ("leave_after_hand", leave_after_hand),
+            ("auto_top_up", auto_top_up),
+        )
+        if value is not None
+    }
+    if not given:
+        raise TableError(
+            "bad_field",
+            _("Say which option to set: %(names)s.") % {"names": ", ".join(SEAT_OPTIONS)},
+        )
+    with table_change(table) as change:
+        seat = change.seat_of(player)
+        change.users.add(player.pk)
+        hand_row = change.running_hand()
+        if given.get("leave_after_hand") and not (
+            hand_row is not None and hand_row.is_dealt(seat.number)
+        ):
+            remove_seat(change, seat, reason="left")
+            return None
+        for name, value in given.items():
+            setattr(seat, name, value)
+        seat.save(update_fields=list(given))
+        change.touch()
+        return seat
+
+
 def table_connection_set(*, table: Table, player, connected: bool, socket: str = "") -> None:
     """A player's socket came or went; a disconnected player to act gets the grace time.
 
