@@ -187,6 +187,13 @@ class SeatOptions:
 
 
 @dataclass(frozen=True)
+class Chat:
+    """`chat`: a line to the table (the service checks the text)."""
+
+    text: Any
+
+
+@dataclass(frozen=True)
 class ShowCards:
     """`show_cards`: between hands, show the cards nobody saw in the last hand."""
 
@@ -218,6 +225,7 @@ Command = (
     | TopUp
     | Leave
     | SeatOptions
+    | Chat
     | ShowCards
     | WaitingJoin
     | WaitingLeave
@@ -237,6 +245,7 @@ COMMANDS: dict[str, Callable[[dict, int], Command]] = {
     "leave": lambda frame, table_id: Leave(),
     "show_cards": lambda frame, table_id: ShowCards(),
     "seat_options": SeatOptions.parse,
+    "chat": lambda frame, table_id: Chat(frame.get("text")),
     "waiting_join": lambda frame, table_id: WaitingJoin(),
     "waiting_leave": lambda frame, table_id: WaitingLeave(),
 }
@@ -252,6 +261,7 @@ SERVICES: dict[type, Callable[..., Any]] = {
     Leave: services.table_leave,
     ShowCards: services.table_show_cards,
     SeatOptions: services.table_seat_options_set,
+    Chat: services.table_chat_send,
     WaitingJoin: services.waiting_list_join,
     WaitingLeave: services.waiting_list_leave,
     ConnectionSet: services.table_connection_set,
@@ -409,6 +419,7 @@ class TableConsumer(GroupRejoinMixin, AsyncWebsocketConsumer):
             "type": "snapshot",
             "state": snapshot["state"],
             "log": snapshot["log"],
+            "chat": snapshot["chat"],
             "heartbeat_seconds": settings.POKER_HEARTBEAT_SECONDS,
         }
         await self.send_frame(frame)

@@ -570,3 +570,38 @@ class RngCheck(models.Model):
     def __str__(self) -> str:
         verdict = "passed" if self.passed else "FAILED"
         return f"RNG check {self.started_at:%Y-%m-%d %H:%M} ({self.form}): {verdict}"
+
+
+class ChatMessage(models.Model):
+    """A line of a table's chat (docs/rules.md "Table chat"): what a seated player wrote, as
+    they wrote it (pages escape it; nothing here is HTML). Never edited; staff may remove one
+    (who, when and why stay on it and in the audit log), and a removed line is sent to nobody
+    again."""
+
+    MAX_LENGTH = 200
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="chat_messages")
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="table_chat_messages"
+    )
+    seat = models.PositiveSmallIntegerField()
+    text = models.CharField(max_length=MAX_LENGTH)
+    created_at = models.DateTimeField(default=timezone.now)
+    removed_at = models.DateTimeField(null=True, blank=True)
+    removed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    removed_reason = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        default_permissions = ("view",)
+        permissions = [("remove_chatmessage", "Can remove a table chat message")]
+        indexes = [models.Index(fields=["table", "created_at"], name="chat_table_time")]
+
+    def __str__(self) -> str:
+        return f"{self.table.name} chat #{self.pk} by {self.player}"

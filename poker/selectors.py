@@ -21,7 +21,7 @@ from config.prepared import PreparedQuery
 from fairness.selectors import table_seed_hash
 from poker.engine.hand import Hand as EngineHand
 from poker.engine.views import events_for, redact_event, view_for
-from poker.models import Hand, HandIncident, HandPlayer, Seat, Table, WaitingEntry
+from poker.models import ChatMessage, Hand, HandIncident, HandPlayer, Seat, Table, WaitingEntry
 
 
 def player_json(player) -> dict[str, Any]:
@@ -375,9 +375,38 @@ def table_state_for(*, table: Table, player) -> dict[str, Any]:
 
 
 def table_snapshot_for(*, table: Table, player) -> dict[str, Any]:
-    """The snapshot frame's parts: the personal STATE and the running hand's log so far."""
+    """The snapshot frame's parts: the personal STATE, the running hand's log so far and the
+    table's recent chat."""
     view = TableView(Table.objects.get(pk=table.pk))
-    return {"state": view.state_for(player), "log": view.log_for(player)}
+    return {
+        "state": view.state_for(player),
+        "log": view.log_for(player),
+        "chat": chat_recent(table_id=table.pk),
+    }
+
+
+CHAT_RECENT = 50  # lines a page gets when it connects
+
+
+def chat_message_json(message: ChatMessage) -> dict[str, Any]:
+    """A chat line as every page gets it: the writer's seat and display name, never more."""
+    return {
+        "id": message.pk,
+        "seat": message.seat,
+        "player": player_json(message.player),
+        "text": message.text,
+        "at": message.created_at.isoformat(),
+    }
+
+
+def chat_recent(*, table_id: int, limit: int = CHAT_RECENT) -> list[dict[str, Any]]:
+    """The table's last chat lines staff have not removed, oldest first."""
+    rows = (
+        ChatMessage.objects.filter(table_id=table_id, removed_at__isnull=True)
+        .select_related("player__profile")
+        .order_by("-created_at", "-id")[:limit]
+    )
+    return [chat_message_json(row) for row in reversed(rows)]
 
 
 def table_versions_for_heartbeat() -> dict[int, int]:

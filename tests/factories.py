@@ -347,6 +347,7 @@ def make_staff(username: str, *roles: str, **fields):
     if Group.objects.filter(name__in=roles).count() != len(roles):  # flushed by a test
         importlib.import_module("staff.migrations.0002_roles").create_roles(apps)
         importlib.import_module("staff.migrations.0003_waiting_tools").grant_waiting_tools(apps)
+        importlib.import_module("poker.migrations.0015_table_chat").grant_chat_moderation(apps)
     user = make_player(username, is_staff=True, **fields)
     user.groups.set(Group.objects.filter(name__in=roles))
     if len(roles) != user.groups.count():

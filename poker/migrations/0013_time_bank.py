@@ -5,30 +5,33 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('poker', '0012_lobby_figures'),
+        ("poker", "0012_lobby_figures"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='hand',
-            name='time_bank_from',
+            model_name="hand",
+            name="time_bank_from",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='seat',
-            name='time_bank',
+            model_name="seat",
+            name="time_bank",
             field=models.PositiveIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='table',
-            name='time_bank_refill_seconds',
-            field=models.PositiveIntegerField(default=1, validators=[django.core.validators.MaxValueValidator(60)]),
+            model_name="table",
+            name="time_bank_refill_seconds",
+            field=models.PositiveIntegerField(
+                default=1, validators=[django.core.validators.MaxValueValidator(60)]
+            ),
         ),
         migrations.AddField(
-            model_name='table',
-            name='time_bank_seconds',
-            field=models.PositiveIntegerField(default=20, validators=[django.core.validators.MaxValueValidator(300)]),
+            model_name="table",
+            name="time_bank_seconds",
+            field=models.PositiveIntegerField(
+                default=20, validators=[django.core.validators.MaxValueValidator(300)]
+            ),
         ),
     ]

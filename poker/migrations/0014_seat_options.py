@@ -4,25 +4,24 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('poker', '0013_time_bank'),
+        ("poker", "0013_time_bank"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='seat',
-            name='auto_top_up',
+            model_name="seat",
+            name="auto_top_up",
             field=models.BooleanField(default=False),
         ),
         migrations.AddField(
-            model_name='seat',
-            name='leave_after_hand',
+            model_name="seat",
+            name="leave_after_hand",
             field=models.BooleanField(default=False),
         ),
         migrations.AddField(
-            model_name='seat',
-            name='sit_out_next_big_blind',
+            model_name="seat",
+            name="sit_out_next_big_blind",
             field=models.BooleanField(default=False),
         ),
     ]

@@ -184,8 +184,15 @@
           heldApply();
         }
         takeOfferedSeat();
+        window.tableChat.load(frame.chat);
         break;
       }
+      case "chat":
+        window.tableChat.add(frame.message);
+        break;
+      case "chat_removed":
+        window.tableChat.removed(frame.id);
+        break;
       case "heartbeat":
         onHeartbeat(frame);
         break;
@@ -1126,8 +1133,9 @@
     $("spectator-hint").hidden =
       seated || stopped || offered || !state.seats.some((s) => !s.player) || seatsHeld();
     renderWaiting(seated);
+    const mine = seated ? state.seats.find((s) => s.seat === you.seat) : null;
+    window.tableChat.viewer(mine && mine.player ? mine.player.id : null, seated && !stopped);
     if (!seated) return;
-    const mine = state.seats.find((s) => s.seat === you.seat);
     // During an all-in runout the player is still in the hand: no re-buy, top-up or "Sit in"
     // offer before the river says who won.
     const held = runout ? runout.seats[you.seat] : null;
@@ -1662,6 +1670,7 @@
   bindActions();
   bindPreActions();
   bindSeatControls();
+  window.tableChat.init(send);
   bindKeys();
   bindRealityCheck();
   setInterval(tick, 250);
