@@ -123,15 +123,22 @@ def test_auto_top_up_brings_the_stack_back_to_the_most_allowed_after_a_hand():
     assert table_stack_balance(player=players[2], table=table) == 6000 + net[2]
 
 
-def test_auto_top_up_uses_what_the_wallet_has():
-    table = make_table()
-    ann = make_funded_player("ann", cents=6100)
+def _auto_top_up_against_ben(table, *, wallet: int, buy_in: int) -> dict:
+    """Ann (seat 1) with `wallet` cents, `buy_in` of them at the table and auto top-up on;
+    Ben (seat 2) with the maximum."""
+    ann = make_funded_player("ann", cents=wallet)
     services.table_sit(
-        table=table, player=ann, seat_number=1, buy_in=6000, post_big_blind=False,
+        table=table, player=ann, seat_number=1, buy_in=buy_in, post_big_blind=False,
         idempotency_key="sit-ann",
     )  # fmt: skip
-    players = {1: ann, 2: make_seated_player(table, "ben", 2)}
     services.table_seat_options_set(table=table, player=ann, auto_top_up=True)
+    return {1: ann, 2: make_seated_player(table, "ben", 2)}
+
+
+def test_auto_top_up_uses_what_the_wallet_has():
+    table = make_table()
+    players = _auto_top_up_against_ben(table, wallet=6_100, buy_in=6000)
+    ann = players[1]
     hand = deal_hand(table)
     act(hand, players, "fold")
     assert wallet_balance(player=ann) == 0
@@ -163,13 +170,8 @@ def test_auto_re_buy_buys_a_bust_player_in_again_and_keeps_them_in():
 
 def test_no_re_buy_when_the_wallet_is_short_of_the_minimum():
     table = make_table()
-    ann = make_funded_player("ann", cents=9000)
-    services.table_sit(
-        table=table, player=ann, seat_number=1, buy_in=5000, post_big_blind=False,
-        idempotency_key="sit-ann",
-    )  # fmt: skip
-    players = {1: ann, 2: make_seated_player(table, "ben", 2)}
-    services.table_seat_options_set(table=table, player=ann, auto_top_up=True)
+    players = _auto_top_up_against_ben(table, wallet=9_000, buy_in=5000)
+    ann = players[1]
     _bust_seat_one(table, players)
     assert wallet_balance(player=ann) == 4000  # under the 5,000 minimum: nothing moved
     assert table_stack_balance(player=ann, table=table) == 0
