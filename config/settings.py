@@ -186,6 +186,9 @@ else:
 # closed with 4429 (docs/protocol.md), so a reconnect loop cannot flood the table with updates.
 POKER_RECONNECT_LIMIT = env.int("POKER_RECONNECT_LIMIT", default=12)
 POKER_RECONNECT_WINDOW_SECONDS = env.int("POKER_RECONNECT_WINDOW_SECONDS", default=60)
+# Table chat: at most this many lines per player and table in each window (docs/rules.md).
+POKER_CHAT_LIMIT = env.int("POKER_CHAT_LIMIT", default=5)
+POKER_CHAT_WINDOW_SECONDS = env.int("POKER_CHAT_WINDOW_SECONDS", default=10)
 
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=REDIS_URL or "memory://")
 CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default=REDIS_URL or "cache+memory://")

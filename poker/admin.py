@@ -14,6 +14,7 @@ from audit.admin_changes import AuditedChanges
 from config.admin import ReadOnlyAdmin, RoomAdmin, money
 from poker.admin_tools import (
     BarTools,
+    ChatTools,
     HandTools,
     SeatTools,
     TableMoneyForm,
@@ -21,6 +22,7 @@ from poker.admin_tools import (
     WaitingTools,
 )
 from poker.models import (
+    ChatMessage,
     Hand,
     HandIncident,
     RakeSchedule,
@@ -162,6 +164,21 @@ class HandAdmin(HandTools, ReadOnlyAdmin):
 
 def _items(lines: list[str]) -> str:
     return format_html_join("", "<li>{}</li>", ((line,) for line in lines))
+
+
+@admin.register(ChatMessage)
+class ChatMessageAdmin(ChatTools, ReadOnlyAdmin):
+    """Table chat as written (escaped here as everywhere), removed lines included: staff read
+    it and remove a line with a reason (ChatTools), never edit one."""
+
+    list_display = ("created_at", "table", "seat", "player", "text", "removed_at")
+    list_filter = ("table", ("removed_at", admin.EmptyFieldListFilter))
+    list_select_related = ("table", "player")
+    search_fields = ("text", "player__username", "table__name")
+    date_hierarchy = "created_at"
+    fields = ("table", "seat", "player", "text", "created_at", "removed_at", "removed_by",
+              "removed_reason")  # fmt: skip
+    readonly_fields = fields
 
 
 @admin.register(HandIncident)

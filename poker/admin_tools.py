@@ -11,8 +11,9 @@ from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
 
 from config.admin import ReasonForm, parse_dollars, tool_view
-from poker.models import Hand, Seat, Table, TableBar, WaitingEntry
+from poker.models import ChatMessage, Hand, Seat, Table, TableBar, WaitingEntry
 from poker.selectors import hands_of_player, waiting_position
+from poker.services.chat import chat_message_remove
 from poker.services.staff import (
     BAR_HOURS_CHOICES,
     BAR_HOURS_DEFAULT,
@@ -168,6 +169,32 @@ class BarTools:
             permission="staff.remove_seat", act=act, button="Lift the bar",
             intro=f"Barred until {bar.until:%Y-%m-%d %H:%M} UTC; lifting it lets them sit "
             "there again at once.",
+        )  # fmt: skip
+
+
+class ChatTools:
+    """Remove a table chat line: it leaves every page at the table; the row and the audit
+    log keep it, with the reason."""
+
+    def get_urls(self):
+        view = self.admin_site.admin_view(self.remove_view)
+        return [
+            path("<int:message_id>/remove/", view, name="poker_chatmessage_remove"),
+            *super().get_urls(),
+        ]
+
+    def remove_view(self, request, message_id: int):
+        message = get_object_or_404(ChatMessage.objects.select_related("table"), pk=message_id)
+
+        def act(cleaned: dict) -> str:
+            chat_message_remove(message=message, staff=request.user, reason=cleaned["reason"])
+            return f"The message is removed from {message.table.name}'s chat."
+
+        return tool_view(
+            request, self, message, title=f"Remove chat message #{message.pk}",
+            permission="poker.remove_chatmessage", act=act, button="Remove the message",
+            intro="Every page at the table drops it at once; it is kept here and in the audit "
+            "log with your reason.",
         )  # fmt: skip
 
 

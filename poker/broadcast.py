@@ -324,6 +324,20 @@ def send_player_excluded(*, table_ids: list[int], user_id: int, message: str) ->
         log.exception("could not close the sockets of excluded player %s", user_id)
 
 
+def send_table_frame(*, table_id: int, frame: dict[str, Any]) -> None:
+    """A frame outside the table's versioned state (chat) to every socket at the table, as
+    it is: the sockets forward `table.update` messages' text unchanged."""
+    message = {"type": "table.update", "text": _dumps(frame)}
+
+    async def deliver(layer) -> None:
+        await layer.group_send(group_name(table_id), message)
+
+    try:
+        _run_on_layer(deliver)
+    except Exception:
+        log.exception("could not send a %s frame to table %s", frame.get("type"), table_id)
+
+
 def send_to_player(*, user_id: int, frame: dict[str, Any]) -> None:
     """A frame to every open page of one player (their lobby and table sockets)."""
     message = {"type": "player.notice", "text": _dumps(frame)}

@@ -173,6 +173,27 @@ class Leave:
 
 
 @dataclass(frozen=True)
+class SeatOptions:
+    """`seat_options`: turn any of the player's seat options on or off (absent: unchanged)."""
+
+    sit_out_next_big_blind: bool | None
+    leave_after_hand: bool | None
+    auto_top_up: bool | None
+
+    @classmethod
+    def parse(cls, frame: dict, table_id: int) -> SeatOptions:
+        names = ("sit_out_next_big_blind", "leave_after_hand", "auto_top_up")
+        return cls(*(_flag(frame, name) if name in frame else None for name in names))
+
+
+@dataclass(frozen=True)
+class Chat:
+    """`chat`: a line to the table (the service checks the text)."""
+
+    text: Any
+
+
+@dataclass(frozen=True)
 class ShowCards:
     """`show_cards`: between hands, show the cards nobody saw in the last hand."""
 
@@ -203,6 +224,8 @@ Command = (
     | BigBlindChoice
     | TopUp
     | Leave
+    | SeatOptions
+    | Chat
     | ShowCards
     | WaitingJoin
     | WaitingLeave
@@ -221,6 +244,8 @@ COMMANDS: dict[str, Callable[[dict, int], Command]] = {
     "top_up": TopUp.parse,
     "leave": lambda frame, table_id: Leave(),
     "show_cards": lambda frame, table_id: ShowCards(),
+    "seat_options": SeatOptions.parse,
+    "chat": lambda frame, table_id: Chat(frame.get("text")),
     "waiting_join": lambda frame, table_id: WaitingJoin(),
     "waiting_leave": lambda frame, table_id: WaitingLeave(),
 }
@@ -235,6 +260,8 @@ SERVICES: dict[type, Callable[..., Any]] = {
     TopUp: services.table_top_up,
     Leave: services.table_leave,
     ShowCards: services.table_show_cards,
+    SeatOptions: services.table_seat_options_set,
+    Chat: services.table_chat_send,
     WaitingJoin: services.waiting_list_join,
     WaitingLeave: services.waiting_list_leave,
     ConnectionSet: services.table_connection_set,
@@ -392,6 +419,7 @@ class TableConsumer(GroupRejoinMixin, AsyncWebsocketConsumer):
             "type": "snapshot",
             "state": snapshot["state"],
             "log": snapshot["log"],
+            "chat": snapshot["chat"],
             "heartbeat_seconds": settings.POKER_HEARTBEAT_SECONDS,
         }
         await self.send_frame(frame)

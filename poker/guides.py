@@ -54,6 +54,8 @@ def timing() -> dict[str, int]:
         "countdown_seconds": fields["countdown_seconds"],
         "plain_seconds": fields["action_seconds"] - fields["countdown_seconds"],
         "disconnect_grace_seconds": fields["disconnect_grace_seconds"],
+        "time_bank_seconds": fields["time_bank_seconds"],
+        "time_bank_refill_seconds": fields["time_bank_refill_seconds"],
         "sit_out_minutes": fields["sit_out_limit_seconds"] // 60,
         "seat_offer_seconds": fields["seat_offer_seconds"],
         "min_buy_in_big_blinds": fields["min_buy_in_big_blinds"],

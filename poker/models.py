@@ -82,6 +82,14 @@ class Table(models.Model):
     action_seconds = models.PositiveIntegerField(default=30)
     countdown_seconds = models.PositiveIntegerField(default=20)
     disconnect_grace_seconds = models.PositiveIntegerField(default=20)
+    # The time bank (docs/rules.md "Time bank"): extra seconds a player may use after the
+    # normal time (and any disconnection grace) runs out. A player sits down with a full bank
+    # of `time_bank_seconds`; each hand they are dealt into adds `time_bank_refill_seconds`
+    # back, up to that full bank. 0 turns the bank off.
+    time_bank_seconds = models.PositiveIntegerField(default=20, validators=[MaxValueValidator(300)])
+    time_bank_refill_seconds = models.PositiveIntegerField(
+        default=1, validators=[MaxValueValidator(60)]
+    )
     sit_out_limit_seconds = models.PositiveIntegerField(default=600)
     next_hand_delay_seconds = models.FloatField(default=3.0)
     # How long a player at the head of the waiting list has to take a seat offered to them.
@@ -242,6 +250,14 @@ class Seat(models.Model):
         blank=True,
         related_name="+",
     )
+    # Whole seconds left in the player's time bank (docs/rules.md "Time bank").
+    time_bank = models.PositiveIntegerField(default=0)
+    # The player's own choices (docs/rules.md "Seat options"): sit out when the big blind
+    # would reach them, stand up when the hand they are in ends, and keep their stack topped
+    # up to the most they may have here (a re-buy when it is empty) after every hand.
+    sit_out_next_big_blind = models.BooleanField(default=False)
+    leave_after_hand = models.BooleanField(default=False)
+    auto_top_up = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["table", "number"]
@@ -377,6 +393,9 @@ class Hand(models.Model):
     state = models.JSONField()  # `EngineHand.snapshot()`: rebuilt by its setup, deck and log
     turn = models.PositiveIntegerField(default=1)
     action_started_at = models.DateTimeField(null=True, blank=True)
+    # When the player to act starts using their time bank (their normal time, with any
+    # disconnection grace, ends then); None when they have no bank. `deadline` includes it.
+    time_bank_from = models.DateTimeField(null=True, blank=True)
     deadline = models.DateTimeField(null=True, blank=True)
     cancel_reason = models.TextField(blank=True)
     # The engine's result once finished (a copy from `state`, so the last result is cheap to read)
@@ -600,3 +619,38 @@ class RngCheck(models.Model):
     def __str__(self) -> str:
         verdict = "passed" if self.passed else "FAILED"
         return f"RNG check {self.started_at:%Y-%m-%d %H:%M} ({self.form}): {verdict}"
+
+
+class ChatMessage(models.Model):
+    """A line of a table's chat (docs/rules.md "Table chat"): what a seated player wrote, as
+    they wrote it (pages escape it; nothing here is HTML). Never edited; staff may remove one
+    (who, when and why stay on it and in the audit log), and a removed line is sent to nobody
+    again."""
+
+    MAX_LENGTH = 200
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="chat_messages")
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="table_chat_messages"
+    )
+    seat = models.PositiveSmallIntegerField()
+    text = models.CharField(max_length=MAX_LENGTH)
+    created_at = models.DateTimeField(default=timezone.now)
+    removed_at = models.DateTimeField(null=True, blank=True)
+    removed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    removed_reason = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        default_permissions = ("view",)
+        permissions = [("remove_chatmessage", "Can remove a table chat message")]
+        indexes = [models.Index(fields=["table", "created_at"], name="chat_table_time")]
+
+    def __str__(self) -> str:
+        return f"{self.table.name} chat #{self.pk} by {self.player}"

@@ -23,7 +23,16 @@ from config.prepared import PreparedQuery
 from fairness.published import table_seed_hash
 from poker.engine.hand import Hand as EngineHand
 from poker.engine.views import events_for, redact_event, view_for
-from poker.models import Hand, HandIncident, HandPlayer, Seat, Table, TableBar, WaitingEntry
+from poker.models import (
+    ChatMessage,
+    Hand,
+    HandIncident,
+    HandPlayer,
+    Seat,
+    Table,
+    TableBar,
+    WaitingEntry,
+)
 
 
 def player_json(player) -> dict[str, Any]:
@@ -56,6 +65,7 @@ def table_json(table: Table) -> dict[str, Any]:
         "max_buy_in": table.max_buy_in,
         "action_seconds": table.action_seconds,
         "countdown_seconds": table.countdown_seconds,
+        "time_bank_seconds": table.time_bank_seconds,
     }
 
 
@@ -277,6 +287,10 @@ class TableView:
             "turn": hand_row.turn,
             "deadline": hand_row.deadline.isoformat() if hand_row.deadline else None,
             "countdown_at": _iso(countdown_at),
+            # From then until the deadline the player to act is on their time bank.
+            "time_bank_from": hand_row.time_bank_from.isoformat()
+            if hand_row.time_bank_from
+            else None,
             **view,
         }
 
@@ -317,6 +331,15 @@ class TableView:
             "posts_big_blind": bool(seat and seat.posts_big_blind_next),
             "last_seq": last_seq,
             "waiting": self.waiting_of(player.pk),
+            "time_bank": seat.time_bank if seat else None,
+            # The player's seat options (docs/protocol.md `seat_options`), null when not seated.
+            "options": {
+                "sit_out_next_big_blind": seat.sit_out_next_big_blind,
+                "leave_after_hand": seat.leave_after_hand,
+                "auto_top_up": seat.auto_top_up,
+            }
+            if seat
+            else None,
         }
 
     def log_for(self, player) -> list[dict[str, Any]]:
@@ -361,9 +384,38 @@ def table_state_for(*, table: Table, player) -> dict[str, Any]:
 
 
 def table_snapshot_for(*, table: Table, player) -> dict[str, Any]:
-    """The snapshot frame's parts: the personal STATE and the running hand's log so far."""
+    """The snapshot frame's parts: the personal STATE, the running hand's log so far and the
+    table's recent chat."""
     view = TableView(Table.objects.get(pk=table.pk))
-    return {"state": view.state_for(player), "log": view.log_for(player)}
+    return {
+        "state": view.state_for(player),
+        "log": view.log_for(player),
+        "chat": chat_recent(table_id=table.pk),
+    }
+
+
+CHAT_RECENT = 50  # lines a page gets when it connects
+
+
+def chat_message_json(message: ChatMessage) -> dict[str, Any]:
+    """A chat line as every page gets it: the writer's seat and display name, never more."""
+    return {
+        "id": message.pk,
+        "seat": message.seat,
+        "player": player_json(message.player),
+        "text": message.text,
+        "at": message.created_at.isoformat(),
+    }
+
+
+def chat_recent(*, table_id: int, limit: int = CHAT_RECENT) -> list[dict[str, Any]]:
+    """The table's last chat lines staff have not removed, oldest first."""
+    rows = (
+        ChatMessage.objects.filter(table_id=table_id, removed_at__isnull=True)
+        .select_related("player__profile")
+        .order_by("-created_at", "-id")[:limit]
+    )
+    return [chat_message_json(row) for row in reversed(rows)]
 
 
 def table_versions_for_heartbeat() -> dict[int, int]:

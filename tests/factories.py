@@ -51,6 +51,8 @@ def make_table(**overrides):
         "small_blind": 50,
         "big_blind": 100,
         "max_seats": 6,
+        # No time bank unless a test asks for one: the other tests time turns to the second.
+        "time_bank_seconds": 0,
     }
     fields.update(overrides)
     return Table.objects.create(**fields)
@@ -346,6 +348,7 @@ def make_staff(username: str, *roles: str, **fields):
         importlib.import_module("staff.migrations.0002_roles").create_roles(apps)
         importlib.import_module("staff.migrations.0003_waiting_tools").grant_waiting_tools(apps)
         importlib.import_module("staff.migrations.0004_table_bars").grant_bar_view(apps)
+        importlib.import_module("poker.migrations.0017_table_chat").grant_chat_moderation(apps)
     user = make_player(username, is_staff=True, **fields)
     user.groups.set(Group.objects.filter(name__in=roles))
     if len(roles) != user.groups.count():

@@ -7,6 +7,7 @@ the services by concern; import them from here (`from poker import services`).
 """
 
 from poker.services.acting import MAX_SEQ, table_act, table_show_cards
+from poker.services.chat import chat_message_remove, table_chat_send
 from poker.services.dealing import START_SLACK_SECONDS, table_hand_start
 from poker.services.faults import STUCK_HAND_SECONDS, hand_cancel, tables_sweep
 from poker.services.seating import (
@@ -14,6 +15,7 @@ from poker.services.seating import (
     table_big_blind_choose,
     table_connection_set,
     table_leave,
+    table_seat_options_set,
     table_sit,
     table_sit_in,
     table_sit_out,
@@ -37,6 +39,7 @@ __all__ = [
     "JoinedGame",
     "TableChange",
     "TableError",
+    "chat_message_remove",
     "hand_cancel",
     "hand_turn_timeout",
     "hands_hold",
@@ -44,10 +47,12 @@ __all__ = [
     "table_act",
     "table_big_blind_choose",
     "table_change",
+    "table_chat_send",
     "table_connection_set",
     "table_hand_start",
     "table_join_any",
     "table_leave",
+    "table_seat_options_set",
     "table_show_cards",
     "table_sit",
     "table_sit_in",

@@ -3,17 +3,19 @@ the cashier in the same transaction) and tidying the seats between hands."""
 
 from __future__ import annotations
 
+import math
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from audit.services import Subject, audit_record
 from cashier import services as cashier
-from cashier.selectors import table_stacks
+from cashier.selectors import buy_in_terms, table_stacks, wallet_balance
 from fairness import services as fairness
 from poker import broadcast
 from poker.engine.hand import Hand as EngineHand
@@ -106,13 +108,14 @@ def advance(
     while not engine.is_over and engine.to_act in leaving:
         engine.act(engine.to_act, engine.default_action())
     change.hand(hand_row, engine, since)
+    time_bank_charge(change, hand_row, engine, since=since, now=now)
     if engine.is_over:
         finish(change, hand_row, engine, now)
         return
     if not new_hand:
         hand_row.turn += 1
     hand_row.action_started_at = now
-    hand_row.deadline = now + timedelta(seconds=turn_seconds(change, engine.to_act))
+    hand_row.time_bank_from, hand_row.deadline = turn_clock(change, engine.to_act, start=now)
     change.schedule_turn_timer(hand_row)
 
 
@@ -124,6 +127,51 @@ def turn_seconds(change: TableChange, seat_number: int | None) -> int:
     if actor is not None and not actor.connected:
         return table.action_seconds + table.disconnect_grace_seconds
     return table.action_seconds
+
+
+def turn_clock(
+    change: TableChange, seat_number: int | None, *, start: datetime
+) -> tuple[datetime | None, datetime]:
+    """(when the time bank starts, the deadline) of a turn starting at `start`: the normal
+    time (plus the grace of a disconnected player), then the player's time bank, if any."""
+    normal = start + timedelta(seconds=turn_seconds(change, seat_number))
+    actor = None if seat_number is None else change.seats().get(seat_number)
+    bank = actor.time_bank if actor is not None else 0
+    if bank <= 0:
+        return None, normal
+    return normal, normal + timedelta(seconds=bank)
+
+
+def time_bank_charge(
+    change: TableChange, hand_row: Hand, engine: EngineHand, *, since: int, now: datetime
+) -> None:
+    """The turn that just ended: the player who acted pays what they used of their time bank
+    (whole seconds, rounded up); a turn ended within the normal time costs nothing."""
+    started, hand_row.time_bank_from = hand_row.time_bank_from, None
+    if started is None or now <= started:
+        return
+    actor = next(
+        (event["seat"] for event in engine.events[since:] if event["type"] == "action"), None
+    )
+    seat = None if actor is None else change.seats().get(actor)
+    if seat is None:
+        return
+    used = math.ceil((now - started).total_seconds())
+    seat.time_bank = max(seat.time_bank - used, 0)
+    change.save_later(seat, ["time_bank"])
+
+
+def time_banks_refill(change: TableChange, hand_row: Hand) -> None:
+    """Each player dealt into the hand just ended gets some of their time bank back."""
+    table = change.table
+    dealt = hand_row.player_ids()
+    for number, seat in change.seats().items():
+        if dealt.get(number) != seat.player_id or seat.time_bank >= table.time_bank_seconds:
+            continue
+        seat.time_bank = min(
+            seat.time_bank + table.time_bank_refill_seconds, table.time_bank_seconds
+        )
+        change.save_later(seat, ["time_bank"])
 
 
 def finish(change: TableChange, hand_row: Hand, engine: EngineHand, now: datetime) -> None:
@@ -154,7 +202,9 @@ def finish(change: TableChange, hand_row: Hand, engine: EngineHand, now: datetim
     table.last_hand_ended_at = now
     table.next_hand_at = now + timedelta(seconds=delay)
     change.save_later(table, ["last_hand_players", "last_hand_ended_at", "next_hand_at"])
+    seats_auto_top_up(change, hand_row)
     tidy_seats(change, now)
+    time_banks_refill(change, hand_row)
     change.schedule_hand_start(delay)
 
 
@@ -166,16 +216,55 @@ def hand_reveal(change: TableChange, hand_row: Hand, now: datetime) -> None:
         change.event("hand_revealed", hand_id=hand_row.pk, url=url)
 
 
+def seats_auto_top_up(change: TableChange, hand_row: Hand) -> None:
+    """After a hand, each player of it who chose auto top-up is brought back to the most
+    they may have here (the ratholing rules' top, `buy_in_terms`), or, with no chips left,
+    bought in again for that much; whatever the wallet allows, through the cashier as a
+    manual top-up or re-buy would go. A wallet short of a re-buy's minimum, or a refusal
+    (a time-out started), skips it: the bust player sits out as usual."""
+    table, dealt = change.table, hand_row.player_ids()
+    wanting = [
+        seat
+        for number, seat in sorted(change.seats().items())
+        if seat.auto_top_up
+        and dealt.get(number) == seat.player_id
+        and not (seat.leave_pending or seat.leave_after_hand)
+    ]
+    if not wanting:
+        return
+    stacks = table_stacks(table=table)
+    for seat in wanting:
+        stack = stacks.get(seat.player_id, 0)
+        terms = buy_in_terms(player=seat.player, table=table)
+        amount = min(terms.high - stack, wallet_balance(player=seat.player))
+        if amount <= 0 or (stack == 0 and amount < terms.low):
+            continue
+        move = cashier.table_top_up if stack > 0 else cashier.table_buy_in
+        try:
+            with transaction.atomic():  # a refusal undoes only this one
+                move(
+                    player=seat.player,
+                    table_id=table.pk,
+                    min_buy_in=table.min_buy_in,
+                    max_buy_in=table.max_buy_in,
+                    amount=amount,
+                    idempotency_key=f"auto-top-up-{hand_row.pk}-{seat.player_id}",
+                )
+        except cashier.CashierError:
+            continue
+        change.event("player_topped_up", seat=seat.number, amount=amount, auto=True)
+
+
 def tidy_seats(change: TableChange, now: datetime) -> None:
     """Between hands: timed-out players sit out, leavers are cashed out, the bust sit out."""
     table = change.table
     stacks = table_stacks(table=table)
     for seat in sorted(change.seats().values(), key=lambda seat: seat.number):
-        if seat.leave_pending:
+        if seat.leave_pending or seat.leave_after_hand:
             # Who made them leave (staff removing them, closing the table, suspending them)
-            # is the cash-out's author, as for a removal between hands (issue 21, item 6).
-            by = seat.leave_by
-            remove_seat(change, seat, reason=seat.leave_reason or "left", by=by)
+            # is the cash-out's author, as for a removal between hands (issue 21, item 6); a
+            # player's own "leave after this hand" leaves both blank.
+            remove_seat(change, seat, reason=seat.leave_reason or "left", by=seat.leave_by)
             continue
         if seat.time_out_pending:
             seat.time_out_pending = False

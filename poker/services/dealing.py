@@ -18,7 +18,7 @@ from poker.engine import dealer
 from poker.engine.hand import Hand as EngineHand
 from poker.engine.positions import position_names
 from poker.models import Hand, Seat, Table
-from poker.services.acting import advance
+from poker.services.acting import advance, sit_out
 from poker.services.unit import Status, table_change
 
 # Tolerance for a start-next-hand task arriving a little before its countdown.
@@ -89,6 +89,20 @@ def table_hand_start(*, table: Table | int) -> Hand | None:
         seats = list(Seat.objects.filter(table=table).select_related("player"))
         stacks = table_stacks(table=table)
         plan = _plan_deal(table, seats, stacks)
+        # Who asked to sit out at their next big blind sits out now that it reaches them,
+        # and the hand is planned again without them (docs/rules.md "Seat options").
+        while plan is not None:
+            blinds = {plan.big_blind, *plan.extra_big_blinds}
+            leaving = [s for s in seats if s.sit_out_next_big_blind and s.number in blinds]
+            if not leaving:
+                break
+            for seat in leaving:
+                sit_out(seat, now)
+                seat.sit_out_next_big_blind = False
+                seat.save(update_fields=["sit_out_next_big_blind"])
+                change.event("player_sat_out", seat=seat.number, reason="big_blind")
+                change.users.add(seat.player_id)
+            plan = _plan_deal(table, seats, stacks)
         if plan is None:
             return None
         players = {seat.number: seat.player_id for seat in seats}

@@ -15,7 +15,7 @@ from cashier.selectors import table_stack_balance
 from fairness import services as fairness
 from poker import broadcast
 from poker.models import Seat, Table
-from poker.services.acting import advance, remove_seat, sit_out
+from poker.services.acting import advance, remove_seat, sit_out, turn_clock
 from poker.services.bars import table_bar_check
 from poker.services.unit import (
     Status,
@@ -85,6 +85,7 @@ def table_sit(
                 player=player,
                 status=Status.PLAYING if post_big_blind else Status.WAITING_BIG_BLIND,
                 posts_big_blind_next=post_big_blind,
+                time_bank=table.time_bank_seconds,
             )
             change.seats_reload()
             waiting_list_sat(change, player)
@@ -220,6 +221,50 @@ def table_top_up(*, table: Table, player, amount: int, idempotency_key: str) -> 
         raise TableError(error.code, error.message) from error
 
 
+SEAT_OPTIONS = ("sit_out_next_big_blind", "leave_after_hand", "auto_top_up")
+
+
+def table_seat_options_set(
+    *,
+    table: Table | int,
+    player,
+    sit_out_next_big_blind: Any = None,
+    leave_after_hand: Any = None,
+    auto_top_up: Any = None,
+) -> Seat | None:
+    """Turn the player's seat options on or off (None leaves one as it is; docs/rules.md "Seat
+    options"). "Leave after this hand" asked when the player is in no running hand stands them
+    up at once (there is no hand to wait for): returns None then, else the seat."""
+    given = {
+        name: check_bool(value, name)
+        for name, value in (
+            ("sit_out_next_big_blind", sit_out_next_big_blind),
+            ("leave_after_hand", leave_after_hand),
+            ("auto_top_up", auto_top_up),
+        )
+        if value is not None
+    }
+    if not given:
+        raise TableError(
+            "bad_field",
+            _("Say which option to set: %(names)s.") % {"names": ", ".join(SEAT_OPTIONS)},
+        )
+    with table_change(table) as change:
+        seat = change.seat_of(player)
+        change.users.add(player.pk)
+        hand_row = change.running_hand()
+        if given.get("leave_after_hand") and not (
+            hand_row is not None and hand_row.is_dealt(seat.number)
+        ):
+            remove_seat(change, seat, reason="left")
+            return None
+        for name, value in given.items():
+            setattr(seat, name, value)
+        seat.save(update_fields=list(given))
+        change.touch()
+        return seat
+
+
 def table_connection_set(*, table: Table, player, connected: bool, socket: str = "") -> None:
     """A player's socket came or went; a disconnected player to act gets the grace time.
 
@@ -246,12 +291,13 @@ def table_connection_set(*, table: Table, player, connected: bool, socket: str =
         if not connected and hand_row is not None and hand_row.action_started_at:
             engine = peek(hand_row)
             if engine is not None and engine.to_act == seat.number:
-                graced = hand_row.action_started_at + timedelta(
-                    seconds=table.action_seconds + table.disconnect_grace_seconds
+                # The grace comes after the normal time, the time bank after the grace.
+                bank_from, graced = turn_clock(
+                    change, seat.number, start=hand_row.action_started_at
                 )
                 if hand_row.deadline is not None and graced > hand_row.deadline:
-                    hand_row.deadline = graced
-                    hand_row.save(update_fields=["deadline"])
+                    hand_row.time_bank_from, hand_row.deadline = bank_from, graced
+                    hand_row.save(update_fields=["time_bank_from", "deadline"])
                     change.hand(hand_row, engine, len(engine.events), moved=False)
                     change.schedule_turn_timer(hand_row)
 

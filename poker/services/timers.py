@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from poker import timekeeper
 from poker.models import Hand, Table
-from poker.services.acting import advance, turn_seconds
+from poker.services.acting import advance, turn_clock
 from poker.services.unit import HandRefused, TableChange, load, table_change
 
 log = logging.getLogger(__name__)
@@ -93,7 +93,8 @@ def hand_turn_timeout(
             timed_out = change.seats().get(seat_number)
             if timed_out is not None:
                 timed_out.time_out_pending = True
-                change.save_later(timed_out, ["time_out_pending"])
+                timed_out.time_bank = 0  # the deadline came after the whole time bank
+                change.save_later(timed_out, ["time_out_pending", "time_bank"])
             change.seats_fresh = True  # a timeout alters seats only through change.seats()
             change.event("timeout", seat=seat_number, hand_id=hand_row.pk, action=action)
             advance(change, hand_row, engine, since=since, now=now)
@@ -112,12 +113,11 @@ def turn_hold(change: TableChange, hand_row: Hand, *, healed_at: datetime, now: 
     if hand_row.deadline is None or hand_row.deadline >= healed_at + margin:
         return False
     engine = load(hand_row)
-    seconds = turn_seconds(change, engine.to_act)
     # The clock restarts now (so the page's countdown and clock sync stay true) and runs
-    # until a whole turn after the path is healed.
+    # until a whole turn (and the player's time bank) after the path is healed.
     hand_row.action_started_at = now
-    hand_row.deadline = healed_at + timedelta(seconds=seconds)
-    hand_row.save(update_fields=["action_started_at", "deadline"])
+    hand_row.time_bank_from, hand_row.deadline = turn_clock(change, engine.to_act, start=healed_at)
+    hand_row.save(update_fields=["action_started_at", "time_bank_from", "deadline"])
     change.hand(hand_row, engine, len(engine.events), moved=False)
     change.schedule_turn_timer(hand_row)
     return True

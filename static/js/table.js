@@ -184,8 +184,15 @@
           heldApply();
         }
         takeOfferedSeat();
+        window.tableChat.load(frame.chat);
         break;
       }
+      case "chat":
+        window.tableChat.add(frame.message);
+        break;
+      case "chat_removed":
+        window.tableChat.removed(frame.id);
+        break;
       case "heartbeat":
         onHeartbeat(frame);
         break;
@@ -812,8 +819,8 @@
       setRaise(amount, kind, hand.turn);
       const potLimit = state.table.structure === "pot-limit";
       $("preset-pot").hidden = !potLimit;
-      $("preset-half").hidden = !potLimit;
       $("preset-max").hidden = potLimit;
+      renderPresets(options, span, waiting);
     } else {
       sizing.hidden = true;
     }
@@ -823,6 +830,52 @@
     setButton("act-all-in", Boolean(allInDistinct), fill(gettext("All-in %(amount)s"), { amount: money(options.all_in) }));
     $("raise-slider").disabled = waiting;
     $("raise-amount").disabled = waiting;
+  }
+
+  /* Bet-size presets (docs/rules.md "The table page's controls"): before the flop, raises to
+   * 2.5, 3 and 4 big blinds; after it, in pot limit, a third, half and three quarters of a
+   * pot-sized bet. A preset the legal range the server sent does not allow is disabled (and
+   * says why), never stretched to fit: the button always sends what it says. */
+  const BIG_BLIND_PRESETS = [2.5, 3, 4];
+  const POT_PRESETS = [[1, 3, "⅓"], [1, 2, "½"], [3, 4, "¾"]];
+
+  function presetSizes(options) {
+    const hand = state.hand;
+    if (hand.street === "preflop") {
+      const number = new Intl.NumberFormat(document.documentElement.lang || undefined);
+      return BIG_BLIND_PRESETS.map((n) => ({
+        label: fill(gettext("%(n)s BB"), { n: number.format(n) }),
+        amount: Math.round(n * state.table.big_blind),
+      }));
+    }
+    if (state.table.structure !== "pot-limit") return [];
+    const mine = hand.seats.find((s) => s.seat === options.seat);
+    const call = hand.current_bet - (mine ? mine.bet : 0);
+    // A pot-sized bet or raise is the call plus the pot after calling (RULES.md 3).
+    return POT_PRESETS.map(([top, bottom, symbol]) => ({
+      label: fill(gettext("%(fraction)s pot"), { fraction: symbol }),
+      amount: hand.current_bet + Math.round(((hand.pot + call) * top) / bottom),
+    }));
+  }
+
+  function renderPresets(options, span, waiting) {
+    const box = $("preset-sizes");
+    box.replaceChildren();
+    presetSizes(options).forEach((preset) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "preset size";
+      button.textContent = preset.label;
+      button.dataset.amount = preset.amount;
+      const legalSize = preset.amount >= span.min && preset.amount <= span.max;
+      button.disabled = waiting || !legalSize;
+      button.title = legalSize
+        ? money(preset.amount)
+        : fill(gettext("%(amount)s is not allowed now (from %(low)s to %(high)s)."), {
+            amount: money(preset.amount), low: money(span.min), high: money(span.max),
+          });
+      box.appendChild(button);
+    });
   }
 
   function raiseHint(text, refused) {
@@ -976,12 +1029,12 @@
     $("preset-min").addEventListener("click", () => span() && setRaise(span().min, null, state.hand.turn));
     $("preset-max").addEventListener("click", () => span() && setRaise(span().max, null, state.hand.turn));
     $("preset-pot").addEventListener("click", () => span() && setRaise(span().max, null, state.hand.turn));
-    $("preset-half").addEventListener("click", () => {
+    $("preset-sizes").addEventListener("click", (event) => {
+      const button = event.target.closest("button.size");
       const s = span();
-      if (!s) return;
-      // Half of a pot-sized raise: halfway between calling and the pot-limit maximum.
-      const callTo = state.hand.current_bet;
-      setRaise(callTo + (s.max - callTo) / 2, null, state.hand.turn);
+      if (!button || button.disabled || !s) return;
+      const amount = Number(button.dataset.amount);
+      if (amount >= s.min && amount <= s.max) setRaise(amount, null, state.hand.turn);
     });
   }
 
@@ -1011,17 +1064,25 @@
     const turnTimer = $("turn");
     delete turnTimer.dataset.seconds;
     if (!hand || hand.result || !hand.deadline || !hand.to_act) return;
-    const left = (Date.parse(hand.deadline) - serverNow()) / 1000;
-    const countdownFrom = hand.countdown_at
-      ? (Date.parse(hand.deadline) - Date.parse(hand.countdown_at)) / 1000
+    // The normal time runs to the time bank's start; then the bank counts down to the deadline.
+    const bankFrom = hand.time_bank_from ? Date.parse(hand.time_bank_from) : null;
+    const banking = bankFrom !== null && serverNow() >= bankFrom;
+    const end = bankFrom !== null && !banking ? bankFrom : Date.parse(hand.deadline);
+    const left = (end - serverNow()) / 1000;
+    let countdownFrom = hand.countdown_at
+      ? (end - Date.parse(hand.countdown_at)) / 1000
       : state.table.countdown_seconds;
+    if (banking) countdownFrom = (end - bankFrom) / 1000;
     const seat = document.getElementById("seat-" + hand.to_act);
     if (!seat) return;
     const timer = seat.querySelector(".timer");
     const seconds = Math.max(0, Math.ceil(left));
     if (left <= countdownFrom) {
       timer.hidden = false;
-      timer.textContent = fill(gettext("%(seconds)ss"), { seconds: seconds });
+      timer.textContent = banking
+        ? fill(gettext("Time bank %(seconds)ss"), { seconds: seconds })
+        : fill(gettext("%(seconds)ss"), { seconds: seconds });
+      timer.classList.toggle("bank", banking);
       timer.classList.toggle("urgent", left <= 5);
       timer.style.setProperty("--left", Math.max(0, left / countdownFrom));
       turnTimer.dataset.seconds = seconds;
@@ -1072,8 +1133,9 @@
     $("spectator-hint").hidden =
       seated || stopped || offered || !state.seats.some((s) => !s.player) || seatsHeld();
     renderWaiting(seated);
+    const mine = seated ? state.seats.find((s) => s.seat === you.seat) : null;
+    window.tableChat.viewer(mine && mine.player ? mine.player.id : null, seated && !stopped);
     if (!seated) return;
-    const mine = state.seats.find((s) => s.seat === you.seat);
     // During an all-in runout the player is still in the hand: no re-buy, top-up or "Sit in"
     // offer before the river says who won.
     const held = runout ? runout.seats[you.seat] : null;
@@ -1096,12 +1158,25 @@
     const room = range ? range[1] - stack : 0;
     const busted = broke;
     renderRebuy(busted, you, out);
+    renderSeatOptions(you, out, Boolean(handSeat) || Boolean(held));
     topUp.hidden = busted || Boolean(handSeat) || Boolean(held) || !range || room <= 0;
     if (!topUp.hidden) {
       const input = $("top-up-amount");
       input.max = dollarsValue(Math.min(room, you.wallet));
       input.placeholder = fill(gettext("up to %(amount)s"), { amount: dollarsValue(Math.min(room, you.wallet)) });
     }
+  }
+
+  /* The seat options (docs/rules.md "Seat options"), as the server says they are: "Sit out
+   * next big blind" while dealt in, "Leave after this hand" while in a hand ("Leave table"
+   * does it at once between hands), "Auto top-up" always. */
+  function renderSeatOptions(you, out, inHand) {
+    const options = you.options || {};
+    $("opt-sit-out-bb").checked = Boolean(options.sit_out_next_big_blind);
+    $("opt-leave-after").checked = Boolean(options.leave_after_hand);
+    $("opt-auto-top-up").checked = Boolean(options.auto_top_up);
+    $("opt-sit-out-bb-wrap").hidden = out;
+    $("opt-leave-after-wrap").hidden = !inHand;
   }
 
   /* "Take the seat" (a waiting-list offer) and "join a game" open this page with ?take=N:
@@ -1225,6 +1300,12 @@
     $("sit-in").addEventListener("click", () =>
       send({ type: "sit_in", post_big_blind: $("sit-in-post-bb").checked }),
     );
+    $("seat-options").addEventListener("change", (event) => {
+      const box = event.target;
+      if (!box.dataset.option) return;
+      // Shown as the server has it until its answer (a refused frame changes nothing).
+      if (!send({ type: "seat_options", [box.dataset.option]: box.checked })) box.checked = !box.checked;
+    });
     $("post-bb-now").addEventListener("click", () => send({ type: "post_big_blind" }));
     $("wait-bb").addEventListener("click", () => send({ type: "wait_big_blind" }));
     $("rebuy-form").addEventListener("submit", (event) => {
@@ -1437,7 +1518,7 @@
         return fill(event.reason === "sit_out_limit" ? gettext("%(name)s leaves the table (sat out too long)") : gettext("%(name)s leaves the table"),
           { name: event.player ? event.player.display_name : who });
       case "player_sat_out":
-        return say({ timeout: gettext("%(who)s sits out (ran out of time)"), no_chips: gettext("%(who)s sits out (no chips left)") }[event.reason] || gettext("%(who)s sits out"));
+        return say({ timeout: gettext("%(who)s sits out (ran out of time)"), no_chips: gettext("%(who)s sits out (no chips left)"), big_blind: gettext("%(who)s sits out at the big blind") }[event.reason] || gettext("%(who)s sits out"));
       case "player_sat_in":
         return say(event.status === "waiting_big_blind" ? gettext("%(who)s is back, waiting for the big blind") : gettext("%(who)s is back"));
       case "big_blind_choice":
@@ -1452,7 +1533,7 @@
       case "player_leaving":
         return say(gettext("%(who)s leaves after this hand"));
       case "player_topped_up":
-        return say(gettext("%(who)s adds %(amount)s"), { amount: money(event.amount) });
+        return say(event.auto ? gettext("%(who)s adds %(amount)s (auto top-up)") : gettext("%(who)s adds %(amount)s"), { amount: money(event.amount) });
       case "player_connection":
         return say(event.connected ? gettext("%(who)s is connected") : gettext("%(who)s lost the connection"));
       case "timeout":
@@ -1589,6 +1670,7 @@
   bindActions();
   bindPreActions();
   bindSeatControls();
+  window.tableChat.init(send);
   bindKeys();
   bindRealityCheck();
   setInterval(tick, 250);

@@ -207,6 +207,8 @@ def test_each_game_has_a_rules_page_with_the_rooms_figures(client, slug, hi_lo, 
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
     assert "You have 30 seconds to act: 10 seconds, then a 20-second countdown" in text
     assert "20 seconds more for you to come back" in text
+    assert "Then comes your time bank: 20 extra seconds" in text
+    assert "gives back 1 second, up to 20" in text
     assert "After 10 minutes you are removed" in text
     assert "within 30 minutes" in text and "after 5 such returns today" in text
     assert "odd chips go one at a time clockwise" in text

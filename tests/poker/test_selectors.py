@@ -41,6 +41,8 @@ def test_each_player_sees_their_own_cards_and_the_spectator_none():
         "posts_big_blind": False,
         "last_seq": 0,
         "waiting": None,
+        "time_bank": None,
+        "options": None,
     }
     assert [s["seat"] for s in spectator["seats"]] == [1, 2, 3, 4, 5, 6]
     assert spectator["seats"][1] == {

@@ -1,0 +1,158 @@
+"""What regulars expect at the table, in Chromium (issue 24 item 10): the time bank counting
+down on the seat for everyone, bet-size presets within the legal range, the seat options, and
+the chat with its per-player mute, on a laptop (1366x768) and a phone (390x844)."""
+
+import time
+
+import pytest
+
+from poker.engine.hand import Hand as EngineHand
+from poker.models import Seat
+from tests.factories import deal_hand, make_seated_player, make_table
+from tests.poker.table_page import (
+    PHONE,
+    beside_the_browser,
+    close_and_settle,
+    frames_sent,
+    horizontal_overflow,
+    open_table,
+    record_calls,
+    screenshot,
+)
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+LAPTOP_1366 = {"width": 1366, "height": 768}
+
+
+def seat_two_and_deal():
+    # A short normal time, so the bank starts soon; a long bank, so the test has time to look.
+    table = make_table(
+        next_hand_delay_seconds=3600, action_seconds=3, countdown_seconds=3, time_bank_seconds=90
+    )
+    players = {1: make_seated_player(table, "ann", 1), 2: make_seated_player(table, "ben", 2)}
+    hand = deal_hand(table)
+    return table, players, EngineHand.from_dict(hand.state).to_act
+
+
+def in_view(page, selector: str) -> bool:
+    """The element is wholly inside the window (nothing cut or off screen)."""
+    return page.evaluate(
+        """(selector) => {
+          const r = document.querySelector(selector).getBoundingClientRect();
+          return r.width > 0 && r.left >= 0 && r.top >= 0 &&
+            r.right <= window.innerWidth && r.bottom <= window.innerHeight;
+        }""",
+        selector,
+    )
+
+
+def _both_see_the_time_bank(pages, actor):
+    """The normal time ran out: both see the bank counting down on the actor's seat."""
+    for page in pages:
+        bank = page.wait_for_selector(f"#seat-{actor} .timer.bank", timeout=20_000)
+        assert "Time bank" in bank.inner_text()
+        first = int(page.get_attribute("#turn[data-seconds]", "data-seconds") or 0)
+        assert 0 < first <= 90
+
+
+def _presets_before_the_flop(mine):
+    """Raises to 2.5, 3 and 4 big blinds ($1), within the legal range the server sent
+    (heads-up, the small blind may raise to $2-$3)."""
+    mine.wait_for_selector("#act-raise:not([hidden]):not([disabled])")
+    sizes = mine.locator("#preset-sizes button")
+    assert sizes.all_inner_texts() == ["2.5 BB", "3 BB", "4 BB"]
+    assert [sizes.nth(k).is_disabled() for k in range(3)] == [False, False, True]
+    assert "$2" in sizes.nth(2).get_attribute("title")  # says the range it is outside
+    sizes.nth(0).click()
+    assert mine.inner_text("#act-raise") == "Raise to $2.50"
+    assert mine.input_value("#raise-amount") == "2.50"
+
+
+def _seat_options(mine, player):
+    """ "Leave after this hand" only while in a hand; auto top-up reaches the server and stays."""
+    assert mine.is_visible("#opt-leave-after-wrap")
+    assert mine.is_visible("#opt-sit-out-bb-wrap")
+    mine.check("#opt-auto-top-up")
+    deadline = time.monotonic() + 10
+    while not Seat.objects.get(player=player).auto_top_up:
+        assert time.monotonic() < deadline, "the option never reached the server"
+        time.sleep(0.1)
+    mine.wait_for_function("() => window.tablePage.state().you.options.auto_top_up === true")
+    assert mine.is_checked("#opt-auto-top-up")
+
+
+def _chat_as_text(mine, theirs):
+    """The phone's player writes markup; it arrives as text, by display name."""
+    theirs.fill("#chat-text", "hello <b>all</b>")
+    theirs.press("#chat-text", "Enter")
+    line = mine.wait_for_selector("#chat-lines li .chat-text")
+    assert line.inner_text() == "hello <b>all</b>"
+    assert mine.locator("#chat-lines b").count() == 0
+    theirs.wait_for_selector("#chat-lines li .chat-text")
+    assert theirs.locator("#chat-lines .chat-mute").count() == 0  # nobody mutes themself
+    mine.fill("#chat-text", "gl")
+    mine.press("#chat-text", "Enter")
+    theirs.wait_for_function("() => document.querySelectorAll('#chat-lines li').length === 2")
+
+
+def _everything_fits(mine, theirs):
+    for page, name in ((mine, "laptop-1366x768"), (theirs, "phone-390x844")):
+        screenshot(page, f"regulars-{name}")
+    assert horizontal_overflow(theirs) <= 0 and horizontal_overflow(mine) <= 0
+    # The action panel and its presets are in view without scrolling.
+    mine.evaluate("window.scrollTo(0, 0)")
+    for selector in ("#act-raise", "#raise-amount", "#preset-sizes button:nth-child(3)"):
+        assert in_view(mine, selector), selector
+
+
+def _mute_is_kept(mine, muted_player):
+    """Muting the phone's player hides their lines here, on this page and the next."""
+    theirs_line = f"#chat-lines li[data-player='{muted_player.pk}']"
+    mine.click("#chat-lines li .chat-mute")
+    assert not mine.is_visible(theirs_line)
+    assert mine.is_visible("#chat-muted")
+    mine.reload()
+    mine.wait_for_selector("#conn.online")
+    mine.wait_for_function("() => document.querySelectorAll('#chat-lines li').length === 2")
+    assert not mine.is_visible(theirs_line)
+    mine.click("#chat-muted .chat-unmute")
+    assert mine.is_visible(theirs_line)
+
+
+def _actor_on_a_phone_then_a_preset_sent(mine):
+    """The actor's page on a phone: presets, options and chat fit the width; then the
+    preset's amount is what goes to the server."""
+    mine.set_viewport_size(PHONE)
+    mine.wait_for_selector("#preset-sizes button")
+    screenshot(mine, "regulars-actor-phone-390x844")
+    assert horizontal_overflow(mine) <= 0
+    mine.set_viewport_size(LAPTOP_1366)
+    record_calls(mine)
+    mine.wait_for_selector("#act-raise:not([hidden]):not([disabled])")
+    mine.locator("#preset-sizes button").nth(1).click()
+    mine.click("#act-raise")
+    mine.wait_for_function("() => window.testCalls.sent.some((t) => t.includes('\"act\"'))")
+    (sent,) = frames_sent(mine, "act")
+    assert (sent["action"], sent["amount"]) == ("raise", 300)
+
+
+def test_time_bank_presets_seat_options_and_chat(signed_in_page):
+    table, players, actor = beside_the_browser(seat_two_and_deal)
+    other = 3 - actor
+    mine = signed_in_page(players[actor], LAPTOP_1366)
+    theirs = signed_in_page(players[other], PHONE)
+    record_calls(mine)
+    pages = [mine, theirs]
+    try:
+        for page in pages:
+            open_table(page, table)
+        _both_see_the_time_bank(pages, actor)
+        _presets_before_the_flop(mine)
+        _seat_options(mine, players[actor])
+        _chat_as_text(mine, theirs)
+        _everything_fits(mine, theirs)
+        _mute_is_kept(mine, players[other])
+        _actor_on_a_phone_then_a_preset_sent(mine)
+    finally:
+        close_and_settle(table, pages)
