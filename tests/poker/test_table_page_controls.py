@@ -147,6 +147,22 @@ SMALL_LAPTOP = {"width": 1366, "height": 768}
 CONTROLS = ("#act-fold", "#act-call", "#act-raise", "#raise-amount", "#raise-slider")
 
 
+# The dealer button is on the felt and nothing covers its middle.
+DEALER_IN_SIGHT = """() => {
+  const button = document.querySelector("#seats .dealer");
+  if (!button) return false;
+  const r = button.getBoundingClientRect();
+  return button.contains(document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2));
+}"""
+
+
+BUTTON_AT_MY_SEAT = """() => {
+  const state = structuredClone(window.tablePage.state());
+  state.hand.button = state.you.seat;
+  window.tablePage.render(state);
+}"""
+
+
 def inside(box: dict | None, viewport: dict) -> bool:
     return bool(
         box
@@ -211,6 +227,18 @@ def test_the_action_buttons_and_own_cards_fit_the_window_without_scrolling(
             seat,
         )
         assert not covered
+        # Issue 24 item 3: on a laptop the seat's own controls are in view on your turn too,
+        # and the dealer button is not under a seat's cards.
+        if viewport is not PHONE:
+            for control in ("#sit-out", "#leave", "#top-up-form"):
+                if page.is_visible(control):  # no top-up at the maximum buy-in
+                    box = page.locator(control).bounding_box()
+                    assert inside(box, viewport), (control, box)
+        assert page.evaluate(DEALER_IN_SIGHT)
+        # The button at this player's own seat, at the bottom: drawn from the same state.
+        page.evaluate(BUTTON_AT_MY_SEAT)
+        assert page.evaluate(DEALER_IN_SIGHT)
+        screenshot(page, f"fit-{viewport['width']}x{viewport['height']}-{max_seats}-button")
         assert page.errors == []
     finally:
         close_and_settle(table, [page])
