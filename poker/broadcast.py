@@ -143,7 +143,11 @@ def frames_for_change(
             {**event, "hand_id": hand_row.pk} for event in events_for(engine, None, since)
         )
     all_events.extend(event for event in events if event["type"] != "button_drawn")
-    betting = bool(all_events) and all(event["type"] in BETTING_EVENTS for event in all_events)
+    # Cards shown by choice after the hand change its result: the frame carries the last result
+    # so the seat and the last-hand panel show them, not only the log (issue 24 item 4).
+    betting = bool(all_events) and all(
+        event["type"] in BETTING_EVENTS and not event.get("voluntary") for event in all_events
+    )
     view = TableView(
         table,
         hand_row=hand_row,
