@@ -267,3 +267,44 @@ def test_the_sit_dialog_explains_a_range_moved_by_ratholing(signed_in_page):
         assert page.errors == []
     finally:
         close_and_settle(table, [page])
+
+
+def test_cards_shown_by_choice_appear_on_the_seat_and_in_the_last_hand(signed_in_page):
+    """Issue 24 item 4: "Show my cards" after a fold reached only the log; the seat and the
+    last-hand panel of every page now show them."""
+    from tests.poker.table_page import screenshot
+
+    table, players, hand = beside_the_browser(seat_two_and_deal)
+    folder = to_act(hand)
+    other = 2 if folder == 1 else 1
+    pages = {n: signed_in_page(players[n], LAPTOP) for n in (folder, other)}
+    try:
+        for page in pages.values():
+            open_table(page, table)
+        opponent_acts(hand, players, "fold")
+        pages[folder].wait_for_selector("#show-cards:not([hidden])")
+        hand.refresh_from_db()
+        cards = EngineHand.from_dict(hand.state).hole_cards[
+            EngineHand.from_dict(hand.state).seats.index(folder)
+        ]
+        watcher = pages[other]
+        watcher.wait_for_selector("#result:not([hidden])")
+        # The watcher comes back between hands: the page draws the last hand from the snapshot.
+        open_table(watcher, table)
+        watcher.wait_for_selector("#result:not([hidden])")
+        assert watcher.locator(f"#seat-{folder} .hole .card[data-card]").count() == 0
+        pages[folder].click("#show-cards")
+        watcher.wait_for_selector(f"#seat-{folder} .hole .card[data-card]")
+        shown = watcher.locator(f"#seat-{folder} .hole .card[data-card]").evaluate_all(
+            "cards => cards.map((card) => card.dataset.card)"
+        )
+        assert shown == list(cards)
+        watcher.wait_for_selector("#result .result-shown")
+        in_panel = watcher.locator("#result .result-shown .card[data-card]").evaluate_all(
+            "cards => cards.map((card) => card.dataset.card)"
+        )
+        assert in_panel == list(cards)
+        screenshot(watcher, "shown-by-choice-laptop")
+        assert all(page.errors == [] for page in pages.values())
+    finally:
+        close_and_settle(table, pages.values())
