@@ -83,6 +83,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "poker.context_processors.seat_offers",
+                "responsible.context_processors.play_exclusion",
             ],
         },
     },

@@ -135,7 +135,11 @@ def frames_for_change(
     only betting (which moves no seat) or whose seats are `seats_fresh` (every seat it altered is
     one of these objects); any other change reads them afresh."""
     all_events = _events_in_order(events, hand_row=hand_row, engine=engine, since=since)
-    betting = bool(all_events) and all(event["type"] in BETTING_EVENTS for event in all_events)
+    # Cards shown by choice after the hand change its result: the frame carries the last result
+    # so the seat and the last-hand panel show them, not only the log (issue 24 item 4).
+    betting = bool(all_events) and all(
+        event["type"] in BETTING_EVENTS and not event.get("voluntary") for event in all_events
+    )
     view = TableView(
         table,
         hand_row=hand_row,

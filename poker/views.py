@@ -89,7 +89,11 @@ def waiting_leave(request: HttpRequest, table_id: int) -> HttpResponse:
     """Leave a waiting list, or decline the seat it offers (the next in line is offered it)."""
     table = get_object_or_404(Table, pk=table_id)
     try:
-        services.waiting_list_leave(table=table, player=request.user)
+        declined = services.waiting_list_leave(table=table, player=request.user)
     except services.TableError as error:
         return _answer(request, error.message, refused=True)
-    return _answer(request, _("You left the waiting list for %(table)s.") % {"table": table.name})
+    if declined:
+        message = _("You declined the seat at %(table)s and left its waiting list.")
+    else:
+        message = _("You left the waiting list for %(table)s.")
+    return _answer(request, message % {"table": table.name})

@@ -11,7 +11,17 @@ from showdown.models import ShowdownTable
 
 @login_required
 def live_table(request: HttpRequest, table_id: int) -> HttpResponse:
-    table = ShowdownTable.objects.filter(pk=table_id, seats__gt=1).first()
+    table = (
+        ShowdownTable.objects.select_related(
+            "bet_paytable", "hole_card_bonus_paytable", "final_hand_bonus_paytable"
+        )
+        .filter(pk=table_id, seats__gt=1)
+        .first()
+    )
     if table is None:
         raise Http404("No such live table")
-    return render(request, "showdown/live.html", {"table": table, "seat_numbers": range(1, 8)})
+    return render(
+        request,
+        "showdown/live.html",
+        {"table": table, "seat_numbers": range(1, 8), "paytables": table.paytable_rows()},
+    )

@@ -9,6 +9,8 @@ Raise bet, then the settlement or the void).
 
 from __future__ import annotations
 
+import re
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
@@ -25,6 +27,9 @@ from poker.engine.showdown_paytables import (
     PaytableError,
     ShowdownPaytables,
 )
+
+# The stored codes of RULES.md 9's lettered paytables: "hcb-a" ... "fhb-e".
+STANDARD_NAME = re.compile(r"(?:hcb|fhb)-([a-e])")
 
 
 class Paytable(models.Model):
@@ -50,7 +55,19 @@ class Paytable(models.Model):
         ordering = ["kind", "name"]
 
     def __str__(self) -> str:
-        return f"{self.get_kind_display()} {self.name}"
+        return self.title()
+
+    def title(self) -> str:
+        """The name players read (RULES.md 9's letters): "Hole Card Bonus A" for the stored
+        code "hcb-a", "Bet" for "bet"; a paytable staff named otherwise keeps its name after
+        the wager's."""
+        kind = str(self.get_kind_display())
+        standard = STANDARD_NAME.fullmatch(self.name)
+        if self.name == "bet" or self.name == self.kind:
+            return kind
+        if standard is not None:
+            return _("%(wager)s %(letter)s") % {"wager": kind, "letter": standard[1].upper()}
+        return _("%(wager)s %(letter)s") % {"wager": kind, "letter": self.name}
 
     def engine(self) -> EnginePaytable:
         """The engine's checked paytable; PaytableError when the stored one breaks a rule."""
@@ -133,6 +150,10 @@ class ShowdownTable(models.Model):
     @property
     def is_live(self) -> bool:
         return self.seats > 1
+
+    def paytable_rows(self) -> list[Paytable]:
+        """The three paytables as pages list them: Bet, Hole Card Bonus, Final Hand Bonus."""
+        return [self.bet_paytable, self.hole_card_bonus_paytable, self.final_hand_bonus_paytable]
 
     def paytables(self) -> ShowdownPaytables:
         return ShowdownPaytables(

@@ -13,8 +13,11 @@ Status = ShowdownRound.Status
 
 
 def tables_for_lobby() -> QuerySet[ShowdownTable]:
-    return ShowdownTable.objects.filter(is_open=True).select_related(
-        "bet_paytable", "hole_card_bonus_paytable", "final_hand_bonus_paytable"
+    """Open tables with their paytables and, for live ones, the seats taken (`seats_taken`)."""
+    return (
+        ShowdownTable.objects.filter(is_open=True)
+        .select_related("bet_paytable", "hole_card_bonus_paytable", "final_hand_bonus_paytable")
+        .annotate(seats_taken=Count("live_seats"))
     )
 
 

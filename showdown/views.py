@@ -110,11 +110,7 @@ def play(request: HttpRequest, table_id: int) -> HttpResponse:
             "last": last,
             "last_wagers": _wager_rows(last) if last else [],
             "deal_form": DealForm(initial=initial),
-            "paytables": [
-                table.bet_paytable,
-                table.hole_card_bonus_paytable,
-                table.final_hand_bonus_paytable,
-            ],
+            "paytables": table.paytable_rows(),
         },
     )
 

@@ -140,17 +140,20 @@ def waiting_list_join(*, table: Table | int, player) -> int:
         return place
 
 
-def waiting_list_leave(*, table: Table | int, player) -> None:
-    """Leave the list, or decline the seat offered: the next in line is offered it."""
+def waiting_list_leave(*, table: Table | int, player) -> bool:
+    """Leave the list, or decline the seat offered: the next in line is offered it. True when
+    a seat offered was declined (the player is told so, not only that they left the list)."""
     with table_change(table) as change:
         entry = WaitingEntry.objects.filter(table=change.table, player=player).first()
         if entry is None:
             raise TableError("not_waiting", _("You are not on this table's waiting list."))
         entry.delete()
-        if entry.offer_expires_at is not None:
+        declined = entry.offer_expires_at is not None
+        if declined:
             change.tell_player(player.pk, _ended_frame(change.table, "declined"))
             seats_offer(change)
         _waiting_changed(change, player.pk)
+    return declined
 
 
 def waiting_lists_leave_all(*, player) -> list[int]:

@@ -54,10 +54,28 @@
     tick();
   }
 
+  /* What became of an offer, said in its place for a few seconds (a decline, from this page
+   * or another tab): not a silent banner gone, nor a table page still showing the old place. */
+  function notice(item, text) {
+    const line = document.createElement("li");
+    line.className = "seat-offer-notice";
+    line.setAttribute("role", "status");
+    line.textContent = text;
+    item.replaceWith(line);
+    setTimeout(() => line.remove(), 8000);
+  }
+
   function ended(frame) {
     const item = itemOf(frame.table);
-    if (item) item.remove();
     deadlines.delete(String(frame.table));
+    if (!item) return;
+    if (frame.reason === "declined") {
+      const table = item.querySelector(".seat-offer-table").textContent;
+      notice(item, frame.message ||
+        interpolate(gettext("You declined the seat at %(table)s and left its waiting list."), { table: table }, true));
+    } else {
+      item.remove();
+    }
   }
 
   list.addEventListener("submit", async (event) => {
@@ -67,7 +85,9 @@
     const response = await fetch(form.action, {
       method: "POST", body: new FormData(form), headers: { Accept: "application/json" },
     });
-    if (response.ok) ended({ table: form.closest(".seat-offer").dataset.table });
+    if (!response.ok) return;
+    const answer = await response.json().catch(() => ({}));
+    ended({ table: form.closest(".seat-offer").dataset.table, reason: "declined", message: answer.message });
   });
 
   list.querySelectorAll(".seat-offer").forEach((item) => {

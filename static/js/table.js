@@ -603,8 +603,16 @@
       if (hand && hand.button === s.seat) {
         const button = el("div", "dealer", "D");
         button.title = gettext("Dealer button");
-        button.style.left = 50 + (pos.x - 50) * 0.72 + (pos.x < 50 ? 6 : -6) + "%";
-        button.style.top = 50 + (pos.y - 50) * 0.72 + "%";
+        if (pos.y > 80 || pos.y < 20) {
+          // The top and bottom seats' cards and plates fill the way to the middle: the button
+          // sits on the plate's corner, above it (table.css), never under cards or a plate.
+          button.classList.add("on-plate");
+          button.style.left = "calc(" + pos.x + "% + var(--seat-w) / 2)";
+          button.style.top = "calc(" + pos.y + "% + 0.6rem)";
+        } else {
+          button.style.left = 50 + (pos.x - 50) * 0.72 + (pos.x < 50 ? 6 : -6) + "%";
+          button.style.top = 50 + (pos.y - 50) * 0.72 + "%";
+        }
         container.append(button);
       }
       container.append(node);

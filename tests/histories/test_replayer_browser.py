@@ -31,7 +31,10 @@ def board_size(page) -> int:
 @pytest.mark.parametrize("viewport", [LAPTOP, PHONE], ids=["laptop", "phone"])
 def test_a_player_steps_through_their_hand_to_the_showdown(signed_in_page, viewport):
     table = game_table("omaha8-pot-limit")
-    players = {n: make_seated_player(table, name, n) for n, name in ((1, "ann"), (2, "ben"))}
+    # Names as long as players choose: the players' list overflowed a phone by 19 px and more
+    # (issue 24 item 3).
+    names = ((1, "annunziata_long"), (2, "bartholomew_big"))
+    players = {n: make_seated_player(table, name, n) for n, name in names}
     hand = call_down(deal_hand(table, DECK), players)
     steps = hand.events.count()
     page = signed_in_page(players[2], viewport)

@@ -189,6 +189,87 @@ def test_a_visitor_filters_the_live_lobby(chromium, asgi_server):
         context.close()
 
 
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_lobby_columns_sort_and_showdown_tables_answer_to_the_filters(chromium, asgi_server):
+    """Issue 24 item 12: a header sorts the lists (again: the other way), the order and the
+    filters are kept across visits, and the Omaha Showdown tables follow the same filters."""
+    from showdown.models import LiveSeat
+    from tests.factories import make_showdown_table
+    from tests.poker.table_page import horizontal_overflow, screenshot
+
+    make_table(name="Aral", small_blind=25, big_blind=50)
+    make_table(name="Baikal", small_blind=100, big_blind=200)
+    hi_lo = hi_lo_limit_table("Caspian")
+    live = make_showdown_table(name="Live Seven", seats=7)
+    LiveSeat.objects.create(table=live, number=1, player=make_player("sam"))
+    make_showdown_table(name="Live Empty", seats=7)
+    online = make_showdown_table(name="Solo")
+    context = chromium.new_context(viewport={"width": 1366, "height": 768}, base_url=asgi_server)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    high = "#lobby-tables table:has(th) >> nth=0"
+    names = lambda: page.eval_on_selector_all(  # noqa: E731
+        "#lobby-tables .game-group:first-child tbody tr",
+        "rows => rows.map(r => r.dataset.sortName)",
+    )
+    banked = lambda: page.eval_on_selector_all(  # noqa: E731
+        "#lobby-banked tr[data-banked-table]:not([hidden])",
+        "rows => rows.map(r => r.dataset.sortName)",
+    )
+    try:
+        page.goto("/")
+        assert page.is_visible(high)
+        page.click("#lobby-tables .game-group:first-child th[data-sort=stakes] button")
+        assert names()[:2] == ["Aral", "Baikal"]
+        assert (
+            page.get_attribute(
+                "#lobby-tables .game-group:first-child th[data-sort=stakes]", "aria-sort"
+            )
+            == "ascending"
+        )
+        page.click("#lobby-tables .game-group:first-child th[data-sort=stakes] button")
+        assert names()[:2] == ["Baikal", "Aral"]
+        page.click("#lobby-banked th[data-sort=players] button")
+        page.click("#lobby-banked th[data-sort=players] button")
+        assert banked()[0] == "Live Seven"  # the most players first
+
+        page.select_option("#lobby-filters select[name=game]", "showdown")
+        assert page.is_hidden(f'tr[data-table="{hi_lo.pk}"]') and page.is_hidden("#lobby-tables")
+        assert set(banked()) >= {"Live Seven", "Solo"}
+        page.select_option("#lobby-filters select[name=size]", "full")
+        assert "Live Seven" in banked() and "Solo" not in banked()
+        page.check("#lobby-filters input[name=hide_empty]")
+        assert banked() == ["Live Seven"]  # not the empty live table
+        page.select_option("#lobby-filters select[name=game]", "")
+        assert page.is_hidden(f'tr[data-table="{hi_lo.pk}"]')  # empty too
+        page.select_option("#lobby-filters select[name=game]", "omaha8")
+        assert page.is_hidden("#lobby-banked") and page.is_visible("#filters-none")
+
+        page.reload()  # a later visit: the same filters and order
+        assert page.input_value("#lobby-filters select[name=game]") == "omaha8"
+        assert page.is_hidden("#lobby-banked")
+        page.select_option("#lobby-filters select[name=game]", "")
+        page.select_option("#lobby-filters select[name=size]", "")
+        page.uncheck("#lobby-filters input[name=hide_empty]")
+        # One order for every list on the page: the last header clicked, players, most first.
+        assert (
+            page.get_attribute(
+                "#lobby-tables .game-group:first-child th[data-sort=players]", "aria-sort"
+            )
+            == "descending"
+        )
+        assert banked()[0] == "Live Seven" and online.name in banked()
+        screenshot(page, "lobby-sorted-laptop")
+        page.set_viewport_size({"width": 390, "height": 844})
+        assert horizontal_overflow(page) <= 0
+        screenshot(page, "lobby-sorted-phone")
+        assert errors == []
+    finally:
+        context.close()
+
+
 @pytest.mark.parametrize(
     ("slug", "hi_lo", "pot_limit"),
     [

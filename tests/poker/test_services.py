@@ -2,6 +2,7 @@
 eviction and cancellation, with the cashier's balances checked where money moves."""
 
 import itertools
+import json
 import secrets
 import threading
 from datetime import timedelta
@@ -12,7 +13,7 @@ from django.utils import timezone
 
 from cashier.models import Account
 from cashier.selectors import table_stack_balance, wallet_balance
-from poker import services
+from poker import broadcast, services
 from poker.engine import dealer
 from poker.engine.cards import FULL_DECK
 from poker.engine.hand import Hand as EngineHand
@@ -286,6 +287,22 @@ def test_after_a_hand_a_player_may_show_the_cards_nobody_saw():
     }  # fmt: skip
     seen = hand_record(hand_id=hand.pk, viewer=players[other])
     assert next(s for s in seen["seats"] if s["seat"] == button)["cards"] == cards
+    # Every page hears of it with the last hand's result: the seat and the last-hand panel
+    # show the cards, not only the log (issue 24 item 4).
+    shown_hand = Hand.objects.with_deck().get(pk=hand.pk)
+    engine = EngineHand.from_snapshot(shown_hand.state, shown_hand.deck)
+    frame = json.loads(
+        broadcast.frames_for_change(
+            table=table,
+            events=[],
+            hand_row=shown_hand,
+            engine=engine,
+            since=len(engine.events) - 1,
+        )["public"]
+    )
+    assert [e["type"] for e in frame["events"]] == ["cards_shown"]
+    entry = next(e for e in frame["last_result"]["showdown"] if e["seat"] == button)
+    assert entry["shown"] and entry["cards"] == cards
     with pytest.raises(TableError) as refused:
         services.table_show_cards(table=table, player=players[button])
     assert refused.value.code == "already_shown"

@@ -147,6 +147,22 @@ SMALL_LAPTOP = {"width": 1366, "height": 768}
 CONTROLS = ("#act-fold", "#act-call", "#act-raise", "#raise-amount", "#raise-slider")
 
 
+# The dealer button is on the felt and nothing covers its middle.
+DEALER_IN_SIGHT = """() => {
+  const button = document.querySelector("#seats .dealer");
+  if (!button) return false;
+  const r = button.getBoundingClientRect();
+  return button.contains(document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2));
+}"""
+
+
+BUTTON_AT_MY_SEAT = """() => {
+  const state = structuredClone(window.tablePage.state());
+  state.hand.button = state.you.seat;
+  window.tablePage.render(state);
+}"""
+
+
 def inside(box: dict | None, viewport: dict) -> bool:
     return bool(
         box
@@ -211,6 +227,18 @@ def test_the_action_buttons_and_own_cards_fit_the_window_without_scrolling(
             seat,
         )
         assert not covered
+        # Issue 24 item 3: on a laptop the seat's own controls are in view on your turn too,
+        # and the dealer button is not under a seat's cards.
+        if viewport is not PHONE:
+            for control in ("#sit-out", "#leave", "#top-up-form"):
+                if page.is_visible(control):  # no top-up at the maximum buy-in
+                    box = page.locator(control).bounding_box()
+                    assert inside(box, viewport), (control, box)
+        assert page.evaluate(DEALER_IN_SIGHT)
+        # The button at this player's own seat, at the bottom: drawn from the same state.
+        page.evaluate(BUTTON_AT_MY_SEAT)
+        assert page.evaluate(DEALER_IN_SIGHT)
+        screenshot(page, f"fit-{viewport['width']}x{viewport['height']}-{max_seats}-button")
         assert page.errors == []
     finally:
         close_and_settle(table, [page])
@@ -239,3 +267,44 @@ def test_the_sit_dialog_explains_a_range_moved_by_ratholing(signed_in_page):
         assert page.errors == []
     finally:
         close_and_settle(table, [page])
+
+
+def test_cards_shown_by_choice_appear_on_the_seat_and_in_the_last_hand(signed_in_page):
+    """Issue 24 item 4: "Show my cards" after a fold reached only the log; the seat and the
+    last-hand panel of every page now show them."""
+    from tests.poker.table_page import screenshot
+
+    table, players, hand = beside_the_browser(seat_two_and_deal)
+    folder = to_act(hand)
+    other = 2 if folder == 1 else 1
+    pages = {n: signed_in_page(players[n], LAPTOP) for n in (folder, other)}
+    try:
+        for page in pages.values():
+            open_table(page, table)
+        opponent_acts(hand, players, "fold")
+        pages[folder].wait_for_selector("#show-cards:not([hidden])")
+        hand.refresh_from_db()
+        cards = EngineHand.from_dict(hand.state).hole_cards[
+            EngineHand.from_dict(hand.state).seats.index(folder)
+        ]
+        watcher = pages[other]
+        watcher.wait_for_selector("#result:not([hidden])")
+        # The watcher comes back between hands: the page draws the last hand from the snapshot.
+        open_table(watcher, table)
+        watcher.wait_for_selector("#result:not([hidden])")
+        assert watcher.locator(f"#seat-{folder} .hole .card[data-card]").count() == 0
+        pages[folder].click("#show-cards")
+        watcher.wait_for_selector(f"#seat-{folder} .hole .card[data-card]")
+        shown = watcher.locator(f"#seat-{folder} .hole .card[data-card]").evaluate_all(
+            "cards => cards.map((card) => card.dataset.card)"
+        )
+        assert shown == list(cards)
+        watcher.wait_for_selector("#result .result-shown")
+        in_panel = watcher.locator("#result .result-shown .card[data-card]").evaluate_all(
+            "cards => cards.map((card) => card.dataset.card)"
+        )
+        assert in_panel == list(cards)
+        screenshot(watcher, "shown-by-choice-laptop")
+        assert all(page.errors == [] for page in pages.values())
+    finally:
+        close_and_settle(table, pages.values())

@@ -134,10 +134,12 @@ def test_a_freed_seat_is_offered_to_the_first_in_line_and_held_for_them():
 def test_a_declined_offer_goes_to_the_next_in_line():
     table, (ann, _) = full_table()
     cat, dan = make_funded_player("cat"), make_funded_player("dan")
-    services.waiting_list_join(table=table, player=cat)
-    services.waiting_list_join(table=table, player=dan)
+    ed = make_funded_player("ed")
+    for player in (cat, dan, ed):
+        services.waiting_list_join(table=table, player=player)
+    assert services.waiting_list_leave(table=table, player=ed) is False  # left, no offer
     services.table_leave(table=table, player=ann)
-    services.waiting_list_leave(table=table, player=cat)  # declines
+    assert services.waiting_list_leave(table=table, player=cat) is True  # declines
     assert not WaitingEntry.objects.filter(player=cat).exists()
     assert offer_of(table, dan) is not None
 

@@ -82,6 +82,10 @@ def test_the_waiting_list_end_to_end(signed_in_page, celery_worker_factory):
         # Cat declines: her banner goes, Dan is offered the seat on the table page.
         lobby.click(f"{offer_banner(table)} .seat-offer-decline button")
         lobby.wait_for_selector(offer_banner(table), state="detached")
+        # Told it was declined (issue 24 item 4), not left guessing or shown her old place.
+        said = lobby.inner_text(".seat-offer-notice")
+        assert f"You declined the seat at {table.name} and left its waiting list." == said
+        screenshot(lobby, "waiting-declined-laptop")
         at_table.wait_for_selector(offer_banner(table))
         screenshot(at_table, "waiting-offer-phone")
         assert horizontal_overflow(at_table) <= 0

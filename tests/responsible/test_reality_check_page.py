@@ -19,6 +19,7 @@ from tests.poker.table_page import (
     close_and_settle,
     fetched,
     frames_received,
+    horizontal_overflow,
     open_table,
     record_calls,
     wait_for_frames_received,
@@ -90,5 +91,58 @@ def test_the_responsible_gaming_section_fits_a_phone(signed_in_page):
     limits = page.text_content("[data-deposit-limits]")
     assert "$100.00" in limits and "then $500.00 from" in limits
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    assert page.errors == []
+    page.context.close()
+
+
+@pytest.mark.parametrize("live", [False, True], ids=["online", "live"])
+def test_the_reality_check_comes_on_showdown_pages_too(signed_in_page, live):
+    """Issue 24 item 6: only the poker table reminded; a Showdown player was never told."""
+    from tests.factories import make_funded_player, make_showdown_table
+
+    alice = make_funded_player("alice")
+    table = make_showdown_table(seats=3 if live else 1)
+    reality_check_set(player=alice, minutes=10)
+    page = signed_in_page(alice, PHONE if live else LAPTOP)
+    # The session began 25 minutes ago (after the sign-in, which sets the login time).
+    login = timezone.now() - timedelta(minutes=25)
+    type(alice).objects.filter(pk=alice.pk).update(last_login=login)
+    page.clock.install()
+    page.goto(reverse("showdown:live" if live else "showdown:table", args=[table.pk]))
+    page.wait_for_function("window.realityCheck && window.realityCheck.armed()")
+    assert (
+        page.evaluate("window.realityCheck.delayMs({interval_minutes: 10, seconds_played: 1500})")
+        == 300_000
+    )
+    assert not page.is_visible("#reality-dialog")
+    # The reminder is due at 30 minutes: a little more than five minutes away (the seconds
+    # between setting the login and the page's question come off the wait).
+    page.clock.fast_forward("05:05")
+    page.wait_for_selector("#reality-dialog[open]")
+    assert (
+        page.text_content("#reality-played") == "25 minutes"
+    )  # the server's clock, not the page's
+    assert page.text_content("#reality-net") == "$0.00"
+    page.click("#reality-continue")
+    page.wait_for_selector("#reality-dialog:not([open])", state="attached")
+    assert page.evaluate("window.realityCheck.armed()")  # and the next one is on its way
+    assert horizontal_overflow(page) <= 0
+    assert page.errors == []
+    page.context.close()
+
+
+def test_a_player_on_a_time_out_is_offered_no_seat(signed_in_page):
+    """Issue 24 item 6: a time-out player saw seats to take that failed after a click."""
+    from tests.factories import make_funded_player, make_showdown_table
+
+    alice = make_funded_player("alice")
+    exclusion_start(player=alice, kind="time_out", length=1)
+    live = make_showdown_table(seats=3)
+    page = signed_in_page(alice, PHONE)
+    page.goto(reverse("showdown:live", args=[live.pk]))
+    page.wait_for_selector(".sdl-sit", state="attached")
+    assert page.is_visible("#play-blocked")
+    assert not page.is_visible(".sdl-sit") and not page.is_visible("#sdl-wager")
+    assert horizontal_overflow(page) <= 0
     assert page.errors == []
     page.context.close()

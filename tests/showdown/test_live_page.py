@@ -19,11 +19,17 @@ LAPTOP = {"width": 1366, "height": 768}
 PHONE = {"width": 390, "height": 844}
 
 
-def screenshot(page, name: str) -> None:
+def screenshot(page, name: str, *, full_page: bool = True) -> None:
     folder = os.environ.get("SHOWDOWN_SCREENSHOTS")
     if folder:
         Path(folder).mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(Path(folder) / f"live-{name}.png"), full_page=True)
+        page.screenshot(path=str(Path(folder) / f"live-{name}.png"), full_page=full_page)
+
+
+DECISION_IN_VIEW = """(() => {
+  const box = document.getElementById("sdl-decide").getBoundingClientRect();
+  return box.top >= 0 && box.bottom <= window.innerHeight;
+})()"""
 
 
 def faces(page, seat: int) -> list[str]:
@@ -73,8 +79,17 @@ def test_two_players_play_a_round_at_the_live_table(signed_in_page):
         # The round's commitment shows from its deal on (issue 16).
         for page in pages.values():
             page.wait_for_selector("#sdl-commitment:not([hidden])")
+        pages["bob"].wait_for_selector("#sdl-decide:not([hidden])")
+        # Fold, Call and Raise in full view as the cards come, without scrolling (issue 24
+        # item 3: on a phone they started at the bottom edge).
+        for page in pages.values():
+            assert page.evaluate(DECISION_IN_VIEW), page.viewport_size
+        pages["bob"].set_viewport_size({"width": 390, "height": 600})  # a smaller phone
+        assert pages["bob"].evaluate(DECISION_IN_VIEW)
+        pages["bob"].set_viewport_size(PHONE)
         screenshot(pages["ann"], "laptop-deciding")
         screenshot(pages["bob"], "phone-deciding")
+        screenshot(pages["bob"], "phone-deciding-view", full_page=False)
         ann_cards = faces(pages["ann"], 1)
         pages["ann"].keyboard.press("r")
         pages["bob"].click('#sdl-decide [data-decision="fold"]')

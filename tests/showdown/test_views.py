@@ -57,6 +57,39 @@ def test_the_play_page_shows_limits_cap_paytables_and_balance(gambler_client, db
     assert 'id="sd-deal-form"' in page
 
 
+def test_paytables_are_named_for_players_not_by_their_codes(gambler_client, db):
+    """Issue 24 item 5: the lobby, the play page and the live page named paytables "bet,
+    hcb-b, fhb-b" and "(hcb-a)"; the live table showed none (RULES.md 9: every table shows its
+    paytable). A four-card flush and straight are explained where they are paid."""
+    from showdown.models import ShowdownTable
+    from tests.factories import make_showdown_table
+
+    online = ShowdownTable.objects.get(name="Showdown Micro")
+    live = make_showdown_table(seats=3)
+    codes = re.compile(r"\b(?:hcb|fhb)-[a-e]\b|\(bet\)|>bet,")
+    lobby = gambler_client.get(reverse("lobby:home")).content.decode()
+    assert "Bet, Hole Card Bonus B, Final Hand Bonus B" in lobby
+    for url in (
+        reverse("showdown:table", args=[online.pk]),
+        reverse("showdown:live", args=[live.pk]),
+    ):
+        page = gambler_client.get(url).content.decode()
+        assert 'id="sd-paytables"' in page, url
+        assert not codes.search(page), (url, codes.search(page))
+        assert "<caption>Hole Card Bonus" in page and "<caption>Final Hand Bonus" in page
+        assert "four of one suit" in page and "four in a row" in page
+        assert "25 to 1" in page and "200 to 1" in page
+    assert not codes.search(lobby)
+
+
+def test_a_paytable_staff_named_keeps_its_name_after_the_wager():
+    from showdown.models import Paytable
+
+    assert Paytable(kind="bet", name="bet").title() == "Bet"
+    assert Paytable(kind="final_hand_bonus", name="fhb-e").title() == "Final Hand Bonus E"
+    assert str(Paytable(kind="hole_card_bonus", name="Summer")) == "Hole Card Bonus Summer"
+
+
 def test_deal_decide_and_see_the_result(gambler_client, gambler, showdown_table, next_deck):
     next_deck(*ROYAL)
     url = reverse("showdown:table", args=[showdown_table.pk])
