@@ -33,8 +33,10 @@ import psycopg
 from bench.forked import forked_rate
 
 SERVER_URL = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432")
-LEDGER_DB = "room_bench_ledger"
-PGBENCH_DB = "room_bench_pgbench"
+# Scratch database names; BENCH_DATABASE_NAME gives your own on a shared server (its pgbench
+# peer gets the name with "_pgbench" appended).
+LEDGER_DB = os.environ.get("BENCH_DATABASE_NAME", "room_bench_ledger")
+PGBENCH_DB = os.environ.get("BENCH_DATABASE_NAME", "room_bench") + "_pgbench"
 PLAYERS = 5
 STACK = 1_000_000  # $10,000: 100 big blinds at the bench tables' $50/$100
 BET, RAKE = 100, 20
@@ -268,8 +270,17 @@ def main(argv: Sequence[str] | None = None) -> None:
             )
         from django.db import connections
 
+        from audit.verify import audit_verify
         from cashier.verify import ledger_verify
 
+        # Our settlements checked before the diagnostics below write entries of their own
+        # (raw SQL, without the audit records the room writes).
+        report, audited = ledger_verify(skip={"hand_settlements_match_hands"}), audit_verify()
+        print(
+            f"  (after our settlements: verify_ledger {'ok' if report.ok else report.problems}, "
+            f"verify_audit {'ok' if audited.ok else audited.summary()})",
+            flush=True,
+        )
         first_table = min(table_id for table_id, _ in seating)
         for clients in args.clients:
             sql_only = measure_pgbench(
@@ -281,9 +292,19 @@ def main(argv: Sequence[str] | None = None) -> None:
                 database=LEDGER_DB,
                 variables=[f"first_table={first_table}"],
             )
+            untriggered = measure_pgbench(
+                server,
+                pgbench,
+                clients,
+                seconds,
+                script_text="SET session_replication_role = replica;\n" + SETTLEMENT_SQL_SCRIPT,
+                database=LEDGER_DB,
+                variables=[f"first_table={first_table}"],
+            )
             print(
                 f"  (the same settlement SQL sent by pgbench, {clients} client"
-                f"{'s' if clients > 1 else ''}: {sql_only:,.1f} tps)",
+                f"{'s' if clients > 1 else ''}: {sql_only:,.1f} tps; without the ledger's "
+                f"triggers: {untriggered:,.1f} tps)",
                 flush=True,
             )
 

@@ -195,8 +195,9 @@ def measure_calculator(settings: Settings) -> list[Measurement]:
 
 # -- the online game through the services and the ledger
 
-SERVICE_DB = "room_bench_showdown"
-PGBENCH_DB = "room_bench_showdown_pgbench"
+# Scratch databases; BENCH_DATABASE_NAME gives your own on a shared server.
+SERVICE_DB = os.environ.get("BENCH_DATABASE_NAME", "room_bench_showdown")
+PGBENCH_DB = SERVICE_DB + "_pgbench"
 SERVICE_WALLET = 10**10  # $100M: no client runs dry
 
 
@@ -290,12 +291,14 @@ def measure_service(client_counts: Sequence[int], seconds: float) -> None:
             )
         from django.db import connections
 
+        from audit.verify import audit_verify
         from cashier.verify import ledger_verify
         from showdown.models import ShowdownRound
 
-        report = ledger_verify()
+        report, audited = ledger_verify(), audit_verify()
         rounds = ShowdownRound.objects.count()
         verdict = "consistent" if report.ok else "NOT CONSISTENT: " + "; ".join(report.problems)
+        verdict += "; audit log " + ("intact" if audited.ok else f"BROKEN: {audited.summary()}")
         print(
             f"  ({rounds:,} rounds, {report.entries:,} entries, {report.postings:,} postings; "
             f"ledger {verdict})",

@@ -12,7 +12,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Exists, Max, Min, OuterRef, Q, Sum
 from django.db.models.functions import TruncDate
 
-from cashier.models import Account, BalanceAdjustment, Entry, Posting
+from cashier.models import SHARDED_KIND_VALUES, Account, BalanceAdjustment, Entry, Posting
 
 AUDITORS_GROUP = "auditors"
 # Rows read per query by the exports that stream (the journal, the audit log, adjustments).
@@ -68,7 +68,9 @@ def _journal_entries(*, date_from=None, date_to=None, account_id: int | None = N
     if end:
         entries = entries.filter(created_at__lt=end)
     if account_id is not None:
-        touching = Posting.objects.filter(entry=OuterRef("pk"), account_id=account_id)
+        touching = Posting.objects.filter(
+            entry=OuterRef("pk"), account_id__in=_one_figure(account_id)
+        )
         entries = entries.filter(Exists(touching))
     return entries
 
@@ -264,22 +266,40 @@ def adjustments_manifest(*, date_from=None, date_to=None, status: str = "") -> d
     }
 
 
+def _one_figure(account_id: int) -> list[int]:
+    """The accounts shown as this one: every shard of a sharded house account (the house's
+    bets in play and bankroll are one figure to auditors), else the account itself."""
+    kind = Account.objects.filter(pk=account_id).values_list("kind", flat=True).first()
+    if kind not in SHARDED_KIND_VALUES:
+        return [account_id]
+    return list(Account.objects.filter(kind=kind).values_list("pk", flat=True))
+
+
 def balances_at(*, at: datetime, account_id: int | None = None) -> list[dict]:
     """Every account's balance from the postings of entries made before `at` (0 for accounts
-    with none by then)."""
+    with none by then). The shards of a sharded house account are one row, under the id of
+    its first shard, holding their sum."""
     accounts = Account.objects.select_related("owner", "table").order_by("id")
     if account_id is not None:
-        accounts = accounts.filter(pk=account_id)
+        accounts = accounts.filter(pk__in=_one_figure(account_id))
     sums = dict(
         Posting.objects.filter(entry__created_at__lt=at)
         .values("account_id")
         .annotate(total=Sum("amount"))
         .values_list("account_id", "total")
     )
-    return [
-        {**_account_label(account), "at": at.isoformat(), "balance": sums.get(account.pk, 0)}
-        for account in accounts
-    ]
+    rows: list[dict] = []
+    first_of_kind: dict[str, dict] = {}
+    for account in accounts:
+        balance = sums.get(account.pk, 0)
+        if account.kind in first_of_kind:
+            first_of_kind[account.kind]["balance"] += balance
+            continue
+        row = {**_account_label(account), "at": at.isoformat(), "balance": balance}
+        if account.kind in SHARDED_KIND_VALUES:
+            first_of_kind[account.kind] = row
+        rows.append(row)
+    return rows
 
 
 def daily_rake(*, date_from=None, date_to=None, table_id: int | None = None) -> list[dict]:

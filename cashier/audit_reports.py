@@ -192,8 +192,9 @@ def _empty_day(day: date) -> dict:
 
 def daily_report(*, days: list[date]) -> list[dict]:
     """Per UTC day, from the ledger: deposits and withdrawals (entries and cents), rake per
-    table, the banked game's result for the house (settled rounds, their stakes, the house
-    bankroll's movement), voids to charity, and staff balance adjustments (credited to and
+    table, the banked game's result for the house (its settlements: one per online round and
+    one per live round for all its seats; their stakes; the house bankroll's movement, all
+    its shards summed), voids to charity, and staff balance adjustments (credited to and
     debited from wallets). Amounts are cents; withdrawals and debits are shown positive. Each
     day also carries the signed anchor of the audit chain's head its last daily verification
     wrote (audit/anchor.py), for auditors to keep outside the database."""

@@ -36,6 +36,19 @@ SINGLETON_KIND_VALUES = [
     "adjustments",
 ]
 
+# The banked game's two busy house accounts exist as this many rows each (shards 0 to 15), so
+# that rounds of different players lock different rows. A player's movements always use the
+# shard `player id % HOUSE_SHARDS` (`house_shard`), so the bets a player has in play wait in the
+# shard their settlement takes them from. Reports, exports and verify_ledger sum the shards: to
+# staff and auditors each kind is one house figure.
+SHARDED_KIND_VALUES = ["house_bankroll", "banked_bets_in_play"]
+HOUSE_SHARDS = 16
+
+
+def house_shard(player_id: int) -> int:
+    """The shard of the house's banked accounts that this player's rounds move."""
+    return player_id % HOUSE_SHARDS
+
 
 class Account(models.Model):
     class Kind(models.TextChoices):
@@ -70,6 +83,8 @@ class Account(models.Model):
     balance = models.BigIntegerField(default=0)
     # A table stack playing in a hand: the hand's id until it is settled or released.
     in_hand_id = models.BigIntegerField(null=True, blank=True)
+    # Which of the house's rows of a sharded kind this is (0 for every other account).
+    shard = models.PositiveSmallIntegerField(default=0)
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -108,9 +123,13 @@ class Account(models.Model):
                 fields=["table"], condition=Q(kind="table_rake"), name="cashier_one_rake_per_table"
             ),
             models.UniqueConstraint(
-                fields=["kind"],
+                fields=["kind", "shard"],
                 condition=Q(kind__in=SINGLETON_KIND_VALUES),
-                name="cashier_one_house_account_per_kind",
+                name="cashier_one_house_account_per_kind_and_shard",
+            ),
+            models.CheckConstraint(
+                name="cashier_account_shard",
+                condition=Q(shard=0) | Q(kind__in=SHARDED_KIND_VALUES, shard__lt=HOUSE_SHARDS),
             ),
         ]
 
@@ -120,6 +139,8 @@ class Account(models.Model):
             parts.append(str(self.owner))
         if self.table_id:
             parts.append(f"table {self.table_id}")
+        if self.shard:
+            parts.append(f"shard {self.shard}")
         return " / ".join(parts)
 
 

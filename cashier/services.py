@@ -23,17 +23,16 @@ from datetime import datetime
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from audit.services import Subject, audit_record
 from cashier.gates import DEPOSIT, PLAY, WITHDRAWAL, money_checks_run
-from cashier.models import Account, Entry, Posting
+from cashier.models import Account, Entry, Posting, house_shard
+from cashier.posting import Leg, Posted, entry_post_locked, refusal_of
 from cashier.ratholing import buy_in_range_for
 from config.errors import Refused
 from config.inputs import MAX_CENTS, dollars, parse_cents, parse_idempotency_key
-from config.prepared import PreparedQuery
 
 Kind = Account.Kind
 Reason = Entry.Reason
@@ -538,77 +537,77 @@ def hand_settle(
             )
             % {"hand_id": hand_id, "sum": sum(net_by_player.values()), "rake": rake},
         )
-    try:
-        return _settle(
-            table_id=table_id, hand_id=hand_id, net_by_player=net_by_player, rake=rake, now=now
-        )
-    except IntegrityError as error:
-        # Another process settled the same hand between our check and our insert.
-        if Entry.objects.filter(hand_id=hand_id).exists():
-            raise CashierError(
-                "already_settled", _("Hand %(hand_id)s is already settled.") % {"hand_id": hand_id}
-            ) from error
-        raise
-
-
-def _lock_hand_accounts(*, table_id: int, hand_id: int, player_ids: list[int]) -> list[Account]:
-    """The table's rake account, these players' stacks there and every stack marked as in
-    this hand, locked in id order."""
-    return _hand_accounts_lock_read(table_id=table_id, hand_id=hand_id, player_ids=player_ids)
-
-
-# Every hand's settlement locks these: compiled once per process (config/prepared.py).
-_hand_accounts_lock_read = PreparedQuery(
-    lambda table_id, hand_id, player_ids: (
-        Account.objects.select_for_update()
-        .filter(
-            Q(kind=Kind.TABLE_STACK, table_id=table_id, owner_id__in=player_ids)
-            | Q(kind=Kind.TABLE_STACK, table_id=table_id, in_hand_id=hand_id)
-            | Q(kind=Kind.TABLE_RAKE, table_id=table_id)
-        )
-        .order_by("pk")
+    return _settle(
+        table_id=table_id, hand_id=hand_id, net_by_player=net_by_player, rake=rake, now=now
     )
-)
 
 
-@transaction.atomic
 def _settle(*, table_id: int, hand_id: int, net_by_player: dict[int, int], rake: int, now) -> Entry:
-    """Lock, check and post; a hand settled before fails on the unique hand id (the caller
-    turns that into `already_settled`), so the usual path needs no separate look-up."""
-    player_ids = list(net_by_player)
-    accounts = _lock_hand_accounts(table_id=table_id, hand_id=hand_id, player_ids=player_ids)
-    if not any(account.kind == Kind.TABLE_RAKE for account in accounts):
-        _account(Kind.TABLE_RAKE, table_id=table_id)  # the table's first settlement
-        accounts = _lock_hand_accounts(table_id=table_id, hand_id=hand_id, player_ids=player_ids)
-    rake_account = next(account for account in accounts if account.kind == Kind.TABLE_RAKE)
-    stacks = {
-        account.owner_id: account
-        for account in accounts
-        if account.kind == Kind.TABLE_STACK and account.owner_id in net_by_player
-    }
-    missing = sorted(set(player_ids) - set(stacks))
+    """Lock, check and post in one statement (cashier.posting): the players' stacks and the
+    table's rake account, every stack marked in this hand losing its mark. A hand settled
+    before is refused by its unique hand id, without a separate look-up. A refusal is raised
+    outside any atomic block of ours and posted nothing, so the caller's transaction goes on."""
+    legs = [
+        Leg(Kind.TABLE_STACK, net, owner_id=uid, table_id=table_id, guarded=True)
+        for uid, net in sorted(net_by_player.items())
+    ]
+    legs.append(Leg(Kind.TABLE_RAKE, rake, table_id=table_id))
+    for _attempt in range(2):
+        posted = entry_post_locked(
+            legs=legs,
+            reason=Reason.HAND_SETTLEMENT,
+            table_id=table_id,
+            hand_id=hand_id,
+            memo=f"hand {hand_id}",
+            now=now,
+            end_hand=(table_id, hand_id),
+            busy_hand_id=hand_id,
+        )
+        if posted.entry is not None:
+            return posted.entry
+        first = legs[-1].key not in posted.locked
+        if first and not refusal_of(legs[:-1], posted.locked, busy_hand_id=hand_id):
+            _account(Kind.TABLE_RAKE, table_id=table_id)  # the table's first settlement
+            continue
+        break
+    _settle_refuse(posted, legs=legs, table_id=table_id, hand_id=hand_id)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _settle_refuse(posted: Posted, *, legs: list[Leg], table_id: int, hand_id: int) -> None:
+    """Why a settlement posted nothing, for people."""
+    if posted.refusal == "settled":
+        raise CashierError(
+            "already_settled", _("Hand %(hand_id)s is already settled.") % {"hand_id": hand_id}
+        )
+    # A table stack's leg always names its player (legs[:-1]; the last is the table's rake).
+    missing = sorted(leg.owner_id or 0 for leg in legs[:-1] if leg.key not in posted.locked)
     if missing:
         raise CashierError(
             "unknown_account",
             _("No table stack at table %(table_id)s for player id(s) %(missing)s.")
             % {"table_id": table_id, "missing": missing},
         )
-    busy = [uid for uid, s in stacks.items() if s.in_hand_id not in (None, hand_id)]
-    if busy:
+    if posted.refusal == "busy":
+        busy = [
+            leg.owner_id or 0
+            for leg in legs[:-1]
+            if posted.locked[leg.key].in_hand_id not in (None, hand_id)
+        ]
         raise CashierError(
             "in_hand",
             _("Player id(s) %(player_ids)s are in another hand.") % {"player_ids": sorted(busy)},
         )
-    legs = [(stacks[uid], net) for uid, net in sorted(net_by_player.items())]
-    legs.append((rake_account, rake))
-    return _post(
-        reason=Reason.HAND_SETTLEMENT,
-        legs=legs,
-        table_id=table_id,
-        hand_id=hand_id,
-        memo=f"hand {hand_id}",
-        now=now,
-        end_hand_for=[account for account in accounts if account.in_hand_id == hand_id],
+    short = next(
+        leg for leg in legs if leg.guarded and posted.locked[leg.key].balance + leg.amount < 0
+    )
+    raise CashierError(
+        "insufficient_funds",
+        _("Not enough money: %(balance)s available, %(needed)s needed.")
+        % {
+            "balance": dollars(posted.locked[short.key].balance),
+            "needed": dollars(-short.amount),
+        },
     )
 
 
@@ -640,48 +639,84 @@ def _check_round_id(round_id) -> int:
     return round_id
 
 
-def _lock_banked(*, player, kinds: tuple[str, ...], wallet: bool = True) -> dict[str, Account]:
-    """The player's wallet (if asked) and the room's accounts of `kinds`, locked in id order by
-    one query (each created on first use); by kind."""
-    wanted = Q(kind__in=kinds, owner__isnull=True, table__isnull=True)
-    if wallet:
-        wanted |= Q(kind=Kind.WALLET, owner=player)
+def _banked_legs(*, player, wager: int = 0, staked: int = 0, net: int = 0) -> list[Leg]:
+    """The legs of one player's banked movement on their shard of the house's accounts: a
+    wager from the wallet into bets in play, and/or a settlement of `staked` cents out of bets
+    in play, `staked + net` to the wallet and `-net` to the house's bankroll."""
+    shard = house_shard(player.pk)
+    wallet = wager - (staked + net)
+    legs = [Leg(Kind.WALLET, -wallet, owner_id=player.pk, guarded=True)] if wallet else []
+    if wager - staked:
+        legs.append(Leg(Kind.BANKED_BETS_IN_PLAY, wager - staked, shard=shard, guarded=True))
+    if net:
+        legs.append(Leg(Kind.HOUSE_BANKROLL, -net, shard=shard))
+    return legs
+
+
+def _banked_post(
+    *, legs: list[Leg], reason: str, player, memo: str, now, by=None, link=None
+) -> Posted:
+    """Post a banked movement in one statement, opening the accounts on first use (the room's
+    first round on a shard, the player's first money)."""
     for _attempt in range(2):
-        locked = {
-            a.kind: a for a in Account.objects.select_for_update().filter(wanted).order_by("pk")
-        }
-        missing = [k for k in (*kinds, *([Kind.WALLET] if wallet else [])) if k not in locked]
-        if not missing:
-            return locked
-        for kind in missing:  # the room's first banked round, or the player's first money
-            _account(kind, owner=player if kind == Kind.WALLET else None)
-    raise CashierError(
-        "unknown_account", _("Could not open the accounts %(missing)s.") % {"missing": missing}
-    )
+        posted = entry_post_locked(
+            legs=legs, reason=reason, player=player, created_by=by, memo=memo, now=now, link=link
+        )
+        if posted.refusal != "missing":
+            return posted
+        for leg in legs:
+            if leg.key not in posted.locked:
+                Account.objects.get_or_create(
+                    kind=leg.kind,
+                    owner_id=leg.owner_id,
+                    table_id=leg.table_id,
+                    shard=leg.shard,
+                )
+    raise CashierError("unknown_account", _("Could not open the banked game's accounts."))
+
+
+def _short(posted: Posted, legs: list[Leg], kind: str) -> Account | None:
+    """The account of `kind` that a refused movement would have taken below zero, if any."""
+    for leg in legs:
+        account = posted.locked.get(leg.key)
+        if leg.kind == kind and account is not None and account.balance + leg.amount < 0:
+            return account
+    return None
 
 
 @transaction.atomic(savepoint=False)
-def banked_wager_place(*, player, round_id: int, amount: int, now=None) -> Entry:
+def banked_wager_place(
+    *, player, round_id: int, amount: int, now=None, link: tuple | None = None
+) -> Entry:
     """Wallet -> bets in play: a round's wagers as they are placed (the Ante and side bets at
-    the deal, the Call or Raise bet at the decision)."""
+    the deal, the Call or Raise bet at the decision). `link=(model, pk, field)`: the row that
+    names this entry, written in the same statement (cashier.posting)."""
     player, round_id = _check_player(player), _check_round_id(round_id)
     amount = _check_amount(amount, what="wager")
-    locked = _lock_banked(player=player, kinds=(Kind.BANKED_BETS_IN_PLAY,))
-    wallet, in_play = locked[Kind.WALLET], locked[Kind.BANKED_BETS_IN_PLAY]
-    if wallet.balance < amount:
+    legs = _banked_legs(player=player, wager=amount)
+    posted = _banked_post(
+        legs=legs,
+        reason=Reason.BANKED_BET,
+        player=player,
+        by=player,
+        memo=f"showdown round {round_id}",
+        now=now,
+        link=link,
+    )
+    if posted.entry is None:
+        wallet = _short(posted, legs, Kind.WALLET)
         raise CashierError(
             "insufficient_funds",
             _("Your wallet holds %(balance)s, not enough for %(amount)s of wagers.")
-            % {"balance": dollars(wallet.balance), "amount": dollars(amount)},
+            % {"balance": dollars(wallet.balance if wallet else 0), "amount": dollars(amount)},
         )
-    return _post(
-        reason=Reason.BANKED_BET,
-        legs=[(wallet, -amount), (in_play, amount)],
-        player=player,
-        created_by=player,
-        memo=f"showdown round {round_id}",
-        now=now,
-    )
+    return posted.entry
+
+
+def _in_play(posted: Posted, legs: list[Leg]) -> str:
+    """What bets in play held when a movement out of them was refused."""
+    in_play = _short(posted, legs, Kind.BANKED_BETS_IN_PLAY)
+    return dollars(in_play.balance if in_play else 0)
 
 
 @transaction.atomic(savepoint=False)
@@ -692,29 +727,64 @@ def banked_round_settle(*, player, round_id: int, staked: int, net: int, now=Non
     player, round_id = _check_player(player), _check_round_id(round_id)
     staked = _check_amount(staked, what="staked amount")
     net = parse_cents(net, field="net result", minimum=-staked, error=CashierError)
-    locked = _lock_banked(player=player, kinds=(Kind.BANKED_BETS_IN_PLAY, Kind.HOUSE_BANKROLL))
-    in_play = locked[Kind.BANKED_BETS_IN_PLAY]
-    if in_play.balance < staked:
-        raise CashierError(
-            "not_in_play",
-            _("Only %(balance)s is in play; round %(round_id)s cannot settle %(staked)s.")
-            % {
-                "balance": dollars(in_play.balance),
-                "round_id": round_id,
-                "staked": dollars(staked),
-            },
-        )
-    return _post(
+    legs = _banked_legs(player=player, staked=staked, net=net)
+    posted = _banked_post(
+        legs=legs,
         reason=Reason.BANKED_PAYOUT,
-        legs=[
-            (in_play, -staked),
-            (locked[Kind.WALLET], staked + net),
-            (locked[Kind.HOUSE_BANKROLL], -net),
-        ],
         player=player,
         memo=f"showdown round {round_id}",
         now=now,
     )
+    if posted.entry is None:
+        raise CashierError(
+            "not_in_play",
+            _("Only %(balance)s is in play; round %(round_id)s cannot settle %(staked)s.")
+            % {"balance": _in_play(posted, legs), "round_id": round_id, "staked": dollars(staked)},
+        )
+    return posted.entry
+
+
+@transaction.atomic(savepoint=False)
+def banked_rounds_settle(*, settlements: list[tuple], memo: str, now=None) -> Entry:
+    """One live round's seats settled as one entry: `settlements` holds (player, round id,
+    staked, net) per seat. Each wallet gets its `staked + net`; bets in play and the house's
+    bankroll move by the seats' totals per shard. The entry names no player (it is the room's,
+    like a hand's settlement); verify_ledger matches its legs to the rounds that share it."""
+    if not settlements:
+        raise CashierError("invalid_settlement", _("A settlement needs at least one seat."))
+    wallets: dict[int, int] = {}
+    in_play: dict[int, int] = {}
+    house: dict[int, int] = {}
+    for player, round_id, staked, net in settlements:
+        player, round_id = _check_player(player), _check_round_id(round_id)
+        staked = _check_amount(staked, what="staked amount")
+        net = parse_cents(net, field="net result", minimum=-staked, error=CashierError)
+        if player.pk in wallets:
+            raise CashierError("invalid_settlement", _("A player settles once per round."))
+        shard = house_shard(player.pk)
+        wallets[player.pk] = staked + net
+        in_play[shard] = in_play.get(shard, 0) - staked
+        house[shard] = house.get(shard, 0) - net
+    legs = [Leg(Kind.WALLET, amount, owner_id=pk, guarded=True) for pk, amount in wallets.items()]
+    legs += [
+        Leg(Kind.BANKED_BETS_IN_PLAY, amount, shard=shard, guarded=True)
+        for shard, amount in sorted(in_play.items())
+    ]
+    legs += [
+        Leg(Kind.HOUSE_BANKROLL, amount, shard=shard) for shard, amount in sorted(house.items())
+    ]
+    posted = _banked_post(legs=legs, reason=Reason.BANKED_PAYOUT, player=None, memo=memo, now=now)
+    if posted.entry is None:
+        raise CashierError(
+            "not_in_play",
+            _("Only %(balance)s is in play; round %(round_id)s cannot settle %(staked)s.")
+            % {
+                "balance": _in_play(posted, legs),
+                "round_id": settlements[0][1],
+                "staked": dollars(-sum(in_play.values())),
+            },
+        )
+    return posted.entry
 
 
 @transaction.atomic(savepoint=False)
@@ -723,24 +793,21 @@ def banked_round_void(*, player, round_id: int, amount: int, now=None) -> Entry:
     charity account. Caused by the room, not the player; the entry names the player."""
     player, round_id = _check_player(player), _check_round_id(round_id)
     amount = _check_amount(amount, what="voided amount")
-    locked = _lock_banked(
-        player=player, kinds=(Kind.BANKED_BETS_IN_PLAY, Kind.CHARITY), wallet=False
-    )
-    in_play = locked[Kind.BANKED_BETS_IN_PLAY]
-    if in_play.balance < amount:
-        raise CashierError(
-            "not_in_play",
-            _("Only %(balance)s is in play; round %(round_id)s cannot void %(amount)s.")
-            % {
-                "balance": dollars(in_play.balance),
-                "round_id": round_id,
-                "amount": dollars(amount),
-            },
-        )
-    return _post(
+    legs = [
+        Leg(Kind.BANKED_BETS_IN_PLAY, -amount, shard=house_shard(player.pk), guarded=True),
+        Leg(Kind.CHARITY, amount),
+    ]
+    posted = _banked_post(
+        legs=legs,
         reason=Reason.VOID,
-        legs=[(in_play, -amount), (locked[Kind.CHARITY], amount)],
         player=player,
         memo=f"showdown round {round_id} voided after 90 days unresolved",
         now=now,
     )
+    if posted.entry is None:
+        raise CashierError(
+            "not_in_play",
+            _("Only %(balance)s is in play; round %(round_id)s cannot void %(amount)s.")
+            % {"balance": _in_play(posted, legs), "round_id": round_id, "amount": dollars(amount)},
+        )
+    return posted.entry

@@ -7,8 +7,9 @@ Each check has a name, and every problem it finds is reported under that name:
 - meaning: which entries may touch which accounts. A table's rake account only receives, from
   that table's hand settlements; the charity account only receives, from voids; a wallet or a
   table stack only moves in its owner's entries (or, for a stack, in a settlement of a hand at
-  its table); deposits and withdrawals move money between the outside world and the player's
-  wallet and nothing else touches the outside world.
+  its table; for a wallet, in the room's settlement of a live banked round, which the banked
+  game's check matches to its seats); deposits and withdrawals move money between the outside
+  world and the player's wallet and nothing else touches the outside world.
 
 Apps above the cashier add checks of their own with `ledger_check_register` (poker registers
 that every settled hand's entry equals the hand's result), so the cashier never imports them.
@@ -156,14 +157,17 @@ def _charity_not_from_voids() -> Iterator[str]:
 def _player_money_in_others_entries() -> Iterator[str]:
     own_entry = Q(entry__player_id=F("account__owner_id"))
     room_settlement = Q(entry__reason=Reason.HAND_SETTLEMENT, entry__player__isnull=True)
-    wrong = (Q(account__kind=Kind.WALLET) & ~own_entry) | (
+    # A live banked round settles all its seats in one entry of the room's: the banked
+    # game's own check matches each of its wallet legs to a seat's round.
+    room_banked = Q(entry__reason=Reason.BANKED_PAYOUT, entry__player__isnull=True)
+    wrong = (Q(account__kind=Kind.WALLET) & ~(own_entry | room_banked)) | (
         Q(account__kind=Kind.TABLE_STACK)
         & ~((own_entry | room_settlement) & Q(entry__table_id=F("account__table_id")))
     )
     for posting in _postings(wrong):
         player = posting.entry.player_id
         rule = (
-            "a wallet only moves in its owner's entries"
+            "a wallet only moves in its owner's entries (and in live banked settlements)"
             if posting.account.kind == Kind.WALLET
             else "a table stack only moves in its owner's entries at its table and in that "
             "table's hand settlements"

@@ -8,9 +8,11 @@ Seats without wagers sit the round out.
 
 Every service is one transaction under the table's row lock (`select_for_update`), like the
 poker table's. Money moves only through `cashier.services.banked_*`, on each player's own
-`ShowdownRound` (the seat's share of the shared `LiveRound`), so the ledger and verify_ledger
-see one round per player exactly as online. Timers (`showdown.tasks`) carry the round and its
-phase and do nothing once the round moved on; a sweep acts on the stored deadlines.
+`ShowdownRound` (the seat's share of the shared `LiveRound`): each share's wagers are its own
+entries as online, and the board's settlement is one entry for every seat, which each share
+names as its result (verify_ledger matches its legs to all of them). Timers (`showdown.tasks`)
+carry the round and its phase and do nothing once the round moved on; a sweep acts on the
+stored deadlines.
 Refusals raise `ShowdownRefused` and change nothing.
 """
 
@@ -25,7 +27,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from cashier.services import banked_round_settle, banked_wager_place
+from cashier.services import banked_rounds_settle, banked_wager_place
 from config.inputs import parse_cents, parse_idempotency_key
 from fairness import services as fairness
 
@@ -437,15 +439,40 @@ def _decide_seat(
     _store(live, game)
 
 
+SETTLED_FIELDS = [
+    "result_entry",
+    "state",
+    "result",
+    "status",
+    "staked",
+    "net",
+    "payout_capped",
+    "settled_at",
+]
+
+
 def _settle(live: LiveRound, game: EngineRound, now: datetime) -> None:
-    """One board settles every seat: each player's own settlement entry, from their share."""
+    """One board settles every seat in one ledger entry (each wallet its own leg, the house's
+    accounts the seats' totals); each player's share names that entry as its result."""
     assert game.result is not None
     by_seat = {seat["seat"]: seat for seat in game.result["seats"]}
-    for mine in live.seat_rounds.select_related("player").order_by("live_seat"):
+    shares = list(live.seat_rounds.select_related("player").order_by("live_seat"))
+    entry = banked_rounds_settle(
+        settlements=[
+            (
+                mine.player,
+                mine.pk,
+                by_seat[mine.live_seat]["staked"],
+                by_seat[mine.live_seat]["net"],
+            )
+            for mine in shares
+        ],
+        memo=f"showdown live round {live.pk}",
+        now=now,
+    )
+    for mine in shares:
         seat = by_seat[mine.live_seat]
-        mine.result_entry = banked_round_settle(
-            player=mine.player, round_id=mine.pk, staked=seat["staked"], net=seat["net"], now=now
-        )
+        mine.result_entry = entry
         mine.state = {"holes": {"1": seat["hole"]}, "board": game.result["board"]}
         mine.result = {
             "board": game.result["board"],
@@ -458,7 +485,7 @@ def _settle(live: LiveRound, game: EngineRound, now: datetime) -> None:
         mine.net = seat["net"]
         mine.payout_capped = game.result["payout_cap"]["applied"]
         mine.settled_at = now
-        mine.save()
+    ShowdownRound.objects.bulk_update(shares, SETTLED_FIELDS)  # one UPDATE for every seat
     _store(live, game)
     live.phase = Phase.SETTLED
     live.settled_at = now

@@ -231,7 +231,8 @@ class ShowdownRound(models.Model):
     bet_entry = models.OneToOneField(
         "cashier.Entry", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
-    result_entry = models.OneToOneField(
+    # Not unique: a live round's seats all name the one entry that settled the board.
+    result_entry = models.ForeignKey(
         "cashier.Entry", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
 

@@ -182,10 +182,41 @@ def round_deal(
         "final_hand_bonus": final_hand_bonus,
     }
     now = now or timezone.now()
-    with transaction.atomic():
+    try:
+        return _deal(player=player, table=table, key=key, now=now, **_wagers(request))
+    except Refused:
+        # A repeat of a deal made before the table closed or the player was excluded still
+        # answers with that round (the rarest path pays the look-up, not every deal).
         earlier = _replayed_deal(player, key, **request)
         if earlier is not None:
             return earlier
+        raise
+    except IntegrityError:
+        # The same key (a twin request, or a repeated Deal) replays the first round; another
+        # key meets the one-unfinished-round-per-table rule (a partial unique index). Both are
+        # found by the insert itself, so the usual deal needs no look-up first.
+        earlier = _replayed_deal(player, key, **request)
+        if earlier is not None:
+            return earlier
+        if not ShowdownRound.objects.filter(
+            player=player, table=table, status=Status.DEALT, live_round__isnull=True
+        ).exists():
+            raise
+        raise ShowdownRefused(
+            "round_unfinished", _("Your last round here is still waiting for your decision.")
+        ) from None
+
+
+def _wagers(request: dict) -> dict:
+    return {name: request[name] for name in ("ante", "hole_card_bonus", "final_hand_bonus")}
+
+
+def _deal(
+    *, player, table, key: str, now, ante: int, hole_card_bonus: int, final_hand_bonus: int
+) -> ShowdownRound:
+    """The deal's one transaction: the table read, the engine, the round inserted, the wagers
+    posted (the entry stored on the round by the same statement) and the deck committed."""
+    with transaction.atomic():
         table = ShowdownTable.objects.select_related(
             "bet_paytable", "hole_card_bonus_paytable", "final_hand_bonus_paytable"
         ).get(pk=table.pk)
@@ -211,33 +242,25 @@ def round_deal(
             raise ShowdownRefused("bad_paytable", str(error)) from error
         state, deck = _stored_state(game)
         staked = ante + hole_card_bonus + final_hand_bonus
-        try:
-            with transaction.atomic():
-                round_ = ShowdownRound.objects.create(
-                    player=player,
-                    table=table,
-                    state=state,
-                    deck=deck,
-                    ante=ante,
-                    hole_card_bonus=hole_card_bonus,
-                    final_hand_bonus=final_hand_bonus,
-                    staked=staked,
-                    deal_key=key,
-                    created_at=now,
-                )
-        except IntegrityError:
-            # The same key (a twin request that committed first) replays it; another key
-            # meets the one-unfinished-round-per-table rule (a partial unique index).
-            earlier = _replayed_deal(player, key, **request)
-            if earlier is not None:
-                return earlier
-            raise ShowdownRefused(
-                "round_unfinished", _("Your last round here is still waiting for your decision.")
-            ) from None
-        round_.wager_entry = banked_wager_place(
-            player=player, round_id=round_.pk, amount=staked, now=now
+        round_ = ShowdownRound.objects.create(
+            player=player,
+            table=table,
+            state=state,
+            deck=deck,
+            ante=ante,
+            hole_card_bonus=hole_card_bonus,
+            final_hand_bonus=final_hand_bonus,
+            staked=staked,
+            deal_key=key,
+            created_at=now,
         )
-        round_.save(update_fields=["wager_entry"])
+        round_.wager_entry = banked_wager_place(
+            player=player,
+            round_id=round_.pk,
+            amount=staked,
+            now=now,
+            link=(ShowdownRound, round_.pk, "wager_entry"),
+        )
         fairness.deal_commit(kind=fairness.Kind.ROUND, ref_id=round_.pk, deal=deal, now=now)
         return round_
 

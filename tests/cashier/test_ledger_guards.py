@@ -118,7 +118,7 @@ def test_a_posting_for_another_transaction_s_uncommitted_entry_is_refused():
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("change", ["owner", "table", "kind"])
+@pytest.mark.parametrize("change", ["owner", "table", "kind", "shard"])
 def test_an_account_s_owner_kind_and_table_cannot_change(change):
     alice = make_funded_player("alice", cents=1_000, password=None)
     bob = make_player("bob", password=None)
@@ -130,6 +130,8 @@ def test_an_account_s_owner_kind_and_table_cannot_change(change):
         "owner": (Account.objects.get(kind="wallet"), "owner_id", bob.pk),
         "table": (stack, "table_id", second.pk),
         "kind": (charity, "kind", "house_bankroll"),
+        # A house shard moved to another shard would carry its players' money with it.
+        "shard": (Account.objects.create(kind="banked_bets_in_play"), "shard", 5),
     }[change]
     with (
         pytest.raises(
@@ -319,3 +321,15 @@ def test_the_deploy_check_warns_when_the_room_could_switch_the_guards_off(
     assert ledger_guards_hold(databases=None) == []  # plain `check` does not ask the database
     with connected_as(app_role):
         assert ledger_guards_hold(databases=["default"]) == []
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("kind", "shard"), [("banked_bets_in_play", 16), ("house_bankroll", 99), ("charity", 1)]
+)
+def test_only_the_house_s_banked_accounts_have_shards_and_only_sixteen(kind, shard):
+    with pytest.raises(IntegrityError, match="cashier_account_shard"), transaction.atomic():
+        Account.objects.create(kind=kind, shard=shard)
+    Account.objects.create(kind="house_bankroll", shard=15)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Account.objects.create(kind="house_bankroll", shard=15)  # one row per kind and shard

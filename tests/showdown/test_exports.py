@@ -6,6 +6,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from cashier.models import Account, house_shard
 from showdown.services import round_deal, round_decide, rounds_void_stale
 from tests.factories import make_funded_player, make_showdown_table
 from tests.showdown.test_services import ROYAL
@@ -52,3 +53,34 @@ def test_the_journal_and_balances_include_the_banked_game(auditor, next_deck):
     assert by_kind["house_bankroll"] == -won.net
     assert by_kind["charity"] == 1_000
     assert by_kind["banked_bets_in_play"] == 0
+
+
+def test_the_house_s_shards_read_as_one_figure_to_auditors(auditor, next_deck):
+    """Two players on different shards: the balances export shows one bets-in-play and one
+    bankroll row holding the shards' sums; the journal of either shard's id shows both."""
+    players = [make_funded_player(f"shard-{n}") for n in range(2)]
+    assert house_shard(players[0].pk) != house_shard(players[1].pk)
+    table = make_showdown_table()
+    settled = []
+    for player in players:
+        next_deck(*ROYAL)
+        dealt = round_deal(player=player, table=table, ante=500, idempotency_key="a")
+        settled.append(
+            round_decide(player=player, round_id=dealt.pk, decision="raise", idempotency_key="b")
+        )
+    waiting = round_deal(player=players[1], table=table, ante=700, idempotency_key="c")
+    shards = Account.objects.filter(kind=Account.Kind.HOUSE_BANKROLL)
+    assert shards.count() == 2
+    balances = auditor.get("/api/cashier/audit/balances/", {"format": "json"}).json()
+    rows = balances["results"] if isinstance(balances, dict) else balances
+    house = [row for row in rows if not row["account_owner"] and not row["account_table"]]
+    by_kind = {row["account_kind"]: row["balance"] for row in house}
+    assert len(house) == len(by_kind)  # one row per kind
+    assert by_kind["house_bankroll"] == -sum(r.net for r in settled)
+    assert by_kind["banked_bets_in_play"] == waiting.staked
+    last = shards.order_by("pk").last()
+    journal = auditor.get(
+        "/api/cashier/audit/journal/", {"format": "json", "account": last.pk}
+    ).json()
+    rows = journal["results"] if isinstance(journal, dict) else journal
+    assert sorted(row["player"] for row in rows) == ["shard-0", "shard-1"]

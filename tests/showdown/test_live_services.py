@@ -79,8 +79,10 @@ def assert_books_balance() -> None:
 
 
 def in_play() -> int:
-    account = Account.objects.filter(kind=Kind.BANKED_BETS_IN_PLAY).first()
-    return account.balance if account else 0
+    """Bets in play: the sum of the house's shards of that account."""
+    return sum(
+        Account.objects.filter(kind=Kind.BANKED_BETS_IN_PLAY).values_list("balance", flat=True)
+    )
 
 
 def snapshot_of_books() -> tuple:
@@ -124,8 +126,20 @@ def test_three_seats_decide_and_one_board_settles_them_all(live_table, deck_is):
     for name, player in (("ann", ann), ("bob", bob), ("cat", cat)):
         assert wallet_balance(player=player) == START + rounds[name].net
     assert in_play() == 0
-    house = Account.objects.get(kind=Kind.HOUSE_BANKROLL).balance
-    assert house == -sum(r.net for r in rounds.values())
+    house = Account.objects.filter(kind=Kind.HOUSE_BANKROLL).values_list("balance", flat=True)
+    assert sum(house) == -sum(r.net for r in rounds.values())
+    # The board settled every seat in one ledger entry of the room's, which each share names.
+    (entry_id,) = {r.result_entry_id for r in rounds.values()}
+    entry = Entry.objects.get(pk=entry_id)
+    assert entry.reason == Entry.Reason.BANKED_PAYOUT and entry.player_id is None
+    wallet_legs = dict(
+        entry.postings.filter(account__kind=Kind.WALLET).values_list("account__owner", "amount")
+    )
+    staked = {name: r.staked for name, r in rounds.items()}
+    assert wallet_legs == {
+        ann.pk: staked["ann"] + rounds["ann"].net,
+        cat.pk: staked["cat"] + rounds["cat"].net,
+    }  # Bob lost everything he staked: no leg for him
     assert_books_balance()
 
 

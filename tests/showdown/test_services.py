@@ -8,7 +8,8 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from cashier.models import Account, Entry
+from cashier.models import HOUSE_SHARDS, Account, Entry, house_shard
+from cashier.posting import Leg, entry_post_locked
 from cashier.selectors import wallet_balance
 from cashier.services import CashierError
 from cashier.verify import ledger_verify
@@ -36,8 +37,8 @@ FLUSH = ("2h5h9hKh", "3h7h8hJsQd")
 
 
 def balance(kind, owner=None) -> int:
-    account = Account.objects.filter(kind=kind, owner=owner).first()
-    return account.balance if account else 0
+    """The account's balance; for the house's split accounts, the sum of their shards."""
+    return sum(Account.objects.filter(kind=kind, owner=owner).values_list("balance", flat=True))
 
 
 def assert_ledger_clean() -> None:
@@ -396,3 +397,26 @@ def test_a_new_paytable_is_checked_and_stored_with_its_edge(db):
         paytable_measure(paytable=too_generous)
     assert refused.value.code == "bad_paytable"
     assert not Paytable.objects.filter(name="bet-26").exists()
+
+
+def test_verify_ledger_catches_wagers_in_another_player_s_shard(gambler, showdown_table):
+    round_ = deal(gambler, showdown_table)
+    mine = house_shard(gambler.pk)
+    other = (mine + 1) % HOUSE_SHARDS
+    Account.objects.create(kind=Kind.BANKED_BETS_IN_PLAY, shard=other)
+    moved = entry_post_locked(
+        legs=[
+            Leg(Kind.BANKED_BETS_IN_PLAY, -round_.staked, shard=mine),
+            Leg(Kind.BANKED_BETS_IN_PLAY, round_.staked, shard=other),
+        ],
+        reason=Entry.Reason.BANKED_BET,
+        player=gambler,
+        memo="moved to another shard",
+    )
+    assert moved.entry is not None
+    # The house's total is unchanged; each shard no longer holds its own players' stakes.
+    assert balance(Kind.BANKED_BETS_IN_PLAY) == round_.staked
+    problems = ledger_verify().problems
+    assert any(f"shard {other} of banked bets in play holds {round_.staked}" in p for p in problems)
+    assert any(f"shard {mine} of banked bets in play holds 0" in p for p in problems)
+    assert any("belongs to no showdown round" in p for p in problems)
