@@ -45,7 +45,7 @@ class BadInput(Refused):
     """A value from outside that is not what it must be; nothing was done with it."""
 
 
-def _shown(value: Any) -> str:
+def shown(value: Any) -> str:
     """The value for a message, cut short: a 5,000-digit string must not come back whole."""
     text = repr(value)
     return text if len(text) <= _SHOWN else text[: _SHOWN - 3] + "..."
@@ -83,7 +83,7 @@ def parse_cents(
         raise error(
             BAD_AMOUNT,
             _("The %(field)s must be a whole number of cents, not %(shown)s.")
-            % {"field": field, "shown": _shown(value)},
+            % {"field": field, "shown": shown(value)},
         )
     if amount < minimum:
         limit = (
@@ -94,7 +94,7 @@ def parse_cents(
         raise error(
             BAD_AMOUNT,
             _("The %(field)s must be %(limit)s, not %(shown)s.")
-            % {"field": field, "limit": limit, "shown": _shown(value)},
+            % {"field": field, "limit": limit, "shown": shown(value)},
         )
     if amount > maximum:
         raise error(
@@ -128,7 +128,7 @@ def parse_idempotency_key(
         raise error(
             BAD_KEY,
             _("The %(field)s must be a string, not %(shown)s.")
-            % {"field": field, "shown": _shown(value)},
+            % {"field": field, "shown": shown(value)},
         )
     if not min_length <= len(value) <= max_length:
         raise error(
@@ -154,7 +154,7 @@ def parse_query_id(value: str | None, *, name: str, error: type[Refused] = BadIn
         raise error(
             BAD_PARAMETER,
             _("'%(name)s' must be an id (a whole number), not %(shown)s.")
-            % {"name": name, "shown": _shown(value)},
+            % {"name": name, "shown": shown(value)},
         )
     return number
 
@@ -175,7 +175,7 @@ def parse_query_date(value: str | None, *, name: str) -> date | None:
         raise BadInput(
             BAD_PARAMETER,
             _("'%(name)s' must be a date like 2026-01-31, not %(shown)s.")
-            % {"name": name, "shown": _shown(value)},
+            % {"name": name, "shown": shown(value)},
         )
     return day
 
@@ -202,7 +202,7 @@ def parse_query_page(value: str | None, *, name: str = "page") -> int | None:
         raise BadInput(
             BAD_PARAMETER,
             _("'%(name)s' must be a page number from 1, not %(shown)s.")
-            % {"name": name, "shown": _shown(value)},
+            % {"name": name, "shown": shown(value)},
         )
     return number
 
@@ -248,7 +248,10 @@ def parse_json_object(
 
 
 def _depth_message(what: str, max_depth: int) -> str:
-    return f"The {what} nests deeper than {max_depth} levels."
+    return _("The %(what)s nests deeper than %(depth)s levels.") % {
+        "what": what,
+        "depth": max_depth,
+    }
 
 
 class NulBytesRefusedMiddleware:

@@ -2,30 +2,25 @@
 included; a signed-in player's sockets also get what concerns them wherever they are (a seat
 offered from a waiting list).
 
-Frames are JSON objects with a "type"; anything else gets an error frame and changes nothing.
+It answers `ping` (config.sockets.FrameConsumer does); any other frame gets an error frame and
+changes nothing.
 """
 
-import json
+from typing import Any
 
-from channels.generic.websocket import AsyncWebsocketConsumer
-from django.utils.translation import gettext as _
-
-from config.channel_health import GroupRejoinMixin
-from config.errors import Refused
-from config.i18n import socket_language_activate
-from config.inputs import parse_json_object
+from config.sockets import FrameConsumer
+from lobby.commands import LOBBY
 from poker.broadcast import LOBBY_GROUP, player_group_name
 
-MAX_FRAME_BYTES = 4096  # of UTF-8, as sent on the wire (not characters)
 
-
-class LobbyConsumer(GroupRejoinMixin, AsyncWebsocketConsumer):
+class LobbyConsumer(FrameConsumer):
+    protocol = LOBBY
     joined_groups: list[str] = []
 
     async def connect(self) -> None:
         user = self.scope.get("user")
         signed_in = user is not None and user.is_authenticated
-        await socket_language_activate(self.scope)  # refusals in the player's language
+        await self.language_activate()
         self.joined_groups = [LOBBY_GROUP] + ([player_group_name(user.pk)] if signed_in else [])
         for group in self.joined_groups:
             await self.channel_layer.group_add(group, self.channel_name)
@@ -40,25 +35,9 @@ class LobbyConsumer(GroupRejoinMixin, AsyncWebsocketConsumer):
         for group in self.joined_groups:
             await self.channel_layer.group_discard(group, self.channel_name)
 
-    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if text_data is None or len(text_data.encode("utf-8", "surrogatepass")) > MAX_FRAME_BYTES:
-            await self.send_error("bad_frame", _("Send one JSON text frame of at most 4 KiB."))
-            return
-        try:
-            frame = parse_json_object(text_data, what="frame")
-        except Refused as error:  # not JSON, not an object, or nested absurdly deep
-            await self.send_error("bad_frame", error.message)
-            return
-        if not isinstance(frame.get("type"), str):
-            await self.send_error("bad_frame", _('A frame is a JSON object with a string "type".'))
-            return
-        if frame["type"] == "ping":
-            await self.send_frame({"type": "pong", "echo": frame.get("echo")})
-            return
-        await self.send_error(
-            "unknown_type",
-            _("The lobby does not know %(kind)s frames.") % {"kind": repr(frame["type"])},
-        )
+    async def handle(self, command: Any) -> None:
+        """Never called: `ping`, the lobby's one frame, is answered by the base consumer."""
+        raise AssertionError(f"the lobby parsed {command!r}, which it has no use for")
 
     async def lobby_update(self, event: dict) -> None:
         """Relay a lobby change broadcast by a service after its transaction commits."""
@@ -67,9 +46,3 @@ class LobbyConsumer(GroupRejoinMixin, AsyncWebsocketConsumer):
     async def player_notice(self, message: dict) -> None:
         """What concerns this player wherever they are (a seat offered), already JSON."""
         await self.send(text_data=message["text"])
-
-    async def send_frame(self, frame: dict) -> None:
-        await self.send(text_data=json.dumps(frame, separators=(",", ":")))
-
-    async def send_error(self, code: str, message: str) -> None:
-        await self.send_frame({"type": "error", "code": code, "message": message})

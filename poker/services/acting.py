@@ -18,6 +18,7 @@ from cashier import services as cashier
 from cashier.selectors import buy_in_terms, table_stacks, wallet_balance
 from fairness import services as fairness
 from poker import broadcast
+from poker.commands import MAX_SEQ
 from poker.engine.hand import Hand as EngineHand
 from poker.engine.hand import IllegalAction
 from poker.engine.views import ended_hand_display_seconds, players_at_flop
@@ -34,8 +35,6 @@ from poker.services.unit import (
     table_change,
 )
 from poker.services.waiting import seats_offer
-
-MAX_SEQ = 10**11  # a client counter larger than this is a bad frame, not a long session
 
 
 def table_act(*, table, player, action: Any, amount: Any, turn: Any, seq: Any) -> None:

@@ -1,12 +1,12 @@
-"""The table socket refuses malformed input with an error frame (never `server_error`), counts
-its frame limit in bytes, and limits how often one player may reconnect to a table."""
+"""The table socket refuses malformed input with an error frame (never `server_error`) and
+changes nothing, and limits how often one player may reconnect to a table."""
 
 import json
 
 import pytest
 from channels.db import database_sync_to_async as sync_to_async
 
-from cashier.models import Entry
+from bench.frame_fuzz import table_fingerprint
 from cashier.selectors import table_stack_balance, wallet_balance
 from poker.models import Seat
 from poker.tasks import tables_heartbeat
@@ -32,94 +32,67 @@ def money(player, table):
     return wallet_balance(player=player), table_stack_balance(player=player, table=table)
 
 
-@sync_to_async
-def entries() -> int:
-    return Entry.objects.count()
+# One frame of each class of refusal (the parser's cases are tests/config/test_frames.py and
+# tests/poker/test_commands.py): (sender, the frame as sent, the code it gets). Each of the
+# money frames would move money if the check were missing: ann sits at the minimum buy-in with
+# no hand running (a top-up applies) and bob is funded with seat 3 free (a sit applies).
+REFUSALS = [
+    ("bob", "not json", "bad_frame"),
+    ("bob", b'{"type": "ping"}', "bad_frame"),  # a binary frame
+    ("bob", json.dumps({"type": "ping", "echo": "€" * 1400}, ensure_ascii=False), "bad_frame"),
+    ("bob", "[" * 1000 + "]" * 1000, "bad_frame"),  # was a RecursionError: `server_error`
+    ("bob", '{"type": "steal_the_pot"}', "unknown_type"),
+    ("ann", '{"type": "act", "action": "call", "turn": 1, "seq": true}', "bad_field"),
+    ("bob", '{"type": "sit", "seat": 3, "buy_in": 5000, "post_big_blind": "yes"}', "bad_field"),
+    ("ann", '{"type": "top_up", "amount": "2500"}', "bad_amount"),
+    ("ann", '{"type": "top_up", "amount": true}', "bad_amount"),  # not 1 cent
+    # A NUL byte in `key` reached PostgreSQL (which refuses NUL in text): `server_error`.
+    (
+        "ann",
+        json.dumps({"type": "top_up", "amount": 1000, "key": "click\u00000001"}),
+        "bad_idempotency_key",
+    ),
+    ("bob", '{"type": "sit", "seat": 1, "buy_in": 5000}', "seat_taken"),  # a service's no
+]
 
 
-async def refused(socket, frame: str) -> dict:
-    """Send a raw frame; return the error; check the socket still answers."""
-    await socket.communicator.send_to(text_data=frame)
-    error = await socket.until(lambda f: f["type"] == "error")
-    await socket.send({"type": "ping", "echo": "still here"})
-    await socket.until(lambda f: f["type"] == "pong")
-    return error
-
-
-def nested(depth: int) -> str:
-    return '{"type": "ping", "echo": ' + "[" * (depth - 1) + "]" * (depth - 1) + "}"
-
-
-@pytest.mark.parametrize(
-    "frame",
-    ["[" * 1000 + "]" * 1000, nested(1000), nested(40), '{"type": "ping", "echo": NaN}'],
-    ids=["list-1000", "object-1000", "object-40", "nan"],
-)
-async def test_deep_or_non_json_frames_are_bad_frames(frame):
-    """1,000 levels was a RecursionError, answered as `server_error`."""
-    table, (ann,) = await table_with("ann")
-    socket = await TableSocket.open(table.pk, ann)
-    await socket.receive()
-    error = await refused(socket, frame)
-    assert error["code"] == "bad_frame" and error["message"]
-    await socket.close()
-
-
-async def test_the_frame_limit_counts_utf8_bytes_not_characters():
-    table, (ann,) = await table_with("ann")
-    socket = await TableSocket.open(table.pk, ann)
-    await socket.receive()
-    euros = json.dumps({"type": "ping", "echo": "€" * 1400}, ensure_ascii=False)
-    assert len(euros) < 4096 < len(euros.encode())  # 1,400 characters, 4,200 bytes
-    error = await refused(socket, euros)
-    assert error["code"] == "bad_frame" and "4 KiB" in error["message"]
-    ascii_frame = json.dumps({"type": "ping", "echo": "x" * 4000})
-    assert len(ascii_frame.encode()) <= 4096
-    await socket.communicator.send_to(text_data=ascii_frame)
-    assert (await socket.until(lambda f: f["type"] == "pong"))["echo"] == "x" * 4000
-    await socket.close()
-
-
-@pytest.mark.parametrize(
-    "key",
-    ["click\u00000001", "click\ud800001", "click\n0001", "short", "k" * 65, 12345678],
-    ids=["nul", "surrogate", "newline", "short", "long", "number"],
-)
-async def test_money_frames_with_a_bad_key_are_refused_and_move_nothing(key):
-    """A NUL byte in `key` reached PostgreSQL (which refuses NUL in text): `server_error`."""
-    table, (ann,) = await table_with("ann")
+async def test_each_class_of_bad_frame_gets_an_error_changes_nothing_and_keeps_the_socket():
+    """The consumer answers what the frame parser (or the service) says, to the sender alone,
+    with the one error frame; the socket stays open, nobody else hears a thing, and not a cent,
+    seat or row moves."""
+    table, (ann, ben) = await table_with("ann", "ben")
     bob = await sync_to_async(make_funded_player)("bob")
-    sockets = {p: await TableSocket.open(table.pk, p) for p in (ann, bob)}
-    for socket in sockets.values():
-        await socket.receive()
-    before = [await money(p, table) for p in (ann, bob)], await entries()
-    top_up = json.dumps({"type": "top_up", "amount": 1000, "key": key})  # ASCII escapes
-    sit = json.dumps(
-        {"type": "sit", "seat": 2, "buy_in": 5000, "post_big_blind": False, "key": key}
-    )
-    for socket, frame in ((sockets[ann], top_up), (sockets[bob], sit)):
-        error = await refused(socket, frame)
-        assert error["code"] == "bad_idempotency_key" and error["message"]
-    assert ([await money(p, table) for p in (ann, bob)], await entries()) == before
-    assert not await sync_to_async(Seat.objects.filter(player=bob).exists)()
-    # The same frames with a good key go through.
-    await sockets[ann].send({"type": "top_up", "amount": 1000, "key": "click-0001"})
-    await sockets[ann].until(lambda f: f["type"] == "update")
+    sockets = {
+        "ann": await TableSocket.open(table.pk, ann),
+        "bob": await TableSocket.open(table.pk, bob),
+    }
+    watcher = await TableSocket.open(table.pk, ben)
+    everyone = (*sockets.values(), watcher)
+    # A heartbeat through the table's group: once each socket has it, each has every update
+    # sent before (the connections of the sockets opened after it).
+    await sync_to_async(tables_heartbeat)()
+    for socket in everyone:
+        await socket.until(lambda f: f["type"] == "heartbeat")
+    heard = len(watcher.frames)
+    before = await sync_to_async(table_fingerprint)(table.pk)
+    for sender, frame, code in REFUSALS:
+        socket = sockets[sender]
+        message = {"bytes": frame} if isinstance(frame, bytes) else {"text": frame}
+        await socket.communicator.send_input({"type": "websocket.receive", **message})
+        await socket.send({"type": "ping", "echo": code})
+        error = await socket.until(lambda f: f["type"] in ("error", "pong"))
+        assert error["type"] == "error" and error["code"] == code, (frame, error)
+        assert set(error) == {"type", "code", "message", "seq", "key"} and error["message"]
+        assert (await socket.until(lambda f: f["type"] == "pong"))["echo"] == code
+    await heard_so_far(watcher)
+    assert {f["type"] for f in watcher.frames[heard:]} == {"heartbeat"}, watcher.frames[heard:]
+    assert await sync_to_async(table_fingerprint)(table.pk) == before
+    # The same socket still plays: a good top-up goes through, once.
+    await sockets["ann"].send({"type": "top_up", "amount": 1000, "key": "click-0001"})
+    await sockets["ann"].until(lambda f: f["type"] == "update")
     assert (await money(ann, table))[1] == table.min_buy_in + 1000
-    for socket in sockets.values():
+    for socket in (*sockets.values(), watcher):
         await socket.close()
-
-
-@pytest.mark.parametrize("amount", ["²", "25", "1" * 40, 10**12, 0, True, 2.5])
-async def test_amounts_on_the_socket_are_refused_with_bad_amount(amount):
-    table, (ann,) = await table_with("ann")
-    socket = await TableSocket.open(table.pk, ann)
-    await socket.receive()
-    before = await money(ann, table)
-    error = await refused(socket, json.dumps({"type": "top_up", "amount": amount}))
-    assert error["code"] == "bad_amount" and error["message"]
-    assert await money(ann, table) == before
-    await socket.close()
 
 
 async def heard_so_far(watcher) -> None:

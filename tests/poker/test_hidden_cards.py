@@ -1,6 +1,6 @@
 """Hidden cards stay hidden by construction: with a hand running, no admin page of any app, no
-page or API answer, no STATE and no log line carries a card still in the deck, a burn, or
-(for anyone but their owner) a hole card.
+page or API answer, no STATE, no table frame and no log line carries a card still in the deck,
+a burn, or (for anyone but their owner) a hole card.
 
 The pages are not listed by hand: every model registered in the admin (its list, and the page,
 history and delete page of each of its rows), every route without a parameter, and every route
@@ -10,8 +10,11 @@ only by the services that play the hand (`Hand.objects.with_deck()`); everything
 hands without it.
 """
 
+import contextlib
 import itertools
+import json
 import logging
+import random
 import re
 
 import pytest
@@ -22,10 +25,18 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from histories import urls as histories_urls
 from histories.exports import FORMATS
+from poker import broadcast, services
 from poker.engine.hand import Hand as EngineHand
 from poker.models import Hand
-from poker.selectors import table_state_for
-from tests.factories import call_down, deal_hand, make_funded_player, make_player, make_table
+from poker.selectors import table_snapshot_for, table_state_for
+from tests.factories import (
+    GAMES,
+    call_down,
+    deal_hand,
+    make_funded_player,
+    make_player,
+    make_table,
+)
 from tests.factories import make_seated_player as seat_player
 from tests.poker.test_admin import DECK, cards_in
 
@@ -220,3 +231,214 @@ def test_the_sweep_of_a_hands_routes_would_see_a_leaked_deck(monkeypatch):
     for path, name in _routes_of(hand).items():
         found |= cards_in(_get_route(client, path, name)) & undealt
     assert found == undealt
+
+
+# -- every frame the table services build, for every recipient (no socket: the services are
+# called directly, and `poker.broadcast.frames_for_change`, which builds every frame a table
+# socket forwards, is watched as it returns; tests/poker/test_consumers.py proves on real
+# sockets that what a socket receives is these frames)
+
+
+class FrameLog:
+    """Each change's frames, with what was still secret when they were built: per hand, the
+    cards not dealt yet and the burns, each seat's hole cards and the seats that showed theirs
+    (read from the engine the service built the frames from, which holds the deck)."""
+
+    def __init__(self) -> None:
+        self.changes: list[tuple[dict, dict[int, tuple]]] = []
+        self.secrets: dict[int, tuple] = {}
+
+    def watch(self, monkeypatch) -> None:
+        build = broadcast.frames_for_change
+
+        def watched(**kwargs):
+            frames = build(**kwargs)
+            engine, hand_row = kwargs["engine"], kwargs["hand_row"]
+            if engine is not None and hand_row is not None:
+                assert engine.deck, "the services build frames from an engine with its deck"
+                owners = hand_row.player_ids()
+                self.secrets[hand_row.pk] = (
+                    set(engine.deck[engine.next_card :]) | set(engine.burns),
+                    {
+                        owners.get(seat): set(cards)
+                        for seat, cards in zip(engine.seats, engine.hole_cards, strict=True)
+                    },
+                    {e["seat"] for e in engine.events if e["type"] == "cards_shown"},
+                    {owners.get(seat): seat for seat in engine.seats},
+                )
+            self.changes.append((frames, dict(self.secrets)))
+            return frames
+
+        monkeypatch.setattr(broadcast, "frames_for_change", watched)
+
+
+def _hidden_from(secrets: tuple, user_id: int | None) -> set[str]:
+    """What `user_id` (None: a spectator) may not see of a hand at that moment."""
+    undealt, holes, shown, seats = secrets
+    hidden = set(undealt)
+    for owner, cards in holes.items():
+        if owner != user_id and seats[owner] not in shown:
+            hidden |= cards
+    return hidden
+
+
+def _by_hand(frame: dict) -> dict[int | None, str]:
+    """The frame's text split by the hand each part is about: the last result is its own hand's,
+    everything else the running hand's (the button draw is from a deck of its own)."""
+    parts: dict[int | None, list] = {}
+    state = frame.get("state", frame)
+    last = state.get("last_result")
+    if last:
+        parts.setdefault(last["hand_id"], []).append(last)
+    rest = {k: v for k, v in state.items() if k != "last_result"}
+    rest["events"] = [e for e in state.get("events", []) if e["type"] != "button_drawn"]
+    rest["log"] = frame.get("log", [])
+    ids = {e["hand_id"] for e in [*rest["events"], *rest["log"]] if "hand_id" in e}
+    for key in ("hand", "hand_changes"):
+        if rest.get(key):
+            ids.add(rest[key]["id"])
+    assert len(ids) <= 1, frame
+    parts.setdefault(ids.pop() if ids else None, []).append(rest)
+    return {hand_id: json.dumps(items) for hand_id, items in parts.items()}
+
+
+def frame_leaks(frame: dict, user_id: int | None, secrets: dict[int, tuple]) -> list[str]:
+    """The cards `frame` shows `user_id` that were hidden from them when it was built."""
+    text = json.dumps(frame)
+    leaks = [f"the key {key!r}" for key in ('"deck"', '"burns"', '"burn"') if key in text]
+    for hand_id, part in _by_hand(frame).items():
+        if hand_id is None:  # no hand yet: no card may show but the button draw's
+            leaks += sorted(cards_in(part))
+        elif hand_id in secrets:
+            leaks += sorted(cards_in(part) & _hidden_from(secrets[hand_id], user_id))
+    return leaks
+
+
+def sweep(log: FrameLog, table, viewers: list) -> int:
+    """Every frame of every change since the last sweep, as each socket would get it: the public
+    update (everyone's) and each private frame (its player's alone); then a snapshot read now
+    for the first viewer, who goes to the back of the line. Returns how many frames were
+    scanned; fails on the first leak."""
+    scanned = 0
+    for frames, secrets in log.changes:
+        public = json.loads(frames["public"])
+        assert not frame_leaks(public, None, secrets), public
+        for user_id, text in frames["private"].items():
+            private = json.loads(text)
+            assert not frame_leaks(private, int(user_id), secrets), (user_id, private)
+        scanned += 1 + len(frames["private"])
+    log.changes.clear()
+    viewer = viewers.pop(0)
+    viewers.append(viewer)
+    snapshot = table_snapshot_for(table=table, player=viewer)
+    assert not frame_leaks(snapshot, viewer.pk, log.secrets), (viewer.username, snapshot)
+    return scanned + 1
+
+
+def random_action(rng: random.Random, legal) -> tuple[str, int | None]:
+    options: list[tuple[str, int | None]] = []
+    if legal.can_fold:
+        options.append(("fold", None))
+    if legal.can_check:
+        options += [("check", None)] * 3
+    if legal.call:
+        options += [("call", None)] * 3
+    if legal.raise_kind:
+        options.append((legal.raise_kind, rng.randint(legal.min_to, legal.max_to)))
+    if legal.all_in and rng.random() < 0.1:
+        options.append(("all_in", None))
+    return rng.choice(options)
+
+
+def play(table, players: dict, log: FrameLog, viewers: list, choose) -> int:
+    """Deal a hand and play it to its end through the table service, sweeping after each
+    change; then the players show their cards by choice now and then. Returns frames scanned."""
+    hand = deal_hand(table)
+    if hand is None:
+        return 0
+    scanned = sweep(log, table, viewers)
+    while True:
+        row = Hand.objects.get(pk=hand.pk)
+        if row.status != Hand.Status.RUNNING:
+            break
+        legal = EngineHand.from_dict(row.state).legal_actions()
+        action, amount = choose(legal)
+        services.table_act(
+            table=table,
+            player=players[legal.seat],
+            action=action,
+            amount=amount,
+            turn=row.turn,
+            seq=row.turn,
+        )
+        scanned += sweep(log, table, viewers)
+    for player in players.values():
+        with contextlib.suppress(services.TableError):  # already shown, not dealt in...
+            services.table_show_cards(table=table, player=player)
+        scanned += sweep(log, table, viewers)
+    return scanned
+
+
+def test_no_frame_the_table_services_build_shows_anyone_a_hidden_card(monkeypatch):
+    """Scripted hands (to a showdown, to a fold, all-in with side pots) and random legal play of
+    every game, three players and a spectator; every public, private and snapshot frame is
+    scanned for the deck, the burns, the cards still to come and the others' unshown cards."""
+    log = FrameLog()
+    log.watch(monkeypatch)
+    rng = random.Random(20261123)
+    scripts = {
+        "check_or_call": lambda legal: ("call", None) if legal.call else ("check", None),
+        "fold_or_check": lambda legal: ("fold", None) if legal.can_fold else ("check", None),
+        "shove": lambda legal: (
+            ("all_in", None)
+            if legal.all_in
+            else (("call", None) if legal.call else ("check", None))
+        ),
+        "random": lambda legal: random_action(rng, legal),
+    }
+    # The same players at every table (with no password to hash: none of them signs in).
+    players = {
+        seat: make_funded_player(f"sweep{seat}", cents=10**7, password=None) for seat in (1, 3, 5)
+    }
+    watcher = make_funded_player("sweepwatch", password=None)
+    scanned = 0
+    for k, (game, script) in enumerate(itertools.product(GAMES, scripts)):
+        table = make_table(
+            **GAMES[game], next_hand_delay_seconds=3600, action_seconds=3600, name=f"sweep {k}"
+        )
+        buy_ins = [table.min_buy_in, table.max_buy_in, (table.min_buy_in + table.max_buy_in) // 2]
+        for (seat, player), buy_in in zip(players.items(), buy_ins, strict=True):
+            services.table_sit(
+                table=table,
+                player=player,
+                seat_number=seat,
+                buy_in=buy_in,
+                post_big_blind=False,
+                idempotency_key=f"sweep-{table.pk}-{seat}",
+            )
+        viewers = [*players.values(), watcher]
+        for _ in range(3 if script == "random" else 1):
+            scanned += play(table, players, log, viewers, scripts[script])
+    assert scanned > 1000
+
+
+def test_the_frame_sweep_would_see_a_private_frame_carry_anothers_cards(monkeypatch):
+    """The sweep is not blind: a private frame with the next seat's hole cards is caught."""
+    original = broadcast.private_hand
+
+    def next_seats_cards(view, seat_number, legal=None):
+        mine = original(view, seat_number, legal)
+        if mine is not None:
+            seats = view.engine.seats
+            other = seats[(seats.index(seat_number) + 1) % len(seats)]
+            mine["cards"] = list(view.engine.hole_cards[seats.index(other)])
+        return mine
+
+    monkeypatch.setattr(broadcast, "private_hand", next_seats_cards)
+    log = FrameLog()
+    log.watch(monkeypatch)
+    table = make_table(next_hand_delay_seconds=3600)
+    players = {n: seat_player(table, name, n) for n, name in ((1, "ann"), (2, "ben"))}
+    deal_hand(table)
+    with pytest.raises(AssertionError):
+        sweep(log, table, list(players.values()))

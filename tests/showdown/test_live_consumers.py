@@ -125,35 +125,45 @@ async def test_each_player_sees_only_their_own_hole_cards_until_the_board(live_t
         await socket.communicator.disconnect()
 
 
-@pytest.mark.parametrize(
-    "frame, code",
-    [
-        ("not json", "bad_frame"),
-        ("[1, 2]", "bad_frame"),
-        (json.dumps({"type": "dance"}), "unknown_type"),
-        (json.dumps({"type": "sit", "seat": "one"}), "bad_field"),
-        (json.dumps({"type": "sit", "seat": 9}), "no_such_seat"),
-        (json.dumps({"type": "wager", "ante": 500, "key": "short"}), "bad_idempotency_key"),
-        (json.dumps({"type": "wager", "ante": 5.5, "key": "wager-key-1"}), "bad_amount"),
-        (json.dumps({"type": "wager", "ante": 500, "key": "wager-key-1"}), "not_seated"),
-        (json.dumps({"type": "decide", "decision": "check", "key": "decide-key"}), "bad_field"),
-        (json.dumps({"type": "decide", "decision": "call", "key": "decide-key"}), "no_round"),
-        (json.dumps({"type": "leave"}), "not_seated"),
-        ("x" * 5000, "bad_frame"),
-    ],
-)
-async def test_bad_frames_get_an_error_and_change_nothing(live_table, frame, code):
+async def test_bad_frames_get_an_error_and_change_nothing(live_table):
+    """One frame of each class: the frame parser's refusals (its cases: tests/showdown/
+    test_commands.py) and a service's, each answered with the one error frame to the sender."""
     ann = await sync_to_async(make_funded_player)("ann")
     socket = await Socket.open(live_table.pk, ann)
     await socket.until(lambda f: f["type"] == "snapshot")
-    await socket.communicator.send_to(text_data=frame)
-    error = await socket.until(lambda f: f["type"] == "error")
-    assert error["code"] == code, error
+    for frame, code, key in (
+        ("not json", "bad_frame", None),
+        ("x" * 5000, "bad_frame", None),
+        (json.dumps({"type": "dance"}), "unknown_type", None),
+        (json.dumps({"type": "sit", "seat": "one"}), "bad_field", None),
+        (
+            json.dumps({"type": "wager", "ante": 5.5, "key": "wager-key-1"}),
+            "bad_amount",
+            "wager-key-1",
+        ),
+        (
+            json.dumps({"type": "wager", "ante": 500, "key": "short"}),
+            "bad_idempotency_key",
+            "short",
+        ),
+        (json.dumps({"type": "sit", "seat": 9}), "no_such_seat", None),
+        (
+            json.dumps({"type": "decide", "decision": "call", "key": "decide-key"}),
+            "no_round",
+            "decide-key",
+        ),
+    ):
+        await socket.communicator.send_to(text_data=frame)
+        error = await socket.until(lambda f: f["type"] == "error")
+        assert (error["code"], error["key"], error["seq"]) == (code, key, None), error
+        assert error["message"]
     counts = await sync_to_async(
         lambda: (LiveSeat.objects.count(), LiveRound.objects.count(), ShowdownRound.objects.count())
     )()
     assert counts == (0, 0, 0)
     # The socket stays open and still answers.
+    await socket.send({"type": "ping", "echo": "still here"})
+    assert (await socket.until(lambda f: f["type"] == "pong"))["echo"] == "still here"
     await socket.send({"type": "snapshot"})
     await socket.until(lambda f: f["type"] == "state")
     await socket.communicator.disconnect()
