@@ -1423,10 +1423,11 @@
       case "cards_mucked":
         return say(gettext("%(who)s mucks"));
       case "pot_awarded": {
-        const shares = [...(event.high || []), ...(event.low || [])].filter((s) => s.amount > 0);
-        if (!shares.length) return gettext("Nothing was left in the pot: every bet went back.");
-        const parts = shares.map((s) => nameOf(s.seat) + " " + money(s.amount));
-        return potLabel(event.pot, event.amount, gettext("Pot %(amount)s")) + ": " + parts.join(", ");
+        const { winners, scoop } = window.roomPotWinners(event);
+        if (!winners.length) return gettext("Nothing was left in the pot: every bet went back.");
+        const label = potLabel(event.pot, event.amount, gettext("Pot %(amount)s")) + ": ";
+        if (scoop) return label + fill(gettext("%(who)s scoops %(amount)s"), { who: nameOf(winners[0].seat), amount: money(winners[0].amount) });
+        return label + winners.map((s) => nameOf(s.seat) + " " + money(s.amount)).join(", ");
       }
       case "hand_ended":
         return gettext("Hand over.") + (event.rake ? " " + fill(gettext("Rake %(amount)s."), { amount: money(event.rake) }) : "");
