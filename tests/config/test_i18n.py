@@ -440,6 +440,16 @@ def test_money_is_written_the_languages_way(language, cents, shown):
 
 
 @pytest.mark.parametrize(
+    ("language", "shown"),
+    [("en", "$1/$2.50"), ("fr", "1\xa0$/2,50\xa0$"), ("ja", "1ドル/2.50ドル")],
+)
+def test_stakes_are_written_the_languages_way(language, shown, db):
+    table = make_table(small_blind=100, big_blind=250)
+    with translation.override(language):
+        assert table.stakes_label == shown
+
+
+@pytest.mark.parametrize(
     ("language", "hole", "board", "name"),
     [
         ("en", "2c2d4h9s", "2h4c4dKsQc", "full house, fours full of twos"),
