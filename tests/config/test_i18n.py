@@ -106,6 +106,30 @@ def test_every_message_is_translated_none_fuzzy(language, domain):
             assert entry["msgstr"].get(index, "").strip(), f"{name} has no translation"
 
 
+# Poker words a translation must not leave in English, and spellings it must keep to one.
+LEFT_IN_ENGLISH = {
+    "fr": [r"\b8 or Better\b", r"\b[Ll]obby\b"],
+    "ja": [r"\b8 or Better\b", r"\bHCB\b", r"\bFHB\b"],
+}
+ONE_SPELLING = {"ja": r"フィッ?ク[スト]?[ドト]リミット|固定リミット"}
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_the_rooms_poker_words_are_translated_one_way(language):
+    translated = [
+        text
+        for domain in DOMAINS
+        for entry in po_entries(catalogue(language, domain))
+        for text in entry["msgstr"].values()
+    ]
+    for pattern in LEFT_IN_ENGLISH[language]:
+        found = [text for text in translated if re.search(pattern, text)]
+        assert not found, f"{language}: {pattern} left in English in {found[:3]}"
+    if language in ONE_SPELLING:
+        spellings = {m for text in translated for m in re.findall(ONE_SPELLING[language], text)}
+        assert len(spellings) <= 1, f"{language}: {spellings}"
+
+
 @pytest.mark.parametrize("language", TRANSLATED)
 def test_the_compiled_catalogues_match_their_sources(language, tmp_path):
     """The .mo files are committed (CI compiles nothing): each is what msgfmt makes of its
