@@ -2,7 +2,7 @@
    "1 234,50 $" (French) or "1,234.50ドル" (Japanese) out, the same as the server's
    config.i18n.format_dollars. The separators and the "$%(amount)s" pattern come from Django's
    JavaScript catalogue (jsi18n/), loaded before this file by base.html. `roomPotWinners` says
-   who takes a pot, for the table's log and the replayer. Loads under node too (tests/js/). */
+   who takes a pot, for the table's log and the replayer; `roomClock` writes a time of day. Loads under node too (tests/js/). */
 (function () {
   "use strict";
   function grouped(whole) {
@@ -33,10 +33,19 @@
     return { winners: winners, scoop: winners.length === 1 && lowWon };
   }
 
+  /* A time of day as the server's pages write it: the 24-hour clock in UTC ("19:01 UTC"), the
+     digits in the page's language, never the browser's 12-hour "07:01 PM". */
+  function clock(value, language) {
+    const time = new Date(value).toLocaleTimeString(language || undefined,
+      { hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone: "UTC" });
+    return time + " UTC";
+  }
+
   if (typeof module === "object" && module.exports) {
-    module.exports = { potWinners: potWinners };
+    module.exports = { potWinners: potWinners, clock: clock };
   } else {
     window.roomDollars = dollars;
     window.roomPotWinners = potWinners;
+    window.roomClock = (value) => clock(value, document.documentElement.lang);
   }
 })();

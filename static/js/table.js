@@ -562,7 +562,7 @@
       if (status === "sitting_out") {
         const since = s.sat_out_at ? new Date(s.sat_out_at) : null;
         badges.push(["out", since && !Number.isNaN(since.getTime())
-          ? fill(gettext("Out since %(time)s"), { time: since.toLocaleTimeString(document.documentElement.lang || undefined, { hour: "2-digit", minute: "2-digit", hourCycle: "h23" }) })
+          ? fill(gettext("Out since %(time)s"), { time: window.roomClock(since) })
           : gettext("Sitting out")]);
       }
       if (status === "waiting_big_blind") badges.push(["waiting", gettext("Waits for BB")]);
@@ -1125,7 +1125,7 @@
     note.replaceChildren();
     note.hidden = !rule;
     if (!rule) return;
-    const time = new Date(rule.until).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+    const time = window.roomClock(rule.until);
     const words = {
       at_least_left_with: gettext("You left this table less than 30 minutes ago with %(amount)s, so until %(time)s you bring back at least that much (the ratholing rule)."),
       up_to_left_with: gettext("You left this table less than 30 minutes ago with %(amount)s, so until %(time)s you bring back at least the table's maximum, and up to that much (the ratholing rule)."),

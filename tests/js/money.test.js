@@ -3,7 +3,7 @@
 
 const assert = require("node:assert/strict");
 const { test } = require("node:test");
-const { potWinners } = require("../../static/js/money.js");
+const { clock, potWinners } = require("../../static/js/money.js");
 
 test("one player who wins both halves of a hi/lo pot scoops it, once, with the whole amount", () => {
   const pot = { pot: 0, amount: 200, high: [{ seat: 4, amount: 100 }], low: [{ seat: 4, amount: 100 }] };
@@ -24,4 +24,11 @@ test("a high-only pot is won, not scooped, and empty shares are left out", () =>
   assert.deepEqual(potWinners({ high: [{ seat: 1, amount: 300 }], low: [] }),
     { winners: [{ seat: 1, amount: 300 }], scoop: false });
   assert.deepEqual(potWinners({ high: [{ seat: 1, amount: 0 }], low: [] }), { winners: [], scoop: false });
+});
+
+test("a time of day is written on the 24-hour clock in UTC, whatever the language", () => {
+  for (const language of ["en", "fr", "ja"]) {
+    assert.equal(clock("2026-11-26T19:01:00Z", language), "19:01 UTC", language);
+  }
+  assert.equal(clock(new Date("2026-11-26T00:05:00Z"), "en"), "00:05 UTC");
 });
