@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from datetime import UTC, datetime
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from django.test import Client, override_settings
 from django.test.signals import template_rendered
 from django.urls import reverse
 from django.utils import translation
+from django.utils.formats import date_format, time_format
 
 from cashier.services import wallet_deposit
 from config.hand_names import hand_name
@@ -461,6 +463,17 @@ def test_sockets_speak_the_players_language(db):
 def test_money_is_written_the_languages_way(language, cents, shown):
     with translation.override(language):
         assert format_dollars(cents) == shown
+
+
+@pytest.mark.parametrize(
+    ("language", "shown"),
+    [("en", "11/26/2026 18:24"), ("fr", "26/11/2026 18:24"), ("ja", "2026/11/26 18:24")],
+)
+def test_dates_and_times_are_written_the_languages_way_on_the_24_hour_clock(language, shown):
+    moment = datetime(2026, 11, 26, 18, 24, tzinfo=UTC)
+    with translation.override(language):
+        assert date_format(moment, "SHORT_DATETIME_FORMAT") == shown
+        assert time_format(moment) == "18:24"
 
 
 @pytest.mark.parametrize(
