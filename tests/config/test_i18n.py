@@ -233,7 +233,13 @@ def english_messages() -> tuple[set[str], list[str]]:
 # written as codes (a revealed deck).
 ENGLISH_RUN = re.compile(r"[A-Za-z][A-Za-z'\u2019-]+(?: [A-Za-z][A-Za-z'\u2019-]+)+")
 LATIN_WORDS = re.compile(
-    r"^(Omaha Room|Omaha Showdown|or Better|UTC|HMAC.*|SHA-256.*|([2-9TJQKA][cdhs] ?)+)$"
+    r"^(Omaha Room|Omaha Showdown|UTC|HMAC.*|SHA-256.*|([2-9TJQKA][cdhs] ?)+)$"
+)
+# The room's own English that translations once left on the pages (issue 24 item 8): words,
+# code names, a repository path, the 12-hour clock and US-format amounts.
+ROOM_ENGLISH = re.compile(
+    r"\bLobby\b|\b8 or Better\b|\bHCB\b|\bFHB\b|\bserver_seed\b|\bdocs/"
+    r"|\d [ap]\.m\.|\d [AP]M\b|\$\d"
 )
 
 
@@ -257,6 +263,8 @@ def assert_no_english(html: str, language: str, where: str) -> None:
     for text in texts:
         assert text not in whole, f"{where} ({language}): {text!r} is not translated"
     page = " ".join(texts)
+    left = ROOM_ENGLISH.findall(page)
+    assert not left, f"{where} ({language}): {left} left in English"
     for msgid in inside:
         assert msgid not in page, f"{where} ({language}): {msgid!r} is not translated"
     if language == "ja":
