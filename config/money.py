@@ -12,9 +12,13 @@ from django.utils import formats
 from django.utils.translation import gettext
 
 
-def dollars(cents: int) -> str:
-    """Integer cents as dollars in the active language: $1,234.50, 1 234,50 $, $1,234.50."""
+def dollars(cents: int, *, short: bool = False) -> str:
+    """Integer cents as dollars in the active language: $1,234.50, 1 234,50 $, $1,234.50.
+    `short` leaves out the cents of a whole amount, as stakes are written ($1/$2, 1 $/2 $)."""
     sign = "-" if cents < 0 else ""
-    amount = formats.number_format(Decimal(abs(cents)) / 100, 2, use_l10n=True, force_grouping=True)
+    places = 0 if short and cents % 100 == 0 else 2
+    amount = formats.number_format(
+        Decimal(abs(cents)) / 100, places, use_l10n=True, force_grouping=True
+    )
     # Translators: an amount of US dollars; %(amount)s is the number, already localized.
     return sign + gettext("$%(amount)s") % {"amount": amount}

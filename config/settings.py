@@ -305,6 +305,8 @@ LOGOUT_REDIRECT_URL = "lobby:home"
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("fr", "Français"), ("ja", "日本語")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
+# English times on the 24-hour clock like the other languages (config/formats/en/formats.py).
+FORMAT_MODULE_PATH = ["config.formats"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

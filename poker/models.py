@@ -14,6 +14,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from config.money import dollars
 from poker.engine.hand import MAX_PLAYERS, limit_small_blind
 from poker.engine.rake import RakeSchedule as EngineRakeSchedule
 
@@ -180,9 +181,12 @@ class Table(models.Model):
 
     @property
     def stakes_label(self) -> str:
+        """The stakes in the reader's language: $1/$2, 1 $/2 $, 1ドル/2ドル."""
         if self.structure == self.Structure.LIMIT:
-            return f"${_dollars(self.small_bet)}/${_dollars(self.big_bet)}"
-        return f"${_dollars(self.small_blind)}/${_dollars(self.big_blind)}"
+            small, big = self.small_bet, self.big_bet
+        else:
+            small, big = self.small_blind, self.big_blind
+        return f"{dollars(small, short=True)}/{dollars(big, short=True)}"
 
     def engine_stakes(self) -> dict[str, int]:
         """Keyword arguments for `Hand.start` describing the stakes."""
@@ -196,10 +200,6 @@ class Table(models.Model):
 
     def engine_rake(self) -> dict | None:
         return self.rake_schedule.schedule if self.rake_schedule_id else None
-
-
-def _dollars(cents: int) -> str:
-    return f"{cents // 100}" if cents % 100 == 0 else f"{cents / 100:.2f}"
 
 
 # -- live tables: seats, hands and what went wrong with them

@@ -60,13 +60,19 @@
     return deck;
   }
 
+  // The checks' names as the page shows them (the room's check above uses the same words).
+  const LABELS = {
+    deck: gettext("Deck"), commitment: gettext("Commitment"), server_seed: gettext("Server seed"),
+    seeds: gettext("Seeds"), dealt: gettext("Cards dealt"),
+  };
+
   function show(results) {
     list.textContent = "";
     for (const [name, ok, detail] of results) {
       const item = document.createElement("li");
       item.className = ok ? "ok" : "warn";
       item.dataset.check = name;
-      item.textContent = (ok ? gettext("pass") : gettext("FAIL")) + " " + name + ": " + detail;
+      item.textContent = (ok ? gettext("pass") : gettext("FAIL")) + " " + (LABELS[name] || name) + ": " + detail;
       list.appendChild(item);
     }
     const ok = results.length > 0 && results.every((r) => r[1]);

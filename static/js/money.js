@@ -1,7 +1,8 @@
 /* Money as the page's language writes it: integer cents in, "$1,234.50" (English),
    "1 234,50 $" (French) or "1,234.50ドル" (Japanese) out, the same as the server's
    config.money.dollars. The separators and the "$%(amount)s" pattern come from Django's
-   JavaScript catalogue (jsi18n/), loaded before this file by base.html. */
+   JavaScript catalogue (jsi18n/), loaded before this file by base.html. `roomPotWinners` says
+   who takes a pot, for the table's log and the replayer; `roomClock` writes a time of day. Loads under node too (tests/js/). */
 (function () {
   "use strict";
   function grouped(whole) {
@@ -12,10 +13,39 @@
     for (let end = digits.length; end > 0; end -= size) groups.unshift(digits.slice(Math.max(0, end - size), end));
     return groups.join(separator);
   }
-  window.roomDollars = function (cents) {
+  function dollars(cents) {
     const value = Math.round(Number(cents) || 0);
     const abs = Math.abs(value);
     const amount = grouped(Math.floor(abs / 100)) + get_format("DECIMAL_SEPARATOR") + String(abs % 100).padStart(2, "0");
     return (value < 0 ? "-" : "") + interpolate(gettext("$%(amount)s"), { amount: amount }, true);
-  };
+  }
+
+  /* A pot_awarded event's winners, each once with both halves added (a hi/lo pot's high and
+     low shares), in the order they first appear; `scoop` when one player takes both halves,
+     so the page says "Dave scoops $2" rather than "Dave $1, Dave $1". */
+  function potWinners(pot) {
+    const won = new Map();
+    for (const share of [...(pot.high || []), ...(pot.low || [])]) {
+      if (share.amount > 0) won.set(share.seat, (won.get(share.seat) || 0) + share.amount);
+    }
+    const winners = [...won].map(([seat, amount]) => ({ seat: seat, amount: amount }));
+    const lowWon = (pot.low || []).some((share) => share.amount > 0);
+    return { winners: winners, scoop: winners.length === 1 && lowWon };
+  }
+
+  /* A time of day as the server's pages write it: the 24-hour clock in UTC ("19:01 UTC"), the
+     digits in the page's language, never the browser's 12-hour "07:01 PM". */
+  function clock(value, language) {
+    const time = new Date(value).toLocaleTimeString(language || undefined,
+      { hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone: "UTC" });
+    return time + " UTC";
+  }
+
+  if (typeof module === "object" && module.exports) {
+    module.exports = { potWinners: potWinners, clock: clock };
+  } else {
+    window.roomDollars = dollars;
+    window.roomPotWinners = potWinners;
+    window.roomClock = (value) => clock(value, document.documentElement.lang);
+  }
 })();

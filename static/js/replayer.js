@@ -13,6 +13,7 @@
   const fill = (text, values) => interpolate(text, values, true);
 
   const cardEl = window.roomCards.element;
+  const cardLabel = window.roomCards.label;
 
   /* The cards each seat holds face up or down at step `upto`: dealt cards (own, or every one
      for staff) from the deal, and shown cards from the showdown. */
@@ -44,12 +45,14 @@
         if (event.action === "bet") return fill(gettext("%(player)s bets %(amount)s."), { player: who, amount: money(event.to) });
         return fill(gettext("%(player)s raises to %(amount)s."), { player: who, amount: money(event.to) });
       case "uncalled_bet_returned": return fill(gettext("%(amount)s uncalled is returned to %(player)s."), { player: who, amount: money(event.amount) });
-      case "street_dealt": return fill(gettext("The %(street)s: %(cards)s."), { street: { flop: gettext("flop"), turn: gettext("turn"), river: gettext("river") }[event.street] || event.street, cards: event.cards.join(" ") });
+      case "street_dealt": return fill(gettext("The %(street)s: %(cards)s."), { street: { flop: gettext("flop"), turn: gettext("turn"), river: gettext("river") }[event.street] || event.street, cards: event.cards.map(cardLabel).join(" ") });
       case "showdown": return gettext("Showdown.");
-      case "cards_shown": return fill(gettext("%(player)s shows %(cards)s."), { player: who, cards: event.cards.join(" ") });
+      case "cards_shown": return fill(gettext("%(player)s shows %(cards)s."), { player: who, cards: event.cards.map(cardLabel).join(" ") });
       case "cards_mucked": return fill(gettext("%(player)s mucks."), { player: who });
       case "pot_awarded": {
-        const shares = event.high.concat(event.low).map((share) => fill(gettext("%(player)s wins %(amount)s"), { player: names[share.seat] || share.seat, amount: money(share.amount) }));
+        const { winners, scoop } = window.roomPotWinners(event);
+        if (scoop) return fill(gettext("%(player)s scoops %(amount)s."), { player: names[winners[0].seat], amount: money(winners[0].amount) });
+        const shares = winners.map((share) => fill(gettext("%(player)s wins %(amount)s"), { player: names[share.seat] || share.seat, amount: money(share.amount) }));
         return shares.join("; ") + ".";
       }
       case "hand_ended": return gettext("The hand is over.");

@@ -569,7 +569,7 @@
       if (status === "sitting_out") {
         const since = s.sat_out_at ? new Date(s.sat_out_at) : null;
         badges.push(["out", since && !Number.isNaN(since.getTime())
-          ? fill(gettext("Out since %(time)s"), { time: since.toLocaleTimeString(document.documentElement.lang || undefined, { hour: "2-digit", minute: "2-digit", hourCycle: "h23" }) })
+          ? fill(gettext("Out since %(time)s"), { time: window.roomClock(since) })
           : gettext("Sitting out")]);
       }
       if (status === "waiting_big_blind") badges.push(["waiting", gettext("Waits for BB")]);
@@ -1208,7 +1208,7 @@
     note.replaceChildren();
     note.hidden = !rule;
     if (!rule) return;
-    const time = new Date(rule.until).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+    const time = window.roomClock(rule.until);
     const words = {
       at_least_left_with: gettext("You left this table less than 30 minutes ago with %(amount)s, so until %(time)s you bring back at least that much (the ratholing rule)."),
       up_to_left_with: gettext("You left this table less than 30 minutes ago with %(amount)s, so until %(time)s you bring back at least the table's maximum, and up to that much (the ratholing rule)."),
@@ -1512,10 +1512,11 @@
       case "cards_mucked":
         return say(gettext("%(who)s mucks"));
       case "pot_awarded": {
-        const shares = [...(event.high || []), ...(event.low || [])].filter((s) => s.amount > 0);
-        if (!shares.length) return gettext("Nothing was left in the pot: every bet went back.");
-        const parts = shares.map((s) => nameOf(s.seat) + " " + money(s.amount));
-        return potLabel(event.pot, event.amount, gettext("Pot %(amount)s")) + ": " + parts.join(", ");
+        const { winners, scoop } = window.roomPotWinners(event);
+        if (!winners.length) return gettext("Nothing was left in the pot: every bet went back.");
+        const label = potLabel(event.pot, event.amount, gettext("Pot %(amount)s")) + ": ";
+        if (scoop) return label + fill(gettext("%(who)s scoops %(amount)s"), { who: nameOf(winners[0].seat), amount: money(winners[0].amount) });
+        return label + winners.map((s) => nameOf(s.seat) + " " + money(s.amount)).join(", ");
       }
       case "hand_ended":
         return gettext("Hand over.") + (event.rake ? " " + fill(gettext("Rake %(amount)s."), { amount: money(event.rake) }) : "");

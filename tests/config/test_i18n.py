@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from datetime import UTC, datetime
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from django.test import Client, override_settings
 from django.test.signals import template_rendered
 from django.urls import reverse
 from django.utils import translation
+from django.utils.formats import date_format, time_format
 
 from accounts.models import Profile
 from accounts.services import profile_set_language
@@ -105,6 +107,30 @@ def test_every_message_is_translated_none_fuzzy(language, domain):
         wanted = range(plurals) if entry.get("msgid_plural") else range(1)
         for index in wanted:
             assert entry["msgstr"].get(index, "").strip(), f"{name} has no translation"
+
+
+# Poker words a translation must not leave in English, and spellings it must keep to one.
+LEFT_IN_ENGLISH = {
+    "fr": [r"\b8 or Better\b", r"\b[Ll]obby\b"],
+    "ja": [r"\b8 or Better\b", r"\bHCB\b", r"\bFHB\b"],
+}
+ONE_SPELLING = {"ja": r"フィッ?ク[スト]?[ドト]リミット|固定リミット"}
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_the_rooms_poker_words_are_translated_one_way(language):
+    translated = [
+        text
+        for domain in DOMAINS
+        for entry in po_entries(catalogue(language, domain))
+        for text in entry["msgstr"].values()
+    ]
+    for pattern in LEFT_IN_ENGLISH[language]:
+        found = [text for text in translated if re.search(pattern, text)]
+        assert not found, f"{language}: {pattern} left in English in {found[:3]}"
+    if language in ONE_SPELLING:
+        spellings = {m for text in translated for m in re.findall(ONE_SPELLING[language], text)}
+        assert len(spellings) <= 1, f"{language}: {spellings}"
 
 
 @pytest.mark.parametrize("language", TRANSLATED)
@@ -208,7 +234,13 @@ def english_messages() -> tuple[set[str], list[str]]:
 # written as codes (a revealed deck).
 ENGLISH_RUN = re.compile(r"[A-Za-z][A-Za-z'\u2019-]+(?: [A-Za-z][A-Za-z'\u2019-]+)+")
 LATIN_WORDS = re.compile(
-    r"^(Omaha Room|Omaha Showdown|or Better|UTC|HMAC.*|SHA-256.*|([2-9TJQKA][cdhs] ?)+)$"
+    r"^(Omaha Room|Omaha Showdown|UTC|HMAC.*|SHA-256.*|([2-9TJQKA][cdhs] ?)+)$"
+)
+# The room's own English that translations once left on the pages (issue 24 item 8): words,
+# code names, a repository path, the 12-hour clock and US-format amounts.
+ROOM_ENGLISH = re.compile(
+    r"\bLobby\b|\b8 or Better\b|\bHCB\b|\bFHB\b|\bserver_seed\b|\bdocs/"
+    r"|\d [ap]\.m\.|\d [AP]M\b|\$\d"
 )
 
 
@@ -232,6 +264,8 @@ def assert_no_english(html: str, language: str, where: str) -> None:
     for text in texts:
         assert text not in whole, f"{where} ({language}): {text!r} is not translated"
     page = " ".join(texts)
+    left = ROOM_ENGLISH.findall(page)
+    assert not left, f"{where} ({language}): {left} left in English"
     for msgid in inside:
         assert msgid not in page, f"{where} ({language}): {msgid!r} is not translated"
     if language == "ja":
@@ -438,6 +472,27 @@ def test_sockets_speak_the_players_language(db):
 def test_money_is_written_the_languages_way(language, cents, shown):
     with translation.override(language):
         assert format_dollars(cents) == shown
+
+
+@pytest.mark.parametrize(
+    ("language", "shown"),
+    [("en", "11/26/2026 18:24"), ("fr", "26/11/2026 18:24"), ("ja", "2026/11/26 18:24")],
+)
+def test_dates_and_times_are_written_the_languages_way_on_the_24_hour_clock(language, shown):
+    moment = datetime(2026, 11, 26, 18, 24, tzinfo=UTC)
+    with translation.override(language):
+        assert date_format(moment, "SHORT_DATETIME_FORMAT") == shown
+        assert time_format(moment) == "18:24"
+
+
+@pytest.mark.parametrize(
+    ("language", "shown"),
+    [("en", "$1/$2.50"), ("fr", "1\xa0$/2,50\xa0$"), ("ja", "1ドル/2.50ドル")],
+)
+def test_stakes_are_written_the_languages_way(language, shown, db):
+    table = make_table(small_blind=100, big_blind=250)
+    with translation.override(language):
+        assert table.stakes_label == shown
 
 
 @pytest.mark.parametrize(

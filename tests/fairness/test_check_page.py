@@ -3,6 +3,7 @@ room's on a real round, and catches a deck changed after the deal; a running rou
 its commitment only, and another player's round is not found."""
 
 import pytest
+from django.conf import settings
 
 from fairness.models import Commitment
 from showdown.models import ShowdownRound
@@ -74,5 +75,43 @@ def test_another_players_round_is_not_found(signed_in_page):
     try:
         response = page.goto(f"/fairness/round/{round_.pk}/")
         assert response.status == 404
+    finally:
+        page.context.close()
+
+
+def test_the_checks_read_in_the_players_language_and_link_to_the_help_page(
+    signed_in_page, asgi_server
+):
+    """Both checks name what they check in words ("Paquet", not "deck:"), and the page points to
+    the room's own help page, not to a file of the room's source."""
+    player = make_funded_player("lecteur", cents=100_000)
+    round_ = round_deal(
+        player=player, table=make_showdown_table(), ante=500, idempotency_key="page-3"
+    )
+    round_decide(player=player, round_id=round_.pk, decision="call", idempotency_key="c-3")
+    page = signed_in_page(player, PHONE)
+    page.context.add_cookies(
+        [{"name": settings.LANGUAGE_COOKIE_NAME, "value": "fr", "url": asgi_server}]
+    )
+    try:
+        page.goto(f"/fairness/round/{round_.pk}/")
+        client_checks(page)
+        text = page.inner_text("#deal-check")
+        for code in ("deck:", "commitment:", "seeds:", "dealt:", "server_seed", "docs/"):
+            assert code not in text, code
+        labels = {
+            "deck": "Paquet",
+            "commitment": "Engagement",
+            "seeds": "Graines",
+            "dealt": "Cartes distribuées",
+        }
+        for name, label in labels.items():
+            for checks in ("[data-server-checks]", "#client-checks"):
+                shown = page.inner_text(f'{checks} li[data-check="{name}"]')
+                assert f" {label}:" in shown, (checks, shown)
+        page.click("[data-fairness-help]")
+        page.wait_for_selector("#fairness")
+        assert page.url.endswith("/help/#fairness")
+        assert page.errors == []
     finally:
         page.context.close()

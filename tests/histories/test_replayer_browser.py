@@ -3,6 +3,7 @@ street and action by action, with buttons and keys, to its showdown; the stacks 
 the hand's; a phone has no sideways scroll. HISTORY_SCREENSHOTS=<dir> keeps screenshots."""
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -45,6 +46,9 @@ def test_a_player_steps_through_their_hand_to_the_showdown(signed_in_page, viewp
         assert board_size(page) == 0
         page.click("#replay-street-next")  # to the flop
         assert board_size(page) == 3 and "flop" in page.inner_text("#replay-step")
+        # The flop's cards as every other screen writes them ("10♦"), not as codes ("Td").
+        flop = page.inner_text("#replay-step")
+        assert re.search("[♠♥♦♣]", flop) and not re.search(r"\b[2-9TJQKA][shdc]\b", flop), flop
         page.keyboard.press("PageDown")  # the turn
         assert board_size(page) == 4
         page.keyboard.press("ArrowLeft")

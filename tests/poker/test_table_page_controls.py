@@ -2,6 +2,8 @@
 button did not show, and pre-actions play themselves when the turn comes. The opponent acts
 through the table service, beside the browser."""
 
+import re
+
 import pytest
 
 from poker import services
@@ -261,6 +263,8 @@ def test_the_sit_dialog_explains_a_range_moved_by_ratholing(signed_in_page):
         page.wait_for_selector("#sit-rule:not([hidden])")
         note = page.inner_text("#sit-rule")
         assert "$75" in note and "30 minutes" in note
+        # The time as the server writes it (24-hour clock, UTC), not the browser's "07:01 PM".
+        assert re.search(r"until \d\d:\d\d UTC", note) and not re.search(r"[AP]M\b", note), note
         assert page.get_attribute("#sit-rule a", "href").endswith("/help/pot-limit-omaha/#buy-in")
         assert page.input_value("#sit-buy-in") == "100.00"
         assert page.get_attribute("#sit-buy-in", "min") == "75.00"

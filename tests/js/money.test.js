@@ -1,0 +1,34 @@
+/* static/js/money.js's roomPotWinners, run under node: `node --test tests/js/` (make lint). */
+"use strict";
+
+const assert = require("node:assert/strict");
+const { test } = require("node:test");
+const { clock, potWinners } = require("../../static/js/money.js");
+
+test("one player who wins both halves of a hi/lo pot scoops it, once, with the whole amount", () => {
+  const pot = { pot: 0, amount: 200, high: [{ seat: 4, amount: 100 }], low: [{ seat: 4, amount: 100 }] };
+  assert.deepEqual(potWinners(pot), { winners: [{ seat: 4, amount: 200 }], scoop: true });
+});
+
+test("a split hi/lo pot names each winner once, their halves added", () => {
+  const pot = {
+    high: [{ seat: 4, amount: 100 }],
+    low: [{ seat: 4, amount: 50 }, { seat: 2, amount: 50 }],
+  };
+  assert.deepEqual(potWinners(pot), {
+    winners: [{ seat: 4, amount: 150 }, { seat: 2, amount: 50 }], scoop: false,
+  });
+});
+
+test("a high-only pot is won, not scooped, and empty shares are left out", () => {
+  assert.deepEqual(potWinners({ high: [{ seat: 1, amount: 300 }], low: [] }),
+    { winners: [{ seat: 1, amount: 300 }], scoop: false });
+  assert.deepEqual(potWinners({ high: [{ seat: 1, amount: 0 }], low: [] }), { winners: [], scoop: false });
+});
+
+test("a time of day is written on the 24-hour clock in UTC, whatever the language", () => {
+  for (const language of ["en", "fr", "ja"]) {
+    assert.equal(clock("2026-11-26T19:01:00Z", language), "19:01 UTC", language);
+  }
+  assert.equal(clock(new Date("2026-11-26T00:05:00Z"), "en"), "00:05 UTC");
+});
