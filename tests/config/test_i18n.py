@@ -360,6 +360,7 @@ def test_every_page_template_renders_translated(language, rendered_templates, db
     seated = {1: player, 2: make_seated_player(table, "bob", 2)}
     played = call_down(deal_hand(table), seated)
     visit(client, language, reverse("histories:my_hands"))
+    visit(client, language, reverse("histories:my_results"))
     visit(client, language, reverse("histories:hand", args=[played.pk]))
 
     banked = make_showdown_table(max_aggregate_payout=50)
