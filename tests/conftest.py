@@ -116,7 +116,7 @@ def pytest_sessionfinish(session):
     from pytest_django.plugin import blocking_manager_key
 
     with config.stash[blocking_manager_key].unblock():
-        connection.creation.destroy_test_db(config.room_template_name, verbosity=0)
+        _test_database_drop(connection.settings_dict["NAME"])
 
 
 @pytest.fixture(scope="session")
@@ -129,7 +129,16 @@ def django_db_keepdb(request, django_db_blocker):
         return
     yield True
     with django_db_blocker.unblock():
-        connection.creation.destroy_test_db(verbosity=0)
+        _test_database_drop(connection.settings_dict["NAME"])
+
+
+def _test_database_drop(name: str) -> None:
+    """Drop a test database even while a connection is still open on it: a socket's database
+    thread or a Celery worker or daphne of the session may not have closed theirs yet, and a
+    plain DROP DATABASE then fails the session's last test ("being accessed by other users")."""
+    connection.close()
+    with connection._nodb_cursor() as cursor:
+        cursor.execute(f"DROP DATABASE IF EXISTS {connection.ops.quote_name(name)} WITH (FORCE)")
 
 
 def _database_url_of_test_db() -> str:
