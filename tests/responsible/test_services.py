@@ -33,6 +33,7 @@ from tests.factories import (
     make_table,
     table_stakes,
 )
+from tests.poker.engine.conftest import build_deck
 
 pytestmark = pytest.mark.django_db
 
@@ -245,7 +246,9 @@ def test_reality_check_interval_and_net_result():
     alice = make_seated_player(table, "alice", 1)
     bob = make_seated_player(table, "bob", 2)
     since = timezone.now()
-    hand = call_down(deal_hand(table), {1: alice, 2: bob})
+    # Aces full against nothing, whoever gets which: a shuffled deck chopped about 1 hand in 70.
+    deck = build_deck(["AhAdKhKd", "2c3c7d8s"], "As Ks Kc 9h 4d")
+    hand = call_down(deal_hand(table, deck), {1: alice, 2: bob})
     net_alice, net_bob = (
         net_result_since(player=alice, since=since),
         net_result_since(player=bob, since=since),
