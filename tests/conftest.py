@@ -11,6 +11,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+import hypothesis
 import pytest
 from django.conf import settings
 from django.db import connection
@@ -19,6 +20,14 @@ from django.test import Client
 from tests.factories import make_player, make_table
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+
+# Hypothesis's timing checks (a 200 ms deadline per example, "input generation is slow") measure
+# the machine, not the code: on two busy cores they failed tests whose properties held. Every
+# property test runs under this profile; a test's own @settings still sets its examples.
+hypothesis.settings.register_profile(
+    "room", deadline=None, suppress_health_check=[hypothesis.HealthCheck.too_slow]
+)
+hypothesis.settings.load_profile("room")
 
 
 def pytest_configure(config):
