@@ -413,7 +413,9 @@ def signed_in_page(chromium, asgi_server):
                 }
             ]
         )
-        context.set_default_timeout(15_000)
+        # What a page waits for comes in a second or two; the bound is for two busy cores (a
+        # countdown's timeout waited more than 15 s at load 16). A passing test never waits it.
+        context.set_default_timeout(30_000)
         page = context.new_page()
         page.errors = []
         page.on("pageerror", lambda error: page.errors.append(str(error)))
