@@ -224,11 +224,6 @@ if CHANNEL_REJOIN_SECONDS <= 0 or POKER_HEARTBEAT_SECONDS <= 0:
 # A running hand whose turn deadline passed this long ago without moving is cancelled by the
 # sweep (every bet returned: poker/services/faults.py).
 POKER_STUCK_HAND_SECONDS = env.int("POKER_STUCK_HAND_SECONDS", default=120)
-# How often each Celery worker's timekeeper sends the timeouts of turns whose deadline passed
-# (poker/timekeeper.py); a turn times out at most about this late (plus the task's trip).
-POKER_TIMEKEEPER_SECONDS = env.float("POKER_TIMEKEEPER_SECONDS", default=0.25)
-if POKER_TIMEKEEPER_SECONDS <= 0:
-    raise ImproperlyConfigured("POKER_TIMEKEEPER_SECONDS must be above 0.")
 # The audit chain's anchors (audit/anchor.py): the HMAC key that signs the head's seq and hash
 # in the daily verification and every export's manifest. It must live outside the database
 # (this environment, a secrets store): whoever can rewrite the database must not hold it.
@@ -237,8 +232,9 @@ AUDIT_ANCHOR_KEY = env.str("AUDIT_ANCHOR_KEY", default="")
 AUDIT_ANCHOR_FILE = env.str("AUDIT_ANCHOR_FILE", default="")
 CELERY_BEAT_SCHEDULE: dict = {
     "worker-heartbeat": {"task": "lobby.record_worker_heartbeat", "schedule": 30.0},
-    # Live tables: act on overdue turns and start due hands from what the database says, so a
-    # lost timer task costs at most this long (poker/tasks.py).
+    # Live tables: the backstop of their timers (config/timeouts.py): act on overdue turns,
+    # start due hands and evict sitters-out from what the database says, so a lost timer costs
+    # at most this long (poker/tasks.py).
     "poker-sweep-tables": {
         "task": "poker.sweep_tables",
         "schedule": env.float("POKER_SWEEP_SECONDS", default=2.0),
@@ -254,7 +250,8 @@ CELERY_BEAT_SCHEDULE: dict = {
         "task": "showdown.void_stale_rounds",
         "schedule": 24 * 60 * 60.0,
     },
-    # Live Omaha Showdown tables: deal and fold on the stored deadlines when a timer was lost.
+    # Live Omaha Showdown tables: deal and fold on the stored deadlines when a timer (a
+    # config.timeouts task) was lost.
     "showdown-sweep-live-rounds": {
         "task": "showdown.sweep_live_rounds",
         "schedule": env.float("SHOWDOWN_SWEEP_SECONDS", default=2.0),

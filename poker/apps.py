@@ -12,3 +12,10 @@ class PokerConfig(AppConfig):
         from poker.ledger_checks import SETTLEMENTS_MATCH_HANDS
 
         ledger_check_register(SETTLEMENTS_MATCH_HANDS)
+
+        # The room's one timer path (config.timeouts) runs the tables' timers here.
+        from config.timeouts import timeout_register
+
+        timeout_register("poker.turn", "poker.tasks.turn_timeout")
+        timeout_register("poker.hand_start", "poker.tasks.hand_start_timeout")
+        timeout_register("poker.sit_out", "poker.tasks.sit_out_timeout")

@@ -1,48 +1,46 @@
-"""Table timers (RULES.md 6) as Celery tasks. Each only calls a service that re-reads the
-database under the table lock, so a duplicated, late or lost task changes nothing: a turn
-timeout carries its turn and does nothing once the turn has moved on, and the periodic sweep
-acts on deadlines stored in the database.
+"""Table timers (RULES.md 6) and the periodic tasks of the tables.
 
-No task is sent per turn: each worker's timekeeper (poker/timekeeper.py, started when the
-worker is ready) sends `turn_timeout` only for turns whose deadline has passed.
+The timers are `config.timeouts` timeouts, set by the services on commit and run by the
+handlers below (registered in `PokerConfig.ready`). Each only calls a service that reads the
+step it was set for and then re-reads the database under the table lock, so a duplicated, late
+or lost timer changes nothing: a turn's timeout does nothing once the turn has moved on, and
+the periodic sweep acts on the deadlines stored in the database.
 
 Before a timer may act, the room asks its channel layer whether it can still reach the
 players (config.channel_health): while it cannot, turns are held, not timed out."""
 
 from celery import shared_task
-from celery.signals import worker_ready
 
 from config.channel_health import broadcast_healed_at
+from config.timeouts import Timeout
 from poker import broadcast, services
 from poker.models import RngCheck
 from poker.rng_checks import QUICK_RAW_DRAWS, QUICK_SHUFFLES, rng_check_run
 from poker.selectors import table_versions_for_heartbeat
-from poker.timekeeper import timekeeper_start
 
 
-@worker_ready.connect
-def _timekeeper_start(**_: object) -> None:
-    """Each worker keeps time for the turns of its queue (several may: each due turn is taken
-    by one of them)."""
-    timekeeper_start()
-
-
-@shared_task(name="poker.turn_timeout", ignore_result=True)
-def turn_timeout(hand_id: int, turn: int) -> str:
-    """Time is up for `turn` of the hand (sent by a timekeeper): check if possible, else fold
-    (if still that turn and its deadline has passed)."""
+def turn_timeout(timeout: Timeout) -> str:
+    """Time is up for the turn the timeout was set for: check if possible, else fold (if
+    still that turn and its deadline has passed). A turn played in time costs one read."""
+    hand_id, turn = timeout.ref_id, int(timeout.step)
+    passed = services.hand_turn_passed(hand_id=hand_id, turn=turn)
+    if passed:
+        return passed
     return services.hand_turn_timeout(
         hand_id=hand_id, turn=turn, broadcast_healed_at=broadcast_healed_at()
     )
 
 
-@shared_task(name="poker.start_next_hand", ignore_result=True)
-def start_next_hand(table_id: int) -> bool:
-    """Deal the next hand if the table is ready (a no-op otherwise)."""
-    try:
-        return services.table_hand_start(table=table_id) is not None
-    except services.TableError:
-        return False
+def hand_start_timeout(timeout: Timeout) -> str:
+    """The pause after a hand is over: deal the next one if the table is ready."""
+    return services.table_start_timeout(table_id=timeout.table_id)
+
+
+def sit_out_timeout(timeout: Timeout) -> str:
+    """A player has sat out for the table's limit: evict them (if still out since then)."""
+    return services.seat_sit_out_timeout(
+        table_id=timeout.table_id, seat_id=timeout.ref_id, sat_out=int(timeout.step)
+    )
 
 
 @shared_task(name="poker.sweep_tables", ignore_result=True)

@@ -14,3 +14,8 @@ class ShowdownConfig(AppConfig):
 
         for check in BANKED_CHECKS:
             ledger_check_register(check)
+
+        # The live table's timers ride the room's one timer path (config.timeouts).
+        from config.timeouts import timeout_register
+
+        timeout_register("showdown.round", "showdown.tasks.live_round_timeout")

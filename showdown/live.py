@@ -10,9 +10,9 @@ Every service is one transaction under the table's row lock (`select_for_update`
 poker table's. Money moves only through `cashier.services.banked_*`, on each player's own
 `ShowdownRound` (the seat's share of the shared `LiveRound`): each share's wagers are its own
 entries as online, and the board's settlement is one entry for every seat, which each share
-names as its result (verify_ledger matches its legs to all of them). Timers (`showdown.tasks`)
-carry the round and its phase and do nothing once the round moved on; a sweep acts on the
-stored deadlines.
+names as its result (verify_ledger matches its legs to all of them). Timers are the room's
+timeouts (`config.timeouts`, run by `showdown.tasks`): they carry the round and its phase and
+do nothing once the round moved on; a sweep acts on the stored deadlines.
 Refusals raise `ShowdownRefused` and change nothing.
 """
 
@@ -21,7 +21,6 @@ from __future__ import annotations
 import logging
 from datetime import datetime, timedelta
 
-from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -29,6 +28,7 @@ from django.utils.translation import gettext as _
 
 from cashier.services import banked_rounds_settle, banked_wager_place
 from config.inputs import parse_cents, parse_idempotency_key
+from config.timeouts import Timeout, timeouts_set
 from fairness import services as fairness
 
 # The poker table's bridge to the channel layer: it also reaches the embedded room's
@@ -120,27 +120,22 @@ def _refused(error: ShowdownError) -> ShowdownRefused:
 
 
 def _after_commit(live: LiveRound | None, table_id: int) -> None:
-    """Tell the table's sockets, and arm the round's timer for its next deadline."""
-    from showdown import tasks
-
-    round_id = live.pk if live is not None else None
-    phase = live.phase if live is not None else None
-    deadline = live.deadline if live is not None else None
-
-    def send() -> None:
-        notify_table(table_id)
-        if round_id is None or phase == Phase.SETTLED or deadline is None:
-            return
-        try:
-            tasks.live_round_advance.apply_async(
-                args=(round_id, phase),
-                eta=deadline,
-                queue=settings.CELERY_TASK_DEFAULT_QUEUE,
+    """Tell the table's sockets, and set the round's timer for its next deadline
+    (`config.timeouts`: it carries the round's phase and does nothing once that moved on)."""
+    transaction.on_commit(lambda: notify_table(table_id))
+    if live is None or live.phase == Phase.SETTLED or live.deadline is None:
+        return
+    timeouts_set(
+        [
+            Timeout.due_at(
+                "showdown.round",
+                table_id=table_id,
+                ref_id=live.pk,
+                step=live.phase,
+                at=live.deadline,
             )
-        except Exception:  # the broker is down: the sweep acts on the stored deadline
-            log.exception("could not schedule live showdown round %s (%s)", round_id, phase)
-
-    transaction.on_commit(send)
+        ]
+    )
 
 
 def notify_table(table_id: int) -> None:
@@ -502,12 +497,14 @@ def live_round_advance(*, round_id: int, phase: str, now: datetime | None = None
     the decision deadline has passed. "" when there is nothing to do (the round moved on, or
     its deadline is still ahead); else "dealt" or "settled"."""
     now = now or timezone.now()
+    # A round's phase only moves forward: a timer whose phase has passed (everyone decided in
+    # time) can tell with one read, before any transaction or lock.
+    table_id = (
+        LiveRound.objects.filter(pk=round_id, phase=phase).values_list("table_id", flat=True)
+    ).first()
+    if table_id is None:
+        return ""
     with transaction.atomic():
-        table_id = (
-            LiveRound.objects.filter(pk=round_id, phase=phase).values_list("table_id", flat=True)
-        ).first()
-        if table_id is None:
-            return ""
         table = _lock_table(table_id)
         live = LiveRound.objects.filter(pk=round_id, phase=phase).first()
         if live is None or live.deadline is None or live.deadline > now:

@@ -1,7 +1,9 @@
-"""The banked game's periodic task: void rounds unresolved for 90 days (RULES.md 6)."""
+"""The banked game's tasks: void rounds unresolved for 90 days (RULES.md 6), the live table's
+timers and their sweep."""
 
 from celery import shared_task
 
+from config.timeouts import Timeout
 from showdown.services import rounds_void_stale
 
 
@@ -11,13 +13,12 @@ def void_stale_rounds() -> int:
     return len(rounds_void_stale())
 
 
-@shared_task(name="showdown.live_round_advance", ignore_result=True)
-def live_round_advance(round_id: int, phase: str) -> str:
-    """A live round's timer at its deadline: deal, or fold the undecided and settle. Does
-    nothing once the round has moved on (the service re-reads it under the table lock)."""
-    from showdown.live import live_round_advance as advance
+def live_round_timeout(timeout: Timeout) -> str:
+    """A live round's timer at its deadline (`config.timeouts`): deal, or fold the undecided
+    and settle. Does nothing once the round has moved on from the phase it was set in."""
+    from showdown.live import live_round_advance
 
-    return advance(round_id=round_id, phase=phase)
+    return live_round_advance(round_id=timeout.ref_id, phase=str(timeout.step))
 
 
 @shared_task(name="showdown.sweep_live_rounds")

@@ -2,8 +2,9 @@
 
 Every service is one `table_change` (poker/services/unit.py): one transaction that locks the
 table row, lets the service load and apply, then persists, and after commit broadcasts the
-change (`poker.broadcast`) and schedules what comes next (`poker.tasks`). The modules split
-the services by concern; import them from here (`from poker import services`).
+change (`poker.broadcast`) and sets the timers of what comes next (`config.timeouts`, run by
+`poker.tasks`). The modules split the services by concern; import them from here
+(`from poker import services`).
 """
 
 from poker.services.acting import MAX_SEQ, table_act, table_show_cards
@@ -21,7 +22,13 @@ from poker.services.seating import (
     table_sit_out,
     table_top_up,
 )
-from poker.services.timers import hand_turn_timeout, hands_hold
+from poker.services.timers import (
+    hand_turn_passed,
+    hand_turn_timeout,
+    hands_hold,
+    seat_sit_out_timeout,
+    table_start_timeout,
+)
 from poker.services.unit import TableChange, TableError, table_change
 from poker.services.waiting import (
     JoinedGame,
@@ -41,9 +48,11 @@ __all__ = [
     "TableError",
     "chat_message_remove",
     "hand_cancel",
+    "hand_turn_passed",
     "hand_turn_timeout",
     "hands_hold",
     "seat_evict",
+    "seat_sit_out_timeout",
     "table_act",
     "table_big_blind_choose",
     "table_change",
@@ -57,6 +66,7 @@ __all__ = [
     "table_sit",
     "table_sit_in",
     "table_sit_out",
+    "table_start_timeout",
     "table_top_up",
     "tables_sweep",
     "waiting_list_join",

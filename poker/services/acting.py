@@ -4,7 +4,7 @@ the cashier in the same transaction) and tidying the seats between hands."""
 from __future__ import annotations
 
 import math
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 from audit.services import Subject, audit_record
 from cashier import services as cashier
 from cashier.selectors import buy_in_terms, table_stacks, wallet_balance
+from config.timeouts import Timeout
 from fairness import services as fairness
 from poker import broadcast
 from poker.commands import MAX_SEQ
@@ -35,6 +36,8 @@ from poker.services.unit import (
     table_change,
 )
 from poker.services.waiting import seats_offer
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def table_act(*, table, player, action: Any, amount: Any, turn: Any, seq: Any) -> None:
@@ -194,7 +197,6 @@ def finish(change: TableChange, hand_row: Hand, engine: EngineHand, now: datetim
     hand_row.players_dealt = len(engine.seats)
     hand_row.players_at_flop = players_at_flop(engine.events, len(engine.seats))
     hand_row.deadline = None
-    change.clear_turn_timer(hand_row)
     pause = ended_hand_display_seconds(engine.events) * settings.POKER_SHOWDOWN_PAUSE_SCALE
     delay = table.next_hand_delay_seconds + pause
     table.last_hand_players = len(engine.seats)
@@ -269,7 +271,7 @@ def tidy_seats(change: TableChange, now: datetime) -> None:
             seat.time_out_pending = False
             seat.save(update_fields=["time_out_pending"])
             if seat.status != Status.SITTING_OUT:
-                sit_out(seat, now)
+                sit_out(change, seat, now)
                 change.event("player_sat_out", seat=seat.number, reason="timeout")
                 audit_record(
                     action="table.timeout_sat_out",
@@ -277,15 +279,32 @@ def tidy_seats(change: TableChange, now: datetime) -> None:
                     payload={"player_id": seat.player_id, "seat": seat.number},
                 )
         if stacks.get(seat.player_id, 0) <= 0 and seat.status != Status.SITTING_OUT:
-            sit_out(seat, now)
+            sit_out(change, seat, now)
             change.event("player_sat_out", seat=seat.number, reason="no_chips")
 
 
-def sit_out(seat: Seat, now: datetime) -> None:
+def sit_out(change: TableChange, seat: Seat, now: datetime) -> None:
+    """The seat sits out from now; after commit a timeout at the table's limit evicts it if
+    it is still sitting out since this very moment (RULES.md 5)."""
     seat.status = Status.SITTING_OUT
     seat.sat_out_at = now
     seat.posts_big_blind_next = False
     seat.save(update_fields=["status", "sat_out_at", "posts_big_blind_next"])
+    change.schedules.append(
+        Timeout.due_at(
+            "poker.sit_out",
+            table_id=change.table.pk,
+            ref_id=seat.pk,
+            step=sat_out_step(now),
+            at=now + timedelta(seconds=change.table.sit_out_limit_seconds),
+        )
+    )
+
+
+def sat_out_step(sat_out_at: datetime) -> int:
+    """When a seat sat out, in whole microseconds since 1970: what its eviction timer carries
+    to tell this sitting out from a later one."""
+    return (sat_out_at - EPOCH) // timedelta(microseconds=1)
 
 
 def remove_seat(change: TableChange, seat: Seat, *, reason: str, by=None) -> None:

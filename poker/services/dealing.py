@@ -97,7 +97,7 @@ def table_hand_start(*, table: Table | int) -> Hand | None:
             if not leaving:
                 break
             for seat in leaving:
-                sit_out(seat, now)
+                sit_out(change, seat, now)
                 seat.sit_out_next_big_blind = False
                 seat.save(update_fields=["sit_out_next_big_blind"])
                 change.event("player_sat_out", seat=seat.number, reason="big_blind")

@@ -133,7 +133,7 @@ def table_sit_out(*, table: Table, player) -> Seat:
         seat = change.seat_of(player)
         if seat.status == Status.SITTING_OUT:
             raise TableError("already_sitting_out", _("You are already sitting out."))
-        sit_out(seat, timezone.now())
+        sit_out(change, seat, timezone.now())
         change.event("player_sat_out", seat=seat.number, reason="asked")
         change.users.add(player.pk)
         return seat

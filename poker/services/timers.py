@@ -1,60 +1,80 @@
-"""Turn timers, held turns, and scheduling what comes next after a change commits.
+"""What the room's timers do (`config.timeouts`): a turn's timeout, the next hand's start and
+a sitter-out's eviction, and holding turns while the room cannot reach its players.
 
-A turn's deadline goes on commit to the timekeeper (poker/timekeeper.py), replacing the turn
-before, so a player who acts in time costs no task; a timekeeper sends `poker.turn_timeout`
-only once the deadline has passed. The sweep (`faults.tables_sweep`) acts on the stored
-deadline when anything on that path is lost or late.
+Each timer carries the step it was set for and first reads it without the table's lock: most
+turn timers find that the player acted in time, and cost one indexed read. Only a due one
+takes the lock, through its service, which checks again. The sweep (`faults.tables_sweep`)
+acts on the stored deadlines when a timer is lost or late.
 """
 
 from __future__ import annotations
 
 import logging
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
-from django.conf import settings
-from django.db import transaction
 from django.utils import timezone
 
-from poker import timekeeper
-from poker.models import Hand, Table
-from poker.services.acting import advance, turn_clock
-from poker.services.unit import HandRefused, TableChange, load, table_change
+from config.timeouts import Timeout, timeouts_set
+from poker.models import Hand, Seat, Table
+from poker.services.acting import advance, sat_out_step, turn_clock
+from poker.services.dealing import table_hand_start
+from poker.services.seating import seat_evict
+from poker.services.unit import HandRefused, Status, TableChange, TableError, load, table_change
 
 log = logging.getLogger(__name__)
 
 
-def schedule(items: list[tuple[str, int, int | None, float]]) -> None:
-    """After commit, pass on what a change asked for: ("turn_deadline", hand id, turn, Unix
-    time) and ("turn_clear", hand id, turn, 0) to the timekeeper, ("hand_start", table id,
-    None, countdown) as a task. Redis or a broker that is down loses them: the sweep acts on
-    what the database says."""
-    deadlines = [
-        (key, turn, datetime.fromtimestamp(at, UTC))
-        for kind, key, turn, at in items
-        if kind == "turn_deadline" and turn is not None
-    ]
-    cleared = [
-        (key, turn) for kind, key, turn, _ in items if kind == "turn_clear" and turn is not None
-    ]
-    starts = [(key, countdown) for kind, key, _, countdown in items if kind == "hand_start"]
+def table_start_timeout(*, table_id: int) -> str:
+    """The next hand's timer: deal if the table is ready ("dealt"); nothing if a hand is
+    already running ("moved_on") or the table is not ready ("not_ready")."""
+    if Hand.objects.filter(table_id=table_id, status=Hand.Status.RUNNING).exists():
+        return "moved_on"
+    try:
+        return "dealt" if table_hand_start(table=table_id) is not None else "not_ready"
+    except TableError:
+        return "gone"
 
-    def send() -> None:
-        from poker.tasks import start_next_hand
 
-        timekeeper.deadlines_write(deadlines)
-        for hand_id, turn in cleared:
-            timekeeper.deadline_clear(hand_id, turn)
-        for table_id, countdown in starts:
-            try:
-                start_next_hand.apply_async(
-                    args=(table_id,),
-                    countdown=max(countdown, 0.0),
-                    queue=settings.CELERY_TASK_DEFAULT_QUEUE,
+def seat_sit_out_timeout(*, table_id: int, seat_id: int, sat_out: int, now=None) -> str:
+    """A sitter-out's eviction timer (RULES.md 5): evict if the seat is still sitting out since
+    the moment `sat_out` (`acting.sat_out_step`) and the table's limit has passed."""
+    now = now or timezone.now()
+    seat = (
+        Seat.objects.filter(pk=seat_id, table_id=table_id)
+        .values_list("status", "sat_out_at", "table__sit_out_limit_seconds")
+        .first()
+    )
+    if seat is None:
+        return "gone"
+    status, sat_out_at, limit_seconds = seat
+    if status != Status.SITTING_OUT or sat_out_at is None or sat_out_step(sat_out_at) != sat_out:
+        return "moved_on"
+    due = sat_out_at + timedelta(seconds=limit_seconds)
+    if now < due:  # staff gave the table a longer limit: wait for it
+        timeouts_set(
+            [
+                Timeout.due_at(
+                    "poker.sit_out", table_id=table_id, ref_id=seat_id, step=sat_out, at=due
                 )
-            except Exception:
-                log.exception("could not schedule the next hand at table %s", table_id)
+            ]
+        )
+        return "not_yet"
+    try:
+        return "evicted" if seat_evict(table=table_id, seat_id=seat_id) else "moved_on"
+    except TableError:
+        return "gone"
 
-    transaction.on_commit(send)
+
+def hand_turn_passed(*, hand_id: int, turn: int) -> str:
+    """ "gone" or "moved_on" when the hand's `turn` is over, "" while it is still being played:
+    one indexed read, no lock. Turns only grow and a hand only leaves "running", so a timer
+    whose turn has passed (most of them: players act in time) ends here."""
+    status_turn = Hand.objects.filter(pk=hand_id).values_list("status", "turn").first()
+    if status_turn is None:
+        return "gone"
+    if status_turn != (Hand.Status.RUNNING, turn):
+        return "moved_on"
+    return ""
 
 
 def hand_turn_timeout(
@@ -65,15 +85,12 @@ def hand_turn_timeout(
 
     `broadcast_healed_at` set means the room cannot reach its players until then
     (config.channel_health): the turn is held (`turn_hold`), not timed out."""
-    # Turns only grow and a hand only leaves "running": a timer whose turn has passed
-    # can tell without waiting for the table lock (most timers are, players act).
-    hand_row = Hand.objects.filter(pk=hand_id).only("table_id", "status", "turn").first()
-    if hand_row is None:
-        return "gone"
-    if hand_row.status != Hand.Status.RUNNING or hand_row.turn != turn:
-        return "moved_on"
+    passed = hand_turn_passed(hand_id=hand_id, turn=turn)
+    if passed:
+        return passed
+    table_id = Hand.objects.values_list("table_id", flat=True).get(pk=hand_id)
     try:
-        with table_change(hand_row.table_id) as change:
+        with table_change(table_id) as change:
             hand_row = Hand.objects.with_deck().get(pk=hand_id)
             if hand_row.status != Hand.Status.RUNNING or hand_row.turn != turn:
                 return "moved_on"

@@ -4,7 +4,7 @@ One change at one table is one transaction: lock the table row (`select_for_upda
 serialises everything that happens at the table on any number of processes), let the service
 load and apply, then at exit persist the running hand the change moved, bump the table's
 version, build every recipient's frame (`poker.broadcast`) and, only after commit, send them
-and schedule what comes next (`poker.services.timers.schedule`).
+and set the timers of what comes next (`config.timeouts`).
 
 Refusals raise `TableError(code, message)` before anything is written (the transaction rolls
 back). A hand whose stored state the engine refuses raises `HandRefused`: the change rolls
@@ -18,15 +18,18 @@ import functools
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import timedelta
 from typing import Any, TypeGuard
 
 from django.db import transaction
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from config.db_batch import save_together
 from config.errors import Refused
 from config.inputs import parse_cents
 from config.prepared import PreparedQuery
+from config.timeouts import Timeout, timeouts_set
 from poker import broadcast
 from poker.engine.hand import Hand as EngineHand
 from poker.engine.hand import ReplayMismatch
@@ -156,7 +159,7 @@ class TableChange:
         self.publish = False  # set by event/hand/touch: a change players must hear of
         self.hand_moved = False  # the engine moved: persist saves the hand row
         self.lobby_changed = False  # the lobby's row of this table changed: tell lobby pages
-        self.schedules: list[tuple[str, int, int | None, float]] = []
+        self.schedules: list[Timeout] = []  # the timers it sets, sent after commit
         self.notices: list[tuple[int, dict[str, Any]]] = []  # to a player's every page
         # Rows the change altered, saved with the hand and the version (`persist`).
         self.rows_to_save: list[tuple[Any, list[str] | None]] = []
@@ -241,20 +244,25 @@ class TableChange:
         self.notices.append((user_id, frame))
 
     def schedule_turn_timer(self, hand_row: Hand) -> None:
-        """After commit the turn's deadline goes to the timekeeper (poker/timekeeper.py),
-        replacing the hand's turn before: no task is sent until it is due."""
+        """After commit, a timeout at the turn's deadline for (table, hand, turn): if the
+        player acts in time it finds the turn moved on and does nothing."""
         if hand_row.deadline is None:
             raise ValueError("a turn timer needs the hand's deadline")
         self.schedules.append(
-            ("turn_deadline", hand_row.pk, hand_row.turn, hand_row.deadline.timestamp())
+            Timeout.due_at(
+                "poker.turn",
+                table_id=self.table.pk,
+                ref_id=hand_row.pk,
+                step=hand_row.turn,
+                at=hand_row.deadline,
+            )
         )
 
-    def clear_turn_timer(self, hand_row: Hand) -> None:
-        """The hand ended: its last turn's deadline is not needed."""
-        self.schedules.append(("turn_clear", hand_row.pk, hand_row.turn, 0.0))
-
     def schedule_hand_start(self, countdown: float) -> None:
-        self.schedules.append(("hand_start", self.table.pk, None, countdown))
+        at = timezone.now() + timedelta(seconds=max(countdown, 0.0))
+        self.schedules.append(
+            Timeout.due_at("poker.hand_start", table_id=self.table.pk, ref_id=0, step=0, at=at)
+        )
 
     def deal_soon_if_idle(self) -> None:
         """A player became ready: with no hand running, the next one may now be possible."""
@@ -276,10 +284,7 @@ def table_change(table: Table | int) -> Iterator[TableChange]:
                 _publish(change)
             elif change.rows_to_save:
                 save_together(updates=change.rows_to_save)
-            if change.schedules:
-                from poker.services.timers import schedule  # timers builds on this module
-
-                schedule(change.schedules)
+            timeouts_set(change.schedules)
             for user_id, frame in change.notices:
                 transaction.on_commit(
                     functools.partial(broadcast.send_to_player, user_id=user_id, frame=frame)

@@ -1,8 +1,10 @@
 """The embedded room as the README starts it: `migrate`, `seed_demo` and `runroom` on SQLite,
 with no Redis (the in-memory channel layer, the worker and beat as threads of the web process),
-then two demo players log in over HTTP and play a hand over their table sockets. This is the
-only test of the SQLite paths (the audit chain linked in Python, `db_batch` saving rows one by
-one, the in-memory layer, the embedded worker dealing the hand)."""
+then two demo players log in over HTTP and play a hand over their table sockets, and in the
+next hand let the clock run out (the turn's timer: a Celery task with an eta, on the in-memory
+broker). This is the only test of the SQLite paths (the audit chain linked in Python,
+`db_batch` saving rows one by one, the in-memory layer, the embedded worker dealing the hand
+and timing out the turn)."""
 
 import asyncio
 import base64
@@ -10,6 +12,7 @@ import json
 import os
 import re
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -162,9 +165,10 @@ def to_act(state: dict) -> bool:
     return hand is not None and hand["legal_actions"] is not None
 
 
-async def play_a_hand(port: int, table_id: int, cookies: list[str]) -> dict:
-    """Both sit, the embedded worker deals, and they check or call until the hand ends;
-    returns its summary as the first player's page shows it."""
+async def play_a_hand(port: int, table_id: int, cookies: list[str], database: Path) -> tuple:
+    """Both sit, the embedded worker deals, and they check or call until the hand ends; then
+    nobody acts in the next hand, and its turn's timer folds the first to act. Returns both
+    hands' summaries as the first player's page shows them, and that page's last state."""
     sockets = [await Socket.open(port, table_id, cookie) for cookie in cookies]
     for number, player in enumerate(sockets, start=1):
         await player.until(lambda state: True)  # the snapshot
@@ -175,13 +179,13 @@ async def play_a_hand(port: int, table_id: int, cookies: list[str]) -> dict:
     started = await ann.until(lambda state: state["hand"] is not None)
     hand_id = started["hand"]["id"]
 
-    def over(state: dict) -> bool:
+    def over(state: dict, hand_id: int) -> bool:
         return (state["last_result"] or {}).get("hand_id") == hand_id
 
     async def play(player: Socket) -> None:
-        while not over(player.mirror.state):
-            state = await player.until(lambda s: over(s) or to_act(s))
-            if over(state):
+        while not over(player.mirror.state, hand_id):
+            state = await player.until(lambda s: over(s, hand_id) or to_act(s))
+            if over(state, hand_id):
                 return
             hand = state["hand"]
             action = "check" if hand["legal_actions"]["check"] else "call"
@@ -189,17 +193,33 @@ async def play_a_hand(port: int, table_id: int, cookies: list[str]) -> dict:
             await player.send(
                 {"type": "act", "action": action, "turn": hand["turn"], "seq": player.seq}
             )
-            await player.until(lambda s, turn=hand["turn"]: over(s) or s["hand"]["turn"] > turn)
+            await player.until(
+                lambda s, turn=hand["turn"]: over(s, hand_id) or s["hand"]["turn"] > turn
+            )
 
     await asyncio.gather(*(play(player) for player in sockets))
+    played = ann.mirror.state["last_result"]
+    # The next hand's turns last 2 s and nobody has a time bank left (set in the room's
+    # database, as staff would in the admin, before the next hand is dealt after its pause).
+    with sqlite3.connect(database, timeout=10) as db:
+        db.execute(
+            "UPDATE poker_table SET action_seconds = 2, time_bank_refill_seconds = 0 WHERE id = ?",
+            (table_id,),
+        )
+        db.execute("UPDATE poker_seat SET time_bank = 0 WHERE table_id = ?", (table_id,))
+    dealt = await ann.until(lambda s: s["hand"] is not None and s["hand"]["id"] != hand_id, 30)
+    timed_out = dealt["hand"]["id"]
+    await ann.until(lambda s: over(s, timed_out), 30)
     for player in sockets:
         await player.close()
-    return ann.mirror.state["last_result"]
+    return played, ann.mirror.state["last_result"], ann.mirror.state
 
 
-@pytest.mark.timeout(180)
+@pytest.mark.timeout(240)
 def test_the_embedded_room_plays_a_hand_over_its_sockets(tmp_path):
-    env = embedded_env(tmp_path / "room.sqlite3")
+    database = tmp_path / "room.sqlite3"
+    # The sweep only after an hour: the turn that runs out is folded by its own timer.
+    env = {**embedded_env(database), "POKER_SWEEP_SECONDS": "3600"}
     log = tmp_path / "room.log"
     for command in (["migrate", "--noinput"], ["seed_demo"]):
         assert manage(*command, env=env, log=log).wait(timeout=120) == 0, log.read_text()
@@ -211,7 +231,9 @@ def test_the_embedded_room_plays_a_hand_over_its_sockets(tmp_path):
         cookies = [log_in(base_url, "alice"), log_in(base_url, "bob")]
         table_id = first_table_id(base_url, cookies[0], "Bering")
         try:
-            result = asyncio.run(asyncio.wait_for(play_a_hand(port, table_id, cookies), 90))
+            result, timed_out, state = asyncio.run(
+                asyncio.wait_for(play_a_hand(port, table_id, cookies, database), 120)
+            )
         except (AssertionError, ConnectionError, OSError, TimeoutError) as error:
             pytest.fail(
                 f"the hand did not end: {error!r}\nthe room's log:\n{log.read_text()[-3000:]}"
@@ -230,4 +252,10 @@ def test_the_embedded_room_plays_a_hand_over_its_sockets(tmp_path):
     nets = {seat["seat"]: seat["net"] for seat in result["seats"]}
     assert set(nets) == {1, 2} and sum(nets.values()) + result["rake"] == 0, result
     assert result["showdown"], "checked and called down to a showdown"
+    # Nobody acted in the next hand: the small blind (the button, heads-up) was folded when
+    # the clock ran out, and sits out from the next hand.
+    nets = {seat["seat"]: seat["net"] for seat in timed_out["seats"]}
+    assert not timed_out["showdown"] and sorted(nets.values()) == [-50, 50], timed_out
+    folded = next(seat for seat, net in nets.items() if net == -50)
+    assert state["seats"][folded - 1]["status"] == "sitting_out", state["seats"]
     assert "Traceback" not in served, served[-3000:]

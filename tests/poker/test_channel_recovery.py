@@ -21,11 +21,12 @@ from django.utils import timezone
 
 from config.asgi import application
 from config.channel_health import broadcast_healed_at
+from config.timeouts import timeout_fire
 from poker import services
 from poker.broadcast import player_group_name
 from poker.engine.hand import Hand as EngineHand
 from poker.models import Hand, Table
-from poker.tasks import sweep_tables, tables_heartbeat, turn_timeout
+from poker.tasks import sweep_tables, tables_heartbeat
 from tests.factories import (
     TableSocket,
     channel_layer_flush,
@@ -245,7 +246,7 @@ def test_timers_hold_a_turn_that_ran_out_while_the_layer_was_flushed():
 
     # A turn timer arriving while the path is still healing holds the turn as well.
     back_date(hand)
-    assert turn_timeout(hand.pk, 1) == "held"
+    assert timeout_fire("poker.turn", table.pk, hand.pk, 1, time.time()) == "held"
     hand.refresh_from_db()
     assert hand.deadline > timezone.now() + timedelta(seconds=table.action_seconds - 5)
 

@@ -49,7 +49,7 @@ def seat_player(table, name, number, buy_in=None):
 
 @sync_to_async
 def start_hand(table) -> Hand | None:
-    """Deal the next hand now (what `poker.start_next_hand` does once the delay is over)."""
+    """Deal the next hand now (what the next hand's timer does once the delay is over)."""
     Table.objects.filter(pk=table.pk).update(next_hand_at=None)
     services.table_hand_start(table=table)
     return Hand.objects.filter(table=table, status=Hand.Status.RUNNING).first()

@@ -1,4 +1,6 @@
-"""Table timers on real Celery workers (Redis broker, the test database), with short settings."""
+"""Table timers on real Celery workers (Redis broker, the test database), with short settings:
+one test per kind of timer on a worker (a turn, the next hand, a sitter-out's eviction), the
+rest on the fake clock, calling the timeout task here as the worker would."""
 
 import os
 import signal
@@ -7,14 +9,16 @@ import uuid
 from datetime import timedelta
 
 import pytest
+from django.conf import settings
 from django.test import override_settings
 from django.utils import timezone
 
 from cashier.selectors import table_stack_balance, wallet_balance
-from poker import services, timekeeper
+from config.timeouts import timeout_fire
+from poker import services
 from poker.engine.hand import Hand as EngineHand
 from poker.models import Hand, Seat, Table
-from poker.tasks import sweep_tables, turn_timeout
+from poker.tasks import sweep_tables
 from tests.factories import make_seated_player, make_table
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
@@ -45,16 +49,20 @@ def deal(table) -> Hand:
     return services.table_hand_start(table=table)
 
 
-def back_date(hand: Hand, *, seconds: float, tell_timekeeper: bool = True) -> Hand:
+def back_date(hand: Hand, *, seconds: float) -> Hand:
     """Move the turn's clock `seconds` into the past (its start and its deadline), instead of
-    waiting that long; the timekeeper hears of the new deadline as it would from a service."""
+    waiting that long. The turn's timer keeps its own time: one that comes early finds the
+    deadline ahead and sets itself again for it."""
     hand.refresh_from_db()
     hand.action_started_at -= timedelta(seconds=seconds)
     hand.deadline -= timedelta(seconds=seconds)
     hand.save(update_fields=["action_started_at", "deadline"])
-    if tell_timekeeper:
-        timekeeper.deadlines_write([(hand.pk, hand.turn, hand.deadline)])
     return hand
+
+
+def turn_timeout(hand: Hand) -> str:
+    """The turn's timeout task, run here as a worker runs it when it is due."""
+    return timeout_fire("poker.turn", hand.table_id, hand.pk, hand.turn, time.time())
 
 
 def test_the_timer_folds_a_player_facing_a_bet_then_sits_them_out(celery_worker_process):
@@ -78,8 +86,8 @@ def test_the_timer_folds_a_player_facing_a_bet_then_sits_them_out(celery_worker_
 
 def test_the_timer_checks_when_it_can():
     """On the fake clock (the fold above is the real worker's): each turn's deadline is moved
-    into the past and its timeout run here, as the worker's timekeeper runs it. The turns are
-    30 s long, so the worker this process may have started never comes to them."""
+    into the past and its timeout run here, as a worker runs it. The turns are 30 s long, so
+    the worker this process may have started never comes to them."""
     table, players = seated_table(action_seconds=30)
     hand = deal(table)
     first = EngineHand.from_dict(hand.state).to_act
@@ -87,8 +95,8 @@ def test_the_timer_checks_when_it_can():
         table=table, player=players[first], action="call", amount=None, turn=1, seq=1
     )
     big_blind = 3 - first
-    hand = back_date(hand, seconds=31, tell_timekeeper=False)
-    assert turn_timeout(hand.pk, hand.turn) == "check"
+    hand = back_date(hand, seconds=31)
+    assert turn_timeout(hand) == "check"
     hand.refresh_from_db()
     actions = [e for e in hand.state["events"] if e["type"] == "action"]
     assert actions[-1] == {"type": "action", "seat": big_blind, "action": "check"}
@@ -97,8 +105,8 @@ def test_the_timer_checks_when_it_can():
     for _street_turn in range(8):
         if hand.status != Hand.Status.RUNNING:
             break
-        hand = back_date(hand, seconds=31, tell_timekeeper=False)
-        assert turn_timeout(hand.pk, hand.turn) == "check"
+        hand = back_date(hand, seconds=31)
+        assert turn_timeout(hand) == "check"
         hand.refresh_from_db()
     assert hand.status == Hand.Status.FINISHED
     for player in players.values():
@@ -112,11 +120,12 @@ def test_a_disconnected_player_gets_the_grace_before_the_timer_acts(celery_worke
     services.table_connection_set(table=table, player=players[slow], connected=False)
     # 2 s of the turn gone: past its 1 s, inside the grace. A timeout now finds the grace.
     back_date(hand, seconds=2)
-    assert turn_timeout(hand.pk, hand.turn) == "not_yet"
+    assert turn_timeout(hand) == "not_yet"
     hand.refresh_from_db()
     assert hand.status == Hand.Status.RUNNING and hand.turn == 1
     assert hand.deadline > timezone.now()
-    # 2 s more: the grace is over too, and the worker's timekeeper plays the timeout.
+    # 2 s more: the grace is over too, and the turn's timer (set again for the deadline it
+    # found) plays the timeout on the worker.
     back_date(hand, seconds=2)
     wait_for(
         lambda: Hand.objects.filter(pk=hand.pk, status=Hand.Status.FINISHED).exists(),
@@ -138,10 +147,44 @@ def test_a_player_who_reconnects_in_the_grace_acts_normally(celery_worker_proces
     assert Seat.objects.get(player=players[slow]).time_out_pending is False
 
 
-def test_the_sweep_on_a_worker_evicts_and_cashes_out(celery_worker_process):
+def test_the_worker_evicts_a_player_sitting_out_past_the_limit(celery_worker_process):
+    """The sitter-out's timer, set when they sat out, evicts and cashes them out (no beat)."""
     table, players = seated_table(sit_out_limit_seconds=1)
     services.table_sit_out(table=table, player=players[1])
-    Seat.objects.filter(player=players[1]).update(sat_out_at=timezone.now() - timedelta(seconds=2))
+    wait_for(
+        lambda: not Seat.objects.filter(player=players[1]).exists(),
+        what="the eviction",
+        log=celery_worker_process.log_path,
+    )
+    assert wallet_balance(player=players[1]) == 100_000
+    assert table_stack_balance(player=players[1], table=table) == 0
+
+
+def test_the_worker_deals_the_next_hand_when_the_pause_is_over(celery_worker_process):
+    table, players = seated_table()
+    hand = deal(table)
+    Table.objects.filter(pk=table.pk).update(next_hand_delay_seconds=1)  # from this hand on
+    first = EngineHand.from_dict(hand.state).to_act
+    services.table_act(
+        table=table, player=players[first], action="fold", amount=None, turn=1, seq=1
+    )
+    ended = time.monotonic()
+    wait_for(
+        lambda: Hand.objects.filter(table=table).exclude(pk=hand.pk).exists(),
+        what="the next hand",
+        log=celery_worker_process.log_path,
+    )
+    assert time.monotonic() - ended >= 0.7  # not before the pause (less the start's slack)
+
+
+def test_the_sweep_on_a_worker_evicts_and_cashes_out(celery_worker_process):
+    """The backstop: a sitter-out whose timer is still far ahead (as if it were lost) is
+    evicted by the sweep from what the database says."""
+    table, players = seated_table(sit_out_limit_seconds=600)
+    services.table_sit_out(table=table, player=players[1])
+    Seat.objects.filter(player=players[1]).update(
+        sat_out_at=timezone.now() - timedelta(seconds=601)
+    )
     sweep_tables.delay()
     wait_for(
         lambda: not Seat.objects.filter(player=players[1]).exists(),
@@ -153,21 +196,23 @@ def test_the_sweep_on_a_worker_evicts_and_cashes_out(celery_worker_process):
 
 
 def test_a_worker_killed_mid_hand_loses_nothing_another_finishes_it(celery_worker_factory):
-    """Worker A is killed with SIGKILL just after its timekeeper took the turn's deadline out of
-    Redis, before the timeout ran; worker B (with beat and the sweep) takes the hand on from
-    what the database says and finishes it."""
+    """Worker A holds the turn's timeout (an eta task it took from the queue, not yet acked)
+    and is killed with SIGKILL; the broker would hand it out again only after its visibility
+    timeout (an hour). Worker B (with beat and the sweep) takes the hand on from what the
+    database says and finishes it."""
+    import redis
+
     queue = f"kill-test-{uuid.uuid4().hex[:8]}"
     env = {"POKER_SWEEP_SECONDS": "1"}
+    broker = redis.Redis.from_url(settings.CELERY_BROKER_URL)
     with override_settings(CELERY_TASK_DEFAULT_QUEUE=queue):
         first = celery_worker_factory(queue=queue, name="doomed", env=env)
         table, players = seated_table(action_seconds=30)
         hand = deal(table)
+        wait_for(lambda: broker.llen(queue) == 0, what="worker A to take the turn's timer")
         os.kill(first.pid, signal.SIGKILL)
         first.wait()
-        # The turn's time is up, and its deadline is gone from Redis as if A had popped it.
-        back_date(hand, seconds=31, tell_timekeeper=False)
-        key = timekeeper.deadlines_key(queue)
-        assert timekeeper._redis().zrem(key, f"{hand.pk}:{hand.turn}") == 1
+        back_date(hand, seconds=31)  # the turn's time is up; its timer went with A
         hand.refresh_from_db()
         assert hand.status == Hand.Status.RUNNING and hand.turn == 1
         before = {n: table_stack_balance(player=p, table=table) for n, p in players.items()}

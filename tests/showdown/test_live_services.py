@@ -12,6 +12,7 @@ from cashier.models import Account, Entry
 from cashier.selectors import wallet_balance
 from cashier.verify import ledger_verify
 from config.errors import Refused
+from config.timeouts import timeout_fire
 from poker.engine.cards import FULL_DECK, parse_cards
 from showdown import services
 from showdown.live import (
@@ -169,6 +170,25 @@ def test_the_betting_window_closes_and_seats_without_wagers_sit_out(live_table, 
     # A late betting timer does nothing now.
     assert live_round_advance(round_id=live.pk, phase="betting", now=live.action_deadline) == ""
     assert_books_balance()
+
+
+def test_a_round_timer_whose_phase_moved_on_costs_one_read(
+    live_table, deck_is, django_assert_num_queries
+):
+    """The live table's timers are the room's timeouts (config.timeouts): (table, round,
+    phase). One that comes after its phase is over (a duplicate, or everyone decided in time)
+    reads the round once, takes no lock and changes nothing."""
+    ann, _bob = seated(live_table, "ann", 1), seated(live_table, "bob", 2)
+    deck_is(["AsKs2c3d"], "QsJsTs4h9c")
+    wager(ann, live_table, "a1", now=timezone.now() - timedelta(seconds=15))  # window over
+    live = LiveRound.objects.get()
+    fired = ("showdown.round", live_table.pk, live.pk, "betting", live.bet_deadline.timestamp())
+    assert timeout_fire(*fired) == "dealt"
+    before = snapshot_of_books()
+    with django_assert_num_queries(1):
+        assert timeout_fire(*fired) == ""
+    assert LiveRound.objects.get().phase == LiveRound.Phase.DECIDING
+    assert snapshot_of_books() == before
 
 
 def test_a_seat_that_does_not_decide_in_time_folds(live_table, deck_is):

@@ -1,0 +1,94 @@
+"""A timeout at time T for (table, hand, step): the room's one timer path (issue 23, item 4).
+
+Every timer of the room (a poker turn, the next hand's start, a sitter-out's eviction, a live
+Showdown round's betting window and decision time) is one Celery task, `room.timeout`, sent
+after the change that set it commits, with an `eta` at its time. It carries what it was set
+for: its kind (which handler runs it), the table, the hand (or round, or seat) and the step it
+was set at (the hand's turn, the round's phase, when the seat sat out). Its handler reads that
+step first, without a lock, and does nothing if it has moved on; only a due timeout goes on to
+its service, which checks again under the table's lock. So a timeout delivered twice, late, or
+set for a turn that was played in time changes nothing, and one that is lost (a broker down at
+send time, a worker killed holding it) is found by the beat's sweeps from the deadlines the
+database keeps.
+
+This module sits below the games: each app names its handlers (dotted paths, imported when one
+first fires) in its `AppConfig.ready` through `timeout_register`.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import astuple, dataclass
+from datetime import UTC, datetime
+
+from celery import shared_task
+from django.conf import settings
+from django.db import transaction
+from django.utils.module_loading import import_string
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Timeout:
+    """What a timer needs to act once, or to see that it has nothing to do."""
+
+    kind: str  # a registered handler: "poker.turn", "showdown.round", ...
+    table_id: int
+    ref_id: int  # the hand, the live round or the seat it is for
+    step: int | str  # the turn, phase or moment it was set at: stale once that moved on
+    at: float  # when it is due, in Unix seconds
+
+    @classmethod
+    def due_at(
+        cls, kind: str, *, table_id: int, ref_id: int, step: int | str, at: datetime
+    ) -> Timeout:
+        return cls(kind, table_id, ref_id, step, at.timestamp())
+
+
+_handlers: dict[str, str] = {}
+
+
+def timeout_register(kind: str, handler: str) -> None:
+    """`handler` (a dotted path to a function taking the Timeout, returning what it did) runs
+    the timeouts of `kind`."""
+    _handlers[kind] = handler
+
+
+def timeouts_set(timeouts: Iterable[Timeout]) -> None:
+    """Send these timeouts when the current transaction commits (at once outside one): a
+    change that rolls back sets no timer."""
+    items = list(dict.fromkeys(timeouts))  # the same timeout twice in a change is sent once
+    if items:
+        transaction.on_commit(functools.partial(timeouts_send, items))
+
+
+def timeouts_send(timeouts: Iterable[Timeout]) -> None:
+    """Send each timeout as a task due at its time. A broker that is down costs a log line:
+    the sweep acts on the deadline the database keeps."""
+    for timeout in timeouts:
+        try:
+            timeout_fire.apply_async(
+                args=astuple(timeout),
+                eta=datetime.fromtimestamp(timeout.at, UTC),
+                queue=settings.CELERY_TASK_DEFAULT_QUEUE,
+            )
+        except Exception:
+            log.exception("could not send %s; the sweep will act on it", timeout)
+
+
+@functools.cache
+def _handler(path: str) -> Callable[[Timeout], str]:
+    return import_string(path)
+
+
+@shared_task(name="room.timeout", ignore_result=True)
+def timeout_fire(kind: str, table_id: int, ref_id: int, step: int | str, at: float) -> str:
+    """A timeout is due: its kind's handler acts if it still applies. Returns what it did."""
+    path = _handlers.get(kind)
+    if path is None:
+        log.error("a timeout of unknown kind %r for table %s", kind, table_id)
+        return "unknown"
+    return _handler(path)(Timeout(kind, table_id, ref_id, step, at))
