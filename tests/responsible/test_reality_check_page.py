@@ -45,11 +45,9 @@ def test_reality_check_dialog_and_exclusion_on_the_table_page(signed_in_page):
     open_table(page, table)
     # The reminder is armed once the page has asked the server (a busy machine may answer
     # after the table is drawn); the fake clock must not run ahead of that.
-    page.wait_for_function("window.tablePage.realityArmed()")
+    page.wait_for_function("window.realityCheck && window.realityCheck.armed()")
     assert (
-        page.evaluate(
-            "window.tablePage.realityDelayMs({interval_minutes: 10, seconds_played: 1500})"
-        )
+        page.evaluate("window.realityCheck.delayMs({interval_minutes: 10, seconds_played: 1500})")
         == 5 * 60 * 1000
     )
     assert not page.is_visible("#reality-dialog")
