@@ -606,9 +606,10 @@
         button.title = gettext("Dealer button");
         if (pos.y > 80 || pos.y < 20) {
           // The top and bottom seats' cards and plates fill the way to the middle: the button
-          // sits on the plate's corner, above it (table.css), never under cards or a plate.
+          // sits on the plate's left corner, above it (table.css), never under cards or a
+          // plate, nor on the turn's timer, which holds the right corner.
           button.classList.add("on-plate");
-          button.style.left = "calc(" + pos.x + "% + var(--seat-w) / 2)";
+          button.style.left = "calc(" + pos.x + "% - var(--seat-w) / 2)";
           button.style.top = "calc(" + pos.y + "% + 0.6rem)";
         } else {
           button.style.left = 50 + (pos.x - 50) * 0.72 + (pos.x < 50 ? 6 : -6) + "%";
