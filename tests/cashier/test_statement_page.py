@@ -40,3 +40,24 @@ def test_a_player_downloads_this_months_statement(signed_in_page, viewport):
         assert page.errors == []
     finally:
         page.context.close()
+
+
+def test_the_history_fits_a_phone_in_french(signed_in_page):
+    """French dates, reasons and amounts are wider: the history table ran off a phone's screen
+    and the whole page scrolled sideways; it now scrolls, if ever, inside its panel."""
+    from accounts.services import profile_set_language
+    from tests.factories import call_down, deal_hand, make_seated_player, make_table
+
+    table = make_table(next_hand_delay_seconds=3600)
+    player, bob = make_seated_player(table, "sue", 1), make_seated_player(table, "bob", 2)
+    call_down(deal_hand(table), {1: player, 2: bob})  # "Règlement de la main", "Cave"
+    profile_set_language(user=player, language="fr")
+    page = signed_in_page(player, PHONE)
+    try:
+        page.goto("/cashier/")
+        assert "+1\xa0000,00\xa0$" in page.inner_text("table.history")
+        width = page.evaluate("document.scrollingElement.scrollWidth")
+        assert width <= PHONE["width"], f"sideways scroll: {width}px"
+        assert page.errors == []
+    finally:
+        page.context.close()
