@@ -58,6 +58,10 @@ def test_the_history_fits_a_phone_in_french(signed_in_page):
         assert "+1\xa0000,00\xa0$" in page.inner_text("table.history")
         width = page.evaluate("document.scrollingElement.scrollWidth")
         assert width <= PHONE["width"], f"sideways scroll: {width}px"
+        # Whole inside its panel too: no amount cut at the panel's edge.
+        assert page.evaluate(
+            "(el => el.scrollWidth <= el.clientWidth)(document.querySelector('.scroll-x'))"
+        )
         assert page.errors == []
     finally:
         page.context.close()
