@@ -89,6 +89,16 @@ def test_the_responsible_gaming_section_fits_a_phone(signed_in_page):
     limits = page.text_content("[data-deposit-limits]")
     assert "$100.00" in limits and "then $500.00 from" in limits
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    # "I understand it cannot be undone" is ticked under its words, not in the middle of a row.
+    lefts = page.evaluate(
+        """() => [...document.querySelectorAll('.field input[type=checkbox]')].map((box) => [
+          box.getBoundingClientRect().left,
+          box.closest('.field').querySelector('label').getBoundingClientRect().left,
+          box.getBoundingClientRect().width])"""
+    )
+    assert len(lefts) >= 2
+    for box, label, width in lefts:
+        assert abs(box - label) <= 1 and width < 30, lefts
     assert page.errors == []
     page.context.close()
 
