@@ -28,3 +28,30 @@ def test_the_lobby_fits_a_phone_in_french(signed_in_page):
         assert page.errors == []
     finally:
         page.context.close()
+
+
+# The lobby filters' labels whose words run over more than one line.
+BROKEN_LABELS = """() => [...document.querySelectorAll('.filters label')].filter((label) => {
+  const text = [...label.childNodes].find((n) => n.nodeType === 3 && n.textContent.trim());
+  if (!text) return false;
+  const range = document.createRange();
+  range.selectNodeContents(text);
+  return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1;
+}).map((label) => label.textContent.trim())"""
+
+
+def test_the_lobby_filters_keep_their_labels_whole_in_japanese(signed_in_page):
+    """The game filter's long choices left its label "ゲーム" two characters wide on a phone."""
+    alice = make_funded_player("alice")
+    profile_set_language(user=alice, language="ja")
+    make_seated_player(make_table(), "bob", 1)
+    page = signed_in_page(alice, PHONE)
+    try:
+        page.goto("/")
+        page.wait_for_selector(".filters select[name=game]")
+        assert page.evaluate(BROKEN_LABELS) == []
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= PHONE["width"], f"sideways scroll: {width}px"
+        assert page.errors == []
+    finally:
+        page.context.close()
