@@ -27,8 +27,6 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
         "ws_path": f"/ws/tables/{table.pk}/",
         "user_id": request.user.pk,
         "display_name": getattr(profile, "display_name", "") or request.user.get_username(),
-        # The player's reality check (responsible gaming): the page asks it when to remind.
-        "reality_check_url": reverse("api-responsible-reality-check"),
         # Where a player whose wallet cannot cover the buy-in goes to deposit.
         "cashier_url": reverse("cashier:home"),
     }

@@ -1,15 +1,15 @@
-/* The reality check on the banked game's pages (responsible gaming, as on the poker table):
- * every N minutes of the session (N set on the profile; the session begins at login) the
- * dialog of templates/responsible/_reality_check.html shows the time played and the net result
- * at the room, asked of the server when it is due; the player keeps playing or leaves. A page
- * reloaded between rounds counts from the login again, so a reminder is never pushed back. */
+/* The reality check on every game page, the poker table and the banked game's (responsible
+ * gaming): every N minutes of the session (N set on the profile; the session begins at login)
+ * the dialog of templates/responsible/_reality_check.html shows the time played and the net
+ * result at the room, asked of the server when it is due; the player keeps playing or leaves.
+ * A page reloaded between rounds counts from the login again, so a reminder is never pushed
+ * back. A page that stops playing (the table's time-out or a second tab) calls
+ * `window.realityCheck.stop()`. Loads under node too (tests/js/). */
 (function () {
   "use strict";
-  const dialog = document.getElementById("reality-dialog");
-  if (!dialog || !dialog.dataset.url) return;
   const fill = (format, values) => interpolate(format, values, true);
-  let timer = null;
 
+  /* Milliseconds to the next reminder, or null when the player set none. */
   function delayMs(check) {
     if (!check || !check.interval_minutes) return null;
     const every = check.interval_minutes * 60;
@@ -23,6 +23,16 @@
     if (!hours) return minutesText(minutes);
     return fill(ngettext("%(n)s hour", "%(n)s hours", hours), { n: hours }) + " " + minutesText(minutes % 60);
   }
+
+  if (typeof module === "object" && module.exports) {
+    module.exports = { delayMs: delayMs, playedLabel: playedLabel };
+    return;
+  }
+
+  const dialog = document.getElementById("reality-dialog");
+  if (!dialog || !dialog.dataset.url) return;
+  let timer = null;
+  let stopped = false;
 
   function show(check) {
     document.getElementById("reality-played").textContent = playedLabel(check.seconds_played);
@@ -40,24 +50,31 @@
     clearTimeout(timer);
     timer = null;
     const delay = delayMs(check);
-    if (delay === null) return;
+    if (delay === null || stopped) return;
     timer = setTimeout(() => {
       ask().then((fresh) => {
-        if (fresh && fresh.interval_minutes) show(fresh);
+        if (fresh && fresh.interval_minutes && !stopped) show(fresh);
         schedule(fresh);
       });
     }, delay);
   }
 
-  /* "Leave": the page's own way out (the live table's Leave button) when it has one in view,
-   * else the lobby (an online round left undecided waits for the player). */
+  function stop() {
+    stopped = true;
+    clearTimeout(timer);
+    timer = null;
+  }
+
+  /* "Leave": the page's own way out (the table's or the live table's Leave button, which
+   * says what becomes of a hand in play) when it has one in view, else the lobby (an online
+   * round left undecided waits for the player). */
   document.getElementById("reality-leave").addEventListener("click", () => {
     dialog.close();
     const own = dialog.dataset.leave && document.querySelector(dialog.dataset.leave);
-    if (own && !own.hidden) own.click();
+    if (own && own.offsetParent !== null && !own.disabled) own.click();
     else window.location.assign(dialog.dataset.lobby);
   });
 
   ask().then(schedule);
-  window.realityCheck = { delayMs: delayMs, show: show, armed: () => timer !== null };
+  window.realityCheck = { delayMs: delayMs, show: show, stop: stop, armed: () => timer !== null };
 })();

@@ -143,6 +143,7 @@
 
   function stop(message) {
     stopped = true;
+    if (window.realityCheck) window.realityCheck.stop(); // static/js/reality_check.js
     setConnection("stopped", gettext("Not connected"));
     const notice = $("notice");
     notice.textContent = message;
@@ -605,9 +606,10 @@
         button.title = gettext("Dealer button");
         if (pos.y > 80 || pos.y < 20) {
           // The top and bottom seats' cards and plates fill the way to the middle: the button
-          // sits on the plate's corner, above it (table.css), never under cards or a plate.
+          // sits on the plate's left corner, above it (table.css), never under cards or a
+          // plate, nor on the turn's timer, which holds the right corner.
           button.classList.add("on-plate");
-          button.style.left = "calc(" + pos.x + "% + var(--seat-w) / 2)";
+          button.style.left = "calc(" + pos.x + "% - var(--seat-w) / 2)";
           button.style.top = "calc(" + pos.y + "% + 0.6rem)";
         } else {
           button.style.left = 50 + (pos.x - 50) * 0.72 + (pos.x < 50 ? 6 : -6) + "%";
@@ -1617,63 +1619,6 @@
     });
   }
 
-  // ------------------------------------------------------------------ reality check
-
-  /* Every N minutes of the session (N set on the profile; the session begins at login) a
-   * dialog shows the time played and the net result at the room, from the server
-   * (GET reality_check_url); the player dismisses it. */
-  let realityTimer = null;
-
-  function realityDelayMs(check) {
-    if (!check || !check.interval_minutes) return null;
-    const every = check.interval_minutes * 60;
-    const into = check.seconds_played % every;
-    return (every - into) * 1000;
-  }
-
-  function playedLabel(seconds) {
-    const minutes = Math.floor(seconds / 60);
-    const hours = Math.floor(minutes / 60);
-    const rest = minutes % 60;
-    const minutesText = (n) => fill(ngettext("%(n)s minute", "%(n)s minutes", n), { n: n });
-    if (!hours) return minutesText(minutes);
-    return fill(ngettext("%(n)s hour", "%(n)s hours", hours), { n: hours }) + " " + minutesText(rest);
-  }
-
-  function realityShow(check) {
-    $("reality-played").textContent = playedLabel(check.seconds_played);
-    $("reality-net").textContent = (check.net > 0 ? "+" : "") + money(check.net);
-    const dialog = $("reality-dialog");
-    if (!dialog.open) dialog.showModal();
-  }
-
-  function realityFetch() {
-    return fetch(config.reality_check_url, { credentials: "same-origin" })
-      .then((response) => (response.ok ? response.json() : null))
-      .catch(() => null);
-  }
-
-  function realitySchedule(check) {
-    clearTimeout(realityTimer);
-    const delay = realityDelayMs(check);
-    if (delay === null || stopped) return;
-    realityTimer = setTimeout(() => {
-      realityFetch().then((fresh) => {
-        if (!fresh || !fresh.interval_minutes || stopped) return realitySchedule(fresh);
-        realityShow(fresh);
-        realitySchedule(fresh);
-      });
-    }, delay);
-  }
-
-  function bindRealityCheck() {
-    $("reality-leave").addEventListener("click", () => {
-      $("reality-dialog").close();
-      send({ type: "leave" });
-    });
-    if (config.reality_check_url) realityFetch().then(realitySchedule);
-  }
-
   // ------------------------------------------------------------------ start
 
   bindActions();
@@ -1681,7 +1626,6 @@
   bindSeatControls();
   window.tableChat.init(send);
   bindKeys();
-  bindRealityCheck();
   setInterval(tick, 250);
   setInterval(watch, 1000);
   window.addEventListener("online", () => {
@@ -1690,8 +1634,6 @@
   // For browser tests and for drawing a saved state by hand: read the state, render one.
   window.tablePage = {
     render: render, logEvent: logEvent, toast: toast, state: () => state,
-    realityDelayMs: realityDelayMs, realityShow: realityShow,
-    realityArmed: () => realityTimer !== null,
   };
   connect();
 })();

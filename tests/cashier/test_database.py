@@ -2,31 +2,15 @@
 
 import pytest
 from django.db import IntegrityError, connection, transaction
-from django.utils import timezone
 
 from cashier.models import Account, Entry, Posting
 from cashier.services import wallet_deposit
+from tests.cashier.raw_ledger import insert_entry, insert_posting
 from tests.factories import make_funded_player
 
 pytestmark = pytest.mark.skipif(
     connection.vendor != "postgresql", reason="the ledger triggers are PostgreSQL's"
 )
-
-
-def insert_entry(cursor, reason="deposit", hand_id=None) -> int:
-    cursor.execute(
-        "INSERT INTO cashier_entry (reason, hand_id, request_fingerprint, memo, created_at) "
-        "VALUES (%s, %s, '', 'raw', %s) RETURNING id",
-        [reason, hand_id, timezone.now()],
-    )
-    return cursor.fetchone()[0]
-
-
-def insert_posting(cursor, entry_id, account_id, amount):
-    cursor.execute(
-        "INSERT INTO cashier_posting (entry_id, account_id, amount) VALUES (%s, %s, %s)",
-        [entry_id, account_id, amount],
-    )
 
 
 @pytest.mark.django_db(transaction=True)

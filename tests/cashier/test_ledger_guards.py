@@ -9,7 +9,6 @@ import psycopg
 import pytest
 from django.core.management import call_command
 from django.db import IntegrityError, ProgrammingError, connection, transaction
-from django.utils import timezone
 
 from cashier.checks import ledger_guards_hold
 from cashier.database_roles import RoleError, app_role_grant
@@ -17,6 +16,7 @@ from cashier.models import Account, Entry, Posting
 from cashier.selectors import table_stack_balance, wallet_balance
 from cashier.services import table_cash_out, wallet_deposit, wallet_withdraw
 from cashier.verify import ledger_verify
+from tests.cashier.raw_ledger import insert_entry, insert_posting
 from tests.factories import (
     call_down,
     deal_hand,
@@ -29,22 +29,6 @@ from tests.factories import (
 pytestmark = pytest.mark.skipif(
     connection.vendor != "postgresql", reason="the ledger's triggers and roles are PostgreSQL's"
 )
-
-
-def insert_entry(cursor, reason="deposit") -> int:
-    cursor.execute(
-        "INSERT INTO cashier_entry (reason, request_fingerprint, memo, created_at) "
-        "VALUES (%s, '', 'raw', %s) RETURNING id",
-        [reason, timezone.now()],
-    )
-    return cursor.fetchone()[0]
-
-
-def insert_posting(cursor, entry_id, account_id, amount):
-    cursor.execute(
-        "INSERT INTO cashier_posting (entry_id, account_id, amount) VALUES (%s, %s, %s)",
-        [entry_id, account_id, amount],
-    )
 
 
 # ------------------------------------------------------------------ a committed entry is closed

@@ -40,3 +40,40 @@ def test_a_player_downloads_this_months_statement(signed_in_page, viewport):
         assert page.errors == []
     finally:
         page.context.close()
+
+
+# Amounts of the history whose text runs over more than one line.
+SPLIT_AMOUNTS = """() => [...document.querySelectorAll('table.history td.amount')].filter((td) => {
+  const range = document.createRange();
+  range.selectNodeContents(td);
+  return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1;
+}).map((td) => td.textContent)"""
+
+
+@pytest.mark.parametrize(
+    ("language", "deposit"), [("fr", "+1\xa0000,00\xa0$"), ("ja", "+1,000.00ドル")]
+)
+def test_the_history_fits_a_phone(signed_in_page, language, deposit):
+    """French and Japanese dates, reasons and amounts are wider: the history table ran off a
+    phone's screen and the whole page scrolled sideways, and "ドル" left its amount."""
+    from accounts.services import profile_set_language
+    from tests.factories import call_down, deal_hand, make_seated_player, make_table
+
+    table = make_table(next_hand_delay_seconds=3600)
+    player, bob = make_seated_player(table, "sue", 1), make_seated_player(table, "bob", 2)
+    call_down(deal_hand(table), {1: player, 2: bob})  # "Règlement de la main", "Cave"
+    profile_set_language(user=player, language=language)
+    page = signed_in_page(player, PHONE)
+    try:
+        page.goto("/cashier/")
+        assert deposit in page.inner_text("table.history")
+        width = page.evaluate("document.scrollingElement.scrollWidth")
+        assert width <= PHONE["width"], f"sideways scroll: {width}px"
+        # Whole inside its panel too: no amount cut at the panel's edge, none split.
+        assert page.evaluate(
+            "(el => el.scrollWidth <= el.clientWidth)(document.querySelector('.scroll-x'))"
+        )
+        assert page.evaluate(SPLIT_AMOUNTS) == []
+        assert page.errors == []
+    finally:
+        page.context.close()

@@ -7,23 +7,15 @@ from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
-from django.test import Client
 
 from config.asgi import application
 from lobby.consumers import LOBBY_GROUP
+from tests.factories import session_headers_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@sync_to_async
-def session_headers(user) -> list[tuple[bytes, bytes]]:
-    client = Client()
-    client.force_login(user, backend="django.contrib.auth.backends.ModelBackend")
-    cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
-    return [
-        (b"cookie", f"{settings.SESSION_COOKIE_NAME}={cookie}".encode()),
-        (b"origin", b"http://127.0.0.1"),
-    ]
+session_headers = sync_to_async(session_headers_for)
 
 
 async def test_the_channel_layer_under_test_is_redis_in_ci():

@@ -25,16 +25,10 @@ from tests.factories import (
     make_funded_player,
     make_player,
     make_seated_player,
-    make_staff,
     make_table,
 )
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def manager():
-    return make_staff("tm", "table managers")
 
 
 @pytest.fixture

@@ -22,16 +22,10 @@ from tests.factories import (
     deal_hand,
     make_player,
     make_seated_player,
-    make_staff,
     make_table,
 )
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def manager():
-    return make_staff("tm", "table managers")
 
 
 def sit(table, player, seat: int, key: str):

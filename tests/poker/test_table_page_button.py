@@ -9,6 +9,7 @@ from tests.poker.table_page import (
     HAND_AFTER,
     HAND_STARTED,
     LAPTOP,
+    PHONE,
     beside_the_browser,
     close_and_settle,
     open_table,
@@ -77,5 +78,29 @@ def test_the_dealer_marker_sits_at_the_buttons_seat_and_moves_with_it(signed_in_
     assert moved_to == seats[(seats.index(button) + 1) % 3]  # the next player dealt in
     assert page.evaluate("window.tablePage.state().hand.button") == moved_to
     assert page.evaluate(MARKER) == {"count": 1, "seat": moved_to}
+    assert page.errors == []
+    close_and_settle(table, [page])
+
+
+# The boxes of the seat's turn timer and of the dealer marker overlap.
+TIMER_UNDER_MARKER = r"""(seat) => {
+  const timer = document.querySelector(`#seat-${seat} .timer`);
+  const marker = document.querySelector(".dealer");
+  const a = timer.getBoundingClientRect(), b = marker.getBoundingClientRect();
+  return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+}"""
+
+
+@pytest.mark.parametrize("viewport", [LAPTOP, PHONE], ids=["laptop", "phone"])
+def test_the_dealer_marker_leaves_the_turn_timer_in_view(signed_in_page, viewport):
+    """The page's own seat sits at the bottom, where the marker is drawn on the name plate: on
+    the timer's corner, it hid the seconds left of a button who was first to act."""
+    table, players, _, button = beside_the_browser(seat_and_deal)
+    page = signed_in_page(players[button], viewport)  # three-handed, the button acts first
+    open_table(page, table)
+    page.wait_for_function(MARKER_AT_BUTTON)
+    page.wait_for_selector(f"#seat-{button} .timer:not([hidden])")
+    assert page.evaluate("document.querySelector('.dealer').classList.contains('on-plate')")
+    assert not page.evaluate(TIMER_UNDER_MARKER, button)
     assert page.errors == []
     close_and_settle(table, [page])

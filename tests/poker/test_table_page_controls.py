@@ -312,3 +312,31 @@ def test_cards_shown_by_choice_appear_on_the_seat_and_in_the_last_hand(signed_in
         assert all(page.errors == [] for page in pages.values())
     finally:
         close_and_settle(table, pages.values())
+
+
+def test_the_seat_controls_stay_in_a_laptop_window_in_french(signed_in_page):
+    """French labels are longer: the seat options wrapped to a row below the window's edge at
+    1366x768 on the player's turn ("Sit out next big blind" cut in half)."""
+    from accounts.services import profile_set_language
+
+    def seat_and_deal():
+        table = make_table(next_hand_delay_seconds=3600, action_seconds=120)
+        players = {n: make_seated_player(table, f"fr{n}", n) for n in (1, 2, 3)}
+        return table, players, deal_hand(table)
+
+    table, players, hand = beside_the_browser(seat_and_deal)
+    seat = to_act(hand)
+    beside_the_browser(profile_set_language, user=players[seat], language="fr")
+    page = signed_in_page(players[seat], SMALL_LAPTOP)
+    try:
+        open_table(page, table)
+        page.wait_for_selector("#act-fold:not([hidden]):not([disabled])")
+        page.wait_for_selector(f"#seat-{seat}:not(.disconnected)")
+        assert page.text_content("#sit-out") == "S\u2019absenter"
+        assert page.evaluate("window.scrollY") == 0
+        for control in ("#sit-out", "#leave", "#seat-options", *CONTROLS):
+            box = page.locator(control).bounding_box()
+            assert inside(box, SMALL_LAPTOP), (control, box)
+        assert page.errors == []
+    finally:
+        close_and_settle(table, [page])

@@ -45,11 +45,9 @@ def test_reality_check_dialog_and_exclusion_on_the_table_page(signed_in_page):
     open_table(page, table)
     # The reminder is armed once the page has asked the server (a busy machine may answer
     # after the table is drawn); the fake clock must not run ahead of that.
-    page.wait_for_function("window.tablePage.realityArmed()")
+    page.wait_for_function("window.realityCheck && window.realityCheck.armed()")
     assert (
-        page.evaluate(
-            "window.tablePage.realityDelayMs({interval_minutes: 10, seconds_played: 1500})"
-        )
+        page.evaluate("window.realityCheck.delayMs({interval_minutes: 10, seconds_played: 1500})")
         == 5 * 60 * 1000
     )
     assert not page.is_visible("#reality-dialog")
@@ -91,6 +89,16 @@ def test_the_responsible_gaming_section_fits_a_phone(signed_in_page):
     limits = page.text_content("[data-deposit-limits]")
     assert "$100.00" in limits and "then $500.00 from" in limits
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    # "I understand it cannot be undone" is ticked under its words, not in the middle of a row.
+    lefts = page.evaluate(
+        """() => [...document.querySelectorAll('.field input[type=checkbox]')].map((box) => [
+          box.getBoundingClientRect().left,
+          box.closest('.field').querySelector('label').getBoundingClientRect().left,
+          box.getBoundingClientRect().width])"""
+    )
+    assert len(lefts) >= 2
+    for box, label, width in lefts:
+        assert abs(box - label) <= 1 and width < 30, lefts
     assert page.errors == []
     page.context.close()
 

@@ -50,8 +50,11 @@ def test_two_players_play_a_round_at_the_live_table(signed_in_page):
         for page in pages.values():
             page.goto(f"/showdown/live/{table.pk}/")
             page.wait_for_selector(".sdl-sit")
+            # Not seated: nothing to wager or decide, so no empty panel beside the table.
+            assert not page.is_visible("#sdl-controls")
         pages["ann"].click('.sdl-seat[data-seat="1"] .sdl-sit')
         pages["ann"].wait_for_selector("#sdl-wager:not([hidden])")
+        assert pages["ann"].is_visible("#sdl-controls")
         pages["bob"].wait_for_function(
             "() => !document.querySelector('.sdl-seat[data-seat=\"1\"] .sdl-sit')"
         )

@@ -135,3 +135,31 @@ def test_a_double_clicked_deal_and_the_keyboard_decide_once(signed_in_page):
     finally:
         page.context.close()
     assert ledger_verify().ok
+
+
+# Paytable pays ("100 to 1") whose text runs over more than one line.
+BROKEN_PAYS = """() => [...document.querySelectorAll('.sd-paytable td.amount')].filter((td) => {
+  const range = document.createRange();
+  range.selectNodeContents(td);
+  return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1;
+}).map((td) => td.textContent)"""
+
+
+@pytest.mark.parametrize("viewport", [LAPTOP, PHONE], ids=["laptop", "phone"])
+def test_the_paytables_keep_each_pay_on_one_line_in_french(signed_in_page, viewport):
+    """At 1366x768 the three paytables stand side by side, and French "100 contre 1" broke
+    after "contre", leaving the 1 alone on the next line."""
+    from accounts.services import profile_set_language
+
+    player = make_funded_player("alice")
+    profile_set_language(user=player, language="fr")
+    table = make_showdown_table()
+    page = signed_in_page(player, viewport)
+    try:
+        page.goto(f"/showdown/{table.pk}/")
+        assert "100 contre 1" in page.inner_text("#sd-paytables")
+        assert page.evaluate(BROKEN_PAYS) == []
+        assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+        assert page.errors == []
+    finally:
+        page.context.close()
