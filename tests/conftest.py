@@ -295,6 +295,45 @@ def asgi_server_factory(transactional_db, tmp_path):
         _stop(process)
 
 
+@pytest.fixture(scope="session")
+def migrated_sqlite_template(request, tmp_path_factory) -> Path:
+    """An SQLite database migrated by `manage.py migrate` in a subprocess, as the README does,
+    made once per run: the migrations (showdown's computes its paytables' figures) take half a
+    minute, and the tests of the embedded room copy the result rather than migrate again.
+    Under pytest-xdist the workers share one, made by whichever asks first."""
+    import fcntl
+
+    under_xdist = hasattr(request.config, "workerinput")
+    shared = tmp_path_factory.getbasetemp()
+    if under_xdist:
+        shared = shared.parent  # the run's directory, above each worker's own
+    template = shared / "migrated-template.sqlite3"
+    with open(shared / "migrated-template.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not template.exists():
+            making = shared / "migrated-template.making.sqlite3"
+            making.unlink(missing_ok=True)
+            env = {"DEBUG": "true", "DATABASE_URL": f"sqlite:///{making}", "PATH": "/usr/bin:/bin"}
+            subprocess.run(
+                [sys.executable, "manage.py", "migrate", "--noinput", "-v0"],
+                cwd=REPO_ROOT,
+                env=env,
+                check=True,
+            )
+            making.rename(template)
+    return template
+
+
+@pytest.fixture
+def migrated_sqlite(migrated_sqlite_template, tmp_path) -> Path:
+    """A fresh copy of `migrated_sqlite_template` for this test alone: `room.sqlite3`."""
+    import shutil
+
+    database = tmp_path / "room.sqlite3"
+    shutil.copyfile(migrated_sqlite_template, database)
+    return database
+
+
 @pytest.fixture(autouse=True)
 def default_language():
     """Each test starts in the room's default language: Django's test client leaves the last

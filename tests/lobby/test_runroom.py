@@ -1,8 +1,9 @@
-"""The embedded room as the README starts it: `migrate`, `seed_demo` and `runroom` on SQLite,
-with no Redis (the in-memory channel layer, the worker and beat as threads of the web process),
-then two demo players log in over HTTP and play a hand over their table sockets. This is the
-only test of the SQLite paths (the audit chain linked in Python, `db_batch` saving rows one by
-one, the in-memory layer, the embedded worker dealing the hand)."""
+"""The embedded room as the README starts it: `migrate` (once per run, shared with the other
+SQLite tests), `seed_demo` and `runroom` on SQLite, with no Redis (the in-memory channel layer,
+the worker and beat as threads of the web process), then two demo players log in over HTTP and
+play a hand over their table sockets. This is the only test of the SQLite paths (the audit
+chain linked in Python, `db_batch` saving rows one by one, the in-memory layer, the embedded
+worker dealing the hand)."""
 
 import asyncio
 import base64
@@ -198,11 +199,11 @@ async def play_a_hand(port: int, table_id: int, cookies: list[str]) -> dict:
 
 
 @pytest.mark.timeout(180)
-def test_the_embedded_room_plays_a_hand_over_its_sockets(tmp_path):
-    env = embedded_env(tmp_path / "room.sqlite3")
+def test_the_embedded_room_plays_a_hand_over_its_sockets(migrated_sqlite, tmp_path):
+    # `manage.py migrate` made the run's template (tests/conftest.py); this is a copy of it.
+    env = embedded_env(migrated_sqlite)
     log = tmp_path / "room.log"
-    for command in (["migrate", "--noinput"], ["seed_demo"]):
-        assert manage(*command, env=env, log=log).wait(timeout=120) == 0, log.read_text()
+    assert manage("seed_demo", env=env, log=log).wait(timeout=120) == 0, log.read_text()
     port = free_port()
     room = manage("runroom", f"127.0.0.1:{port}", env=env, log=log)
     try:
