@@ -21,9 +21,14 @@ from tests.factories import make_player, make_table
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
+# What the controlling process handed this xdist worker (empty outside xdist).
+_WORKER_INPUT: dict = {}
+
+
 def pytest_configure(config):
     """Passwords hash quickly in the test processes (tests/passwords.py); the production
     hasher stays second, to verify hashes made the production way."""
+    _WORKER_INPUT.update(getattr(config, "workerinput", {}))
     from django.test.utils import override_settings
 
     override_settings(
@@ -78,6 +83,10 @@ def player_client(client, player):
 # the end. A worker with no clone (SQLite, or one xdist started to replace a crashed one)
 # builds its database as usual.
 CLONED_DATABASE = "room_cloned_test_database"
+# The figures showdown's data migration computed for its paytables (a few CPU seconds), read
+# back from the migrated database and handed to each worker, which reloads those rows after
+# every flush (`migration_data_load`) without computing them again.
+PAYTABLE_FIGURES = "room_paytable_figures"
 
 
 def _xdist_workers(config) -> int:
@@ -99,14 +108,21 @@ def pytest_sessionstart(session):
     with config.stash[blocking_manager_key].unblock():
         config.room_template_name = connection.settings_dict["NAME"]
         connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
+        from showdown.models import Paytable
+
+        config.room_paytable_figures = list(
+            Paytable.objects.values("name", "edge", "edge_pct", "hit_rate_pct")
+        )
         for number in range(workers):
             connection.creation.clone_test_db(suffix=f"gw{number}", verbosity=0)
 
 
 @pytest.hookimpl(optionalhook=True)  # an xdist hook: pytest -p no:xdist runs without it
 def pytest_configure_node(node):
-    """Tell each worker that its database is a clone waiting for it."""
+    """Tell each worker that its database is a clone waiting for it, and the paytable figures
+    its migration computed."""
     node.workerinput[CLONED_DATABASE] = hasattr(node.config, "room_template_name")
+    node.workerinput[PAYTABLE_FIGURES] = getattr(node.config, "room_paytable_figures", None)
 
 
 def pytest_sessionfinish(session):
@@ -502,6 +518,9 @@ def _flushes_the_database(item) -> bool:
 
 @functools.cache
 def _paytable_figures() -> dict:
+    from_migration = _WORKER_INPUT.get(PAYTABLE_FIGURES)
+    if from_migration:
+        return {line["name"]: line for line in from_migration}
     from poker.engine.showdown_math import report
     from poker.engine.showdown_paytables import PAYTABLES
 
