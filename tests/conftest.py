@@ -30,9 +30,52 @@ hypothesis.settings.register_profile(
 hypothesis.settings.load_profile("room")
 
 
+def _flush_by_deleting_only_the_rows_there_are() -> None:
+    """A transactional test ends with Django's flush: one TRUNCATE of all hundred-odd tables,
+    which gives each table and index a new file (about 2 s on a busy machine, after every
+    such test). A test writes to a few tables: find those that hold a row (one query), and
+    delete their rows with triggers and foreign-key checks off for the flush's transaction
+    (the ledger's triggers refuse a DELETE; every table that holds a row is emptied, so no
+    reference is left dangling). Same end state, sequences untouched as before."""
+    from django.db.backends.postgresql.operations import DatabaseOperations
+
+    truncate = DatabaseOperations.sql_flush
+
+    def sql_flush(self, style, tables, *, reset_sequences=False, allow_cascade=False):
+        tables = list(tables)
+        if reset_sequences or not tables:
+            return truncate(
+                self, style, tables, reset_sequences=reset_sequences, allow_cascade=allow_cascade
+            )
+        quote = self.quote_name
+        probe = " UNION ALL ".join(
+            f"(SELECT {number} FROM {quote(table)} LIMIT 1)" for number, table in enumerate(tables)
+        )
+        with self.connection.cursor() as cursor:
+            cursor.execute("SELECT current_setting('is_superuser') = 'on'")
+            if not cursor.fetchone()[0]:  # only a superuser may turn the triggers off
+                return truncate(self, style, tables, allow_cascade=allow_cascade)
+            cursor.execute(probe)
+            holding = [tables[number] for (number,) in cursor.fetchall()]
+        if not holding:
+            return []
+        return [
+            "SET LOCAL session_replication_role = replica",
+            *(f"DELETE FROM {quote(table)}" for table in holding),
+        ]
+
+    DatabaseOperations.sql_flush = sql_flush
+
+
+# What the controlling process handed this xdist worker (empty outside xdist).
+_WORKER_INPUT: dict = {}
+
+
 def pytest_configure(config):
     """Passwords hash quickly in the test processes (tests/passwords.py); the production
     hasher stays second, to verify hashes made the production way."""
+    _WORKER_INPUT.update(getattr(config, "workerinput", {}))
+    _flush_by_deleting_only_the_rows_there_are()
     from django.test.utils import override_settings
 
     override_settings(
@@ -87,6 +130,10 @@ def player_client(client, player):
 # the end. A worker with no clone (SQLite, or one xdist started to replace a crashed one)
 # builds its database as usual.
 CLONED_DATABASE = "room_cloned_test_database"
+# The figures showdown's data migration computed for its paytables (a few CPU seconds), read
+# back from the migrated database and handed to each worker, which reloads those rows after
+# every flush (`migration_data_load`) without computing them again.
+PAYTABLE_FIGURES = "room_paytable_figures"
 
 
 def _xdist_workers(config) -> int:
@@ -108,14 +155,21 @@ def pytest_sessionstart(session):
     with config.stash[blocking_manager_key].unblock():
         config.room_template_name = connection.settings_dict["NAME"]
         connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
+        from showdown.models import Paytable
+
+        config.room_paytable_figures = list(
+            Paytable.objects.values("name", "edge", "edge_pct", "hit_rate_pct")
+        )
         for number in range(workers):
             connection.creation.clone_test_db(suffix=f"gw{number}", verbosity=0)
 
 
 @pytest.hookimpl(optionalhook=True)  # an xdist hook: pytest -p no:xdist runs without it
 def pytest_configure_node(node):
-    """Tell each worker that its database is a clone waiting for it."""
+    """Tell each worker that its database is a clone waiting for it, and the paytable figures
+    its migration computed."""
     node.workerinput[CLONED_DATABASE] = hasattr(node.config, "room_template_name")
+    node.workerinput[PAYTABLE_FIGURES] = getattr(node.config, "room_paytable_figures", None)
 
 
 def pytest_sessionfinish(session):
@@ -304,6 +358,45 @@ def asgi_server_factory(transactional_db, tmp_path):
         _stop(process)
 
 
+@pytest.fixture(scope="session")
+def migrated_sqlite_template(request, tmp_path_factory) -> Path:
+    """An SQLite database migrated by `manage.py migrate` in a subprocess, as the README does,
+    made once per run: the migrations (showdown's computes its paytables' figures) take half a
+    minute, and the tests of the embedded room copy the result rather than migrate again.
+    Under pytest-xdist the workers share one, made by whichever asks first."""
+    import fcntl
+
+    under_xdist = hasattr(request.config, "workerinput")
+    shared = tmp_path_factory.getbasetemp()
+    if under_xdist:
+        shared = shared.parent  # the run's directory, above each worker's own
+    template = shared / "migrated-template.sqlite3"
+    with open(shared / "migrated-template.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not template.exists():
+            making = shared / "migrated-template.making.sqlite3"
+            making.unlink(missing_ok=True)
+            env = {"DEBUG": "true", "DATABASE_URL": f"sqlite:///{making}", "PATH": "/usr/bin:/bin"}
+            subprocess.run(
+                [sys.executable, "manage.py", "migrate", "--noinput", "-v0"],
+                cwd=REPO_ROOT,
+                env=env,
+                check=True,
+            )
+            making.rename(template)
+    return template
+
+
+@pytest.fixture
+def migrated_sqlite(migrated_sqlite_template, tmp_path) -> Path:
+    """A fresh copy of `migrated_sqlite_template` for this test alone: `room.sqlite3`."""
+    import shutil
+
+    database = tmp_path / "room.sqlite3"
+    shutil.copyfile(migrated_sqlite_template, database)
+    return database
+
+
 @pytest.fixture(autouse=True)
 def default_language():
     """Each test starts in the room's default language: Django's test client leaves the last
@@ -474,6 +567,9 @@ def _flushes_the_database(item) -> bool:
 
 @functools.cache
 def _paytable_figures() -> dict:
+    from_migration = _WORKER_INPUT.get(PAYTABLE_FIGURES)
+    if from_migration:
+        return {line["name"]: line for line in from_migration}
     from poker.engine.showdown_math import report
     from poker.engine.showdown_paytables import PAYTABLES
 

@@ -56,13 +56,11 @@ def test_legs_that_do_not_balance_or_repeat_an_account_are_refused_before_sendin
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="runs SQLite in a subprocess")
-def test_the_embedded_room_posts_the_same_entries_step_by_step(tmp_path):
-    """On SQLite: a hand settled, settled again (refused), a banked round dealt and decided;
-    verify_ledger is clean afterwards."""
-    database = tmp_path / "room.sqlite3"
-    env = {"DEBUG": "true", "DATABASE_URL": f"sqlite:///{database}", "PATH": "/usr/bin:/bin"}
+def test_the_embedded_room_posts_the_same_entries_step_by_step(migrated_sqlite):
+    """On SQLite (a copy of the run's migrated database): a hand settled, settled again
+    (refused), a banked round dealt and decided; verify_ledger is clean afterwards."""
+    env = {"DEBUG": "true", "DATABASE_URL": f"sqlite:///{migrated_sqlite}", "PATH": "/usr/bin:/bin"}
     manage = [sys.executable, "manage.py"]
-    subprocess.run([*manage, "migrate", "-v0"], cwd=REPO_ROOT, env=env, check=True)
     script = """
 from cashier.services import CashierError, hand_settle, hand_stacks_commit, table_buy_in
 from showdown.services import round_deal, round_decide
@@ -81,6 +79,11 @@ showdown = make_showdown_table()
 dealt = round_deal(player=ann, table=showdown, ante=500, idempotency_key="d")
 round_decide(player=ann, round_id=dealt.pk, decision="call", idempotency_key="c")
 print("done")
+# Every check but poker's (hand 7 was settled without a table dealing it).
+from cashier.verify import ledger_verify
+report = ledger_verify(skip={'hand_settlements_match_hands'})
+assert report.ok and report.entries > 5, report.problems
+print('ledger ok')
 """
     ran = subprocess.run(
         [*manage, "shell", "-c", script],
@@ -91,14 +94,4 @@ print("done")
     )
     assert ran.returncode == 0, ran.stderr
     assert "again: already_settled" in ran.stdout and "done" in ran.stdout
-    # Every check but poker's (hand 7 was settled without a table dealing it).
-    check = (
-        "from cashier.verify import ledger_verify\n"
-        "report = ledger_verify(skip={'hand_settlements_match_hands'})\n"
-        "assert report.ok and report.entries > 5, report.problems\n"
-        "print('ledger ok')\n"
-    )
-    verified = subprocess.run(
-        [*manage, "shell", "-c", check], cwd=REPO_ROOT, env=env, capture_output=True, text=True
-    )
-    assert "ledger ok" in verified.stdout, verified.stdout + verified.stderr
+    assert "ledger ok" in ran.stdout, ran.stdout + ran.stderr

@@ -1,10 +1,10 @@
-"""The embedded room as the README starts it: `migrate`, `seed_demo` and `runroom` on SQLite,
-with no Redis (the in-memory channel layer, the worker and beat as threads of the web process),
-then two demo players log in over HTTP and play a hand over their table sockets, and in the
-next hand let the clock run out (the turn's timer: a Celery task with an eta, on the in-memory
-broker). This is the only test of the SQLite paths (the audit chain linked in Python,
-`db_batch` saving rows one by one, the in-memory layer, the embedded worker dealing the hand
-and timing out the turn)."""
+"""The embedded room as the README starts it: `migrate` (once per run, shared with the other
+SQLite tests), `seed_demo` and `runroom` on SQLite, with no Redis (the in-memory channel layer,
+the worker and beat as threads of the web process), then two demo players log in over HTTP and
+play a hand over their table sockets, and in the next hand let the clock run out (the turn's
+timer: a Celery task with an eta, on the in-memory broker). This is the only test of the SQLite
+paths (the audit chain linked in Python, `db_batch` saving rows one by one, the in-memory layer,
+the embedded worker dealing the hand and timing out the turn)."""
 
 import asyncio
 import base64
@@ -216,13 +216,13 @@ async def play_a_hand(port: int, table_id: int, cookies: list[str], database: Pa
 
 
 @pytest.mark.timeout(240)
-def test_the_embedded_room_plays_a_hand_over_its_sockets(tmp_path):
-    database = tmp_path / "room.sqlite3"
+def test_the_embedded_room_plays_a_hand_over_its_sockets(migrated_sqlite, tmp_path):
+    # `manage.py migrate` made the run's template (tests/conftest.py); this is a copy of it.
+    database = migrated_sqlite
     # The sweep only after an hour: the turn that runs out is folded by its own timer.
     env = {**embedded_env(database), "POKER_SWEEP_SECONDS": "3600"}
     log = tmp_path / "room.log"
-    for command in (["migrate", "--noinput"], ["seed_demo"]):
-        assert manage(*command, env=env, log=log).wait(timeout=120) == 0, log.read_text()
+    assert manage("seed_demo", env=env, log=log).wait(timeout=120) == 0, log.read_text()
     port = free_port()
     room = manage("runroom", f"127.0.0.1:{port}", env=env, log=log)
     try:

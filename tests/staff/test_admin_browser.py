@@ -4,8 +4,6 @@ two players watch the table (every bet back, both sockets get `hand_cancelled`),
 balance adjustment is refused to the staff member who asked for it and posted once another
 approves it."""
 
-import time
-
 import pytest
 
 from audit.models import AuditRecord
@@ -19,7 +17,13 @@ from tests.factories import (
     make_staff,
     make_table,
 )
-from tests.poker.table_page import HAND_STARTED, LAPTOP, close_and_settle, open_table
+from tests.poker.table_page import (
+    HAND_STARTED,
+    LAPTOP,
+    close_and_settle,
+    open_table,
+    record_calls,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -29,13 +33,6 @@ def frames_of(page) -> list[str]:
     frames: list[str] = []
     page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(payload)))
     return frames
-
-
-def wait_for(predicate, seconds: float = 15) -> None:
-    deadline = time.monotonic() + seconds
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.1)
 
 
 def use_tool(page, url: str, link: str, reason: str) -> None:
@@ -58,6 +55,7 @@ def test_a_table_manager_cancels_a_running_hand_and_both_players_are_told(signed
     admin_page = signed_in_page(manager, LAPTOP)
     try:
         for page in pages.values():
+            record_calls(page)
             open_table(page, table)
         hand = deal_hand(table)
         for page in pages.values():
@@ -74,8 +72,13 @@ def test_a_table_manager_cancels_a_running_hand_and_both_players_are_told(signed
         hand.refresh_from_db()
         assert hand.status == Hand.Status.CANCELLED
         assert {p.pk: table_stack_balance(player=p, table=table) for p in (ann, ben)} == stacks
-        for pk in pages:
-            wait_for(lambda pk=pk: any('"hand_cancelled"' in f for f in frames[pk]))
+        # Each page has handled the frame (a sleeping loop here would not let Playwright
+        # deliver the frames it records for `frames_of`).
+        for page in pages.values():
+            page.wait_for_function(
+                "(part) => window.testCalls.received.some((text) => text.includes(part))",
+                arg='"hand_cancelled"',
+            )
         record = AuditRecord.objects.get(action="staff.hand_cancel")
         assert record.actor == manager and record.reason == "dealer error reported by ann"
         # The players hear the room's sentence, not the staff's reason.
