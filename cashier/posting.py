@@ -6,10 +6,13 @@ accounts), not by id. On PostgreSQL `entry_post_locked` sends one data-modifying
 that locks those rows in id order (`FOR UPDATE`, so two movements never deadlock), checks the
 rules a caller asks for (every account found, no guarded balance below zero, no stack in
 another hand), and only if they all hold inserts the entry and its postings, moves the stored
-balances and clears the hand's in-hand marks. It answers with the rows as they were locked, so
-a refusal is explained in Python from the same rows and nothing was written. The deferred
-balance trigger still checks the entry at commit; the audit record of the entry follows in the
-same transaction. Elsewhere (SQLite, the embedded room) the same steps run one by one.
+balances, clears the hand's in-hand marks and writes the entry's audit record (its content
+hash computed around the new id, audit.services.audit_record_row). It answers with the rows as
+they were locked, so a refusal is explained in Python from the same rows and nothing was
+written. The deferred balance trigger still checks the entry at commit. The statement's text
+does not depend on the legs (arrays; accounts locked by ids the process learnt and the
+statement re-checks), so it is prepared once per connection; outside a transaction it is its
+own, one round trip. Elsewhere (SQLite, the embedded room) the same steps run one by one.
 """
 
 from __future__ import annotations
