@@ -31,13 +31,17 @@ FIELDS = (
 )
 
 
-def canonical_hash(content: dict) -> str:
-    """sha256 of the canonical JSON (sorted keys, no spaces, UTF-8) of FIELDS, the time as UTC
-    ISO 8601 with microseconds: the one definition, which the room's own writer imports."""
+def canonical_text(content: dict) -> str:
+    """The canonical JSON (sorted keys, no spaces) of FIELDS, the time as UTC ISO 8601 with
+    microseconds: the one definition, which the room's own writer imports."""
     content = {name: content[name] for name in FIELDS}
     content["created_at"] = content["created_at"].astimezone(UTC).isoformat()
-    text = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode()).hexdigest()
+    return json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def canonical_hash(content: dict) -> str:
+    """sha256 of the canonical JSON of FIELDS, as UTF-8."""
+    return hashlib.sha256(canonical_text(content).encode()).hexdigest()
 
 
 def content_hash(row: dict) -> str:

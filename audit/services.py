@@ -31,7 +31,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from audit.models import GENESIS_HASH, AuditChainHead, AuditRecord
-from audit.offline import FIELDS, canonical_hash
+from audit.offline import FIELDS, canonical_hash, canonical_text
 
 ACTION = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$")
 
@@ -140,17 +140,8 @@ def _chain_in_python(record: AuditRecord) -> None:
     heads.update(hash=record.hash)
 
 
-def audit_record(
-    *,
-    action: str,
-    actor=None,
-    subject=None,
-    payload: dict | None = None,
-    reason: str = "",
-    actor_kind: str | None = None,
-    now: datetime | None = None,
-) -> AuditRecord:
-    """Append one record to the audit log in the caller's transaction (see the module doc)."""
+def _record(*, action, actor, subject, payload, reason, actor_kind, now) -> AuditRecord:
+    """The record as asked, checked, without its content hash (nothing written)."""
     if not isinstance(action, str) or len(action) > 64 or not ACTION.match(action):
         raise AuditError("bad_action", f"An audit action is a dotted code, not {action!r}.")
     if actor is not None and getattr(actor, "pk", None) is None:
@@ -171,9 +162,94 @@ def audit_record(
         payload=payload_normalize(payload),
         reason=str(reason or ""),
     )
+    return record
+
+
+def audit_record(
+    *,
+    action: str,
+    actor=None,
+    subject=None,
+    payload: dict | None = None,
+    reason: str = "",
+    actor_kind: str | None = None,
+    now: datetime | None = None,
+) -> AuditRecord:
+    """Append one record to the audit log in the caller's transaction (see the module doc)."""
+    record = _record(
+        action=action,
+        actor=actor,
+        subject=subject,
+        payload=payload,
+        reason=reason,
+        actor_kind=actor_kind,
+        now=now,
+    )
     record.content_hash = content_hash(record)
     with transaction.atomic(savepoint=False):
         if connection.vendor != "postgresql":
             _chain_in_python(record)
         record.save(force_insert=True)
     return record
+
+
+# -- a record of a row that the same statement inserts (cashier.posting, issue 26)
+
+# Stands for the subject's id in the canonical text until the statement knows it (a private-use
+# character, which no id and none of the room's payloads hold).
+_SUBJECT_ID_MARK = "\ue000subject id\ue000"
+# The columns of such a record's INSERT, in `RecordRow.values` order; then `subject_id` and
+# `content_hash`, which the statement computes.
+RECORD_ROW_COLUMNS = (
+    "created_at",
+    "actor_id",
+    "actor_label",
+    "actor_kind",
+    "action",
+    "subject_type",
+    "subject_label",
+    "payload",
+    "reason",
+)
+
+
+@dataclass(frozen=True)
+class RecordRow:
+    """An audit record whose subject is a row inserted by the same SQL statement: every column
+    but the subject's id, and the canonical text before and after that id, so the statement
+    computes the content hash `sha256(before || id || after)` that `audit_record` would have
+    (and `verify_audit` recomputes). Saves the record's own round trip after the insert."""
+
+    values: tuple
+    text_before: str
+    text_after: str
+
+
+def audit_record_row(
+    *,
+    action: str,
+    subject_type: str,
+    subject_label: str = "",
+    actor=None,
+    payload: dict | None = None,
+    reason: str = "",
+    now: datetime | None = None,
+) -> RecordRow:
+    """The record `audit_record` would write for a subject whose id is not known yet (checked
+    the same way; nothing written). PostgreSQL only: its chain trigger links it at commit."""
+    record = _record(
+        action=action,
+        actor=actor,
+        subject=Subject(subject_type, _SUBJECT_ID_MARK, subject_label),
+        payload=payload,
+        reason=reason,
+        actor_kind=None,
+        now=now,
+    )
+    text = canonical_text({name: getattr(record, name) for name in CONTENT_FIELDS})
+    before, mark, after = text.partition(_SUBJECT_ID_MARK)
+    if not mark or _SUBJECT_ID_MARK in after:
+        raise AuditError("bad_payload", "An audit payload holds the subject id's mark.")
+    values = tuple(getattr(record, name) for name in RECORD_ROW_COLUMNS[:-2])
+    payload_text = json.dumps(record.payload, cls=DjangoJSONEncoder)
+    return RecordRow((*values, payload_text, record.reason), before, after)

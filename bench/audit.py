@@ -26,11 +26,24 @@ from bench.forked import forked_rate
 ledger.LEDGER_DB = "room_bench_audit"  # never the ledger bench's own scratch database
 
 
+def _unaudited(statement):
+    """The posting statement with its audit record's INSERT selecting no row (the same
+    parameters, so it runs as prepared; no record, so the chain trigger never fires)."""
+
+    def without_record(link):
+        head, cte, tail = statement(link).partition("), audited AS (")
+        return head + cte + tail.replace("FROM entry\n", "FROM entry WHERE false\n", 1)
+
+    return without_record
+
+
 def _settle(table_id: int, player_ids: list[int], seconds: float, first_hand: int, audit, queue):
     if not audit:
-        import cashier.services
+        import cashier.posting
 
-        cashier.services.audit_record = lambda **_: None
+        # Since issue 26 the record is part of the settlement's one statement (before, this
+        # replaced `cashier.services.audit_record`, which the settlement no longer called).
+        cashier.posting._statement = _unaudited(cashier.posting._statement)
     ledger.settle_for(table_id, player_ids, seconds, first_hand, queue)
 
 

@@ -163,9 +163,10 @@ PGBENCH_SCRIPT = (
 )
 
 
-# The SQL a settlement sends, without Python: pgbench client n settles at the n-th bench table
-# (lock the six accounts, insert the entry and its six postings, move the balances, commit with
-# the deferred balance trigger). Informational: it splits our time into database and Python.
+# A settlement's work as the separate statements it was before issue 26, without Python:
+# pgbench client n settles at the n-th bench table (lock the six accounts, insert the entry and
+# its six postings, move the balances, commit with the deferred balance trigger; no audit
+# record). Informational: the database's share of the work, sent the simple way.
 SETTLEMENT_SQL_SCRIPT = """\\set h random(1, 9000000000000000)
 \\set t :first_table + :client_id
 \\set w random(0, 4)
@@ -302,7 +303,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 variables=[f"first_table={first_table}"],
             )
             print(
-                f"  (the same settlement SQL sent by pgbench, {clients} client"
+                f"  (a settlement's work as 4 statements sent by pgbench, {clients} client"
                 f"{'s' if clients > 1 else ''}: {sql_only:,.1f} tps; without the ledger's "
                 f"triggers: {untriggered:,.1f} tps)",
                 flush=True,

@@ -6,10 +6,13 @@ accounts), not by id. On PostgreSQL `entry_post_locked` sends one data-modifying
 that locks those rows in id order (`FOR UPDATE`, so two movements never deadlock), checks the
 rules a caller asks for (every account found, no guarded balance below zero, no stack in
 another hand), and only if they all hold inserts the entry and its postings, moves the stored
-balances and clears the hand's in-hand marks. It answers with the rows as they were locked, so
-a refusal is explained in Python from the same rows and nothing was written. The deferred
-balance trigger still checks the entry at commit; the audit record of the entry follows in the
-same transaction. Elsewhere (SQLite, the embedded room) the same steps run one by one.
+balances, clears the hand's in-hand marks and writes the entry's audit record (its content
+hash computed around the new id, audit.services.audit_record_row). It answers with the rows as
+they were locked, so a refusal is explained in Python from the same rows and nothing was
+written. The deferred balance trigger still checks the entry at commit. The statement's text
+does not depend on the legs (arrays; accounts locked by ids the process learnt and the
+statement re-checks), so it is prepared once per connection; outside a transaction it is its
+own, one round trip. Elsewhere (SQLite, the embedded room) the same steps run one by one.
 """
 
 from __future__ import annotations
@@ -18,11 +21,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Model, Q
 from django.utils import timezone
+from psycopg import Cursor as PgCursor
+from psycopg.types.numeric import Int8Dumper
 
-from audit.services import Subject, audit_record
+from audit.models import AuditRecord
+from audit.services import RECORD_ROW_COLUMNS, RecordRow, Subject, audit_record, audit_record_row
 from cashier.models import Account, Entry, Posting
 
 
@@ -95,107 +102,161 @@ _ENTRY_COLUMNS = (
     "memo, created_at"
 )
 
+# Account ids by (database, Leg.key), per process. An account's identity never changes (the
+# ledger's trigger refuses it), so a known id stays right; the statement checks each locked
+# row's identity anyway, and a stale id (a test database recreated) is looked up again.
+_account_ids: dict[tuple[str, tuple], int] = {}
+_ACCOUNT_IDS_MAX = 100_000
 
-def _statement(
-    legs: Sequence[Leg], end_hand: tuple[int, int] | None, busy: bool, on_hand: bool, link
-):
-    """The WITH statement for these legs and its parameters' order (see the module doc)."""
+
+def _ids_known(legs: Sequence[Leg], *, look_up: bool) -> dict[tuple, int]:
+    """The legs' account ids, looked up (one SELECT, no lock) for those not known yet."""
+    database = connection.settings_dict["NAME"]
+    known = {leg.key: _account_ids.get((database, leg.key)) for leg in legs}
+    missing = [leg for leg in legs if known[leg.key] is None]
+    if missing and look_up:
+        if len(_account_ids) > _ACCOUNT_IDS_MAX:
+            _account_ids.clear()
+        for account in Account.objects.filter(_lock_condition(missing, None)).only(
+            "id", "kind", "owner_id", "table_id", "shard"
+        ):
+            known[_key(account)] = account.pk
+            _account_ids[(database, _key(account))] = account.pk
+    return {key: pk for key, pk in known.items() if pk is not None}
+
+
+def _ids_forget(legs: Sequence[Leg]) -> None:
+    database = connection.settings_dict["NAME"]
+    for leg in legs:
+        _account_ids.pop((database, leg.key), None)
+
+
+def _statement(link) -> str:
+    """The WITH statement (see the module doc). Its text depends only on `link`'s model, not
+    on the legs (passed as arrays), so PostgreSQL plans it once per connection."""
     account, entry, posting = (
         Account._meta.db_table,
         Entry._meta.db_table,
         Posting._meta.db_table,
     )
-    where = []
-    for leg in legs:
-        owner = "owner_id = %s" if leg.owner_id is not None else "owner_id IS NULL"
-        table = "table_id = %s" if leg.table_id is not None else "table_id IS NULL"
-        where.append(f"(kind = %s AND {owner} AND {table} AND shard = %s)")
-    if end_hand is not None:
-        where.append("(kind = 'table_stack' AND table_id = %s AND in_hand_id = %s)")
-    values = ", ".join(
-        "(%s::text, %s::bigint, %s::bigint, %s::int, %s::bigint, %s::boolean, %s::int)"
-        for _ in legs
+    record_columns = ", ".join((*RECORD_ROW_COLUMNS, "subject_id", "content_hash"))
+    record_values = ", ".join(
+        ["%s::timestamptz", "%s::bigint", *["%s::text"] * 5, "%s::jsonb", "%s::text"]
     )
-    busy_sql = (
-        "AND NOT EXISTS (SELECT 1 FROM legs WHERE kind = 'table_stack' "
-        "AND in_hand_id IS NOT NULL AND in_hand_id <> %s)"
-        if busy
-        else ""
-    )
-    conflict = "ON CONFLICT (hand_id) DO NOTHING" if on_hand else ""
-    ends = "l.in_hand_id = %s" if end_hand is not None else "false"
     linked = ""
     if link is not None:
         model, _pk, name = link
         linked = (
             f", linked AS (UPDATE {model._meta.db_table} SET "
             f"{model._meta.get_field(name).column} = entry.id FROM entry "
-            f"WHERE {model._meta.db_table}.{model._meta.pk.column} = %s)"
+            f"WHERE {model._meta.db_table}.{model._meta.pk.column} = %s::bigint)"
         )
     return f"""
-WITH locked AS MATERIALIZED (
-    SELECT {_LOCK_COLUMNS} FROM {account} WHERE {" OR ".join(where)} ORDER BY id FOR UPDATE
-), wanted (kind, owner_id, table_id, shard, amount, guarded, ord) AS (VALUES {values}
+WITH wanted AS MATERIALIZED (
+    SELECT * FROM unnest(%s::bigint[], %s::text[], %s::bigint[], %s::bigint[], %s::int[],
+        %s::bigint[], %s::boolean[]) WITH ORDINALITY
+        AS w (id, kind, owner_id, table_id, shard, amount, guarded, ord)
+), locked AS MATERIALIZED (
+    SELECT {_LOCK_COLUMNS} FROM {account}
+    WHERE id = ANY(%s::bigint[])
+        OR (kind = 'table_stack' AND table_id = %s::bigint AND in_hand_id = %s::bigint)
+    ORDER BY id FOR UPDATE
 ), legs AS MATERIALIZED (
     SELECT l.id AS account_id, l.kind, l.balance, l.in_hand_id, w.amount, w.guarded, w.ord
-    FROM wanted w JOIN locked l ON l.kind = w.kind
+    FROM wanted w JOIN locked l ON l.id = w.id AND l.kind = w.kind
         AND l.owner_id IS NOT DISTINCT FROM w.owner_id
         AND l.table_id IS NOT DISTINCT FROM w.table_id AND l.shard = w.shard
 ), ok AS MATERIALIZED (
-    SELECT (SELECT count(*) FROM legs) = %s
+    SELECT (SELECT count(*) FROM legs) = (SELECT count(*) FROM wanted)
         AND NOT EXISTS (SELECT 1 FROM legs WHERE guarded AND balance + amount < 0)
-        {busy_sql} AS ok
+        AND (%s::bigint IS NULL OR NOT EXISTS (SELECT 1 FROM legs WHERE kind = 'table_stack'
+            AND in_hand_id IS NOT NULL AND in_hand_id <> %s::bigint)) AS ok
 ), entry AS (
     INSERT INTO {entry} ({_ENTRY_COLUMNS})
-    SELECT %s, %s, %s, %s, %s, %s, %s, %s, %s FROM ok WHERE ok.ok {conflict}
+    SELECT %s::text, %s::bigint, %s::bigint, %s::bigint, %s::text, %s::text, %s::bigint,
+        %s::text, %s::timestamptz
+    FROM ok WHERE ok.ok ON CONFLICT (hand_id) DO NOTHING
     RETURNING id
 ), posted AS (
     INSERT INTO {posting} (entry_id, account_id, amount)
     SELECT entry.id, legs.account_id, legs.amount FROM entry, legs
     WHERE legs.amount <> 0 ORDER BY legs.ord
 ), moves AS (
-    SELECT l.id, coalesce(legs.amount, 0) AS amount, coalesce({ends}, false) AS ends
+    SELECT l.id, coalesce(legs.amount, 0) AS amount,
+        coalesce(l.in_hand_id = %s::bigint, false) AS ends
     FROM locked l LEFT JOIN legs ON legs.account_id = l.id
 ), moved AS (
     UPDATE {account} a SET balance = a.balance + moves.amount,
         in_hand_id = CASE WHEN moves.ends THEN NULL ELSE a.in_hand_id END
     FROM entry, moves WHERE a.id = moves.id AND (moves.amount <> 0 OR moves.ends)
+), audited AS (
+    INSERT INTO {AuditRecord._meta.db_table} ({record_columns})
+    SELECT {record_values}, entry.id::text,
+        encode(sha256(convert_to(%s::text || entry.id::text || %s::text, 'UTF8')), 'hex')
+    FROM entry
 ){linked}
 SELECT (SELECT id FROM entry) AS entry_id, (SELECT ok FROM ok) AS all_ok, {_LOCK_COLUMNS}
 FROM locked ORDER BY locked.id
 """
 
 
+def _prepared_execute(sql, params, many, context):
+    """Django's executor, but through a server-side binding cursor that prepares the statement
+    (psycopg keeps it per connection): planning the WITH took longer than running it."""
+    db = context["connection"]
+    db.validate_no_broken_transaction()
+    with db.wrap_database_errors:
+        cursor = PgCursor(db.connection)
+        # Every whole number as bigint: psycopg would send 1 as smallint and 10**9 as integer,
+        # and each mix of types would be prepared as a statement of its own.
+        cursor.adapters.register_dumper(int, Int8Dumper)
+        cursor.execute(sql, params, prepare=True)
+        return cursor
+
+
 def _run_in_one_statement(
-    legs: Sequence[Leg], fields: dict, end_hand: tuple[int, int] | None, busy_hand_id, link
+    legs: Sequence[Leg],
+    fields: dict,
+    end_hand: tuple[int, int] | None,
+    busy_hand_id,
+    link,
+    ids: dict[tuple, int],
+    record: RecordRow,
 ) -> tuple[int | None, bool, list[Account]]:
-    on_hand = fields["hand_id"] is not None
-    sql = _statement(legs, end_hand, busy_hand_id is not None, on_hand, link)
-    params: list = []
-    for leg in legs:
-        params.append(leg.kind)
-        if leg.owner_id is not None:
-            params.append(leg.owner_id)
-        if leg.table_id is not None:
-            params.append(leg.table_id)
-        params.append(leg.shard)
-    if end_hand is not None:
-        params.extend(end_hand)
-    for ord_, leg in enumerate(legs):
-        params.extend(
-            [leg.kind, leg.owner_id, leg.table_id, leg.shard, leg.amount, leg.guarded, ord_]
-        )
-    params.append(len(legs))
-    if busy_hand_id is not None:
-        params.append(busy_hand_id)
-    params.extend(fields[name] for name in _ENTRY_FIELDS)
-    if end_hand is not None:
-        params.append(end_hand[1])
+    wanted_ids = [ids.get(leg.key) for leg in legs]
+    params: list = [
+        wanted_ids,
+        [leg.kind for leg in legs],
+        [leg.owner_id for leg in legs],
+        [leg.table_id for leg in legs],
+        [leg.shard for leg in legs],
+        [leg.amount for leg in legs],
+        [leg.guarded for leg in legs],
+        [pk for pk in wanted_ids if pk is not None],
+        end_hand[0] if end_hand is not None else None,
+        end_hand[1] if end_hand is not None else None,
+        busy_hand_id,
+        busy_hand_id,
+        *(fields[name] for name in _ENTRY_FIELDS),
+        end_hand[1] if end_hand is not None else None,
+        *record.values,
+        record.text_before,
+        record.text_after,
+    ]
     if link is not None:
         params.append(link[1])
+    sql = _statement(link)
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
+        if getattr(settings, "DB_PREPARED_STATEMENTS", False):
+            if hasattr(cursor, "debug_sql"):  # DEBUG: Django logs the statement, as for any
+                with cursor.debug_sql(sql, params):
+                    raw = cursor._execute_with_wrappers(sql, params, False, _prepared_execute)
+            else:
+                raw = cursor._execute_with_wrappers(sql, params, False, _prepared_execute)
+            rows = raw.fetchall()
+        else:
+            cursor.execute(sql, params)
+            rows = cursor.fetchall()
     locked = []
     for _entry_id, _ok, pk, kind, owner_id, table_id, shard, balance, in_hand_id in rows:
         row = Account(
@@ -302,32 +363,74 @@ def entry_post_locked(
         "memo": memo,
         "created_at": now or timezone.now(),
     }
-    run = _run_in_one_statement if connection.vendor == "postgresql" else _run_step_by_step
-    with transaction.atomic(savepoint=False):
-        entry_id, ok, rows = run(legs, fields, end_hand, busy_hand_id, link)
+    if connection.vendor == "postgresql":
+        entry_id, ok, rows = _post_in_one_statement(
+            legs, fields, end_hand, busy_hand_id, link, created_by
+        )
         locked = {_key(account): account for account in rows}
         if entry_id is None:
             refusal = refusal_of(legs, locked, busy_hand_id=busy_hand_id)
             return Posted(None, locked, refusal or ("settled" if ok else "missing"))
-        entry = Entry(id=entry_id, **fields)
-        entry._state.adding, entry._state.db = False, connection.alias
-        # The audit log holds every entry by reference, in the same transaction (audit/).
-        audit_record(
-            action="ledger.entry",
-            actor=created_by,
-            subject=Subject("cashier.entry", entry.pk, reason),
-            payload={
-                "reason": reason,
-                "player_id": fields["player_id"],
-                "table_id": table_id,
-                "hand_id": hand_id,
-                "legs": [[locked[leg.key].pk, leg.amount] for leg in legs if leg.amount],
-            },
-            now=entry.created_at,
-        )
+    else:
+        with transaction.atomic(savepoint=False):
+            entry_id, ok, rows = _run_step_by_step(legs, fields, end_hand, busy_hand_id, link)
+            locked = {_key(account): account for account in rows}
+            if entry_id is None:
+                refusal = refusal_of(legs, locked, busy_hand_id=busy_hand_id)
+                return Posted(None, locked, refusal or ("settled" if ok else "missing"))
+            # The audit log holds every entry by reference, in the same transaction (audit/).
+            audit_record(
+                action="ledger.entry",
+                actor=created_by,
+                subject=Subject("cashier.entry", entry_id, reason),
+                payload=_record_payload(legs, fields, {key: a.pk for key, a in locked.items()}),
+                now=fields["created_at"],
+            )
+    entry = Entry(id=entry_id, **fields)
+    entry._state.adding, entry._state.db = False, connection.alias
     for account in rows:
         if end_hand is not None and account.in_hand_id == end_hand[1]:
             account.in_hand_id = None
     for leg in legs:
         locked[leg.key].balance += leg.amount
     return Posted(entry, locked)
+
+
+def _record_payload(legs: Sequence[Leg], fields: dict, ids: dict[tuple, int]) -> dict:
+    """The entry's audit record payload (the same on both paths)."""
+    return {
+        "reason": fields["reason"],
+        "player_id": fields["player_id"],
+        "table_id": fields["table_id"],
+        "hand_id": fields["hand_id"],
+        "legs": [[ids.get(leg.key), leg.amount] for leg in legs if leg.amount],
+    }
+
+
+def _post_in_one_statement(
+    legs: Sequence[Leg], fields: dict, end_hand, busy_hand_id, link, created_by
+) -> tuple[int | None, bool, list[Account]]:
+    """PostgreSQL: the one statement, with the entry's audit record in it. Outside a
+    transaction it is its own (one round trip; the deferred checks run at its end). An
+    account id this process knew but the statement did not find is looked up once more."""
+    ids = _ids_known(legs, look_up=True)
+    for _attempt in range(2):
+        record = audit_record_row(
+            action="ledger.entry",
+            actor=created_by,
+            subject_type="cashier.entry",
+            subject_label=fields["reason"],
+            payload=_record_payload(legs, fields, ids),
+            now=fields["created_at"],
+        )
+        entry_id, ok, rows = _run_in_one_statement(
+            legs, fields, end_hand, busy_hand_id, link, ids, record
+        )
+        if entry_id is not None or ok:
+            break
+        found = {_key(account): account.pk for account in rows}
+        if all(found.get(leg.key) == ids.get(leg.key) for leg in legs):
+            break  # what it knew is what the database holds: a real refusal
+        _ids_forget(legs)
+        ids = _ids_known(legs, look_up=True)
+    return entry_id, ok, rows

@@ -713,10 +713,25 @@ def banked_wager_place(
     return posted.entry
 
 
-def _in_play(posted: Posted, legs: list[Leg]) -> str:
-    """What bets in play held when a movement out of them was refused."""
+def _posted_or_not_in_play(
+    posted: Posted, legs: list[Leg], *, round_id: int, amount: int, voiding: bool = False
+) -> Entry:
+    """The entry, or the refusal of a movement out of bets in play that holds less than
+    `amount` (a round settled or voided: the three banked movements out of play share it)."""
+    if posted.entry is not None:
+        return posted.entry
     in_play = _short(posted, legs, Kind.BANKED_BETS_IN_PLAY)
-    return dollars(in_play.balance if in_play else 0)
+    values = {
+        "balance": dollars(in_play.balance if in_play else 0),
+        "round_id": round_id,
+        "amount": dollars(amount),
+        "staked": dollars(amount),
+    }
+    if voiding:
+        message = _("Only %(balance)s is in play; round %(round_id)s cannot void %(amount)s.")
+    else:
+        message = _("Only %(balance)s is in play; round %(round_id)s cannot settle %(staked)s.")
+    raise CashierError("not_in_play", message % values)
 
 
 @transaction.atomic(savepoint=False)
@@ -735,13 +750,7 @@ def banked_round_settle(*, player, round_id: int, staked: int, net: int, now=Non
         memo=f"showdown round {round_id}",
         now=now,
     )
-    if posted.entry is None:
-        raise CashierError(
-            "not_in_play",
-            _("Only %(balance)s is in play; round %(round_id)s cannot settle %(staked)s.")
-            % {"balance": _in_play(posted, legs), "round_id": round_id, "staked": dollars(staked)},
-        )
-    return posted.entry
+    return _posted_or_not_in_play(posted, legs, round_id=round_id, amount=staked)
 
 
 @transaction.atomic(savepoint=False)
@@ -774,17 +783,9 @@ def banked_rounds_settle(*, settlements: list[tuple], memo: str, now=None) -> En
         Leg(Kind.HOUSE_BANKROLL, amount, shard=shard) for shard, amount in sorted(house.items())
     ]
     posted = _banked_post(legs=legs, reason=Reason.BANKED_PAYOUT, player=None, memo=memo, now=now)
-    if posted.entry is None:
-        raise CashierError(
-            "not_in_play",
-            _("Only %(balance)s is in play; round %(round_id)s cannot settle %(staked)s.")
-            % {
-                "balance": _in_play(posted, legs),
-                "round_id": settlements[0][1],
-                "staked": dollars(-sum(in_play.values())),
-            },
-        )
-    return posted.entry
+    return _posted_or_not_in_play(
+        posted, legs, round_id=settlements[0][1], amount=-sum(in_play.values())
+    )
 
 
 @transaction.atomic(savepoint=False)
@@ -804,10 +805,4 @@ def banked_round_void(*, player, round_id: int, amount: int, now=None) -> Entry:
         memo=f"showdown round {round_id} voided after 90 days unresolved",
         now=now,
     )
-    if posted.entry is None:
-        raise CashierError(
-            "not_in_play",
-            _("Only %(balance)s is in play; round %(round_id)s cannot void %(amount)s.")
-            % {"balance": _in_play(posted, legs), "round_id": round_id, "amount": dollars(amount)},
-        )
-    return posted.entry
+    return _posted_or_not_in_play(posted, legs, round_id=round_id, amount=amount, voiding=True)

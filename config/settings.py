@@ -140,6 +140,14 @@ else:
     DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = env.bool(
         "DB_DISABLE_SERVER_SIDE_CURSORS", default=False
     )
+    # The ledger's posting statement (cashier/posting.py) is prepared once per connection:
+    # planning it took longer than running it. PgBouncer in transaction mode passes prepared
+    # statements on from version 1.21 (max_prepared_statements); before that, set this false.
+    DB_PREPARED_STATEMENTS = env.bool("DB_PREPARED_STATEMENTS", default=True)
+    if DB_PREPARED_STATEMENTS:
+        # psycopg prepares nothing without a threshold; Django's cursors bind on the client and
+        # never prepare whatever it is, so only the statements that ask for it are prepared.
+        DATABASES["default"]["OPTIONS"].setdefault("prepare_threshold", 5)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env.str("REDIS_URL", default="")

@@ -5,10 +5,17 @@ import subprocess
 import sys
 
 import pytest
+from django.conf import settings
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
+from audit.models import AuditRecord
+from audit.services import content_hash
+from audit.verify import audit_verify
+from cashier import posting
 from cashier.models import Account, Entry
 from cashier.posting import Leg, entry_post_locked
+from cashier.verify import ledger_verify
 from tests.conftest import REPO_ROOT
 from tests.factories import make_funded_player
 
@@ -53,6 +60,78 @@ def test_legs_that_do_not_balance_or_repeat_an_account_are_refused_before_sendin
     ):
         with pytest.raises(ValueError):
             entry_post_locked(legs=legs, reason=Entry.Reason.VOID, player=alice)
+
+
+def _charity_gift(alice, cents: int):
+    return entry_post_locked(
+        legs=[
+            Leg(Kind.WALLET, -cents, owner_id=alice.pk, guarded=True),
+            Leg(Kind.CHARITY, cents),
+        ],
+        reason=Entry.Reason.VOID,
+        player=alice,
+    )
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's one statement")
+@pytest.mark.django_db(transaction=True)
+def test_outside_a_transaction_an_entry_is_one_statement_with_its_audit_record():
+    """Issue 26: the entry, its postings, the balances and its audit record in one statement,
+    which is its own transaction (one round trip), prepared once; the record's content hash,
+    computed by PostgreSQL around the new entry's id, is the one verify_audit recomputes."""
+    alice = make_funded_player("alice", cents=100_000)
+    Account.objects.get_or_create(kind=Kind.CHARITY, shard=0)
+    assert _charity_gift(alice, 100).entry is not None  # learns the accounts' ids
+    with CaptureQueriesContext(connection) as statements:
+        entry = _charity_gift(alice, 200).entry
+    assert entry is not None and not connection.in_atomic_block
+    assert len(statements) == 1, [q["sql"][:60] for q in statements]
+    assert "INSERT INTO audit_auditrecord" in statements[0]["sql"]
+    record = AuditRecord.objects.get(subject_type="cashier.entry", subject_id=str(entry.pk))
+    assert record.content_hash == content_hash(record)
+    assert record.payload["legs"] == [
+        [Account.objects.get(kind=Kind.WALLET, owner=alice).pk, -200],
+        [Account.objects.get(kind=Kind.CHARITY).pk, 200],
+    ]
+    assert Account.objects.get(kind=Kind.WALLET, owner=alice).balance == 99_700
+    assert audit_verify().ok and ledger_verify().ok
+    if settings.DB_PREPARED_STATEMENTS:
+        assert _charity_gift(alice, 300).entry is not None
+        prepared = _prepared_postings()
+        assert prepared >= 1, "the statement is prepared"
+        # An amount past a smallint (psycopg would send it as an integer): still the
+        # statement prepared for the last one.
+        assert _charity_gift(alice, 40_000).entry is not None
+        assert _prepared_postings() == prepared
+
+
+def _prepared_postings() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s",
+            ["%INSERT INTO audit_auditrecord%"],
+        )
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's one statement")
+@pytest.mark.django_db
+def test_an_account_id_known_from_before_that_does_not_fit_is_looked_up_again():
+    """The ids a process knows are checked against the locked rows' identity: a wrong one
+    (a database recreated under the process) posts nothing on the wrong account."""
+    alice = make_funded_player("alice", cents=1_000)
+    charity, _ = Account.objects.get_or_create(kind=Kind.CHARITY, shard=0)
+    wallet = Account.objects.get(kind=Kind.WALLET, owner=alice)
+    assert _charity_gift(alice, 100).entry is not None
+    database = connection.settings_dict["NAME"]
+    posting._account_ids[(database, (Kind.WALLET, alice.pk, None, 0))] = charity.pk
+    entry = _charity_gift(alice, 200).entry
+    assert entry is not None
+    assert sorted(entry.postings.values_list("account_id", "amount")) == sorted(
+        [(wallet.pk, -200), (charity.pk, 200)]
+    )
+    assert posting._account_ids[(database, (Kind.WALLET, alice.pk, None, 0))] == wallet.pk
+    assert audit_verify().ok and ledger_verify().ok
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="runs SQLite in a subprocess")

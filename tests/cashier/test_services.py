@@ -1,6 +1,7 @@
 """Wallet, table-stake and hand services: the money moves once, balanced, or not at all."""
 
 import pytest
+from django.db import transaction
 from django.db.models import Sum
 
 from cashier.models import Account, Entry, Posting
@@ -366,3 +367,35 @@ def test_history_shows_only_the_players_own_legs(table):
     assert {p.account.owner_id for p in history} == {alice.pk}
     assert [p.entry.reason for p in history] == ["buy_in", "buy_in", "deposit"]
     assert all(p.account.owner_id != bob.pk for p in history)
+
+
+@pytest.mark.django_db
+def test_movements_out_of_bets_in_play_refuse_more_than_it_holds_and_say_how_much():
+    """The three banked movements out of play (one round settled, a live round's seats, a
+    void) share one refusal: nothing moves, and the message names what is in play."""
+    from cashier.services import (
+        CashierError,
+        banked_round_settle,
+        banked_round_void,
+        banked_rounds_settle,
+        banked_wager_place,
+    )
+    from config.money import dollars
+
+    alice = make_funded_player("alice", cents=10_000)
+    banked_wager_place(player=alice, round_id=7, amount=500)
+    entries = Entry.objects.count()
+    attempts = [
+        (lambda: banked_round_settle(player=alice, round_id=7, staked=800, net=0), "settle"),
+        (lambda: banked_rounds_settle(settlements=[(alice, 7, 800, 0)], memo="live"), "settle"),
+        (lambda: banked_round_void(player=alice, round_id=7, amount=800), "void"),
+    ]
+    for attempt, verb in attempts:
+        with pytest.raises(CashierError) as refused, transaction.atomic():
+            attempt()
+        assert refused.value.code == "not_in_play"
+        assert f"Only {dollars(500)} is in play; round 7 cannot {verb} {dollars(800)}." == str(
+            refused.value.message
+        )
+    assert Entry.objects.count() == entries
+    assert Account.objects.get(kind=Account.Kind.WALLET, owner=alice).balance == 9_500
