@@ -123,7 +123,7 @@ def test_a_buy_in_and_a_cash_out_read_as_one_line_each_with_the_tables_name(db):
     client = Client()
     client.force_login(ann, backend="django.contrib.auth.backends.ModelBackend")
     page = client.get("/cashier/").content.decode()
-    rows = page[page.index('<table class="history">') :].split("<tr>")[2:]
+    rows = page[page.index('<table class="listing history">') :].split("<tr>")[2:]
     assert len(rows) == 3, rows  # the deposit, the buy-in, the cash-out: no stack legs
     buy_in = f"-${table.max_buy_in // 100}."
     assert "Buy-in" in rows[1] and "Galway" in rows[1] and buy_in in rows[1]
