@@ -134,8 +134,10 @@ def test_no_staff_page_search_or_log_shows_a_running_hands_cards(staff, caplog):
     assert "Dealt to seat 1 ann: hidden" in page and "posts the big blind $1.00" in page
 
     # Searching the hands for a card finds none of them (staff search by table name), so no
-    # answer tells the cards apart; no list shows a card but the one searched for.
-    for card in FULL_DECK:
+    # answer tells the cards apart; no list shows a card but the one searched for. A search
+    # answers only by which rows match, so one card from every place a card can be is enough:
+    # each seat's hole cards, the burns and the board to come (DECK[:20]), and two never dealt.
+    for card in DECK[:22]:
         page = fetch(staff, f"/admin/poker/hand/?q={card}")
         assert not cards_in(without_echo(page, card)), card
         assert f"/admin/poker/hand/{hand.pk}/change/" not in page

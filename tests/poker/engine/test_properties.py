@@ -83,8 +83,13 @@ def assert_result_is_sound(hand: Hand) -> None:
         assert not set(pot["eligible"]) & folded
 
 
+# 250 hands, each played to its end with every invariant checked at every step (about 30
+# steps a hand: thousands of checked states), each of the four games 20 to 80 times and side
+# pots up to six in a run (--hypothesis-show-statistics). The 600 there were took 40% longer
+# and reached no kind of hand these do not; the rare mixes (dead button, extra blinds,
+# one-chip stacks) are drawn anew on every run.
 @settings(
-    max_examples=600,
+    max_examples=250,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

@@ -1,6 +1,6 @@
 """Differential tests: our engine and pokerkit play the same hands to the same stacks.
 
-2,000 random hands each of pot-limit Omaha (pokerkit's `PotLimitOmahaHoldem`) and fixed-limit
+1,000 random hands each of pot-limit Omaha (pokerkit's `PotLimitOmahaHoldem`) and fixed-limit
 Omaha hi/lo 8 or better, rake off: the same stacks, the same deck (pokerkit deals from our deck
 order and burns itself), the same actions chosen by the random policy from our legal actions,
 played in lockstep. At every decision both engines must agree on who acts and what a call costs,
@@ -39,7 +39,7 @@ kept off the difference and our rule is tested on its own elsewhere:
 from __future__ import annotations
 
 import warnings
-from collections import deque
+from collections import Counter, deque
 from random import Random
 
 import pytest
@@ -63,7 +63,10 @@ from tests.poker.engine.conftest import pokerkit_comparable_raise
 
 pytestmark = pytest.mark.slow
 
-HANDS = 2000
+# 1,000 hands of each: every table size from 2 to 6 players a hundred times and more, hundreds
+# of showdowns and side pots, tens of split pots (run() counts them and the tests check the
+# counts); doubling it added no kind of hand the first thousand lacked, only minutes.
+HANDS = 1000
 BIG_BLIND = 100
 AUTOMATIONS = (
     Automation.ANTE_POSTING,
@@ -79,10 +82,43 @@ AUTOMATIONS = (
 PK_CARD = {card: next(iter(Card.parse(card))) for card in FULL_DECK}
 
 
-class FixedLimitOmahaHiLo(FixedLimitPokerMixin, OmahaHoldemMixin, Holdem):
-    """pokerkit's fixed-limit Omaha hi/lo, really fixed limit."""
+def remembered(hand_type):
+    """pokerkit's own hand type, answering a question it was asked before from memory.
 
-    hand_types = (OmahaHoldemHand, OmahaEightOrBetterLowHand)
+    A pokerkit showdown scores the same player's hand many times over (to kill hands that
+    cannot win, to push each pot, to compare), and its Omaha scoring tries every two-plus-three
+    choice each time: that was most of these tests' minutes. The value is still pokerkit's own,
+    computed once per hole and board.
+    """
+    answers: dict = {}
+
+    class Remembered(hand_type):
+        @classmethod
+        def from_game(cls, hole_cards, board_cards=()):
+            key = (tuple(Card.clean(hole_cards)), tuple(Card.clean(board_cards)))
+            if key not in answers:
+                try:
+                    answers[key] = super().from_game(*key)
+                except ValueError as error:  # pokerkit's way of saying: no such hand (a low)
+                    answers[key] = error
+            if isinstance(answers[key], ValueError):
+                raise answers[key]
+            return answers[key]
+
+    Remembered.__name__ = Remembered.__qualname__ = hand_type.__name__
+    return Remembered
+
+
+class RememberingPotLimitOmaha(PotLimitOmahaHoldem):
+    """pokerkit's pot-limit Omaha with its scoring remembered (`remembered`)."""
+
+    hand_types = (remembered(OmahaHoldemHand),)
+
+
+class FixedLimitOmahaHiLo(FixedLimitPokerMixin, OmahaHoldemMixin, Holdem):
+    """pokerkit's fixed-limit Omaha hi/lo, really fixed limit, its scoring remembered."""
+
+    hand_types = (remembered(OmahaHoldemHand), remembered(OmahaEightOrBetterLowHand))
 
 
 def new_pair(rng: Random, structure: str):
@@ -106,7 +142,7 @@ def new_pair(rng: Random, structure: str):
         ours = Hand.start(
             game="omaha", structure="pot-limit", small_blind=50, big_blind=BIG_BLIND, **table
         )
-        theirs = PotLimitOmahaHoldem.create_state(
+        theirs = RememberingPotLimitOmaha.create_state(
             AUTOMATIONS, True, 0, (50, BIG_BLIND), BIG_BLIND, stacks, n, mode=Mode.CASH_GAME
         )
     else:
@@ -237,9 +273,11 @@ def has_split_pot(hand: Hand) -> bool:
     return False
 
 
-def run(structure: str, seed: int) -> int:
+def run(structure: str, seed: int) -> Counter[str]:
+    """Play HANDS hands in lockstep; count what they went through (the caller checks the
+    sample really reached showdowns, side pots and split pots)."""
     rng = Random(seed)
-    differing = 0
+    seen: Counter[str] = Counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # pokerkit warns about cash-game oddities
         for _ in range(HANDS):
@@ -247,21 +285,36 @@ def run(structure: str, seed: int) -> int:
             play_in_lockstep(rng, ours, theirs)
             final = [seat["final_stack"] for seat in ours.result["seats"]]
             if final != list(theirs.stacks):
-                differing += 1
+                seen["differing"] += 1
                 assert has_split_pot(ours), (ours.setup, ours.events)
                 assert list(theirs.stacks) == stacks_by_pokerkit_conventions(ours)
             assert sum(final) == sum(ours.starting_stacks)
-    return differing
+            seen["showdown"] += any(entry["shown"] for entry in ours.result["showdown"])
+            seen["side pot"] += len(ours.result["pots"]) > 1
+            seen["split pot"] += any(
+                len({share["seat"] for share in pot["high"] + pot["low"]}) > 1
+                for pot in ours.result["pots"]
+            )
+            seen["low won"] += any(pot["low"] for pot in ours.result["pots"])
+            seen[f"{len(ours.seats)} players"] += 1
+    return seen
 
 
 def test_pot_limit_omaha_matches_pokerkit():
-    differing = run("pot-limit", seed=2026)
-    assert differing < HANDS // 100  # only odd chips of split pots
+    seen = run("pot-limit", seed=2026)
+    assert seen["differing"] < HANDS // 100  # only odd chips of split pots
+    assert seen["showdown"] > HANDS // 2 and seen["side pot"] > HANDS // 5
+    assert seen["split pot"] >= 10 and all(seen[f"{n} players"] > HANDS // 10 for n in range(2, 7))
 
 
 def test_fixed_limit_omaha_hi_lo_matches_pokerkit():
-    differing = run("limit", seed=2027)
-    assert differing < HANDS // 50  # odd chips and pokerkit's low half of side pots
+    seen = run("limit", seed=2027)
+    assert seen["differing"] < HANDS // 50  # odd chips and pokerkit's low half of side pots
+    assert seen["differing"] > 0  # the sample reaches pokerkit's conventions, checked above
+    assert seen["showdown"] > HANDS // 2 and seen["side pot"] > HANDS // 5
+    assert seen["low won"] > HANDS // 5 and all(
+        seen[f"{n} players"] > HANDS // 10 for n in range(2, 7)
+    )
 
 
 def test_pokerkit_conventions_helper_agrees_when_nothing_splits():
