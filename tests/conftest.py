@@ -1,7 +1,6 @@
 """Fixtures shared by every app's tests: players, logged-in clients, a real Celery worker."""
 
 import contextlib
-import functools
 import os
 import socket
 import subprocess
@@ -32,6 +31,47 @@ def pytest_configure(config):
             *settings.PASSWORD_HASHERS,
         ]
     ).enable()
+    _flush_by_delete()
+
+
+# Tables whose rows Django's post_migrate makes again, the same, after every flush; the flush
+# by DELETE keeps them, so post_migrate finds them there and writes nothing.
+FLUSH_KEEPS = frozenset({"django_content_type", "auth_permission"})
+
+
+def _flush_by_delete() -> None:
+    """A transactional test ends with Django's flush, a TRUNCATE of every table: on PostgreSQL
+    that makes new files for ~50 tables and their indexes, 1-2 s a test on a busy machine, and
+    post_migrate then inserts the content types and permissions again in ~30 commits. The few
+    rows a test leaves go faster with DELETE (~10 ms), run with the tables' triggers off (the
+    ledger's and the audit log's immutability triggers, and the foreign keys, which TRUNCATE
+    skips too). That needs a superuser, as the tests' PostgreSQL role is; otherwise, or when a
+    test resets sequences, the flush stays Django's TRUNCATE."""
+    from django.db.backends.postgresql.operations import DatabaseOperations
+
+    truncate = DatabaseOperations.sql_flush
+
+    def sql_flush(self, style, tables, *, reset_sequences=False, allow_cascade=False):
+        if not tables or reset_sequences or not _superuser(self.connection):
+            return truncate(
+                self, style, tables, reset_sequences=reset_sequences, allow_cascade=allow_cascade
+            )
+        return [
+            "SET LOCAL session_replication_role = replica",
+            *(
+                f"{style.SQL_KEYWORD('DELETE FROM')} {style.SQL_FIELD(self.quote_name(table))}"
+                for table in sorted(tables)
+                if table not in FLUSH_KEEPS
+            ),
+        ]
+
+    DatabaseOperations.sql_flush = sql_flush
+
+
+def _superuser(connection) -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('is_superuser') = 'on'")
+        return cursor.fetchone()[0]
 
 
 @pytest.fixture
@@ -461,26 +501,69 @@ def _flushes_the_database(item) -> bool:
     return "transactional_db" in getattr(item, "fixturenames", ())
 
 
-@functools.cache
-def _paytable_figures() -> dict:
-    from poker.engine.showdown_math import report
-    from poker.engine.showdown_paytables import PAYTABLES
+# What the data migrations stored, read from the migrated database before the first flush of
+# this process (see `pytest_runtest_setup`): the paytables' figures (which take the engine's
+# calculator ~7 s to compute again) and the staff roles' permissions.
+_migrated: dict = {}
 
-    return {line["name"]: line for line in report(PAYTABLES)["paytables"]}
+
+def migration_data_capture() -> None:
+    """Note the paytables' figures and the staff roles' permissions as the migrations left
+    them, once per process, if they are all there."""
+    from django.contrib.auth.models import Group
+
+    from poker.engine.showdown_paytables import PAYTABLES
+    from showdown.models import Paytable
+
+    if "figures" not in _migrated:
+        figures = {
+            line["name"]: line
+            for line in Paytable.objects.values("name", "edge", "edge_pct", "hit_rate_pct")
+        }
+        if all(table.name in figures for table in PAYTABLES):
+            _migrated["figures"] = figures
+    if "roles" not in _migrated:
+        roles = {
+            group.name: sorted(p.pk for p in group.permissions.all())
+            for group in Group.objects.filter(name__in=_role_names()).prefetch_related(
+                "permissions"
+            )
+        }
+        if len(roles) == len(_role_names()) and all(roles.values()):
+            _migrated["roles"] = roles
+
+
+def _role_names() -> list[str]:
+    from importlib import import_module
+
+    return list(import_module("staff.migrations.0002_roles").ROLES)
+
+
+def _paytable_figures() -> dict:
+    if "figures" not in _migrated:
+        from poker.engine.showdown_math import report
+        from poker.engine.showdown_paytables import PAYTABLES
+
+        _migrated["figures"] = {line["name"]: line for line in report(PAYTABLES)["paytables"]}
+    return _migrated["figures"]
 
 
 def migration_data_load() -> None:
-    """Load again the paytables and Showdown tables showdown's data migration loads, and the
-    auditors group. (Staff roles are made by the fixtures that need them: giving a role its
-    permissions is a change of power, which writes to the audit log.)"""
+    """Load again the paytables and Showdown tables showdown's data migration loads, the
+    auditors group, and the staff roles as their migrations left them. The roles' permission
+    rows go in without m2m signals, as in the migrations (whose historical models no receiver
+    hears): the migrated database holds no audit record of them, and neither does this. (A
+    flush keeps the permissions themselves: FLUSH_KEEPS.) When the roles were not captured,
+    `make_staff` makes them inside its test."""
     from importlib import import_module
     from unittest import mock
 
     from django.apps import apps
+    from django.contrib.auth.models import Group
 
     import poker.engine.showdown_math
 
-    figures = _paytable_figures()  # computed once per process, before the patch below
+    figures = _paytable_figures()  # from the migrated database or computed, before the patch
 
     def cached_report(paytables):
         return {"paytables": list(figures.values())}
@@ -488,6 +571,12 @@ def migration_data_load() -> None:
     with mock.patch.object(poker.engine.showdown_math, "report", cached_report):
         import_module("showdown.migrations.0002_paytables_and_tables").load(apps, None)
     import_module("cashier.migrations.0003_auditors_group").create_group(apps, None)
+    for name, permissions in _migrated.get("roles", {}).items():
+        group, _ = Group.objects.get_or_create(name=name)
+        if not group.permissions.exists():
+            Group.permissions.through.objects.bulk_create(
+                Group.permissions.through(group=group, permission_id=pk) for pk in permissions
+            )
 
 
 def migration_data_reload() -> None:
@@ -509,6 +598,22 @@ def migration_data_reload() -> None:
     loader.join()
     if failure:
         raise failure[0]
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item):
+    """Before the first flush of this process, note what the data migrations stored."""
+    outcome = yield
+    if (
+        outcome.excinfo
+        or _migrated.keys() >= {"figures", "roles"}
+        or not _flushes_the_database(item)
+    ):
+        return
+    from pytest_django.plugin import blocking_manager_key
+
+    with item.config.stash[blocking_manager_key].unblock():
+        migration_data_capture()
 
 
 @pytest.hookimpl(hookwrapper=True)

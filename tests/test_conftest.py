@@ -25,3 +25,39 @@ def test_passwords_hash_quickly_in_the_format_a_server_verifies():
     algorithm, iterations, _salt, _hash = encoded.split("$")
     assert (algorithm, iterations) == ("pbkdf2_sha256", "1")
     assert check_password("a-long-passphrase-42", encoded)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_flush_empties_even_the_immutable_tables_and_the_reload_brings_back_the_roles():
+    """The flush by DELETE (tests/conftest.py) empties the ledger and the audit log, whose
+    triggers refuse a DELETE; the reload then puts back the staff roles with the permissions
+    the migrations gave them, and writes no audit record of it, as the migrations wrote none."""
+    from django.contrib.auth.models import Group
+    from django.core.management import call_command
+
+    from audit.models import AuditRecord
+    from cashier.models import Entry
+    from tests.conftest import _role_names
+    from tests.factories import make_funded_player, make_staff
+
+    roles = {
+        group.name: sorted(group.permissions.values_list("pk", flat=True))
+        for group in Group.objects.filter(name__in=_role_names())
+    }
+    assert len(roles) == len(_role_names())
+    make_funded_player("flushed")
+    make_staff("sue", "support")
+    assert Entry.objects.exists() and AuditRecord.objects.exists()
+
+    # as a transactional test's teardown calls it (Django's TransactionTestCase)
+    call_command("flush", verbosity=0, interactive=False, reset_sequences=False)
+    assert not Entry.objects.exists() and not AuditRecord.objects.exists()
+    assert not Group.objects.exists()
+
+    migration_data_reload()
+    assert {
+        group.name: sorted(group.permissions.values_list("pk", flat=True))
+        for group in Group.objects.filter(name__in=_role_names())
+    } == roles
+    assert not AuditRecord.objects.exists()
+    assert Paytable.objects.exists() and ShowdownTable.objects.exists()
