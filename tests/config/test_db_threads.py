@@ -194,13 +194,14 @@ async def test_a_tables_broadcasts_leave_a_process_in_commit_order():
             await socket.send({"type": "sit_in", "post_big_blind": True})
 
     await asyncio.gather(*(toggle(socket) for socket in sockets))
+
     def updates(socket) -> list[int]:
         return [_version(f) for f in socket.frames if f["type"] == "update"]
 
     for socket in sockets:
         # Every change, and maybe a hand dealt: a busy machine may pause between two of them
         # longer than any quiet spell, so wait for the count, then for what may follow it.
-        await socket.until(lambda _: len(updates(socket)) >= 4 * 6, timeout=60)
+        await socket.until(lambda _, socket=socket: len(updates(socket)) >= 4 * 6, timeout=60)
         await socket.drain(quiet=0.5)
         versions = updates(socket)
         assert versions == list(range(versions[0], versions[0] + len(versions))), versions
