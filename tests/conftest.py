@@ -522,10 +522,13 @@ def migration_data_capture() -> None:
         if all(table.name in figures for table in PAYTABLES):
             _migrated["figures"] = figures
     if "roles" not in _migrated:
+        # by name: a TRUNCATE (a test resetting sequences) makes the permissions anew
         roles = {
-            group.name: sorted(p.pk for p in group.permissions.all())
+            group.name: sorted(
+                (p.content_type.app_label, p.codename) for p in group.permissions.all()
+            )
             for group in Group.objects.filter(name__in=_role_names()).prefetch_related(
-                "permissions"
+                "permissions__content_type"
             )
         }
         if len(roles) == len(_role_names()) and all(roles.values()):
@@ -558,7 +561,7 @@ def migration_data_load() -> None:
     from unittest import mock
 
     from django.apps import apps
-    from django.contrib.auth.models import Group
+    from django.contrib.auth.models import Group, Permission
 
     import poker.engine.showdown_math
 
@@ -570,11 +573,16 @@ def migration_data_load() -> None:
     with mock.patch.object(poker.engine.showdown_math, "report", cached_report):
         import_module("showdown.migrations.0002_paytables_and_tables").load(apps, None)
     import_module("cashier.migrations.0003_auditors_group").create_group(apps, None)
+    pks = {
+        (p.content_type.app_label, p.codename): p.pk
+        for p in Permission.objects.select_related("content_type")
+    }
     for name, permissions in _migrated.get("roles", {}).items():
         group, _ = Group.objects.get_or_create(name=name)
         if not group.permissions.exists():
             Group.permissions.through.objects.bulk_create(
-                Group.permissions.through(group=group, permission_id=pk) for pk in permissions
+                Group.permissions.through(group=group, permission_id=pks[key])
+                for key in permissions
             )
 
 
