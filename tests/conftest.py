@@ -1,7 +1,6 @@
 """Fixtures shared by every app's tests: players, logged-in clients, a real Celery worker."""
 
 import contextlib
-import functools
 import os
 import socket
 import subprocess
@@ -30,52 +29,9 @@ hypothesis.settings.register_profile(
 hypothesis.settings.load_profile("room")
 
 
-def _flush_by_deleting_only_the_rows_there_are() -> None:
-    """A transactional test ends with Django's flush: one TRUNCATE of all hundred-odd tables,
-    which gives each table and index a new file (about 2 s on a busy machine, after every
-    such test). A test writes to a few tables: find those that hold a row (one query), and
-    delete their rows with triggers and foreign-key checks off for the flush's transaction
-    (the ledger's triggers refuse a DELETE; every table that holds a row is emptied, so no
-    reference is left dangling). Same end state, sequences untouched as before."""
-    from django.db.backends.postgresql.operations import DatabaseOperations
-
-    truncate = DatabaseOperations.sql_flush
-
-    def sql_flush(self, style, tables, *, reset_sequences=False, allow_cascade=False):
-        tables = list(tables)
-        if reset_sequences or not tables:
-            return truncate(
-                self, style, tables, reset_sequences=reset_sequences, allow_cascade=allow_cascade
-            )
-        quote = self.quote_name
-        probe = " UNION ALL ".join(
-            f"(SELECT {number} FROM {quote(table)} LIMIT 1)" for number, table in enumerate(tables)
-        )
-        with self.connection.cursor() as cursor:
-            cursor.execute("SELECT current_setting('is_superuser') = 'on'")
-            if not cursor.fetchone()[0]:  # only a superuser may turn the triggers off
-                return truncate(self, style, tables, allow_cascade=allow_cascade)
-            cursor.execute(probe)
-            holding = [tables[number] for (number,) in cursor.fetchall()]
-        if not holding:
-            return []
-        return [
-            "SET LOCAL session_replication_role = replica",
-            *(f"DELETE FROM {quote(table)}" for table in holding),
-        ]
-
-    DatabaseOperations.sql_flush = sql_flush
-
-
-# What the controlling process handed this xdist worker (empty outside xdist).
-_WORKER_INPUT: dict = {}
-
-
 def pytest_configure(config):
     """Passwords hash quickly in the test processes (tests/passwords.py); the production
     hasher stays second, to verify hashes made the production way."""
-    _WORKER_INPUT.update(getattr(config, "workerinput", {}))
-    _flush_by_deleting_only_the_rows_there_are()
     from django.test.utils import override_settings
 
     override_settings(
@@ -84,6 +40,46 @@ def pytest_configure(config):
             *settings.PASSWORD_HASHERS,
         ]
     ).enable()
+    _flush_by_delete()
+
+
+# Tables whose rows Django's post_migrate makes again, the same, after every flush; the flush
+# by DELETE keeps them, so post_migrate finds them there and writes nothing.
+FLUSH_KEEPS = frozenset({"django_content_type", "auth_permission"})
+
+
+def _flush_by_delete() -> None:
+    """A transactional test ends with Django's flush, a TRUNCATE of every table: on PostgreSQL
+    that makes new files for ~50 tables and their indexes, 1-2 s a test on a busy machine, and
+    post_migrate then inserts the content types and permissions again in ~30 commits. The few
+    rows a test leaves go faster with DELETE (~10 ms), after taking TRUNCATE's lock and with
+    the tables' triggers off (the ledger's and the audit log's immutability triggers, and the
+    foreign keys, which TRUNCATE skips too). That needs a superuser, as the tests' PostgreSQL
+    role is; otherwise, or when a test resets sequences, the flush stays Django's TRUNCATE."""
+    from django.db.backends.postgresql.operations import DatabaseOperations
+
+    truncate = DatabaseOperations.sql_flush
+
+    def sql_flush(self, style, tables, *, reset_sequences=False, allow_cascade=False):
+        if not tables or reset_sequences or not _superuser(self.connection):
+            return truncate(
+                self, style, tables, reset_sequences=reset_sequences, allow_cascade=allow_cascade
+            )
+        emptied = [self.quote_name(table) for table in sorted(tables) if table not in FLUSH_KEEPS]
+        return [
+            "SET LOCAL session_replication_role = replica",
+            # TRUNCATE's lock: a server or worker still writing commits first, then goes too.
+            f"LOCK TABLE {', '.join(emptied)} IN ACCESS EXCLUSIVE MODE",
+            *(f"{style.SQL_KEYWORD('DELETE FROM')} {style.SQL_FIELD(table)}" for table in emptied),
+        ]
+
+    DatabaseOperations.sql_flush = sql_flush
+
+
+def _superuser(connection) -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('is_superuser') = 'on'")
+        return cursor.fetchone()[0]
 
 
 @pytest.fixture
@@ -130,10 +126,6 @@ def player_client(client, player):
 # the end. A worker with no clone (SQLite, or one xdist started to replace a crashed one)
 # builds its database as usual.
 CLONED_DATABASE = "room_cloned_test_database"
-# The figures showdown's data migration computed for its paytables (a few CPU seconds), read
-# back from the migrated database and handed to each worker, which reloads those rows after
-# every flush (`migration_data_load`) without computing them again.
-PAYTABLE_FIGURES = "room_paytable_figures"
 
 
 def _xdist_workers(config) -> int:
@@ -155,21 +147,14 @@ def pytest_sessionstart(session):
     with config.stash[blocking_manager_key].unblock():
         config.room_template_name = connection.settings_dict["NAME"]
         connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
-        from showdown.models import Paytable
-
-        config.room_paytable_figures = list(
-            Paytable.objects.values("name", "edge", "edge_pct", "hit_rate_pct")
-        )
         for number in range(workers):
             connection.creation.clone_test_db(suffix=f"gw{number}", verbosity=0)
 
 
 @pytest.hookimpl(optionalhook=True)  # an xdist hook: pytest -p no:xdist runs without it
 def pytest_configure_node(node):
-    """Tell each worker that its database is a clone waiting for it, and the paytable figures
-    its migration computed."""
+    """Tell each worker that its database is a clone waiting for it."""
     node.workerinput[CLONED_DATABASE] = hasattr(node.config, "room_template_name")
-    node.workerinput[PAYTABLE_FIGURES] = getattr(node.config, "room_paytable_figures", None)
 
 
 def pytest_sessionfinish(session):
@@ -565,29 +550,72 @@ def _flushes_the_database(item) -> bool:
     return "transactional_db" in getattr(item, "fixturenames", ())
 
 
-@functools.cache
-def _paytable_figures() -> dict:
-    from_migration = _WORKER_INPUT.get(PAYTABLE_FIGURES)
-    if from_migration:
-        return {line["name"]: line for line in from_migration}
-    from poker.engine.showdown_math import report
-    from poker.engine.showdown_paytables import PAYTABLES
+# What the data migrations stored, read from the migrated database before the first flush of
+# this process (see `pytest_runtest_setup`): the paytables' figures (which take the engine's
+# calculator ~7 s to compute again) and the staff roles' permissions.
+_migrated: dict = {}
 
-    return {line["name"]: line for line in report(PAYTABLES)["paytables"]}
+
+def migration_data_capture() -> None:
+    """Note the paytables' figures and the staff roles' permissions as the migrations left
+    them, once per process, if they are all there."""
+    from django.contrib.auth.models import Group
+
+    from poker.engine.showdown_paytables import PAYTABLES
+    from showdown.models import Paytable
+
+    if "figures" not in _migrated:
+        figures = {
+            line["name"]: line
+            for line in Paytable.objects.values("name", "edge", "edge_pct", "hit_rate_pct")
+        }
+        if all(table.name in figures for table in PAYTABLES):
+            _migrated["figures"] = figures
+    if "roles" not in _migrated:
+        # by name: a TRUNCATE (a test resetting sequences) makes the permissions anew
+        roles = {
+            group.name: sorted(
+                (p.content_type.app_label, p.codename) for p in group.permissions.all()
+            )
+            for group in Group.objects.filter(name__in=_role_names()).prefetch_related(
+                "permissions__content_type"
+            )
+        }
+        if len(roles) == len(_role_names()) and all(roles.values()):
+            _migrated["roles"] = roles
+
+
+def _role_names() -> list[str]:
+    from importlib import import_module
+
+    return list(import_module("staff.migrations.0002_roles").ROLES)
+
+
+def _paytable_figures() -> dict:
+    if "figures" not in _migrated:
+        from poker.engine.showdown_math import report
+        from poker.engine.showdown_paytables import PAYTABLES
+
+        _migrated["figures"] = {line["name"]: line for line in report(PAYTABLES)["paytables"]}
+    return _migrated["figures"]
 
 
 def migration_data_load() -> None:
-    """Load again the paytables and Showdown tables showdown's data migration loads, and the
-    auditors group. (Staff roles are made by the fixtures that need them: giving a role its
-    permissions is a change of power, which writes to the audit log.)"""
+    """Load again the paytables and Showdown tables showdown's data migration loads, the
+    auditors group, and the staff roles as their migrations left them. The roles' permission
+    rows go in without m2m signals, as in the migrations (whose historical models no receiver
+    hears): the migrated database holds no audit record of them, and neither does this. (A
+    flush keeps the permissions themselves: FLUSH_KEEPS.) When the roles were not captured,
+    `make_staff` makes them inside its test."""
     from importlib import import_module
     from unittest import mock
 
     from django.apps import apps
+    from django.contrib.auth.models import Group, Permission
 
     import poker.engine.showdown_math
 
-    figures = _paytable_figures()  # computed once per process, before the patch below
+    figures = _paytable_figures()  # from the migrated database or computed, before the patch
 
     def cached_report(paytables):
         return {"paytables": list(figures.values())}
@@ -595,6 +623,17 @@ def migration_data_load() -> None:
     with mock.patch.object(poker.engine.showdown_math, "report", cached_report):
         import_module("showdown.migrations.0002_paytables_and_tables").load(apps, None)
     import_module("cashier.migrations.0003_auditors_group").create_group(apps, None)
+    pks = {
+        (p.content_type.app_label, p.codename): p.pk
+        for p in Permission.objects.select_related("content_type")
+    }
+    for name, permissions in _migrated.get("roles", {}).items():
+        group, _ = Group.objects.get_or_create(name=name)
+        if not group.permissions.exists():
+            Group.permissions.through.objects.bulk_create(
+                Group.permissions.through(group=group, permission_id=pks[key])
+                for key in permissions
+            )
 
 
 def migration_data_reload() -> None:
@@ -616,6 +655,22 @@ def migration_data_reload() -> None:
     loader.join()
     if failure:
         raise failure[0]
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item):
+    """Before the first flush of this process, note what the data migrations stored."""
+    outcome = yield
+    if (
+        outcome.excinfo
+        or _migrated.keys() >= {"figures", "roles"}
+        or not _flushes_the_database(item)
+    ):
+        return
+    from pytest_django.plugin import blocking_manager_key
+
+    with item.config.stash[blocking_manager_key].unblock():
+        migration_data_capture()
 
 
 @pytest.hookimpl(hookwrapper=True)

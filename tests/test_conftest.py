@@ -25,3 +25,41 @@ def test_passwords_hash_quickly_in_the_format_a_server_verifies():
     algorithm, iterations, _salt, _hash = encoded.split("$")
     assert (algorithm, iterations) == ("pbkdf2_sha256", "1")
     assert check_password("a-long-passphrase-42", encoded)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_flush_empties_even_the_immutable_tables_and_the_reload_brings_back_the_roles():
+    """The flush by DELETE (tests/conftest.py) empties the ledger and the audit log, whose
+    triggers refuse a DELETE; the reload then puts back the staff roles with the permissions
+    the migrations gave them, and writes no audit record of it, as the migrations wrote none."""
+    from django.contrib.auth.models import Group
+    from django.core.management import call_command
+
+    from audit.models import AuditRecord
+    from cashier.models import Entry
+    from tests.conftest import _role_names
+    from tests.factories import make_funded_player, make_staff
+
+    def role_permissions() -> dict:
+        return {
+            group.name: sorted(group.permissions.values_list("content_type__app_label", "codename"))
+            for group in Group.objects.filter(name__in=_role_names())
+        }
+
+    roles = role_permissions()
+    assert len(roles) == len(_role_names())
+    # as a transactional test's teardown calls it (Django's TransactionTestCase), then as one
+    # that resets sequences does (a TRUNCATE, after which post_migrate makes new permissions)
+    for reset_sequences in (False, True):
+        make_funded_player("flushed")
+        make_staff("sue", "support")
+        assert Entry.objects.exists() and AuditRecord.objects.exists()
+
+        call_command("flush", verbosity=0, interactive=False, reset_sequences=reset_sequences)
+        assert not Entry.objects.exists() and not AuditRecord.objects.exists()
+        assert not Group.objects.exists()
+
+        migration_data_reload()
+        assert role_permissions() == roles
+        assert not AuditRecord.objects.exists()
+        assert Paytable.objects.exists() and ShowdownTable.objects.exists()
