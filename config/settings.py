@@ -224,6 +224,11 @@ if CHANNEL_REJOIN_SECONDS <= 0 or POKER_HEARTBEAT_SECONDS <= 0:
 # A running hand whose turn deadline passed this long ago without moving is cancelled by the
 # sweep (every bet returned: poker/services/faults.py).
 POKER_STUCK_HAND_SECONDS = env.int("POKER_STUCK_HAND_SECONDS", default=120)
+# How many tables each process keeps in memory between their changes (poker/services/unit.py):
+# the least recently changed is forgotten past this (it is read again at its next change).
+POKER_TABLES_IN_MEMORY = env.int("POKER_TABLES_IN_MEMORY", default=512)
+if POKER_TABLES_IN_MEMORY < 0:
+    raise ImproperlyConfigured("POKER_TABLES_IN_MEMORY must be 0 or more.")
 # How often each Celery worker's timekeeper sends the timeouts of turns whose deadline passed
 # (poker/timekeeper.py); a turn times out at most about this late (plus the task's trip).
 POKER_TIMEKEEPER_SECONDS = env.float("POKER_TIMEKEEPER_SECONDS", default=0.25)
