@@ -229,6 +229,10 @@ POKER_STUCK_HAND_SECONDS = env.int("POKER_STUCK_HAND_SECONDS", default=120)
 POKER_TABLES_IN_MEMORY = env.int("POKER_TABLES_IN_MEMORY", default=512)
 if POKER_TABLES_IN_MEMORY < 0:
     raise ImproperlyConfigured("POKER_TABLES_IN_MEMORY must be 0 or more.")
+# How long a process's lease on a table lasts unless its next change renews it.
+POKER_TABLE_LEASE_SECONDS = env.int("POKER_TABLE_LEASE_SECONDS", default=30)
+if POKER_TABLE_LEASE_SECONDS <= 0:
+    raise ImproperlyConfigured("POKER_TABLE_LEASE_SECONDS must be above 0.")
 # How often each Celery worker's timekeeper sends the timeouts of turns whose deadline passed
 # (poker/timekeeper.py); a turn times out at most about this late (plus the task's trip).
 POKER_TIMEKEEPER_SECONDS = env.float("POKER_TIMEKEEPER_SECONDS", default=0.25)

@@ -15,6 +15,13 @@ Every change takes the table's memory out for its transaction and puts back, on 
 its frames were built from; a version that moved on (another process, a direct service call)
 or a rollback leaves nothing to recall, and the next change loads as before.
 
+The process that changes a table holds its lease (`Table.lease_owner`, `lease_epoch`,
+`lease_expires_at`): renewed by its next change, taken with the next epoch by any other
+process (commands are not routed to the holder yet, issue 23's next slice). The change's one
+write updates the table's row only `WHERE version = <the version it read> AND lease_epoch =
+<the epoch it holds>`, so a holder whose lease moved on can never write (`StaleOwner`, the
+transaction rolls back); memory is recalled only under the epoch it was kept with.
+
 Refusals raise `TableError(code, message)` before anything is written (the transaction rolls
 back). A hand whose stored state the engine refuses raises `HandRefused`: the change rolls
 back and the hand is cancelled in a transaction of its own (`faults.hand_cancel`); the cashier
@@ -25,15 +32,20 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
+import secrets
+import socket
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any, TypeGuard
 
 from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from config.db_batch import save_together
@@ -53,6 +65,15 @@ Status = Seat.Status
 
 class TableError(Refused):
     """A refused request at a table: `code` for programs, `message` for people. Nothing changed."""
+
+
+class StaleOwner(Exception):
+    """A change's write named a lease the table no longer has (another process took the table
+    since): refused, the transaction rolls back. A fault, not a player's refusal."""
+
+    def __init__(self, table_id: int) -> None:
+        super().__init__(f"table {table_id}: the lease moved on, the write was refused")
+        self.table_id = table_id
 
 
 class HandRefused(Exception):
@@ -163,6 +184,7 @@ class TableMemory:
 
     version: int
     seats: dict[int, Seat]
+    epoch: int = 0  # the table's lease epoch this process held then
     hand_known: bool = False
     hand: Hand | None = None
     engine: EngineHand | None = None
@@ -171,6 +193,33 @@ class TableMemory:
 # table id -> what this process knows of it, least recently changed first (bounded).
 _memory: OrderedDict[int, TableMemory] = OrderedDict()
 _memory_lock = threading.Lock()
+
+
+# ------------------------------------------------------------------ the lease
+
+_identity: tuple[int, str] = (0, "")
+
+
+def process_identity() -> str:
+    """This process as a lease holder: its host, pid and a random token (pids are reused; a
+    forked child gets its own)."""
+    global _identity
+    pid = os.getpid()
+    if _identity[0] != pid:
+        _identity = (pid, f"{socket.gethostname()}:{pid}:{secrets.token_hex(4)}")
+    return _identity[1]
+
+
+def lease_take(table: Table, now: datetime) -> None:
+    """This change's process holds the table's lease until `now` plus the lease time: renewed
+    if it held it, else taken with the next epoch (fencing off the holder before). In this
+    slice any process changing the table takes it (commands are not routed to the holder
+    yet); the caller writes it with the change."""
+    lapsed = table.lease_expires_at is None or table.lease_expires_at <= now
+    me = process_identity()
+    if table.lease_owner != me or lapsed:
+        table.lease_owner, table.lease_epoch = me, table.lease_epoch + 1
+    table.lease_expires_at = now + timedelta(seconds=settings.POKER_TABLE_LEASE_SECONDS)
 
 
 def memory_take(table_id: int) -> TableMemory | None:
@@ -237,7 +286,9 @@ def _memory_after(change: TableChange, view: TableView, before: TableMemory | No
     """What the next change may recall of the table this change leaves: the seats and hand its
     frames were built from (the change's own objects where the frames trusted them, else what
     they read afresh inside this transaction, after every write)."""
-    memory = TableMemory(version=change.table.version, seats=view.seats)
+    memory = TableMemory(
+        version=change.table.version, seats=view.seats, epoch=change.table.lease_epoch
+    )
     row, engine = change.hand_row, change.engine
     if row is not None:
         if row.status == Hand.Status.RUNNING and engine is not None and not engine.is_over:
@@ -279,6 +330,8 @@ class TableChange:
         self.publish = False  # set by event/hand/touch: a change players must hear of
         self.hand_moved = False  # the engine moved: persist saves the hand row
         self.lobby_changed = False  # the lobby's row of this table changed: tell lobby pages
+        # The lease epoch this change holds the table under: its write is fenced by it.
+        self.epoch = table.lease_epoch
         self.schedules: list[tuple[str, int, int | None, float]] = []
         self.notices: list[tuple[int, dict[str, Any]]] = []  # to a player's every page
         # Rows the change altered, saved with the hand and the version (`persist`).
@@ -419,7 +472,13 @@ def table_change(table: Table | int, *, recall: bool = False) -> Iterator[TableC
             locked = lock_table(table)
             before = memory_take(locked.pk)
             change = TableChange(locked)
-            if recall and before is not None and before.version == locked.version:
+            if (
+                recall
+                and before is not None
+                and before.version == locked.version
+                and before.epoch == locked.lease_epoch
+                and locked.lease_owner == process_identity()
+            ):
                 change.recall(before)
             yield change
             if change.publish:
@@ -452,10 +511,18 @@ def persist(change: TableChange) -> None:
     if hand_row is not None and change.engine is not None and change.hand_moved:
         events = hand_row.record(change.engine, insert=False)  # the log's new events
         change.save_later(hand_row, None)
+    fence = {"version": table.version, "lease_epoch": change.epoch}
     table.version += 1
-    change.save_later(table, ["version"])
-    save_together(inserts=[(HandEvent, events)], updates=change.rows_to_save)
+    lease_take(table, timezone.now())
+    change.save_later(table, ["version", "lease_owner", "lease_epoch", "lease_expires_at"])
+    table_fields = next(fields for row, fields in change.rows_to_save if row is table)
+    others = [(row, fields) for row, fields in change.rows_to_save if row is not table]
+    written = save_together(
+        inserts=[(HandEvent, events)], updates=others, fenced=(table, table_fields, fence)
+    )
     change.rows_to_save.clear()
+    if not written:
+        raise StaleOwner(table.pk)
 
 
 def _publish(change: TableChange) -> TableView:

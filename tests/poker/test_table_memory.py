@@ -331,3 +331,70 @@ def test_a_call_from_memory_locks_writes_and_reads_the_money_only(three_handed):
     sql = [q["sql"] for q in statements.captured_queries if q["sql"] not in ("BEGIN", "COMMIT")]
     assert len(sql) == 3, "\n".join(s[:120] for s in sql)
     assert not any('FROM "poker_seat"' in s or 'FROM "poker_hand"' in s for s in sql)
+
+
+# -- slice 2: the lease and its fencing number
+
+
+def test_the_process_changing_a_table_holds_its_lease_and_renews_it(three_handed):
+    table, players = three_handed
+    act(table, players)
+    first = Table.objects.get(pk=table.pk)
+    assert first.lease_owner == unit.process_identity()
+    assert first.lease_expires_at > timezone.now()
+    act(table, players)
+    again = Table.objects.get(pk=table.pk)
+    assert (again.lease_owner, again.lease_epoch) == (first.lease_owner, first.lease_epoch)
+    assert again.lease_expires_at >= first.lease_expires_at
+
+
+def test_another_process_taking_the_table_increments_the_epoch(three_handed, monkeypatch):
+    table, players = three_handed
+    act(table, players)
+    remembered = assert_memory_is_the_database(table)
+    held = Table.objects.get(pk=table.pk)
+    monkeypatch.setattr(unit, "_identity", (unit.os.getpid(), "another-host:1:feed"))
+    unit.memory_forget(table.pk)  # that process never saw the table
+    act(table, players)
+    taken = Table.objects.get(pk=table.pk)
+    assert taken.lease_owner == "another-host:1:feed"
+    assert taken.lease_epoch == held.lease_epoch + 1
+    monkeypatch.undo()
+    # Back in the first process, with its memory as it was: the epoch moved on, it reloads.
+    unit.memory_forget(table.pk)
+    unit.memory_keep(table.pk, remembered)
+    act(table, players)
+    back = Table.objects.get(pk=table.pk)
+    assert back.lease_epoch == held.lease_epoch + 2
+    assert_memory_is_the_database(table)
+
+
+def test_a_stale_owner_s_write_is_refused(three_handed):
+    """The owner recalled the table under its epoch; before its write, another process took
+    the lease (here by hand, inside the change: in this slice the row lock keeps anyone else
+    out meanwhile, the fence is what will once owners stop taking it). The write names the
+    old epoch and is refused: nothing of the change stays, and nothing is remembered."""
+    from django.db.models import F
+
+    table, players = three_handed
+    act(table, players)
+    before = Table.objects.get(pk=table.pk)
+    hand = running(table)
+    engine = EngineHand.from_dict(hand.state)
+    with pytest.raises(unit.StaleOwner), unit.table_change(table.pk, recall=True) as change:
+        assert change.recalled
+        Table.objects.filter(pk=table.pk).update(
+            lease_owner="another-host:1:feed", lease_epoch=F("lease_epoch") + 1
+        )
+        row = change.running_hand()
+        assert row is not None
+        moved = change.engine_of(row)
+        since = len(moved.events)
+        moved.act(engine.to_act, moved.default_action())
+        change.hand(row, moved, since)
+    after = Table.objects.get(pk=table.pk)
+    assert (after.version, after.lease_epoch) == (before.version, before.lease_epoch)
+    assert Hand.objects.get(pk=hand.pk).state == hand.state
+    assert unit.memory_peek(table.pk) is None
+    act(table, players)  # the table plays on, loaded afresh
+    assert_memory_is_the_database(table)
