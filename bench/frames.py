@@ -2,7 +2,7 @@
 layer carry (docs/benchmarks.md "Frames").
 
 A six-seat pot-limit table plays hands through the services (calls and checks, a bet on the
-flop), with one spectator counted; `poker.broadcast.frames_for_change` is timed (thread CPU)
+flop), with one spectator counted; `poker.broadcast.frames_and_view` is timed (thread CPU)
 around each change, and its output measured: the JSON bytes a socket receives per action
 (every socket the public frame, the players concerned their private one), the bytes the
 channel layer carries (a group message is stored once per member channel), and the CPU of
@@ -73,17 +73,19 @@ def main(argv: list[str] | None = None) -> int:
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         broadcast.send = module.send
-    build = module.frames_for_change
+    # The table services build their frames with `frames_and_view` (a compared module must
+    # have it too); `frames_for_change` calls it.
+    build = module.frames_and_view
     changes: list[dict] = []
 
     def timed(**kwargs):
         started = time.thread_time()
-        frames = build(**kwargs)
+        frames, view = build(**kwargs)
         seconds = time.thread_time() - started
         changes.append({"seconds": seconds, "frames": frames})
-        return frames
+        return frames, view
 
-    broadcast.frames_for_change = timed
+    broadcast.frames_and_view = timed
 
     table = make_table(
         rake_schedule=default_rake_schedule_row(Table.Structure.POT_LIMIT),

@@ -69,9 +69,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = Path(sys.executable).parent
 PG_URL = os.environ.get("LOAD_PG_URL", "postgres://postgres@127.0.0.1:5432")
-DB_NAME = "room_load"
-TEMPLATE_DB = "room_load_tpl"
-PGBENCH_DB = "room_load_pgbench"
+# LOAD_DB_NAME and LOAD_BASE_PORT let two runs share a machine (each its databases and ports).
+DB_NAME = os.environ.get("LOAD_DB_NAME", "room_load")
+TEMPLATE_DB = f"{DB_NAME}_tpl"
+PGBENCH_DB = f"{DB_NAME}_pgbench"
 # One Redis database for the channel layer and the broker (their keys do not overlap); the run
 # flushes it, so pick one nothing else uses.
 REDIS_CHANNELS = REDIS_BROKER = os.environ.get("LOAD_REDIS_URL", "redis://127.0.0.1:6379/5")
@@ -98,7 +99,7 @@ class Options:
     think_ms: float = 0.0
     profile: bool = False  # py-spy on each ASGI process during the window
     pgbench_clients: int = 4
-    base_port: int = 18700
+    base_port: int = int(os.environ.get("LOAD_BASE_PORT", "18700"))
 
 
 # -- the environment every process of a run shares

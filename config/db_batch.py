@@ -12,6 +12,7 @@ one snapshot; the parts must not depend on each other's effects (these do not).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from django.db import connections, models, router
 from django.db.models.sql import InsertQuery, UpdateQuery
@@ -30,27 +31,42 @@ def _update_fields(obj: models.Model, fields: Sequence[str] | None) -> list[mode
     ]
 
 
+def _save_one_by_one(using, inserts, updates, fenced) -> bool:
+    """`save_together` elsewhere than on PostgreSQL: a statement per write."""
+    for insert_model, rows in inserts:
+        insert_model.objects.using(using).bulk_create(rows)
+    for obj, fields in updates[: len(updates) - (fenced is not None)]:
+        obj.save(using=using, update_fields=fields)
+    if fenced is None:
+        return True
+    obj, fields, where = fenced
+    values = {f.attname: f.pre_save(obj, add=False) for f in _update_fields(obj, fields)}
+    manager = type(obj)._default_manager.using(using)
+    return manager.filter(pk=obj.pk, **where).update(**values) == 1
+
+
 def save_together(
     *,
     inserts: Sequence[tuple[type[models.Model], Sequence[models.Model]]] = (),
     updates: Sequence[tuple[models.Model, Sequence[str] | None]] = (),
-) -> None:
+    fenced: tuple[models.Model, Sequence[str] | None, dict[str, Any]] | None = None,
+) -> bool:
     """Insert each (model, rows) and update each (row, fields or None for all loaded fields),
     in the caller's transaction: in one statement on PostgreSQL. Inserted rows get no ids
-    back (nothing here needs them)."""
+    back (nothing here needs them). `fenced`, (row, fields, {column: value}), is updated
+    last and only where the row still has those values: False if it had not (the caller
+    rolls the transaction back, so nothing of the statement stays)."""
     inserts = [(model, list(rows)) for model, rows in inserts if rows]
     updates = list(updates)
+    if fenced is not None:
+        updates.append((fenced[0], fenced[1]))
     if not inserts and not updates:
-        return
+        return True
     model = inserts[0][0] if inserts else type(updates[0][0])
     using = router.db_for_write(model)
     connection = connections[using]
     if connection.vendor != "postgresql":
-        for insert_model, rows in inserts:
-            insert_model.objects.using(using).bulk_create(rows)
-        for obj, fields in updates:
-            obj.save(using=using, update_fields=fields)
-        return
+        return _save_one_by_one(using, inserts, updates, fenced)
     statements: list[tuple[str, tuple]] = []
     for insert_model, rows in inserts:
         fields = [
@@ -70,6 +86,9 @@ def save_together(
             [(field, None, field.pre_save(obj, add=False)) for field in _update_fields(obj, fields)]
         )
         query.add_filter("pk", obj.pk)
+        if fenced is not None and obj is fenced[0]:
+            for column, value in fenced[2].items():
+                query.add_filter(column, value)
         sql, params = query.get_compiler(using=using).as_sql()
         statements.append((sql, tuple(params)))
     *first, (last_sql, last_params) = statements
@@ -79,3 +98,5 @@ def save_together(
     params = tuple(param for _, part in first for param in part) + last_params
     with connection.cursor() as cursor:
         cursor.execute(last_sql, params)
+        # The last statement is the fenced one, if any: the rows it updated.
+        return fenced is None or cursor.rowcount == 1

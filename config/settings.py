@@ -232,6 +232,15 @@ if CHANNEL_REJOIN_SECONDS <= 0 or POKER_HEARTBEAT_SECONDS <= 0:
 # A running hand whose turn deadline passed this long ago without moving is cancelled by the
 # sweep (every bet returned: poker/services/faults.py).
 POKER_STUCK_HAND_SECONDS = env.int("POKER_STUCK_HAND_SECONDS", default=120)
+# How many tables each process keeps in memory between their changes (poker/services/unit.py):
+# the least recently changed is forgotten past this (it is read again at its next change).
+POKER_TABLES_IN_MEMORY = env.int("POKER_TABLES_IN_MEMORY", default=512)
+if POKER_TABLES_IN_MEMORY < 0:
+    raise ImproperlyConfigured("POKER_TABLES_IN_MEMORY must be 0 or more.")
+# How long a process's lease on a table lasts unless its next change renews it.
+POKER_TABLE_LEASE_SECONDS = env.int("POKER_TABLE_LEASE_SECONDS", default=30)
+if POKER_TABLE_LEASE_SECONDS <= 0:
+    raise ImproperlyConfigured("POKER_TABLE_LEASE_SECONDS must be above 0.")
 # The audit chain's anchors (audit/anchor.py): the HMAC key that signs the head's seq and hash
 # in the daily verification and every export's manifest. It must live outside the database
 # (this environment, a secrets store): whoever can rewrite the database must not hold it.

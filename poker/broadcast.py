@@ -35,6 +35,7 @@ log = logging.getLogger(__name__)
 LOBBY_GROUP = "lobby"
 
 __all__ = [
+    "frames_and_view",
     "frames_for_change",
     "group_name",
     "player_group_name",
@@ -118,7 +119,12 @@ def private_hand(view: TableView, seat_number: int | None, legal=None) -> dict[s
     }
 
 
-def frames_for_change(
+def frames_for_change(**kwargs: Any) -> dict[str, Any]:
+    """The frames of `frames_and_view`, without the view."""
+    return frames_and_view(**kwargs)[0]
+
+
+def frames_and_view(
     *,
     table: Table,
     events: list[dict[str, Any]],
@@ -128,12 +134,13 @@ def frames_for_change(
     extra_user_ids: Iterable[int] = (),
     seats: dict[int, Seat] | None = None,
     seats_fresh: bool = False,
-) -> dict[str, Any]:
-    """{"public": JSON text of the `update` frame, "private": {user id: JSON text of their
-    `private` frame}}; `extra_user_ids` are players the change concerned who may hold no seat
-    now (one who just left). `seats`, the change's own read of them, serve a change that is
-    only betting (which moves no seat) or whose seats are `seats_fresh` (every seat it altered is
-    one of these objects); any other change reads them afresh."""
+) -> tuple[dict[str, Any], TableView]:
+    """({"public": JSON text of the `update` frame, "private": {user id: JSON text of their
+    `private` frame}}, the view they were built from); `extra_user_ids` are players the change
+    concerned who may hold no seat now (one who just left). `seats`, the change's own read of
+    them, serve a change that is only betting (which moves no seat) or whose seats are
+    `seats_fresh` (every seat it altered is one of these objects); any other change reads them
+    afresh. The view is what a table's memory keeps (poker.services.unit)."""
     all_events = _events_in_order(events, hand_row=hand_row, engine=engine, since=since)
     # Cards shown by choice after the hand change its result: the frame carries the last result
     # so the seat and the last-hand panel show them, not only the log (issue 24 item 4).
@@ -151,7 +158,7 @@ def frames_for_change(
     user_ids.update(extra_user_ids)
     public = _public_frame(view, all_events, betting=betting, version=table.version)
     private = _private_frames(view, user_ids, version=table.version)
-    return {"public": _dumps(public), "private": private}
+    return {"public": _dumps(public), "private": private}, view
 
 
 def _events_in_order(

@@ -116,6 +116,12 @@ class Table(models.Model):
     # showdown and an all-in runout take on the page (poker.engine.views).
     next_hand_at = models.DateTimeField(null=True, blank=True, editable=False)
     version = models.PositiveBigIntegerField(default=0, editable=False)
+    # The lease of the process holding the table in memory (poker/services/unit.py): who holds
+    # it, the fencing number each new holder increments (a write names the one it holds and is
+    # refused if it moved on), and until when the holder has it unless it renews it.
+    lease_owner = models.CharField(max_length=200, blank=True, default="", editable=False)
+    lease_epoch = models.PositiveBigIntegerField(default=0, editable=False)
+    lease_expires_at = models.DateTimeField(null=True, blank=True, editable=False)
 
     objects = TableQuerySet.as_manager()
 

@@ -685,3 +685,14 @@ def pytest_runtest_teardown(item, nextitem):
 
     with item.config.stash[blocking_manager_key].unblock():
         migration_data_reload()
+
+
+@pytest.fixture(autouse=True)
+def fresh_table_memory():
+    """Each test starts with no table in the process's memory (poker/services/unit.py): a
+    table id and version of an earlier test's database must not be recalled in this one."""
+    from poker.services.unit import memory_forget
+
+    memory_forget()
+    yield
+    memory_forget()

@@ -32,7 +32,6 @@ from poker.services.unit import (
     TableError,
     check_amount,
     is_int,
-    load,
     table_change,
 )
 from poker.services.waiting import seats_offer
@@ -57,7 +56,9 @@ def table_act(*, table, player, action: Any, amount: Any, turn: Any, seq: Any) -
             "bad_field", _("seq must be a positive whole number, not %(seq)s.") % {"seq": repr(seq)}
         )
     try:
-        with table_change(table) as change:
+        # The hot path: the seats, the hand and its engine come from the table's memory when
+        # this process made its last change (poker/services/unit.py).
+        with table_change(table, recall=True) as change:
             seat = change.seat_of(player)
             hand_row = change.running_hand()
             if hand_row is None:
@@ -77,7 +78,7 @@ def table_act(*, table, player, action: Any, amount: Any, turn: Any, seq: Any) -
                 )
             if not hand_row.is_dealt(seat.number):
                 raise TableError("not_your_turn", _("You are not in this hand."))
-            engine = load(hand_row)
+            engine = change.engine_of(hand_row)
             if engine.to_act != seat.number:
                 raise TableError(
                     "not_your_turn",

@@ -6,6 +6,22 @@ load and apply, then at exit persist the running hand the change moved, bump the
 version, build every recipient's frame (`poker.broadcast`) and, only after commit, send them
 and set the timers of what comes next (`config.timeouts`).
 
+The process that made a table's last change keeps what it knew of the table (`TableMemory`:
+the seats, the running hand's row with its deck, the engine's hand) keyed by the table's id and
+`version`. A change that asks for it (`table_change(..., recall=True)`, the acting path) and
+finds the locked row at that version uses those objects instead of reading the seats and the
+hand and replaying the hand's events (the replay check runs once, when a hand is first loaded).
+Every change takes the table's memory out for its transaction and puts back, on commit, what
+its frames were built from; a version that moved on (another process, a direct service call)
+or a rollback leaves nothing to recall, and the next change loads as before.
+
+The process that changes a table holds its lease (`Table.lease_owner`, `lease_epoch`,
+`lease_expires_at`): renewed by its next change, taken with the next epoch by any other
+process (commands are not routed to the holder yet, issue 23's next slice). The change's one
+write updates the table's row only `WHERE version = <the version it read> AND lease_epoch =
+<the epoch it holds>`, so a holder whose lease moved on can never write (`StaleOwner`, the
+transaction rolls back); memory is recalled only under the epoch it was kept with.
+
 Refusals raise `TableError(code, message)` before anything is written (the transaction rolls
 back). A hand whose stored state the engine refuses raises `HandRefused`: the change rolls
 back and the hand is cancelled in a transaction of its own (`faults.hand_cancel`); the cashier
@@ -16,11 +32,18 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
+import secrets
+import socket
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import timedelta
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any, TypeGuard
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -34,7 +57,7 @@ from poker import broadcast
 from poker.engine.hand import Hand as EngineHand
 from poker.engine.hand import ReplayMismatch
 from poker.models import Hand, HandEvent, Seat, Table
-from poker.selectors import table_seats
+from poker.selectors import TableView, table_seats
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +66,15 @@ Status = Seat.Status
 
 class TableError(Refused):
     """A refused request at a table: `code` for programs, `message` for people. Nothing changed."""
+
+
+class StaleOwner(Exception):
+    """A change's write named a lease the table no longer has (another process took the table
+    since): refused, the transaction rolls back. A fault, not a player's refusal."""
+
+    def __init__(self, table_id: int) -> None:
+        super().__init__(f"table {table_id}: the lease moved on, the write was refused")
+        self.table_id = table_id
 
 
 class HandRefused(Exception):
@@ -142,6 +174,146 @@ def lock_table(table: Table | int) -> Table:
     return locked[0]
 
 
+# ------------------------------------------------------------------ the table in memory
+
+
+@dataclass
+class TableMemory:
+    """A table as the change that left it at `version` knew it: its seats (with players and
+    profiles) and, if `hand_known`, its running hand (`hand`: the row with its deck and
+    `HandPlayer` rows, None when no hand runs) and that hand's `engine`."""
+
+    version: int
+    seats: dict[int, Seat]
+    epoch: int = 0  # the table's lease epoch this process held then
+    hand_known: bool = False
+    hand: Hand | None = None
+    engine: EngineHand | None = None
+
+
+# table id -> what this process knows of it, least recently changed first (bounded).
+_memory: OrderedDict[int, TableMemory] = OrderedDict()
+_memory_lock = threading.Lock()
+
+
+# ------------------------------------------------------------------ the lease
+
+_identity: tuple[int, str] = (0, "")
+
+
+def process_identity() -> str:
+    """This process as a lease holder: its host, pid and a random token (pids are reused; a
+    forked child gets its own)."""
+    global _identity
+    pid = os.getpid()
+    if _identity[0] != pid:
+        _identity = (pid, f"{socket.gethostname()}:{pid}:{secrets.token_hex(4)}")
+    return _identity[1]
+
+
+def lease_take(table: Table, now: datetime) -> None:
+    """This change's process holds the table's lease until `now` plus the lease time: renewed
+    if it held it, else taken with the next epoch (fencing off the holder before). In this
+    slice any process changing the table takes it (commands are not routed to the holder
+    yet); the caller writes it with the change."""
+    lapsed = table.lease_expires_at is None or table.lease_expires_at <= now
+    me = process_identity()
+    if table.lease_owner != me or lapsed:
+        table.lease_owner, table.lease_epoch = me, table.lease_epoch + 1
+    table.lease_expires_at = now + timedelta(seconds=settings.POKER_TABLE_LEASE_SECONDS)
+
+
+def memory_take(table_id: int) -> TableMemory | None:
+    """Take a table's memory out for the change that holds its lock: nothing else can use those
+    objects meanwhile, and a change that rolls back puts nothing back."""
+    with _memory_lock:
+        return _memory.pop(table_id, None)
+
+
+def memory_keep(table_id: int, memory: TableMemory) -> None:
+    """After a commit: remember the table as it now is, unless a later change already put a
+    newer version here; the least recently changed table is forgotten past the bound."""
+    with _memory_lock:
+        held = _memory.get(table_id)
+        if held is not None and held.version >= memory.version:
+            return
+        _memory[table_id] = memory
+        _memory.move_to_end(table_id)
+        while len(_memory) > settings.POKER_TABLES_IN_MEMORY:
+            _memory.popitem(last=False)
+
+
+def memory_forget(table_id: int | None = None) -> None:
+    """Forget one table, or every table (tests, a process that must start afresh)."""
+    with _memory_lock:
+        if table_id is None:
+            _memory.clear()
+        else:
+            _memory.pop(table_id, None)
+
+
+def memory_peek(table_id: int) -> TableMemory | None:
+    """What this process remembers of a table, left in place (tests, diagnostics)."""
+    with _memory_lock:
+        return _memory.get(table_id)
+
+
+def memory_size() -> int:
+    with _memory_lock:
+        return len(_memory)
+
+
+# The columns of a hand row compared to tell a remembered hand is still the stored one (the
+# deck never changes and is not read by the frames' query).
+_HAND_COLUMNS = tuple(field.attname for field in Hand._meta.concrete_fields if field.name != "deck")
+
+
+def _same_hand(remembered: Hand, stored: Hand) -> bool:
+    """Is the stored running hand (read without its deck) the remembered row, column for
+    column and player for player (their last seq and net)?"""
+    if any(getattr(remembered, name) != getattr(stored, name) for name in _HAND_COLUMNS):
+        return False
+
+    def players(row: Hand) -> dict[int, tuple[int, int, int | None]]:
+        return {
+            seat: (player.player_id, player.last_seq, player.net)
+            for seat, player in row.seated_players().items()
+        }
+
+    return players(remembered) == players(stored)
+
+
+def _memory_after(change: TableChange, view: TableView, before: TableMemory | None) -> TableMemory:
+    """What the next change may recall of the table this change leaves: the seats and hand its
+    frames were built from (the change's own objects where the frames trusted them, else what
+    they read afresh inside this transaction, after every write)."""
+    memory = TableMemory(
+        version=change.table.version, seats=view.seats, epoch=change.table.lease_epoch
+    )
+    row, engine = change.hand_row, change.engine
+    if row is not None:
+        if row.status == Hand.Status.RUNNING and engine is not None and not engine.is_over:
+            events = row.state.get("events", ()) if isinstance(row.state, dict) else ()
+            if len(events) == len(engine.events) and view.hand_row is row:
+                memory.hand_known, memory.hand, memory.engine = True, row, engine
+        return memory
+    if view.hand_row is None:
+        return memory  # no running hand, or one the view could not read: read it next time
+    # The change did not show the running hand: the hand this process remembered before it is
+    # still good if the stored row is that hand unchanged (nothing of it was recalled here).
+    if (
+        before is not None
+        and not change.recalled
+        and before.hand_known
+        and before.hand is not None
+        and before.engine is not None
+        and before.hand.pk == view.hand_row.pk
+        and _same_hand(before.hand, view.hand_row)
+    ):
+        memory.hand_known, memory.hand, memory.engine = True, before.hand, before.engine
+    return memory
+
+
 # ------------------------------------------------------------------ the change being made
 
 
@@ -159,6 +331,8 @@ class TableChange:
         self.publish = False  # set by event/hand/touch: a change players must hear of
         self.hand_moved = False  # the engine moved: persist saves the hand row
         self.lobby_changed = False  # the lobby's row of this table changed: tell lobby pages
+        # The lease epoch this change holds the table under: its write is fenced by it.
+        self.epoch = table.lease_epoch
         self.schedules: list[Timeout] = []  # the timers it sets, sent after commit
         self.notices: list[tuple[int, dict[str, Any]]] = []  # to a player's every page
         # Rows the change altered, saved with the hand and the version (`persist`).
@@ -169,6 +343,19 @@ class TableChange:
         self._running: Hand | None = None
         self._running_loaded = False
         self._seats: dict[int, Seat] | None = None
+        # What was recalled from the table's memory (`recall`), and its hand's engine.
+        self.recalled = False
+        self._recalled_engine: tuple[Hand, EngineHand] | None = None
+
+    def recall(self, memory: TableMemory) -> None:
+        """Start from what the process remembers of the table at this very version: its seats
+        and running hand are these objects, not read again."""
+        self.recalled = True
+        self._seats = memory.seats
+        if memory.hand_known:
+            self._running, self._running_loaded = memory.hand, True
+            if memory.hand is not None and memory.engine is not None:
+                self._recalled_engine = (memory.hand, memory.engine)
 
     # what the service reads
 
@@ -199,6 +386,13 @@ class TableChange:
         if self._running is not None and self._running.status != Hand.Status.RUNNING:
             return None  # it ended in this change
         return self._running
+
+    def engine_of(self, hand_row: Hand) -> EngineHand:
+        """The engine's hand of `hand_row`: the remembered one if the row is the remembered
+        running hand, else loaded from its snapshot and checked by replaying it (`load`)."""
+        if self._recalled_engine is not None and self._recalled_engine[0] is hand_row:
+            return self._recalled_engine[1]
+        return load(hand_row)
 
     # what the service did
 
@@ -271,17 +465,34 @@ class TableChange:
 
 
 @contextmanager
-def table_change(table: Table | int) -> Iterator[TableChange]:
+def table_change(table: Table | int, *, recall: bool = False) -> Iterator[TableChange]:
     """Lock `table` (a row or an id) in a new transaction and yield the change to fill in; at
     a clean exit persist, publish on commit and schedule on commit. An exception rolls it all
-    back; a `HandRefused` also cancels that hand (its own transaction) and is re-raised."""
+    back; a `HandRefused` also cancels that hand (its own transaction) and is re-raised.
+
+    With `recall`, a table this process remembers at the locked row's version starts from its
+    remembered seats and hand (the module's docstring); a service that reads or writes seats or
+    the hand other than through `seats()`, `running_hand()` and `engine_of()` must not ask."""
     try:
         with transaction.atomic():
-            change = TableChange(lock_table(table))
+            locked = lock_table(table)
+            before = memory_take(locked.pk)
+            change = TableChange(locked)
+            if (
+                recall
+                and before is not None
+                and before.version == locked.version
+                and before.epoch == locked.lease_epoch
+                and locked.lease_owner == process_identity()
+            ):
+                change.recall(before)
             yield change
             if change.publish:
                 persist(change)
-                _publish(change)
+                view = _publish(change)
+                transaction.on_commit(
+                    functools.partial(memory_keep, locked.pk, _memory_after(change, view, before))
+                )
             elif change.rows_to_save:
                 save_together(updates=change.rows_to_save)
             timeouts_set(change.schedules)
@@ -303,16 +514,25 @@ def persist(change: TableChange) -> None:
     if hand_row is not None and change.engine is not None and change.hand_moved:
         events = hand_row.record(change.engine, insert=False)  # the log's new events
         change.save_later(hand_row, None)
+    fence = {"version": table.version, "lease_epoch": change.epoch}
     table.version += 1
-    change.save_later(table, ["version"])
-    save_together(inserts=[(HandEvent, events)], updates=change.rows_to_save)
+    lease_take(table, timezone.now())
+    change.save_later(table, ["version", "lease_owner", "lease_epoch", "lease_expires_at"])
+    table_fields = next(fields for row, fields in change.rows_to_save if row is table)
+    others = [(row, fields) for row, fields in change.rows_to_save if row is not table]
+    written = save_together(
+        inserts=[(HandEvent, events)], updates=others, fenced=(table, table_fields, fence)
+    )
     change.rows_to_save.clear()
+    if not written:
+        raise StaleOwner(table.pk)
 
 
-def _publish(change: TableChange) -> None:
-    """Build every recipient's frame now (inside the transaction), send them after commit."""
+def _publish(change: TableChange) -> TableView:
+    """Build every recipient's frame now (inside the transaction), send them after commit; the
+    table's view they were built from is returned (what the table's memory keeps)."""
     table = change.table
-    frames = broadcast.frames_for_change(
+    frames, view = broadcast.frames_and_view(
         table=table,
         events=change.events,
         hand_row=change.hand_row,
@@ -329,6 +549,7 @@ def _publish(change: TableChange) -> None:
         transaction.on_commit(
             lambda: broadcast.send_lobby(table_id=table.pk, seats_taken=seats_taken)
         )
+    return view
 
 
 def cancel_refused(refused: HandRefused) -> None:

@@ -18,6 +18,7 @@ from config.asgi import application
 from poker import services
 from poker.engine.hand import Hand as EngineHand
 from poker.models import Hand, Seat, Table
+from poker.services.unit import memory_forget
 from tests.factories import (
     GAMES,
     TableSocket,
@@ -480,11 +481,16 @@ async def test_sitting_down_sitting_out_and_leaving_through_the_socket():
 
 @sync_to_async
 def corrupt(hand):
+    """Break the stored hand as a fault outside the room would; the process that remembers
+    the table (poker/services/unit.py, here the test's own) forgets it, so it reads the hand
+    again as a process that never saw it would (a version moved without a frame would be a
+    gap the pages resync over instead)."""
     with connection.cursor() as cursor:
         cursor.execute(
             "UPDATE poker_hand SET state = jsonb_set(state, '{board}', '[\"As\"]') WHERE id = %s",
             [hand.pk],
         )
+    memory_forget(hand.table_id)
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="jsonb_set is PostgreSQL's")

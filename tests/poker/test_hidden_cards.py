@@ -245,7 +245,7 @@ def test_the_sweep_of_a_hands_routes_would_see_a_leaked_deck(monkeypatch):
 
 
 # -- every frame the table services build, for every recipient (no socket: the services are
-# called directly, and `poker.broadcast.frames_for_change`, which builds every frame a table
+# called directly, and `poker.broadcast.frames_and_view`, which builds every frame a table
 # socket forwards, is watched as it returns; tests/poker/test_consumers.py proves on real
 # sockets that what a socket receives is these frames)
 
@@ -260,10 +260,10 @@ class FrameLog:
         self.secrets: dict[int, tuple] = {}
 
     def watch(self, monkeypatch) -> None:
-        build = broadcast.frames_for_change
+        build = broadcast.frames_and_view
 
         def watched(**kwargs):
-            frames = build(**kwargs)
+            frames, view = build(**kwargs)
             engine, hand_row = kwargs["engine"], kwargs["hand_row"]
             if engine is not None and hand_row is not None:
                 assert engine.deck, "the services build frames from an engine with its deck"
@@ -278,9 +278,9 @@ class FrameLog:
                     {owners.get(seat): seat for seat in engine.seats},
                 )
             self.changes.append((frames, dict(self.secrets)))
-            return frames
+            return frames, view
 
-        monkeypatch.setattr(broadcast, "frames_for_change", watched)
+        monkeypatch.setattr(broadcast, "frames_and_view", watched)
 
 
 def _hidden_from(secrets: tuple, user_id: int | None) -> set[str]:

@@ -1,0 +1,143 @@
+"""One action through the service, profiled: where `table_act`'s time goes (docs/benchmarks.md
+"Live tables, third design: slice 1").
+
+A six-seat pot-limit table plays hands through `poker.services.table_act` in this one process,
+each action its own committed transaction as in production (no socket, no channel layer
+worker: frames are sent to the Redis layer after commit as usual). Every action's wall time
+and its statements (Django's `execute_wrapper`; BEGIN and COMMIT not counted) are recorded, and
+cProfile runs over the actions; the table prints per-action means and the functions with the
+most cumulative time. Set POKER_TABLES_IN_MEMORY=0 to measure without the table's memory.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/room_bench_act \\
+    REDIS_URL=redis://127.0.0.1:6379/9 .venv/bin/python -m bench.act_profile [--actions 400]
+
+The database named by DATABASE_URL is dropped and created again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import os
+import pstats
+import secrets
+import statistics
+import sys
+import time
+
+from bench.frames import recreate_database
+
+SEATS = 6
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--actions", type=int, default=400)
+    parser.add_argument("--top", type=int, default=25)
+    args = parser.parse_args(argv)
+    recreate_database(os.environ["DATABASE_URL"])
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(60))
+    os.environ.setdefault("LOG_LEVEL", "WARNING")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+    from django.db import connection
+
+    call_command("migrate", verbosity=0)
+
+    from poker import services
+    from poker.engine.hand import Hand as EngineHand
+    from poker.models import Hand, Table
+    from tests.factories import default_rake_schedule_row, make_seated_player, make_table
+
+    table = make_table(
+        rake_schedule=default_rake_schedule_row(Table.Structure.POT_LIMIT),
+        next_hand_delay_seconds=3600,
+        max_seats=SEATS,
+    )
+    players = {n: make_seated_player(table, f"b{n}", n) for n in range(1, SEATS + 1)}
+    statements = [0]
+
+    def count(execute, sql, params, many, context):
+        statements[0] += 1
+        return execute(sql, params, many, context)
+
+    walls: list[float] = []
+    cpus: list[float] = []
+    trips: list[int] = []
+    profile = cProfile.Profile()
+    done = 0
+    while done < args.actions:
+        hand = Hand.objects.filter(table=table, status="running").first()
+        if hand is None:
+            Table.objects.filter(pk=table.pk).update(next_hand_at=None)
+            services.table_hand_start(table=table.pk)
+            continue
+        engine = EngineHand.from_dict(hand.state)
+        legal = engine.legal_actions()
+        action = "call" if legal.call else "check"
+        statements[0] = 0
+        with connection.execute_wrapper(count):
+            started, cpu = time.perf_counter(), time.thread_time()
+            profile.enable()
+            services.table_act(
+                table=table.pk,
+                player=players[engine.to_act],
+                action=action,
+                amount=None,
+                turn=hand.turn,
+                seq=hand.turn,
+            )
+            profile.disable()
+            walls.append(time.perf_counter() - started)
+            cpus.append(time.thread_time() - cpu)
+        trips.append(statements[0])
+        done += 1
+    walls.sort()
+    print(
+        f"{len(walls)} actions, POKER_TABLES_IN_MEMORY="
+        f"{os.environ.get('POKER_TABLES_IN_MEMORY', 'default')}: "
+        f"wall p50 {1000 * statistics.median(walls):.2f} ms, "
+        f"mean {1000 * statistics.fmean(walls):.2f} ms, "
+        f"p95 {1000 * walls[int(0.95 * (len(walls) - 1))]:.2f} ms; "
+        f"this thread's CPU mean {1000 * statistics.fmean(cpus):.2f} ms; "
+        f"statements per action mean {statistics.fmean(trips):.2f}, "
+        f"median {statistics.median(trips)}"
+    )
+    out = io.StringIO()
+    stats = pstats.Stats(profile, stream=out)
+    # Where an action's time goes, per action (cumulative, so the parts overlap).
+    focus = {
+        "table_change": "table_change (the whole change)",
+        "lock_table": "the table lock",
+        "table_seats": "reading the seats",
+        "running_hand": "reading the running hand",
+        "load": "load: snapshot + replay check",
+        "rebuild": "  of which the replay",
+        "persist": "persist (the one write)",
+        "frames_and_view": "building the frames",
+        "frames_for_change": "building the frames",
+        "table_stacks_and_wallets": "  of which stacks and wallets",
+        "send": "sending after commit (channel layer)",
+        "hand_settle": "settling hands (the cashier)",
+    }
+    entries = stats.stats  # type: ignore[attr-defined]
+    print("per action, cumulative ms (cProfile on; overlapping):")
+    for name, label in focus.items():
+        total = sum(
+            value[3]
+            for (path, _line, function), value in entries.items()
+            if function == name and ("poker" in path or "cashier" in path)
+        )
+        if total:
+            print(f"  {label:40} {1000 * total / len(walls):8.2f}")
+    stats.sort_stats("cumulative").print_stats(args.top)
+    print(out.getvalue())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

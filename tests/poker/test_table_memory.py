@@ -1,0 +1,400 @@
+"""The table in memory between actions (poker/services/unit.py, issue 23 slice 1): an action
+recalls the seats, the hand and its engine of the change before it, at the same version only;
+what the memory holds is always what the database holds; a writer that changed the table in
+another process (without this process's memory knowing) is noticed by the version, and a
+rolled-back change leaves nothing to recall.
+
+These tests commit (`transaction=True`): the memory is kept on commit."""
+
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.test import override_settings
+from django.utils import timezone
+
+from poker import services
+from poker.engine.hand import Hand as EngineHand
+from poker.models import Hand, Seat, Table
+from poker.services import TableError, unit
+from poker.services.staff import staff_seat_remove
+from tests.factories import deal_hand, make_seated_player, make_staff, make_table
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+# Not part of the memory: which socket is the player's live one (a socket-only change writes
+# it without a new version; the acting path never reads it).
+SEAT_COLUMNS_NOT_REMEMBERED = {"socket"}
+
+
+def columns(row, leave_out=()) -> dict:
+    return {
+        field.attname: getattr(row, field.attname)
+        for field in type(row)._meta.concrete_fields
+        if field.attname not in leave_out
+    }
+
+
+def assert_memory_is_the_database(table: Table) -> unit.TableMemory:
+    """The table's memory, checked column for column against a fresh read (and its engine
+    against the hand rebuilt from its stored setup, deck and events)."""
+    memory = unit.memory_peek(table.pk)
+    assert memory is not None, "the change left the table in memory"
+    assert memory.version == Table.objects.get(pk=table.pk).version
+    stored = {seat.number: seat for seat in Seat.objects.filter(table=table)}
+    assert sorted(memory.seats) == sorted(stored)
+    for number, seat in stored.items():
+        assert columns(memory.seats[number], SEAT_COLUMNS_NOT_REMEMBERED) == columns(
+            seat, SEAT_COLUMNS_NOT_REMEMBERED
+        ), f"seat {number}"
+        assert memory.seats[number].player.pk == seat.player_id
+    if memory.hand_known:
+        running = Hand.objects.with_deck().filter(table=table, status="running").first()
+        if memory.hand is None:
+            assert running is None
+        else:
+            assert running is not None
+            assert columns(memory.hand) == columns(running)
+            players = {
+                n: (p.player_id, p.last_seq, p.net) for n, p in running.seated_players().items()
+            }
+            assert {
+                n: (p.player_id, p.last_seq, p.net) for n, p in memory.hand.seated_players().items()
+            } == players
+            assert memory.engine is not None
+            assert memory.engine.to_dict() == unit.load(running).to_dict()
+    return memory
+
+
+def running(table: Table) -> Hand:
+    hand = Hand.objects.filter(table=table, status="running").first()
+    assert hand is not None
+    return hand
+
+
+def act(table: Table, players: dict, action: str = "call") -> None:
+    """The player to act calls (or checks, or `action`) with the next seq."""
+    hand = running(table)
+    engine = EngineHand.from_dict(hand.state)
+    if action == "call" and not engine.legal_actions().call:
+        action = "check"
+    services.table_act(
+        table=table.pk,
+        player=players[engine.to_act],
+        action=action,
+        amount=None,
+        turn=hand.turn,
+        seq=hand.turn,
+    )
+
+
+class Replays:
+    """Counts the engine's replays (`EngineHand.rebuild`, the check `load` makes)."""
+
+    def __init__(self, monkeypatch) -> None:
+        self.count = 0
+        rebuild = EngineHand.rebuild.__func__
+
+        def counted(cls, *args, **kwargs):
+            self.count += 1
+            return rebuild(cls, *args, **kwargs)
+
+        monkeypatch.setattr(EngineHand, "rebuild", classmethod(counted))
+
+
+@pytest.fixture
+def three_handed():
+    table = make_table(max_seats=3)  # full: a newcomer joins the waiting list
+    players = {n: make_seated_player(table, f"p{n}", n) for n in (1, 2, 3)}
+    deal_hand(table)
+    return table, players
+
+
+def test_actions_recall_the_hand_and_replay_it_once(three_handed, monkeypatch):
+    table, players = three_handed
+    assert_memory_is_the_database(table)  # the deal left it in memory
+    replays = Replays(monkeypatch)
+    act(table, players)
+    act(table, players)
+    assert replays.count == 0  # no load at all
+    monkeypatch.undo()
+    memory = assert_memory_is_the_database(table)
+    assert memory.hand_known and memory.hand is not None
+
+    unit.memory_forget(table.pk)  # a process that never saw the table: loads and checks once
+    replays = Replays(monkeypatch)
+    act(table, players)
+    act(table, players)
+    assert replays.count == 1
+    monkeypatch.undo()
+    assert_memory_is_the_database(table)
+
+
+def test_a_recalled_hand_plays_to_its_end_and_the_next_one_is_remembered(three_handed):
+    table, players = three_handed
+    first = running(table)
+    for _ in range(60):
+        if not Hand.objects.filter(pk=first.pk, status="running").exists():
+            break
+        act(table, players)
+        assert_memory_is_the_database(table)
+    first.refresh_from_db()
+    assert first.status == Hand.Status.FINISHED
+    deal_hand(table)
+    assert assert_memory_is_the_database(table).hand is not None
+    act(table, players)
+    assert_memory_is_the_database(table)
+
+
+def test_a_refused_action_rolls_back_and_leaves_nothing_to_recall(three_handed, monkeypatch):
+    table, players = three_handed
+    act(table, players)
+    hand = running(table)
+    engine = EngineHand.from_dict(hand.state)
+    with pytest.raises(TableError):  # a raise to less than the minimum: the engine refuses
+        services.table_act(
+            table=table.pk,
+            player=players[engine.to_act],
+            action="raise",
+            amount=1,
+            turn=hand.turn,
+            seq=hand.turn,
+        )
+    assert unit.memory_peek(table.pk) is None
+    replays = Replays(monkeypatch)
+    act(table, players)
+    assert replays.count == 1  # loaded again from the database
+    monkeypatch.undo()
+    assert_memory_is_the_database(table)
+
+
+def test_a_change_that_fails_after_the_engine_moved_leaves_nothing_to_recall(
+    three_handed, monkeypatch
+):
+    """The engine's hand and the rows were changed in memory, then the write failed: the
+    memory must not keep those half-applied objects."""
+    table, players = three_handed
+    act(table, players)
+    before = running(table)
+
+    def broken(change):
+        raise RuntimeError("the write failed")
+
+    monkeypatch.setattr(unit, "persist", broken)
+    with pytest.raises(RuntimeError):
+        act(table, players)
+    monkeypatch.undo()
+    assert unit.memory_peek(table.pk) is None
+    after = running(table)
+    assert (after.turn, after.state) == (before.turn, before.state)
+    act(table, players)
+    assert_memory_is_the_database(table)
+    assert running(table).turn == before.turn + 1
+
+
+def _connection_lost(table, players, staff):
+    to_act = EngineHand.from_dict(running(table).state).to_act
+    services.table_connection_set(table=table, player=players[to_act], connected=False)
+
+
+def _socket_renamed(table, players, staff):
+    to_act = EngineHand.from_dict(running(table).state).to_act
+    services.table_connection_set(
+        table=table, player=players[to_act], connected=True, socket="another-socket"
+    )
+
+
+def _sit_out_next_big_blind(table, players, staff):
+    services.table_seat_options_set(table=table, player=players[1], sit_out_next_big_blind=True)
+
+
+def _auto_top_up(table, players, staff):
+    services.table_seat_options_set(table=table, player=players[2], auto_top_up=True)
+
+
+def _leave_mid_hand(table, players, staff):
+    to_act = EngineHand.from_dict(running(table).state).to_act
+    services.table_leave(table=table, player=players[to_act])
+
+
+def _staff_removal(table, players, staff):
+    to_act = EngineHand.from_dict(running(table).state).to_act
+    seat = Seat.objects.get(table=table, player=players[to_act])
+    staff_seat_remove(seat=seat.pk, staff=staff, reason="test removal")
+
+
+def _turn_held(table, players, staff):
+    services.hands_hold(healed_at=timezone.now() + timedelta(minutes=5))
+
+
+def _timeout(table, players, staff):
+    hand = running(table)
+    # The deadline passed (a test's shortcut; the timeout's own change moves the version).
+    Hand.objects.filter(pk=hand.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+    services.hand_turn_timeout(hand_id=hand.pk, turn=hand.turn)
+
+
+def _hand_cancelled(table, players, staff):
+    services.hand_cancel(hand=running(table), reason="test cancel")
+
+
+def _sitting_out(table, players, staff):
+    services.table_sit_out(table=table, player=players[3])
+
+
+def _waiting_list(table, players, staff):
+    from tests.factories import make_funded_player
+
+    services.waiting_list_join(table=table, player=make_funded_player("waiter"))
+
+
+WRITERS = {
+    "connection lost": _connection_lost,
+    "socket renamed": _socket_renamed,
+    "sit out next big blind": _sit_out_next_big_blind,
+    "auto top-up": _auto_top_up,
+    "leave mid-hand": _leave_mid_hand,
+    "staff removal": _staff_removal,
+    "turn held": _turn_held,
+    "timeout": _timeout,
+    "hand cancelled": _hand_cancelled,
+    "sitting out": _sitting_out,
+    "waiting list": _waiting_list,
+}
+
+
+@pytest.mark.parametrize("writer", list(WRITERS))
+def test_a_change_made_elsewhere_is_never_hidden_by_the_memory(three_handed, writer):
+    """This process remembers the table; another process (here: this one, with the memory put
+    back as it was, so it never saw the change) writes through a service; then this process
+    acts. The memory is recalled only if it is still the database (a writer that forgets to
+    bump the version fails here), and the action's result is what the database says."""
+    table, players = three_handed
+    staff = make_staff("tm", "table managers")
+    act(table, players)
+    remembered = assert_memory_is_the_database(table)
+    unit.memory_forget(table.pk)
+    WRITERS[writer](table, players, staff)
+    connection.close()  # the other process's connection goes with it
+    unit.memory_forget(table.pk)
+    unit.memory_keep(table.pk, remembered)  # this process's memory, as it was
+
+    version = Table.objects.get(pk=table.pk).version
+    if version == remembered.version:  # no new version: the memory must still be true
+        assert_memory_is_the_database(table)
+    if Hand.objects.filter(table=table, status="running").exists():
+        hand = running(table)
+        act(table, players)
+        after = Hand.objects.get(pk=hand.pk)
+        if after.status == Hand.Status.RUNNING:
+            assert after.turn == hand.turn + 1
+        assert_memory_is_the_database(table)
+        stored = Hand.objects.with_deck().get(pk=hand.pk)
+        rebuilt = EngineHand.rebuild(stored.setup, stored.deck, stored.state["events"])
+        assert rebuilt.to_dict() == EngineHand.from_snapshot(stored.state, stored.deck).to_dict()
+
+
+def test_the_memory_keeps_the_most_recently_changed_tables(three_handed):
+    table, players = three_handed
+    with override_settings(POKER_TABLES_IN_MEMORY=1):
+        other = make_table()
+        make_seated_player(other, "q1", 1)
+        assert unit.memory_size() == 1
+        assert unit.memory_peek(other.pk) is not None
+        act(table, players)
+        assert unit.memory_size() == 1
+        assert unit.memory_peek(other.pk) is None
+    assert_memory_is_the_database(table)
+
+
+def test_an_older_version_never_replaces_a_newer_one():
+    newer = unit.TableMemory(version=5, seats={})
+    unit.memory_keep(1, newer)
+    unit.memory_keep(1, unit.TableMemory(version=4, seats={}))
+    assert unit.memory_peek(1) is newer
+
+
+def test_a_call_from_memory_locks_writes_and_reads_the_money_only(three_handed):
+    """Three statements: the table lock, the one write (tests/poker/test_round_trips.py) and
+    the stacks with the wallets for the frames; no seat and no hand is read."""
+    from django.test.utils import CaptureQueriesContext
+
+    table, players = three_handed
+    act(table, players)
+    hand = running(table)
+    engine = EngineHand.from_dict(hand.state)
+    with CaptureQueriesContext(connection) as statements:
+        services.table_act(
+            table=table.pk, player=players[engine.to_act], action="call", amount=None,
+            turn=hand.turn, seq=hand.turn,
+        )  # fmt: skip
+    sql = [q["sql"] for q in statements.captured_queries if q["sql"] not in ("BEGIN", "COMMIT")]
+    assert len(sql) == 3, "\n".join(s[:120] for s in sql)
+    assert not any('FROM "poker_seat"' in s or 'FROM "poker_hand"' in s for s in sql)
+
+
+# -- slice 2: the lease and its fencing number
+
+
+def test_the_process_changing_a_table_holds_its_lease_and_renews_it(three_handed):
+    table, players = three_handed
+    act(table, players)
+    first = Table.objects.get(pk=table.pk)
+    assert first.lease_owner == unit.process_identity()
+    assert first.lease_expires_at > timezone.now()
+    act(table, players)
+    again = Table.objects.get(pk=table.pk)
+    assert (again.lease_owner, again.lease_epoch) == (first.lease_owner, first.lease_epoch)
+    assert again.lease_expires_at >= first.lease_expires_at
+
+
+def test_another_process_taking_the_table_increments_the_epoch(three_handed, monkeypatch):
+    table, players = three_handed
+    act(table, players)
+    remembered = assert_memory_is_the_database(table)
+    held = Table.objects.get(pk=table.pk)
+    monkeypatch.setattr(unit, "_identity", (unit.os.getpid(), "another-host:1:feed"))
+    unit.memory_forget(table.pk)  # that process never saw the table
+    act(table, players)
+    taken = Table.objects.get(pk=table.pk)
+    assert taken.lease_owner == "another-host:1:feed"
+    assert taken.lease_epoch == held.lease_epoch + 1
+    monkeypatch.undo()
+    # Back in the first process, with its memory as it was: the epoch moved on, it reloads.
+    unit.memory_forget(table.pk)
+    unit.memory_keep(table.pk, remembered)
+    act(table, players)
+    back = Table.objects.get(pk=table.pk)
+    assert back.lease_epoch == held.lease_epoch + 2
+    assert_memory_is_the_database(table)
+
+
+def test_a_stale_owner_s_write_is_refused(three_handed):
+    """The owner recalled the table under its epoch; before its write, another process took
+    the lease (here by hand, inside the change: in this slice the row lock keeps anyone else
+    out meanwhile, the fence is what will once owners stop taking it). The write names the
+    old epoch and is refused: nothing of the change stays, and nothing is remembered."""
+    from django.db.models import F
+
+    table, players = three_handed
+    act(table, players)
+    before = Table.objects.get(pk=table.pk)
+    hand = running(table)
+    engine = EngineHand.from_dict(hand.state)
+    with pytest.raises(unit.StaleOwner), unit.table_change(table.pk, recall=True) as change:
+        assert change.recalled
+        Table.objects.filter(pk=table.pk).update(
+            lease_owner="another-host:1:feed", lease_epoch=F("lease_epoch") + 1
+        )
+        row = change.running_hand()
+        assert row is not None
+        moved = change.engine_of(row)
+        since = len(moved.events)
+        moved.act(engine.to_act, moved.default_action())
+        change.hand(row, moved, since)
+    after = Table.objects.get(pk=table.pk)
+    assert (after.version, after.lease_epoch) == (before.version, before.lease_epoch)
+    assert Hand.objects.get(pk=hand.pk).state == hand.state
+    assert unit.memory_peek(table.pk) is None
+    act(table, players)  # the table plays on, loaded afresh
+    assert_memory_is_the_database(table)
