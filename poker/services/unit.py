@@ -292,7 +292,13 @@ def _memory_after(change: TableChange, view: TableView, before: TableMemory | No
     )
     row, engine = change.hand_row, change.engine
     if row is not None:
-        if row.status == Hand.Status.RUNNING and engine is not None and not engine.is_over:
+        # An engine read for a look only (`peek`: no deck, it cannot deal on) is not kept.
+        if (
+            row.status == Hand.Status.RUNNING
+            and engine is not None
+            and engine.deck is not None
+            and not engine.is_over
+        ):
             events = row.state.get("events", ()) if isinstance(row.state, dict) else ()
             if len(events) == len(engine.events) and view.hand_row is row:
                 memory.hand_known, memory.hand, memory.engine = True, row, engine

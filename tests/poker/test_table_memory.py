@@ -398,3 +398,24 @@ def test_a_stale_owner_s_write_is_refused(three_handed):
     assert unit.memory_peek(table.pk) is None
     act(table, players)  # the table plays on, loaded afresh
     assert_memory_is_the_database(table)
+
+
+def test_a_change_that_showed_the_hand_from_a_look_leaves_a_hand_that_deals_on(three_handed):
+    """A change may show the running hand from a look without its deck (`peek`: the grace of
+    a player to act who went away does). That look is not what the next action recalls: the
+    hand plays on and deals every street (seen failing in the browser tests)."""
+    table, players = three_handed
+    act(table, players)  # the change before is remembered
+    with unit.table_change(table.pk) as change:
+        row = change.running_hand()
+        look = unit.peek(row)
+        assert look is not None and look.deck is None
+        change.hand(row, look, len(look.events), moved=False)
+    memory = unit.memory_peek(table.pk)
+    assert memory is not None and (memory.engine is None or memory.engine.deck is not None)
+    hand = running(table)
+    for _ in range(12):  # to the river and past it: every street is dealt from the deck
+        if Hand.objects.filter(pk=hand.pk, status="running").exists():
+            act(table, players)
+    assert Hand.objects.get(pk=hand.pk).status != "running"
+    assert_memory_is_the_database(table)
