@@ -66,6 +66,9 @@ async def test_a_table_acts_while_another_waits_for_its_lock():
     await sync_to_async(_needs_postgresql_and_redis)()
     table_a, hand_a, actor_a = await _heads_up_hand("a")
     table_b, hand_b, actor_b = await _heads_up_hand("b")
+    # The turns as dealt: the rows returned are the ones the process keeps in memory for the
+    # tables' next changes, so they move on with the hands.
+    turn_a, turn_b = hand_a.turn, hand_b.turn
     socket_a = await TableSocket.open(table_a.pk, actor_a)
     socket_b = await TableSocket.open(table_b.pk, actor_b)
     await socket_a.until_state(lambda s: s["hand"] and s["hand"]["to_act"] is not None)
@@ -75,7 +78,7 @@ async def test_a_table_acts_while_another_waits_for_its_lock():
     watcher.autocommit = True
     try:
         holder.execute("SELECT id FROM poker_table WHERE id = %s FOR UPDATE", (table_a.pk,))
-        await socket_a.act("call", turn=hand_a.turn)
+        await socket_a.act("call", turn=turn_a)
         # A's service is now waiting for the lock (give it time to reach it).
         for _ in range(50):
             waiting = watcher.execute(
@@ -87,15 +90,15 @@ async def test_a_table_acts_while_another_waits_for_its_lock():
             await asyncio.sleep(0.1)
         assert waiting == 1, "table A's action should be waiting for the table lock"
 
-        await socket_b.act("call", turn=hand_b.turn)
-        await socket_b.until(lambda f: _moved_past(f, hand_b.pk, hand_b.turn), timeout=5)
-        assert _turn_of(watcher, hand_b.pk) == hand_b.turn + 1
-        assert _turn_of(watcher, hand_a.pk) == hand_a.turn, "A cannot move while locked"
+        await socket_b.act("call", turn=turn_b)
+        await socket_b.until(lambda f: _moved_past(f, hand_b.pk, turn_b), timeout=5)
+        assert _turn_of(watcher, hand_b.pk) == turn_b + 1
+        assert _turn_of(watcher, hand_a.pk) == turn_a, "A cannot move while locked"
     finally:
         holder.rollback()  # let A's service through whatever happened
         holder.close()
-    await socket_a.until(lambda f: _moved_past(f, hand_a.pk, hand_a.turn), timeout=10)
-    assert _turn_of(watcher, hand_a.pk) == hand_a.turn + 1
+    await socket_a.until(lambda f: _moved_past(f, hand_a.pk, turn_a), timeout=10)
+    assert _turn_of(watcher, hand_a.pk) == turn_a + 1
     watcher.close()
     for socket in (socket_a, socket_b):
         await socket.close()
