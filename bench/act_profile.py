@@ -21,12 +21,11 @@ import cProfile
 import io
 import os
 import pstats
-import secrets
 import statistics
 import sys
 import time
 
-from bench.frames import recreate_database
+from bench.frames import django_on_scratch_database
 
 SEATS = 6
 
@@ -36,17 +35,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--actions", type=int, default=400)
     parser.add_argument("--top", type=int, default=25)
     args = parser.parse_args(argv)
-    recreate_database(os.environ["DATABASE_URL"])
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(60))
-    os.environ.setdefault("LOG_LEVEL", "WARNING")
-    import django
-
-    django.setup()
-    from django.core.management import call_command
+    django_on_scratch_database()
     from django.db import connection
-
-    call_command("migrate", verbosity=0)
 
     from poker import services
     from poker.engine.hand import Hand as EngineHand

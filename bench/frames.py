@@ -47,11 +47,9 @@ def recreate_database(url: str) -> None:
         conn.execute(f'CREATE DATABASE "{name}"')
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--hands", type=int, default=20)
-    parser.add_argument("--compare", help="an older poker/broadcast.py to measure instead")
-    args = parser.parse_args(argv)
+def django_on_scratch_database() -> None:
+    """Django set up on the scratch database DATABASE_URL names, dropped, made again and
+    migrated: every bench that plays through the services starts here."""
     recreate_database(os.environ["DATABASE_URL"])
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(60))
@@ -62,6 +60,14 @@ def main(argv: list[str] | None = None) -> int:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--hands", type=int, default=20)
+    parser.add_argument("--compare", help="an older poker/broadcast.py to measure instead")
+    args = parser.parse_args(argv)
+    django_on_scratch_database()
 
     from poker import broadcast
     from poker.models import Table

@@ -26,7 +26,6 @@ import argparse
 import json
 import os
 import random
-import secrets
 import statistics
 import subprocess
 import sys
@@ -36,7 +35,7 @@ import uuid
 from collections import Counter
 from pathlib import Path
 
-from bench.frames import recreate_database
+from bench.frames import django_on_scratch_database
 
 SEATS = 6
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -59,22 +58,14 @@ def main(argv: list[str] | None = None) -> int:
         help="the worker's --loglevel (INFO logs two lines a task)",
     )
     args = parser.parse_args(argv)
-    recreate_database(os.environ["DATABASE_URL"])
     queue = f"bench-timeouts-{uuid.uuid4().hex[:8]}"
     os.environ["CELERY_QUEUE"] = queue
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(60))
-    os.environ.setdefault("LOG_LEVEL", "WARNING")
-    import django
-
-    django.setup()
+    django_on_scratch_database()
     import redis
     from django.conf import settings
-    from django.core.management import call_command
 
     from config import channel_health, timeouts
 
-    call_command("migrate", verbosity=0)
     broker = redis.Redis.from_url(settings.CELERY_BROKER_URL)
     # A channel layer that has kept its marker: timers act, not hold (config/channel_health.py).
     for address in channel_health.layer_addresses():
