@@ -34,10 +34,13 @@ CARDS = re.compile(r"(?<![A-Za-z0-9])(?:[2-9TJQKA][cdhs])+(?![A-Za-z0-9])")
 
 def cards_in(text: str) -> set[str]:
     """Every card written in `text` (outside the admin's SVG icons, whose path data reads
-    like cards: "v-2h-3", and a hand's share link, whose signed token may hold "-Td_")."""
+    like cards: "v-2h-3", a hand's share link, whose signed token may hold "-Td_", and the
+    start of a password's salt and hash on a user's admin page, base64 that may read
+    "/Jd*")."""
     found = set()
     text = re.sub(r"<svg.*?</svg>", "", text, flags=re.DOTALL)
     text = re.sub(r"/hands/shared/[^\s\"'<]*", "", text)
+    text = re.sub(r"<strong>[^<]*</strong>: <bdi>[^<]*\*</bdi>", "", text)
     for run in CARDS.findall(text):
         found.update(run[k : k + 2] for k in range(0, len(run), 2))
     return found

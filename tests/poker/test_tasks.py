@@ -147,17 +147,22 @@ def test_a_player_who_reconnects_in_the_grace_acts_normally(celery_worker_proces
     assert Seat.objects.get(player=players[slow]).time_out_pending is False
 
 
+def assert_evicted_and_cashed_out(player, table, worker) -> None:
+    """The worker takes the player's seat away and their whole stack back to the wallet."""
+    wait_for(
+        lambda: not Seat.objects.filter(player=player).exists(),
+        what="the eviction",
+        log=worker.log_path,
+    )
+    assert wallet_balance(player=player) == 100_000
+    assert table_stack_balance(player=player, table=table) == 0
+
+
 def test_the_worker_evicts_a_player_sitting_out_past_the_limit(celery_worker_process):
     """The sitter-out's timer, set when they sat out, evicts and cashes them out (no beat)."""
     table, players = seated_table(sit_out_limit_seconds=1)
     services.table_sit_out(table=table, player=players[1])
-    wait_for(
-        lambda: not Seat.objects.filter(player=players[1]).exists(),
-        what="the eviction",
-        log=celery_worker_process.log_path,
-    )
-    assert wallet_balance(player=players[1]) == 100_000
-    assert table_stack_balance(player=players[1], table=table) == 0
+    assert_evicted_and_cashed_out(players[1], table, celery_worker_process)
 
 
 def test_the_worker_deals_the_next_hand_when_the_pause_is_over(celery_worker_process):
@@ -186,13 +191,7 @@ def test_the_sweep_on_a_worker_evicts_and_cashes_out(celery_worker_process):
         sat_out_at=timezone.now() - timedelta(seconds=601)
     )
     sweep_tables.delay()
-    wait_for(
-        lambda: not Seat.objects.filter(player=players[1]).exists(),
-        what="the eviction",
-        log=celery_worker_process.log_path,
-    )
-    assert wallet_balance(player=players[1]) == 100_000
-    assert table_stack_balance(player=players[1], table=table) == 0
+    assert_evicted_and_cashed_out(players[1], table, celery_worker_process)
 
 
 def test_a_worker_killed_mid_hand_loses_nothing_another_finishes_it(celery_worker_factory):
