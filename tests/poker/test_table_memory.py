@@ -18,7 +18,13 @@ from poker.engine.hand import Hand as EngineHand
 from poker.models import Hand, Seat, Table
 from poker.services import TableError, unit
 from poker.services.staff import staff_seat_remove
-from tests.factories import deal_hand, make_seated_player, make_staff, make_table
+from tests.factories import (
+    act_for_the_player_to_act,
+    deal_hand,
+    make_seated_player,
+    make_staff,
+    make_table,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -75,17 +81,9 @@ def running(table: Table) -> Hand:
 def act(table: Table, players: dict, action: str = "call") -> None:
     """The player to act calls (or checks, or `action`) with the next seq."""
     hand = running(table)
-    engine = EngineHand.from_dict(hand.state)
-    if action == "call" and not engine.legal_actions().call:
+    if action == "call" and not EngineHand.from_dict(hand.state).legal_actions().call:
         action = "check"
-    services.table_act(
-        table=table.pk,
-        player=players[engine.to_act],
-        action=action,
-        amount=None,
-        turn=hand.turn,
-        seq=hand.turn,
-    )
+    act_for_the_player_to_act(hand, players, action)
 
 
 class Replays:
