@@ -1,5 +1,8 @@
 """The shared fixtures' own promises (tests/conftest.py)."""
 
+import threading
+import time
+
 import pytest
 from django.contrib.auth.hashers import check_password, make_password
 from django.db import transaction
@@ -63,3 +66,46 @@ def test_a_flush_empties_even_the_immutable_tables_and_the_reload_brings_back_th
         assert role_permissions() == roles
         assert not AuditRecord.objects.exists()
         assert Paytable.objects.exists() and ShowdownTable.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_flush_that_deadlocks_with_a_server_transaction_runs_again_and_empties_the_tables():
+    """A server's transaction still running when a test ends holds a table the flush must lock
+    and then asks for one the flush has locked: PostgreSQL fails one of the two. Here it is
+    always the flush (the other session waits longer before it checks for a deadlock); the
+    flush runs again once the other has committed."""
+    import psycopg
+    from django.contrib.auth import get_user_model
+    from django.core.management.color import no_style
+    from django.db import connection
+
+    from tests.factories import make_player
+
+    make_player("carol")
+    server = psycopg.connect(**connection.get_connection_params())
+    server.execute("SET deadlock_timeout = '30s'")
+    server.execute("LOCK TABLE poker_table IN ROW EXCLUSIVE MODE")
+    outcome = {}
+
+    def server_goes_on():
+        """Once the flush waits for poker_table, ask for auth_user, which the flush holds."""
+        try:
+            while not server.execute(
+                "SELECT count(*) FROM pg_locks WHERE NOT granted"
+                " AND relation = 'poker_table'::regclass"
+            ).fetchone()[0]:
+                time.sleep(0.02)
+            outcome["users"] = server.execute("SELECT count(*) FROM auth_user").fetchone()[0]
+            server.commit()
+        except Exception as error:  # the test reports what the thread met
+            outcome["error"] = error
+        finally:
+            server.close()
+
+    thread = threading.Thread(target=server_goes_on)
+    thread.start()
+    tables = connection.introspection.django_table_names(only_existing=True)
+    connection.ops.execute_sql_flush(connection.ops.sql_flush(no_style(), tables))
+    thread.join(timeout=60)
+    assert outcome == {"users": 1}
+    assert not get_user_model().objects.exists()

@@ -143,8 +143,9 @@ def one_hand_only(table) -> None:
 
 
 def close_and_settle(table, pages) -> None:
-    """Close the pages, then wait until the server has seen every socket go, so nothing is
-    still writing to the table when the test database is flushed."""
+    """Close the pages, then wait until the server has seen every seated socket go. A goodbye
+    or request still running when the test ends meets the flush's lock, which runs the flush
+    again if PostgreSQL picks it to break a deadlock (tests/conftest.py)."""
     for page in pages:
         page.context.close()
     deadline = time.monotonic() + 10
@@ -152,29 +153,6 @@ def close_and_settle(table, pages) -> None:
         if time.monotonic() > deadline:
             break
         time.sleep(0.1)
-    # A spectator's socket leaves no seat to watch, but its goodbye still runs a table service,
-    # and a request the server took just before the page closed is still being served: wait
-    # until no other session of the test database has been busy for half a second, or its locks
-    # meet the flush's (a deadlock that fails the next test's setup). Only PostgreSQL says who
-    # is busy: elsewhere, give them that half second.
-    if connection.vendor != "postgresql":
-        time.sleep(0.5)
-        return
-    quiet_since = None
-    with connection.cursor() as cursor:
-        while time.monotonic() < deadline:
-            cursor.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
-                " AND pid <> pg_backend_pid() AND state <> 'idle'"
-                " AND backend_type = 'client backend'"
-            )
-            if cursor.fetchone()[0]:
-                quiet_since = None
-            elif quiet_since is None:
-                quiet_since = time.monotonic()
-            elif time.monotonic() - quiet_since >= 0.5:
-                break
-            time.sleep(0.05)
 
 
 def beside_the_browser(function, **kwargs):
