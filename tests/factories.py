@@ -214,7 +214,9 @@ class TableSocket:
             await self.receive()
 
     async def close(self) -> None:
-        await self.communicator.disconnect()
+        """Close and wait for the consumer's goodbye to finish: the communicator's own wait
+        (1 s) cancels it on a busy machine, and the seat then stays marked connected."""
+        await self.communicator.disconnect(timeout=30)
 
 
 def deal_hand(table, deck=None):
