@@ -12,8 +12,8 @@ through the room's view, time and peak memory, against PostgreSQL's own COPY of 
 
 Each measurement runs in a forked process of its own, so its peak memory is its own: the growth
 of the process's resident set (its peak VmHWM, reset at the start, less its VmRSS then).
-Scratch database `room_bench_exports` on the server named by `BENCH_DATABASE_URL` (default
-postgres://postgres@127.0.0.1:5432), created and dropped here.
+Scratch database `room_bench_exports` (or `BENCH_DATABASE_NAME`) on the server named by
+`BENCH_DATABASE_URL` (default postgres://postgres@127.0.0.1:5432), created and dropped here.
 
     .venv/bin/python -m bench.exports [--entries 100000] [--page 10000] [--quick]
 """
@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import os
 import re
 import time
 from collections.abc import Callable, Sequence
 
 from bench import ledger
 
-ledger.LEDGER_DB = "room_bench_exports"
+ledger.LEDGER_DB = os.environ.get("BENCH_DATABASE_NAME", "room_bench_exports")
 PLAYERS = 50
 JOURNAL = "/api/cashier/audit/journal/"
 

@@ -79,6 +79,17 @@ class TableAdmin(AuditedChanges, TableTools, RoomAdmin):
                        "last_hand_ended_at", "next_hand_at", "version")  # fmt: skip
     inlines = [SeatInline, WaitingInline]
 
+    def save_model(self, request, obj, form, change) -> None:
+        """An edit writes only the fields the form changed. The row was read when the page
+        was posted, and a hand moving on since (the button, the next hand's time, the version
+        and lease that fence the processes' copies of the table) must not be written back
+        stale: a stale version and lease would let a process recall seats and a hand that
+        are no longer the table's. The form's check holds the table's lock (TableMoneyForm)."""
+        if not change:
+            return super().save_model(request, obj, form, change)
+        stored = {field.name for field in Table._meta.concrete_fields}
+        obj.save(update_fields=[name for name in form.changed_data if name in stored])
+
     @admin.display(description="buy-in")
     def buy_in_range(self, table: Table) -> str:
         return f"{money(table.min_buy_in)} to {money(table.max_buy_in)}"

@@ -350,6 +350,9 @@ class TableMoneyForm(forms.ModelForm):
         table = self.instance
         if table.pk is None:
             return cleaned
+        # The table's lock, held to the end of the admin's transaction (its save included): a
+        # player cannot sit down between this check and the save (seating takes the lock too).
+        Table.objects.select_for_update().filter(pk=table.pk).exists()
         seats = list(Seat.objects.filter(table=table).values_list("number", flat=True))
         if not seats:
             return cleaned

@@ -14,7 +14,14 @@ from audit.admin_changes import AuditedChanges
 from config.admin import RoomAdmin
 from config.inputs import dollars
 from showdown import selectors
-from showdown.models import HouseDay, Paytable, ShowdownRound, ShowdownTable
+from showdown.models import (
+    HouseDay,
+    LiveRound,
+    LiveSeat,
+    Paytable,
+    ShowdownRound,
+    ShowdownTable,
+)
 from showdown.services import paytable_measure
 
 
@@ -60,8 +67,59 @@ class PaytableAdmin(AuditedChanges, RoomAdmin):
         paytable_measure(paytable=obj)
 
 
+MIN_LIVE_SECONDS = 5  # the betting window and the time to decide, as a poker table's turn
+
+
+class ShowdownTableForm(forms.ModelForm):
+    """A live table's edit must fit the players at it (issue 21, item 7, as for poker tables):
+    no fewer seats than the highest seat taken, no turning it into the online one-seat game
+    while anyone sits or a round is open (the round's deadlines would then find no live table
+    and its wagers stay in play), and at least MIN_LIVE_SECONDS for each window. Limits and
+    paytables may change: a round keeps those it was opened with, so they apply from the next
+    round."""
+
+    class Meta:
+        model = ShowdownTable
+        fields = ("name", "ante_min", "ante_max", "hole_card_bonus_min", "hole_card_bonus_max",
+                  "final_hand_bonus_min", "final_hand_bonus_max", "max_aggregate_payout",
+                  "bet_paytable", "hole_card_bonus_paytable", "final_hand_bonus_paytable",
+                  "is_open", "seats", "bet_seconds", "action_seconds")  # fmt: skip
+
+    def clean(self):
+        cleaned = super().clean()
+        seats = cleaned.get("seats")
+        if seats is not None and seats > 1:
+            for name in ("bet_seconds", "action_seconds"):
+                value = cleaned.get(name)
+                if value is not None and value < MIN_LIVE_SECONDS:
+                    self.add_error(name, f"At least {MIN_LIVE_SECONDS} seconds at a live table.")
+        table = self.instance
+        if table.pk is None or seats is None:
+            return cleaned
+        # The table's lock (the live services take it too), held until the edit is saved.
+        ShowdownTable.objects.select_for_update().filter(pk=table.pk).exists()
+        taken = sorted(LiveSeat.objects.filter(table=table).values_list("number", flat=True))
+        playing = (
+            LiveRound.objects.filter(table=table).exclude(phase=LiveRound.Phase.SETTLED).exists()
+        )
+        if seats < 2 and (taken or playing):
+            self.add_error(
+                "seats",
+                "Players sit here or a round is open: it stays a live table until they have "
+                "left (close it first).",
+            )
+        elif taken and seats < taken[-1]:
+            self.add_error(
+                "seats",
+                f"Players sit in seats {', '.join(map(str, taken))}: at least {taken[-1]} seats "
+                "while they are seated.",
+            )
+        return cleaned
+
+
 @admin.register(ShowdownTable)
 class ShowdownTableAdmin(AuditedChanges, RoomAdmin):
+    form = ShowdownTableForm
     list_display = ("name", "ante_range", "cap", "bet_paytable", "hole_card_bonus_paytable",
                     "final_hand_bonus_paytable", "seats", "is_open")  # fmt: skip
     list_filter = ("is_open", "seats")

@@ -45,6 +45,13 @@ def _check(staff, reason) -> str:
     return reason.strip()
 
 
+def _not_own(staff, player) -> None:
+    """Staff never use a table tool on their own account: a table manager who also plays
+    could otherwise lift their own bar, move up a waiting list or offer themselves a seat."""
+    if getattr(player, "pk", player) == staff.pk:
+        raise TableError("own_account", _("Staff cannot use the table tools on their own account."))
+
+
 def _table_record(change, *, action: str, staff, reason: str, **payload) -> None:
     """The tool's one audit record, about the table, in the tool's transaction."""
     audit_record(action=action, actor=staff, subject=change.table, payload=payload, reason=reason)
@@ -138,6 +145,7 @@ def staff_seat_remove(
         if row is None:
             raise TableError("no_seat", _("This seat is free already."))
         player = row.player
+        _not_own(staff, player)
         change.users.add(player.pk)
         bar = _bar_make(change, player=player, staff=staff, reason=reason, hours=bar_hours)
         hand_row = change.running_hand()
@@ -168,6 +176,7 @@ def staff_table_bar_lift(*, bar: TableBar | int, staff, reason: str) -> TableBar
     with table_change(table_id) as change:
         bar = TableBar.objects.select_for_update().get(pk=bar_id)
         now = timezone.now()
+        _not_own(staff, bar.player_id)
         if not bar.is_active(now):
             raise TableError("bar_ended", _("This bar has ended already."))
         bar.lifted_at, bar.lifted_by = now, staff
@@ -254,6 +263,7 @@ def staff_waiting_remove(*, table: Table | int, player, staff, reason: str) -> N
     reason = _check(staff, reason)
     with table_change(table) as change:
         entries, entry = _waiting(change, player)
+        _not_own(staff, entry.player_id)
         offered = entry.offer_expires_at is not None
         waiting_entry_end(change, entry, reason="removed")
         _table_record(
@@ -271,6 +281,7 @@ def staff_waiting_move(*, table: Table | int, player, staff, reason: str, place:
         raise TableError("bad_place", _("A place in the list is a whole number from 1."))
     with table_change(table) as change:
         entries, entry = _waiting(change, player)
+        _not_own(staff, entry.player_id)
         before = entries.index(entry) + 1
         place = min(place, len(entries))
         if place == before:
@@ -294,6 +305,7 @@ def staff_seat_offer(*, table: Table | int, player, staff, reason: str) -> int |
         if not change.table.is_open:
             raise TableError("table_closed", _("This table is closed."))
         entries, entry = _waiting(change, player)
+        _not_own(staff, entry.player_id)
         if entry.offer_expires_at is not None:
             raise TableError("already_offered", _("A seat is offered to this player already."))
         responsible.check_play(player=entry.player, error=TableError)

@@ -5,6 +5,7 @@ import pytest
 
 from audit.models import AuditRecord
 from cashier.selectors import table_stack_balance, wallet_balance
+from cashier.services import wallet_deposit
 from poker import services
 from poker.engine.hand import Hand as EngineHand
 from poker.models import Hand, HandIncident, Seat, WaitingEntry
@@ -14,6 +15,7 @@ from poker.services.staff import (
     staff_hand_cancel,
     staff_seat_offer,
     staff_seat_remove,
+    staff_table_bar_lift,
     staff_table_close,
     staff_table_reopen,
     staff_waiting_move,
@@ -25,6 +27,7 @@ from tests.factories import (
     make_funded_player,
     make_player,
     make_seated_player,
+    make_staff,
     make_table,
 )
 
@@ -272,3 +275,39 @@ def test_waiting_tools_refuse_players(waiting):
         staff_waiting_move(table=table, player=cat, staff=cat, reason="me first", place=1)
     assert places(table) == ["cat", "dan", "eve"]
     assert not AuditRecord.objects.filter(action__startswith="staff.").exists()
+
+
+def test_staff_never_use_a_table_tool_on_their_own_account(waiting, manager):
+    """A table manager who also plays may not lift their own bar, move up the list, offer
+    themselves a seat or take themselves off a list or a seat (docs/operations.md: no role
+    acts on its own account); each is refused and nothing is written."""
+    table, (ann, _), _ = waiting
+    other = make_staff("tm2", "table managers")
+    wallet_deposit(player=manager, amount=100_000, idempotency_key="tm-plays")
+    services.waiting_list_join(table=table, player=manager)  # fourth in line
+    services.table_leave(table=table, player=ann)  # cat holds the offer of seat 1
+    attempts = (
+        lambda: staff_waiting_move(table=table, player=manager, staff=manager, reason="r", place=1),
+        lambda: staff_seat_offer(table=table, player=manager, staff=manager, reason="r"),
+        lambda: staff_waiting_remove(table=table, player=manager, staff=manager, reason="r"),
+    )
+    for attempt in attempts:
+        with pytest.raises(services.TableError) as refused:
+            attempt()
+        assert refused.value.code == "own_account"
+    assert places(table) == ["cat", "dan", "eve", "tm"] and offered(table) == ["cat"]
+    elsewhere = make_table()
+    services.table_sit(table=elsewhere, player=manager, seat_number=1,
+                       buy_in=elsewhere.max_buy_in, post_big_blind=False,
+                       idempotency_key="tm-sits")  # fmt: skip
+    with pytest.raises(services.TableError) as refused:
+        staff_seat_remove(seat=Seat.objects.get(player=manager), staff=manager, reason="r")
+    assert refused.value.code == "own_account"
+    staff_seat_remove(seat=Seat.objects.get(player=manager), staff=other, reason="abuse")
+    bar = manager.table_bars.get()
+    with pytest.raises(services.TableError) as refused:
+        staff_table_bar_lift(bar=bar, staff=manager, reason="r")
+    assert refused.value.code == "own_account"
+    assert staff_table_bar_lift(bar=bar, staff=other, reason="appeal").lifted_by == other
+    own = AuditRecord.objects.filter(action__startswith="staff.", actor=manager)
+    assert not own.exists()

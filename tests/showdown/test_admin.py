@@ -156,3 +156,39 @@ def test_a_new_table_starts_with_the_default_paytables(staff_client):
         "hole_card_bonus_paytable": "hcb-a",
         "final_hand_bonus_paytable": "fhb-a",
     }
+
+
+def test_a_live_tables_edit_must_fit_the_players_at_it(staff_client):
+    """Issue 21, item 7 for live Showdown: with players in seats 4 and 6, an edit to 3 seats,
+    to the online one-seat game (whose round deadlines would then find no live table, its
+    wagers left in play) or to 0 seconds for a window is refused; limits and paytables may
+    change, since a round keeps those it was opened with."""
+    from django.forms.models import model_to_dict
+
+    from showdown.live import live_seat_take
+    from tests.factories import make_funded_player, make_showdown_table
+
+    table = make_showdown_table(seats=7, bet_seconds=15, action_seconds=20)
+    for name, seat in (("dee", 4), ("eve", 6)):
+        live_seat_take(player=make_funded_player(name), table_id=table.pk, seat=seat)
+    url = reverse("admin:showdown_showdowntable_change", args=[table.pk])
+
+    def post(**changes):
+        form = {k: v for k, v in model_to_dict(table).items() if v is not None and k != "id"}
+        form["is_open"] = "on"
+        form.update(changes)
+        return staff_client.post(url, form)
+
+    for changes, says in (
+        ({"seats": 3}, "at least 6 seats while they are seated"),
+        ({"seats": 1}, "it stays a live table"),
+        ({"bet_seconds": 0}, "At least 5 seconds at a live table"),
+        ({"action_seconds": 2}, "At least 5 seconds at a live table"),
+    ):
+        response = post(**changes)
+        assert response.status_code == 200 and says in response.content.decode(), changes
+    table.refresh_from_db()
+    assert (table.seats, table.bet_seconds, table.action_seconds) == (7, 15, 20)
+    assert post(seats=6, ante_max=30_000).status_code == 302
+    table.refresh_from_db()
+    assert (table.seats, table.ante_max) == (6, 30_000)

@@ -306,6 +306,45 @@ def test_table_stakes_are_edited_in_dollars(staff):
     assert table.big_blind == 200
 
 
+def test_a_table_edit_does_not_write_back_what_the_hand_changed_meanwhile(staff, monkeypatch):
+    """Issue 21, item 7: the admin saved every column of the table as it read it when the
+    edit was posted, so a hand that moved on in between (button, next hand's time, and the
+    version and lease that fence each process's copy of the table) was written back stale,
+    letting a process recall seats and a hand that were no longer the table's. Only the
+    fields the form changed are written."""
+    from poker.admin import TableAdmin
+    from poker.models import Table
+
+    table = make_table(name="Busy")
+    make_seated_player(table, "dee", 4)
+    make_seated_player(table, "eve", 6)
+    client = staff["table managers"]
+    form = client.get(f"/admin/poker/table/{table.pk}/change/").context["adminform"].form
+    data = {name: form[name].value() for name in form.fields if form[name].value() is not None}
+    data = {k: ("on" if v is True else v) for k, v in data.items() if v is not False}
+    data.update(
+        {"name": "Renamed", "seats-TOTAL_FORMS": "0", "seats-INITIAL_FORMS": "0",
+         "waiting-TOTAL_FORMS": "0", "waiting-INITIAL_FORMS": "0"}
+    )  # fmt: skip
+    moved_on = {"version": table.version + 7, "lease_epoch": table.lease_epoch + 3,
+                "lease_owner": "worker-2", "button_seat": 6}  # fmt: skip
+    loaded = TableAdmin.get_object
+
+    def then_a_hand_moves_on(self, request, object_id, from_field=None):
+        obj = loaded(self, request, object_id, from_field)
+        Table.objects.filter(pk=obj.pk).update(**moved_on)  # as the hand's own change writes
+        return obj
+
+    monkeypatch.setattr(TableAdmin, "get_object", then_a_hand_moves_on)
+    response = client.post(f"/admin/poker/table/{table.pk}/change/", data)
+    assert response.status_code == 302, response.content.decode()[-2000:]
+    table.refresh_from_db()
+    assert table.name == "Renamed"
+    assert {name: getattr(table, name) for name in moved_on} == moved_on
+    record = AuditRecord.objects.filter(action="staff.admin_change").latest("seq")
+    assert record.payload["changed"] == ["name"]
+
+
 def test_money_shows_in_dollars_on_the_ledger_and_limit_pages(staff):
     from responsible.services import deposit_limit_set
 
