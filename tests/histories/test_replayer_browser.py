@@ -26,6 +26,16 @@ def screenshot(page, name: str) -> None:
         page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)
 
 
+# Records when the replayer's position changes (performance.now(), ms).
+STEP_TIMES = """() => {
+  window.stepTimes = [];
+  new MutationObserver(() => window.stepTimes.push(performance.now())).observe(
+    document.getElementById("replay-position"),
+    {childList: true, characterData: true, subtree: true},
+  );
+}"""
+
+
 def board_size(page) -> int:
     return page.locator("#replay-board .card").count()
 
@@ -95,12 +105,19 @@ def test_the_replayer_plays_by_itself_and_the_results_page_fits(signed_in_page, 
         page.goto(f"/hands/{hand.pk}/")
         page.wait_for_selector("#replay-seats .replay-seat")
         page.select_option("#replay-speed", "400")
+        page.evaluate(STEP_TIMES)
         page.click("#replay-play")
         assert page.get_attribute("#replay-play", "aria-pressed") == "true"
         position = "document.getElementById('replay-position').textContent"
         page.wait_for_function(
             f"{position}.includes('{steps} of {steps}')", timeout=steps * 400 + 30_000
         )
+        # At the chosen speed: a step every 0.4 s, not the normal 1 s (the median, as a busy
+        # machine may hold back one step or two).
+        gaps = page.evaluate(
+            "window.stepTimes.slice(1).map((t, k) => t - window.stepTimes[k]).sort((a, b) => a - b)"
+        )
+        assert len(gaps) >= steps - 2 and 300 <= gaps[len(gaps) // 2] < 800, gaps
         page.wait_for_function(
             "document.getElementById('replay-play').getAttribute('aria-pressed') === 'false'"
         )
