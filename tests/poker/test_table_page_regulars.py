@@ -76,9 +76,22 @@ def _presets_before_the_flop(mine):
 
 
 def _seat_options(mine, player):
-    """ "Leave after this hand" only while in a hand; auto top-up reaches the server and stays."""
+    """ "Leave after this hand" only while in a hand; each switch reaches the server (its own
+    option on the seat, not another's), and auto top-up stays set."""
     assert mine.is_visible("#opt-leave-after-wrap")
     assert mine.is_visible("#opt-sit-out-bb-wrap")
+    for box, option in (("#opt-sit-out-bb", "sit_out_next_big_blind"),
+                        ("#opt-leave-after", "leave_after_hand")):  # fmt: skip
+        for on in (True, False):
+            mine.set_checked(box, on)
+            mine.wait_for_function(
+                f"() => window.tablePage.state().you.options.{option} === {str(on).lower()}"
+            )
+            seat = Seat.objects.get(player=player)
+            assert (seat.sit_out_next_big_blind, seat.leave_after_hand) == (
+                on and option == "sit_out_next_big_blind",
+                on and option == "leave_after_hand",
+            ), (option, on)
     mine.check("#opt-auto-top-up")
     # The server's frame saying so comes after its commit: then the row is read once.
     mine.wait_for_function("() => window.tablePage.state().you.options.auto_top_up === true")
