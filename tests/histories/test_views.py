@@ -131,6 +131,15 @@ def test_my_results_draws_the_net_after_and_before_rake_and_lists_sessions():
     assert [s["hands"] for s in results["sessions"]] == [1, 1]  # two hours apart: two sessions
     page = response.content.decode()
     assert '<svg id="profit-graph"' in page and page.count("<polyline") == 2
+    # Over time: the graph says when its first and last hands were dealt (two hours apart).
+    from django.utils import timezone
+    from django.utils.formats import date_format
+
+    when = [date_format(timezone.localtime(Hand.objects.get(pk=h.pk).started_at),
+                        "SHORT_DATETIME_FORMAT") for h in (first, second)]  # fmt: skip
+    span = page[page.index('id="profit-graph-span"') :]
+    span = span[: span.index("</span>")]
+    assert when[0] in span and when[1] in span and when[0] != when[1], (span, when)
     assert client.get("/hands/results/?game=holdem-nope").status_code == 200  # shown as an error
     assert client.get("/hands/results/?table=999999").context["results"]["totals"]["hands"] == 0
     stranger = Client()
