@@ -216,7 +216,8 @@ def player_results(*, player, **filters) -> dict[str, Any]:
 
 def profit_chart(points: list[dict], *, width: int = 720, height: int = 240) -> dict[str, Any]:
     """The graph drawn on the server: SVG polyline coordinates for the running net after and
-    before rake (one step a hand), the zero line, and the axis' top and bottom in cents."""
+    before rake (one step a hand), the zero line, the axis' top and bottom in cents, and when
+    its first and last hands were dealt (the time it spans)."""
     if not points:
         return {}
     values = [0] + [p["net"] for p in points] + [p["before_rake"] for p in points]
@@ -236,4 +237,5 @@ def profit_chart(points: list[dict], *, width: int = 720, height: int = 240) -> 
 
     return {"width": width, "height": height, "net": line("net"),
             "before_rake": line("before_rake"), "zero": y(0), "top": top,
-            "bottom": bottom}  # fmt: skip
+            "bottom": bottom, "first_at": points[0]["at"],
+            "last_at": points[-1]["at"]}  # fmt: skip

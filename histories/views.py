@@ -56,7 +56,7 @@ def hand(request: HttpRequest, hand_id: int) -> HttpResponse:
     except HandNotFound:
         raise Http404("No such hand among yours.") from None
     started_at = datetime.fromisoformat(record["started_at"])
-    token = signing.dumps([record["id"], request.user.pk], salt=SHARE_SALT)
+    token = hand_share_token(hand_id=record["id"], sharer_id=request.user.pk)
     share_url = request.build_absolute_uri(reverse("histories:shared", args=[token]))
     return render(
         request,
@@ -68,6 +68,11 @@ def hand(request: HttpRequest, hand_id: int) -> HttpResponse:
 # A share link is the hand and the sharer, signed with the room's secret key: nobody can make
 # one for a hand that is not theirs, and it shows what the sharer's own history shows.
 SHARE_SALT = "histories.hand-share"
+
+
+def hand_share_token(*, hand_id: int, sharer_id: int) -> str:
+    """The signed part of a share link (the hidden-card sweep makes links as players would)."""
+    return signing.dumps([hand_id, sharer_id], salt=SHARE_SALT)
 
 
 def hand_shared(request: HttpRequest, token: str) -> HttpResponse:

@@ -193,8 +193,8 @@ class ChatTools:
         return tool_view(
             request, self, message, title=f"Remove chat message #{message.pk}",
             permission="poker.remove_chatmessage", act=act, button="Remove the message",
-            intro="Every page at the table drops it at once; it is kept here and in the audit "
-            "log with your reason.",
+            intro=f"The line: \u201c{message.text}\u201d. Every page at the table drops it at "
+            "once; it is kept here and in the audit log with your reason.",
         )  # fmt: skip
 
 

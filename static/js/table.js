@@ -220,6 +220,7 @@
       }
       case "error":
         pendingTurn = null;
+        window.tableChat.refused();
         toast(frame.message || frame.code, "error");
         if (state) render(state);
         break;

@@ -12,6 +12,7 @@
 
   let send = () => false;
   let mine = null; // this viewer's player id, once seated or known
+  let pending = null; // the line sent and not back yet: a refusal puts it back in the box
 
   function muted() {
     try {
@@ -77,6 +78,7 @@
   }
 
   function add(message) {
+    if (message.player.id === mine) pending = null;
     const list = $("chat-lines");
     if (list.querySelector(`li[data-id="${message.id}"]`)) return;
     const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 30;
@@ -95,7 +97,10 @@
         const input = $("chat-text");
         const text = input.value.trim();
         if (!text) return;
-        if (send({ type: "chat", text: text })) input.value = "";
+        if (send({ type: "chat", text: text })) {
+          pending = text;
+          input.value = "";
+        }
       });
       applyMutes();
     },
@@ -108,6 +113,13 @@
     removed(id) {
       const li = $("chat-lines").querySelector(`li[data-id="${id}"]`);
       if (li) li.remove();
+    },
+    /* The server refused a frame: a line sent and not come back is put back in an empty box
+     * (too fast, or not allowed), so the writer loses nothing they typed. */
+    refused() {
+      const input = $("chat-text");
+      if (pending !== null && !input.value) input.value = pending;
+      pending = null;
     },
     /* Who is looking, and whether they may write (seated players only). */
     viewer(playerId, seated) {

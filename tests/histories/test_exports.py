@@ -244,3 +244,61 @@ def test_the_range_download_holds_what_the_page_lists_and_is_named_by_its_days()
     assert other["Content-Disposition"] == 'attachment; filename="hands-none-phh.zip"'
     ranged = client.get("/hands/download/?format=phh&since=2026-01-01&until=2026-01-31")
     assert ranged["Content-Disposition"].endswith('"hands-2026-01-01-to-2026-01-31-phh.zip"')
+
+
+def _fold_first(table, players):
+    """A heads-up hand whose first to act (the button, on the small blind) folds: the big
+    blind wins it. Returns the hand."""
+    from poker import services
+
+    hand = deal_hand(table)
+    legal = EngineHand.from_dict(hand.state).legal_actions()
+    services.table_act(table=table, player=players[legal.seat], action="fold", amount=None,
+                       turn=hand.turn, seq=hand.turn)  # fmt: skip
+    hand.refresh_from_db()
+    return hand
+
+
+def test_the_pages_download_links_honour_each_of_its_filters():
+    """Issue 24, item 11: every filter of "My hands" (the form's every field, so a filter added
+    later is checked too), set on the page, is honoured by the page's download links: the zip
+    holds the hands the page lists, and no hand the filter leaves out. The position and game
+    filters were checked on the page and the API only."""
+    from datetime import timedelta
+
+    from histories.forms import HandFilterForm
+    from poker.models import HandPlayer
+    from poker.services import table_sit
+
+    table, other = game_table("omaha-pot-limit"), game_table("omaha8-pot-limit")
+    ann = make_seated_player(table, "ann", 1)
+    at_table = {1: ann, 2: make_seated_player(table, "ben", 2)}
+    table_sit(table=other, player=ann, seat_number=1, buy_in=other.max_buy_in,
+              post_big_blind=False, idempotency_key="test-sit-ann-other")  # fmt: skip
+    at_other = {1: ann, 2: make_seated_player(other, "cy", 2)}
+    kept = _fold_first(table, at_table)
+    position = HandPlayer.objects.get(hand=kept, player=ann).position
+    left_out = _fold_first(other, at_other)
+    if HandPlayer.objects.get(hand=left_out, player=ann).position == position:
+        left_out = _fold_first(other, at_other)  # the button moved: ann's other position
+    Hand.objects.filter(pk=left_out.pk).update(started_at=kept.started_at - timedelta(days=2))
+    mine = {row.hand_id: row for row in HandPlayer.objects.filter(player=ann)}
+    assert mine[left_out.pk].position != position and mine[left_out.pk].net != mine[kept.pk].net
+    day = kept.started_at.astimezone(UTC).date()
+    result = "won" if mine[kept.pk].net > 0 else "lost"
+    filters = {"table": table.pk, "game": "omaha", "since": day, "result": result,
+               "position": position, "until": day - timedelta(days=1)}  # fmt: skip
+    assert set(filters) == set(HandFilterForm.base_fields), "a filter of the page is not checked"
+    client = Client()
+    client.force_login(ann, backend="django.contrib.auth.backends.ModelBackend")
+    for field, value in filters.items():
+        page = client.get("/hands/", {field: value}).content.decode()
+        listed = {int(pk) for pk in re.findall(r'<tr data-hand="(\d+)"', page)}
+        assert listed and len(listed) < len(mine), (field, listed)  # the filter leaves one out
+        links = re.search(r'id="hands-downloads">(.*?)</p>', page, re.S).group(1)
+        hrefs = [href.replace("&amp;", "&") for href in re.findall(r'href="([^"]+)"', links)]
+        assert len(hrefs) == 3 and all(f"{field}={value}" in href for href in hrefs), hrefs
+        (phh,) = [href for href in hrefs if "format=phh" in href]
+        with zipfile.ZipFile(io.BytesIO(client.get(phh).content)) as archive:
+            zipped = {int(name[5:-4]) for name in archive.namelist()}
+        assert zipped == listed, f"{phh} holds {sorted(zipped)}, the page lists {sorted(listed)}"

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from django.test import Client
 
 from tests.factories import call_down, deal_hand, make_seated_player
 from tests.histories.conftest import game_table
@@ -23,6 +24,16 @@ def screenshot(page, name: str) -> None:
     if folder:
         Path(folder).mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)
+
+
+# Records when the replayer's position changes (performance.now(), ms).
+STEP_TIMES = """() => {
+  window.stepTimes = [];
+  new MutationObserver(() => window.stepTimes.push(performance.now())).observe(
+    document.getElementById("replay-position"),
+    {childList: true, characterData: true, subtree: true},
+  );
+}"""
 
 
 def board_size(page) -> int:
@@ -94,12 +105,19 @@ def test_the_replayer_plays_by_itself_and_the_results_page_fits(signed_in_page, 
         page.goto(f"/hands/{hand.pk}/")
         page.wait_for_selector("#replay-seats .replay-seat")
         page.select_option("#replay-speed", "400")
+        page.evaluate(STEP_TIMES)
         page.click("#replay-play")
         assert page.get_attribute("#replay-play", "aria-pressed") == "true"
         position = "document.getElementById('replay-position').textContent"
         page.wait_for_function(
             f"{position}.includes('{steps} of {steps}')", timeout=steps * 400 + 30_000
         )
+        # At the chosen speed: a step every 0.4 s, not the normal 1 s (the median, as a busy
+        # machine may hold back one step or two).
+        gaps = page.evaluate(
+            "window.stepTimes.slice(1).map((t, k) => t - window.stepTimes[k]).sort((a, b) => a - b)"
+        )
+        assert len(gaps) >= steps - 2 and 300 <= gaps[len(gaps) // 2] < 800, gaps
         page.wait_for_function(
             "document.getElementById('replay-play').getAttribute('aria-pressed') === 'false'"
         )
@@ -125,3 +143,47 @@ def test_the_replayer_plays_by_itself_and_the_results_page_fits(signed_in_page, 
         assert page.errors == []
     finally:
         page.context.close()
+
+
+@pytest.mark.parametrize("viewport", [LAPTOP, PHONE], ids=["laptop", "phone"])
+def test_a_visitor_follows_a_share_link_and_replays_the_hand(chromium, asgi_server, viewport):
+    """Issue 24, item 11: the link copied from a hand page opens for a visitor (no account)
+    with the replayer, the sharer's cards and nothing the sharer's history hides (the other
+    player's cards unless shown), no downloads and no share link of its own; it fits a phone."""
+    from poker.engine.hand import Hand as EngineHand
+    from tests.poker.test_admin import cards_in
+
+    table = game_table("omaha-pot-limit")
+    players = {n: make_seated_player(table, name, n) for n, name in ((1, "ann"), (2, "ben"))}
+    hand = call_down(deal_hand(table, DECK), players)
+    engine = EngineHand.from_dict(hand.state)
+    holes = dict(zip(engine.seats, (set(c) for c in engine.hole_cards), strict=True))
+    shown = {e["seat"] for e in engine.result["showdown"] if e.get("shown")}
+    client = Client()
+    client.force_login(players[2], backend="django.contrib.auth.backends.ModelBackend")
+    own = client.get(f"/hands/{hand.pk}/").content.decode()
+    link = re.search(r'value="([^"]+)" id="share-url"', own).group(1)
+    path = "/hands/shared/" + link.split("/hands/shared/", 1)[1]
+    visitor = chromium.new_context(viewport=viewport, base_url=asgi_server)
+    try:
+        page = visitor.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(path)
+        page.wait_for_selector("#replay-seats .replay-seat")
+        assert page.is_visible("#shared-note")
+        # Nothing only the hand's players may use: downloads, a link of its own, the deal
+        # check (a visitor got a login page, then a 404).
+        assert page.locator("#hand-downloads, #share-url, a[href*='/fairness/']").count() == 0
+        page.keyboard.press("End")
+        assert "over" in page.inner_text("#replay-step")
+        seen = cards_in(page.content())
+        assert holes[2] <= seen
+        if 1 not in shown:
+            assert not holes[1] & seen
+        width = page.evaluate("document.scrollingElement.scrollWidth")
+        assert width <= viewport["width"], f"sideways scroll: {width}px"
+        screenshot(page, f"shared-{'phone' if viewport is PHONE else 'laptop'}")
+        assert errors == []
+    finally:
+        visitor.close()

@@ -8,7 +8,7 @@ from rest_framework.test import APIClient
 from poker.models import HandPlayer
 from tests.factories import make_player, make_seated_player
 from tests.histories.conftest import game_table, play_hand
-from tests.poker.test_admin import cards_in
+from tests.poker.test_admin import DECK, cards_in
 
 pytestmark = pytest.mark.django_db
 
@@ -131,6 +131,15 @@ def test_my_results_draws_the_net_after_and_before_rake_and_lists_sessions():
     assert [s["hands"] for s in results["sessions"]] == [1, 1]  # two hours apart: two sessions
     page = response.content.decode()
     assert '<svg id="profit-graph"' in page and page.count("<polyline") == 2
+    # Over time: the graph says when its first and last hands were dealt (two hours apart).
+    from django.utils import timezone
+    from django.utils.formats import date_format
+
+    when = [date_format(timezone.localtime(Hand.objects.get(pk=h.pk).started_at),
+                        "SHORT_DATETIME_FORMAT") for h in (first, second)]  # fmt: skip
+    span = page[page.index('id="profit-graph-span"') :]
+    span = span[: span.index("</span>")]
+    assert when[0] in span and when[1] in span and when[0] != when[1], (span, when)
     assert client.get("/hands/results/?game=holdem-nope").status_code == 200  # shown as an error
     assert client.get("/hands/results/?table=999999").context["results"]["totals"]["hands"] == 0
     stranger = Client()
@@ -210,3 +219,47 @@ def test_my_hands_shows_cards_position_pot_and_stakes_and_filters_by_position():
     assert api.get("/api/hands/?position=dealer").status_code == 400
     filtered = signed_in(players[2]).get(f"/hands/?position={elsewhere}").content.decode()
     assert f'data-hand="{hand.pk}"' not in filtered
+
+
+@pytest.mark.django_db
+def test_every_players_share_link_shows_what_their_own_history_shows_and_no_secret():
+    """Issue 24, item 11, against the hidden-card sweep's secrets: three players, one folds on
+    the flop and two go to showdown. Each one's link, followed by nobody signed in, shows exactly
+    the cards of that player's own hand page (their cards, the board, the cards shown at
+    showdown): never cards folded or mucked by others, a burn or an undealt card."""
+    import re
+
+    from poker import services
+    from poker.engine.hand import Hand as EngineHand
+    from poker.models import Hand
+    from tests.factories import call_down, deal_hand
+
+    table = game_table("omaha-pot-limit")
+    players = {
+        n: make_seated_player(table, name, n) for n, name in ((1, "ann"), (2, "ben"), (3, "cy"))
+    }
+    hand = call_down(deal_hand(table, DECK), players, until_street="flop")
+    folder = EngineHand.from_dict(hand.state).legal_actions().seat
+    services.table_act(table=table, player=players[folder], action="fold", amount=None,
+                       turn=hand.turn, seq=hand.turn)  # fmt: skip
+    hand = call_down(hand, players)
+    assert hand.status == Hand.Status.FINISHED
+    row = Hand.objects.with_deck().get(pk=hand.pk)
+    engine = EngineHand.from_snapshot(row.state, row.deck)
+    never = set(engine.deck[engine.next_card :]) | set(engine.burns)
+    holes = {seat: set(cards) for seat, cards in zip(engine.seats, engine.hole_cards, strict=True)}
+    shown = {e["seat"] for e in engine.result["showdown"] if e.get("shown")}
+    assert folder not in shown and shown  # a loser shown second may muck (RULES.md)
+    for seat, player in players.items():
+        own = signed_in(player).get(f"/hands/{hand.pk}/").content.decode()
+        link = re.search(r'value="(http[^"]+/hands/shared/[^"/]+/)"', own).group(1)
+        shared = Client().get(link.split("testserver", 1)[1])
+        assert shared.status_code == 200, seat
+        seen = cards_in(shared.content.decode())
+        may_see = holes[seat] | set(engine.board) | set().union(*(holes[s] for s in shown))
+        assert seen == cards_in(own.replace(link, "")), seat  # what the sharer's history shows
+        assert holes[seat] <= seen <= may_see, seat
+        assert not seen & never, (seat, sorted(seen & never))
+        unseen = set().union(*(holes[s] for s in holes if s != seat and s not in shown))
+        assert holes[folder] <= unseen or seat == folder
+        assert not seen & unseen, (seat, sorted(seen & unseen))  # folded or mucked: hidden

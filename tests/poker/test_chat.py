@@ -173,6 +173,9 @@ def test_staff_read_the_chat_in_the_admin_and_remove_a_line_there():
     assert b"<img src=x" not in listing.content
     page = f"/admin/poker/chatmessage/{line.pk}/remove/"
     assert viewer.get(page).status_code == 403  # may read, not remove
+    # The removal page shows the line it removes (as text), not only its number.
+    form = moderator.get(page).content
+    assert b"&lt;img src=x onerror=alert(1)&gt;" in form and b"<img src=x" not in form
     assert (
         b"tool-remove-chat" in moderator.get(f"/admin/poker/chatmessage/{line.pk}/change/").content
     )

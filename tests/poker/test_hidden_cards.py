@@ -25,9 +25,10 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from histories import urls as histories_urls
 from histories.exports import FORMATS
+from histories.views import hand_share_token
 from poker import broadcast, services
 from poker.engine.hand import Hand as EngineHand
-from poker.models import Hand
+from poker.models import Hand, Seat
 from poker.selectors import table_snapshot_for, table_state_for
 from tests.factories import (
     GAMES,
@@ -93,10 +94,25 @@ def _hand_routes(
     return paths
 
 
+def _share_links(hand: Hand) -> dict[str, str]:
+    """The hand's share link as each player seated at its table would make it (a link shows
+    its sharer's cards to anyone, so for a running hand it must show nothing)."""
+    seated = Seat.objects.filter(table_id=hand.table_id, player__isnull=False)
+    return {
+        reverse("histories:shared", args=[hand_share_token(hand_id=hand.pk, sharer_id=pk)]):
+            "histories:shared"
+        for pk in seated.values_list("player_id", flat=True)
+    }  # fmt: skip
+
+
 def _routes_of(hand: Hand) -> dict[str, str]:
-    """The routes of the running hand and its table, with each download format."""
+    """The routes of the running hand and its table, with each download format, and its share
+    links (their token is no id the URL map's parameters can be filled with)."""
     fill = {"hand_id": [str(hand.pk)], "table_id": [str(hand.table_id)], "fmt": list(FORMATS)}
     paths = _hand_routes(fill)
+    shared = _share_links(hand)
+    assert shared, "the sweep requests the hand's share links"
+    paths.update(shared)
     expected = {
         reverse("poker:table", args=[hand.table_id]),
         reverse("histories:hand", args=[hand.pk]),
@@ -241,6 +257,20 @@ def test_the_sweep_of_a_hands_routes_would_see_a_leaked_deck(monkeypatch):
     found = set()
     for path, name in _routes_of(hand).items():
         found |= cards_in(_get_route(client, path, name)) & undealt
+    assert found == undealt
+    # A share link that showed the deck to whoever follows it is caught too (issue 24 item 11).
+    shared = next(e for e in histories_urls.urlpatterns if getattr(e, "name", None) == "shared")
+    monkeypatch.setattr(
+        shared,
+        "callback",
+        lambda request, token: HttpResponse(
+            " ".join(Hand.objects.with_deck().get(pk=hand.pk).deck)
+        ),
+    )
+    stranger = Client()
+    found = set()
+    for path, name in _share_links(hand).items():
+        found |= cards_in(_get_route(stranger, path, name)) & undealt
     assert found == undealt
 
 

@@ -2,6 +2,7 @@
 leave after this hand, and auto top-up / auto re-buy through the cashier."""
 
 import pytest
+from django.utils import timezone
 
 from cashier.selectors import table_stack_balance, wallet_balance
 from poker import services
@@ -176,3 +177,37 @@ def test_no_re_buy_when_the_wallet_is_short_of_the_minimum():
     assert wallet_balance(player=ann) == 4000  # under the 5,000 minimum: nothing moved
     assert table_stack_balance(player=ann, table=table) == 0
     assert Seat.objects.get(player=ann).status == Seat.Status.SITTING_OUT
+
+
+def test_auto_top_up_follows_the_ratholing_rules():
+    """Issue 24 item 10, "within the ratholing rules" (RULES.md 5): Ann left this table with
+    $150 minutes ago, so she may bring back from the $100 maximum up to $150 (`buy_in_terms`,
+    "up_to_left_with"). She sits with $100 and auto top-up brings her to $150 after a hand, the
+    most the rules let her have here, not the table's $100; a manual top-up past it is refused."""
+    from datetime import timedelta
+
+    from cashier.selectors import buy_in_terms
+    from cashier.services import CashierError, table_top_up
+    from tests.cashier.test_ratholing import play_and_leave
+    from tests.factories import table_stakes
+
+    table = make_table()
+    assert table.max_buy_in == 10_000
+    ann, feeder = make_funded_player("ann"), make_funded_player("feeder", cents=1_000_000)
+    play_and_leave(ann, table, left_with=15_000, at=timezone.now() - timedelta(minutes=5),
+                   feeder=feeder)  # fmt: skip
+    terms = buy_in_terms(player=ann, table=table)
+    assert (terms.rule, terms.low, terms.high) == ("up_to_left_with", 10_000, 15_000)
+    services.table_sit(table=table, player=ann, seat_number=1, buy_in=10_000,
+                       post_big_blind=False, idempotency_key="sit-ann-again")  # fmt: skip
+    players = {1: ann, 2: make_seated_player(table, "ben", 2)}
+    services.table_seat_options_set(table=table, player=ann, auto_top_up=True)
+    before = wallet_balance(player=ann)
+    hand = deal_hand(table)
+    act(hand, players, "fold")
+    hand.refresh_from_db()
+    net = {s["seat"]: s["net"] for s in hand.result["seats"]}[1]
+    assert table_stack_balance(player=ann, table=table) == 15_000
+    assert wallet_balance(player=ann) == before - (15_000 - (10_000 + net))
+    with pytest.raises(CashierError):
+        table_top_up(player=ann, **table_stakes(table), amount=1, idempotency_key="one-more")

@@ -76,9 +76,22 @@ def _presets_before_the_flop(mine):
 
 
 def _seat_options(mine, player):
-    """ "Leave after this hand" only while in a hand; auto top-up reaches the server and stays."""
+    """ "Leave after this hand" only while in a hand; each switch reaches the server (its own
+    option on the seat, not another's), and auto top-up stays set."""
     assert mine.is_visible("#opt-leave-after-wrap")
     assert mine.is_visible("#opt-sit-out-bb-wrap")
+    for box, option in (("#opt-sit-out-bb", "sit_out_next_big_blind"),
+                        ("#opt-leave-after", "leave_after_hand")):  # fmt: skip
+        for on in (True, False):
+            mine.set_checked(box, on)
+            mine.wait_for_function(
+                f"() => window.tablePage.state().you.options.{option} === {str(on).lower()}"
+            )
+            seat = Seat.objects.get(player=player)
+            assert (seat.sit_out_next_big_blind, seat.leave_after_hand) == (
+                on and option == "sit_out_next_big_blind",
+                on and option == "leave_after_hand",
+            ), (option, on)
     mine.check("#opt-auto-top-up")
     # The server's frame saying so comes after its commit: then the row is read once.
     mine.wait_for_function("() => window.tablePage.state().you.options.auto_top_up === true")
@@ -163,3 +176,38 @@ def test_time_bank_presets_seat_options_and_chat(signed_in_page):
         _actor_on_a_phone_then_a_preset_sent(mine)
     finally:
         close_and_settle(table, pages)
+
+
+def test_a_refused_chat_line_stays_in_the_box(signed_in_page):
+    """The rate limit's refusal (5 lines in 10 s, docs/rules.md "Table chat") says why and
+    leaves the refused line in the box to send again: the box was emptied on sending, so a
+    refused line was lost. Lines that went through are not put back."""
+    table = beside_the_browser(lambda: make_table(next_hand_delay_seconds=3600))
+    ann = beside_the_browser(make_seated_player, table=table, username="ann", seat=1)
+    beside_the_browser(make_seated_player, table=table, username="ben", seat=2)
+    page = signed_in_page(ann, PHONE)
+    try:
+        open_table(page, table)
+        # The limit counts in fixed windows: a window's edge may let up to ten lines through.
+        shown = 0
+        for k in range(12):
+            page.fill("#chat-text", f"line {k}")
+            page.press("#chat-text", "Enter")
+            page.wait_for_function(
+                """(n) => document.querySelectorAll('#chat-lines li').length > n ||
+                  document.querySelector('#toasts .toast.error')""",
+                arg=shown,
+            )
+            if page.locator("#toasts .toast.error").count():
+                break
+            shown += 1
+            assert page.input_value("#chat-text") == ""  # sent and shown: the box is empty
+        assert 5 <= shown <= 10
+        assert "5 messages in 10 seconds" in page.inner_text("#toasts .toast.error")
+        page.wait_for_function("() => document.getElementById('chat-text').value !== ''")
+        assert page.input_value("#chat-text") == f"line {shown}"
+        assert page.locator("#chat-lines li").count() == shown
+        screenshot(page, "regulars-chat-refused-phone-390x844")
+        assert horizontal_overflow(page) <= 0 and page.errors == []
+    finally:
+        close_and_settle(table, [page])
