@@ -202,7 +202,12 @@ def audit_chain_link() -> int:
     if connection.vendor != "postgresql":
         return 0  # SQLite links each record as it is written
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SELECT audit_chain_link()")
+        # A standby or a read-only session (an auditor's check on a replica) links nothing:
+        # the primary's next commit or beat does, and verify_audit counts the tail as pending.
+        cursor.execute(
+            "SELECT CASE WHEN pg_is_in_recovery() OR current_setting('transaction_read_only') "
+            "= 'on' THEN 0 ELSE audit_chain_link() END"
+        )
         return int(cursor.fetchone()[0])
 
 

@@ -396,3 +396,24 @@ def test_records_committed_at_once_from_many_connections_form_one_intact_chain()
     seqs = sorted(AuditRecord.objects.values_list("seq", flat=True))
     assert seqs == list(range(1, writers * each + 1))
     assert AuditChainHead.objects.get().seq == writers * each
+
+
+@postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_verify_audit_in_a_read_only_session_links_nothing_and_still_checks():
+    audit_record(action="test.first")
+    other = _holding_the_head()
+    try:
+        audit_record(action="test.while_busy")
+    finally:
+        _let_go(other)
+    with connection.cursor() as cursor:
+        cursor.execute("SET default_transaction_read_only = on")  # as on a replica
+    try:
+        report = audit_verify()
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SET default_transaction_read_only = off")
+    assert report.ok and report.pending == 1
+    assert AuditRecord.objects.get(action="test.while_busy").seq is None
+    assert audit_verify().ok and AuditRecord.objects.get(action="test.while_busy").seq == 2
