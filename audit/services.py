@@ -193,6 +193,24 @@ def audit_record(
     return record
 
 
+def audit_chain_link() -> int:
+    """Link every committed record still unlinked (PostgreSQL). A commit that finds the chain
+    head held by another commit does not wait for it (migration 0006): its records stay
+    unlinked until the next commit that takes the head, or this call (the beat's
+    `audit.link_pending`, and `verify_audit` before it reads). Returns how many it linked, -1
+    when another commit held the head (that one links them). Its own transaction."""
+    if connection.vendor != "postgresql":
+        return 0  # SQLite links each record as it is written
+    with transaction.atomic(), connection.cursor() as cursor:
+        # A standby or a read-only session (an auditor's check on a replica) links nothing:
+        # the primary's next commit or beat does, and verify_audit counts the tail as pending.
+        cursor.execute(
+            "SELECT CASE WHEN pg_is_in_recovery() OR current_setting('transaction_read_only') "
+            "= 'on' THEN 0 ELSE audit_chain_link() END"
+        )
+        return int(cursor.fetchone()[0])
+
+
 # -- a record of a row that the same statement inserts (cashier.posting, issue 26)
 
 # Stands for the subject's id in the canonical text until the statement knows it (a private-use

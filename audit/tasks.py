@@ -4,6 +4,7 @@ import logging
 
 from celery import shared_task
 
+from audit.services import audit_chain_link
 from audit.verify import verifications_record
 
 log = logging.getLogger(__name__)
@@ -18,3 +19,11 @@ def verify_daily() -> dict:
         if not ok:
             log.error("daily verification FAILED: %s (see the audit log's verify.%s)", name, name)
     return results
+
+
+@shared_task(name="audit.link_pending", ignore_result=True)
+def link_pending() -> int:
+    """Every few seconds: link the records of commits that found the chain head busy and did
+    not wait for it (migration audit 0006), so the unlinked tail stays young when the room is
+    quiet (a busy room links them at its next commit)."""
+    return audit_chain_link()

@@ -7,6 +7,13 @@ link of the two. The chain head must name the last record (a deleted newest reco
 and every committed record must be chained. The first record that fails is named; later
 problems are listed up to MAX_LISTED. All reads come from one snapshot (REPEATABLE READ on
 PostgreSQL), so records committed while it runs cannot look like a break.
+
+On PostgreSQL a commit that finds the chain head busy leaves its records unlinked for the next
+commit (migration audit 0006), so the check first links every committed record still unlinked
+(`audit_chain_link`, its own transaction) and then accepts an unlinked record only if the
+chain trigger saw it written (`chain_txid`) and it is younger than AUDIT_LINK_BOUND_SECONDS
+(committed between the link and the snapshot, or by a transaction still linking): within that
+bound a deleted unlinked record is not noticed, which docs/operations.md states.
 """
 
 from __future__ import annotations
@@ -14,12 +21,23 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import timedelta
 
+from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import BooleanField
+from django.db.models.expressions import RawSQL
+from django.utils import timezone
 
 from audit.anchor import anchor_file_append, anchor_sign
 from audit.models import GENESIS_HASH, AuditChainHead, AuditRecord
-from audit.services import CONTENT_FIELDS, audit_record, chain_hash, content_hash_of
+from audit.services import (
+    CONTENT_FIELDS,
+    audit_chain_link,
+    audit_record,
+    chain_hash,
+    content_hash_of,
+)
 
 MAX_LISTED = 20
 
@@ -82,6 +100,7 @@ def audit_verify() -> AuditReport:
     """Check the whole chain on one snapshot."""
     if connection.in_atomic_block:
         return _verify(inside_transaction=True)
+    audit_chain_link()  # the records of commits that found the head busy
     with transaction.atomic():
         if connection.vendor == "postgresql":
             with connection.cursor() as cursor:
@@ -112,16 +131,11 @@ def _verify(*, inside_transaction: bool) -> AuditReport:
     }
     report.head_seq, report.head_hash = head["seq"], head["hash"]
     fields = ("id", "seq", "prev_hash", "hash", "content_hash", *CONTENT_FIELDS)
-    # Inside an open transaction on PostgreSQL, records it wrote are chained only when it
-    # commits: there, unchained records count as pending. Anywhere else (the command, the task)
-    # a committed record without a link was written with the chain trigger switched off.
-    unchained = AuditRecord.objects.filter(seq__isnull=True)
-    if inside_transaction and connection.vendor == "postgresql":
-        report.pending = unchained.count()
-        unchained = unchained.none()
-    unchained_rows = list(unchained.order_by("id").values(*fields)[: MAX_LISTED + 1])
-    for row in unchained_rows:
-        broken(row, "never chained: it was written with the chain trigger switched off")
+    # On PostgreSQL a record is linked at its transaction's commit, or by a later commit or
+    # `audit_chain_link` when its commit found the head busy: an unlinked record the chain
+    # trigger saw written (`chain_txid`) is pending if it is this transaction's own or younger
+    # than the bound. One it never saw (no `chain_txid`) was written with the trigger off.
+    _unchained_check(report, broken, fields, inside_transaction=inside_transaction)
     previous_seq, previous_hash = 0, GENESIS_HASH
     rows = (
         AuditRecord.objects.filter(seq__isnull=False)
@@ -148,6 +162,38 @@ def _verify(*, inside_transaction: bool) -> AuditReport:
     report.records += report.pending
     report.seconds = time.perf_counter() - clock
     return report
+
+
+def _unchained_check(
+    report: AuditReport, broken: Callable, fields: tuple, *, inside_transaction: bool
+) -> None:
+    """Count the unlinked records that are pending and name the others (see the module doc)."""
+    unchained = AuditRecord.objects.filter(seq__isnull=True)
+    bound = settings.AUDIT_LINK_BOUND_SECONDS
+    held_back: set[int] = set()  # seen by the trigger, older than the bound
+    if connection.vendor == "postgresql":
+        oldest_pending = timezone.now() - timedelta(seconds=bound)
+        states = unchained.annotate(
+            own=RawSQL("chain_txid = txid_current()", [], output_field=BooleanField()),
+            seen=RawSQL("chain_txid IS NOT NULL", [], output_field=BooleanField()),
+        ).values_list("id", "own", "seen", "created_at")
+        waiting = []
+        for record_id, own, seen, created_at in states.order_by("id").iterator():
+            if (own and inside_transaction) or (seen and created_at >= oldest_pending):
+                report.pending += 1
+                waiting.append(record_id)
+            elif seen:
+                held_back.add(record_id)
+        unchained = unchained.exclude(id__in=waiting)
+    for row in unchained.order_by("id").values(*fields)[: MAX_LISTED + 1]:
+        if row["id"] in held_back:
+            why = (
+                f"not linked {bound} s after it was written: records were held back from the "
+                "chain, or the linking stopped (is beat's audit.link_pending running?)"
+            )
+        else:
+            why = "never chained: it was written with the chain trigger switched off"
+        broken(row, why)
 
 
 def _link_problems(row: dict, previous_seq: int, previous_hash: str) -> list[str]:

@@ -8,8 +8,8 @@
 2. `verify_audit` records per second over the log those settlements wrote plus `--records`
    more (and, for scale, how fast `audit_record` alone appends them).
 
-PostgreSQL on a scratch database (`room_bench_audit`, created and dropped here) on the server
-named by `BENCH_DATABASE_URL` (default postgres://postgres@127.0.0.1:5432).
+PostgreSQL on a scratch database (`room_bench_audit`, or `<BENCH_DATABASE_NAME>_audit`; created and
+dropped here) on the server named by `BENCH_DATABASE_URL` (default postgres://postgres@127.0.0.1:5432).
 
     .venv/bin/python -m bench.audit [--seconds 5] [--clients 1 2] [--rounds 2] [--quick]
 """
@@ -17,13 +17,15 @@ named by `BENCH_DATABASE_URL` (default postgres://postgres@127.0.0.1:5432).
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from collections.abc import Sequence
 
 from bench import ledger
 from bench.forked import forked_rate
 
-ledger.LEDGER_DB = "room_bench_audit"  # never the ledger bench's own scratch database
+# Never the ledger bench's own scratch database; BENCH_DATABASE_NAME gives your own.
+ledger.LEDGER_DB = os.environ.get("BENCH_DATABASE_NAME", "room_bench") + "_audit"
 
 
 def _unaudited(statement):

@@ -247,6 +247,10 @@ if POKER_TABLE_LEASE_SECONDS <= 0:
 AUDIT_ANCHOR_KEY = env.str("AUDIT_ANCHOR_KEY", default="")
 # A file the daily verification appends each anchor to (one JSON line), outside the database.
 AUDIT_ANCHOR_FILE = env.str("AUDIT_ANCHOR_FILE", default="")
+# How long a committed audit record may stay unlinked (its commit found the chain head busy
+# and left the link to the next commit or the beat's audit.link_pending) before verify_audit
+# names it (docs/operations.md "The audit log").
+AUDIT_LINK_BOUND_SECONDS = env.int("AUDIT_LINK_BOUND_SECONDS", default=120)
 CELERY_BEAT_SCHEDULE: dict = {
     "worker-heartbeat": {"task": "lobby.record_worker_heartbeat", "schedule": 30.0},
     # Live tables: the backstop of their timers (config/timeouts.py): act on overdue turns,
@@ -279,6 +283,10 @@ CELERY_BEAT_SCHEDULE: dict = {
         "task": "poker.rng_check_daily",
         "schedule": 24 * 60 * 60.0,
     },
+    # Records of commits that found the audit chain's head busy are linked by the next commit;
+    # this links them when no commit follows (verify_audit names any still unlinked after
+    # AUDIT_LINK_BOUND_SECONDS).
+    "audit-link-pending": {"task": "audit.link_pending", "schedule": 10.0},
     # verify_ledger and verify_audit, each result recorded in the audit log (verify.ledger,
     # verify.audit) and shown in the admin's "Verification runs".
     "audit-verify-daily": {

@@ -132,6 +132,14 @@ def deal_reveal(*, kind: str, ref_id: int, now: datetime | None = None) -> Commi
     return commitment
 
 
+def deal_reveal_stamp(*, kind: str, ref_id: int, now: datetime | None = None) -> bool:
+    """`deal_reveal` for a caller that needs nothing back (a banked round's end): one UPDATE
+    instead of a read and a write. True when it opened the commitment now; False when it was
+    open already or the deal has none."""
+    stamped = Commitment.objects.filter(kind=kind, ref_id=ref_id, revealed_at__isnull=True)
+    return stamped.update(revealed_at=now or timezone.now()) > 0
+
+
 def table_seed_publish(*, table_id: int, now: datetime | None = None) -> ServerSeed:
     """The seed of the table's next hand, drawn now if none is waiting; its hash is public
     from now on (the table's STATE), its secret until that hand is over. Call it under the

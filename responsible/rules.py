@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from django.contrib.auth import get_user_model
-from django.db.models import Sum
+from django.db.models import OuterRef, Subquery, Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -60,11 +60,24 @@ def check_account_open(*, player, error: type[Refused]) -> None:
 
 def check_play(*, player, error: type[Refused], now: datetime | None = None) -> None:
     """Refuse a seat, a buy-in, a top-up or a new banked round to a suspended or excluded
-    player."""
-    check_account_open(player=player, error=error)
-    exclusion = exclusion_active(player=player, now=now)
-    if exclusion is not None:
-        raise error("excluded", exclusion_message(exclusion))
+    player. One query for both (a banked round pays it on every deal): the account's
+    `is_active`, read afresh, and the longest exclusion running now; the refusal reads the
+    exclusion it names."""
+    now = now or timezone.now()
+    running = Exclusion.objects.filter(
+        player=OuterRef("pk"), starts_at__lte=now, ends_at__gt=now
+    ).order_by("-ends_at")
+    found = (
+        get_user_model()
+        .objects.filter(pk=player.pk)
+        .annotate(exclusion_id=Subquery(running.values("pk")[:1]))
+        .values_list("is_active", "exclusion_id")
+        .first()
+    )
+    if found is None or not found[0]:
+        check_account_open(player=player, error=error)  # raises with the suspension's words
+    if found is not None and found[1] is not None:
+        raise error("excluded", exclusion_message(Exclusion.objects.get(pk=found[1])))
 
 
 def limit_effective(limit: DepositLimit, *, now: datetime) -> int | None:

@@ -485,7 +485,7 @@ def _settle(live: LiveRound, game: EngineRound, now: datetime) -> None:
     live.phase = Phase.SETTLED
     live.settled_at = now
     live.save()
-    fairness.deal_reveal(kind=fairness.Kind.LIVE, ref_id=live.pk, now=now)
+    fairness.deal_reveal_stamp(kind=fairness.Kind.LIVE, ref_id=live.pk, now=now)
     LiveSeat.objects.filter(table_id=live.table_id, leave_pending=True).delete()
 
 

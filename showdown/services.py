@@ -333,7 +333,7 @@ def round_decide(
         round_.decide_key = key
         round_.settled_at = now
         round_.save()
-        fairness.deal_reveal(kind=fairness.Kind.ROUND, ref_id=round_.pk, now=now)
+        fairness.deal_reveal_stamp(kind=fairness.Kind.ROUND, ref_id=round_.pk, now=now)
         return round_
 
 
@@ -356,7 +356,7 @@ def round_void(*, round_id: int, now: datetime | None = None) -> ShowdownRound |
         round_.status = Status.VOIDED
         round_.voided_at = now
         round_.save(update_fields=["result_entry", "status", "voided_at"])
-        fairness.deal_reveal(kind=fairness.Kind.ROUND, ref_id=round_.pk, now=now)
+        fairness.deal_reveal_stamp(kind=fairness.Kind.ROUND, ref_id=round_.pk, now=now)
         return round_
 
 

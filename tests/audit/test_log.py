@@ -273,3 +273,147 @@ def test_a_row_inserted_without_triggers_is_never_linked_by_a_later_transaction(
     assert (
         report.first_broken == forged.pk and AuditRecord.objects.get(action="test.later").seq == 4
     )
+
+
+# -- commits never wait for the chain head (migration 0006, issue 26)
+
+
+def _holding_the_head():
+    """A second connection that holds the chain head's row lock, as a commit linking its
+    records does, until it is closed."""
+    import psycopg
+
+    settings = connection.settings_dict
+    other = psycopg.connect(
+        host=settings["HOST"], port=settings["PORT"], user=settings["USER"], dbname=settings["NAME"]
+    )
+    other.execute("SELECT 1 FROM audit_auditchainhead WHERE id = 1 FOR UPDATE")
+    return other
+
+
+def _let_go(other) -> None:
+    """End the holder's transaction and wait for it (closing alone lets the server release the
+    lock a moment later, after the next commit may have looked)."""
+    other.rollback()
+    other.close()
+
+
+@postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_a_commit_that_finds_the_head_busy_does_not_wait_and_the_next_commit_links_it():
+    audit_record(action="test.first")
+    other = _holding_the_head()
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SET lock_timeout = '2s'")  # waiting would fail the test, not hang
+        busy = audit_record(action="test.while_busy", payload={"n": 1})
+        busy.refresh_from_db()
+        assert busy.seq is None  # committed, not linked: the head was taken
+        report = audit_verify()  # its link attempt finds the head busy too
+        assert report.ok and report.pending == 1 and report.records == 2
+    finally:
+        _let_go(other)
+        with connection.cursor() as cursor:
+            cursor.execute("SET lock_timeout = 0")
+    later = audit_record(action="test.later")
+    chained = list(AuditRecord.objects.order_by("seq"))
+    assert [(r.action, r.seq) for r in chained] == [
+        ("test.first", 1),
+        ("test.while_busy", 2),  # linked by the next commit, before that commit's own
+        ("test.later", 3),
+    ]
+    assert later.pk == chained[2].pk and AuditChainHead.objects.get().seq == 3
+    assert audit_verify().ok
+
+
+@postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_the_beat_links_what_a_busy_head_left_and_never_a_row_written_without_triggers():
+    from audit.tasks import link_pending
+
+    audit_record(action="test.first")
+    other = _holding_the_head()
+    try:
+        audit_record(action="test.while_busy")
+        assert link_pending() == -1  # the head is still held: nothing linked, no wait
+    finally:
+        _let_go(other)
+    _as_forger(
+        "INSERT INTO audit_auditrecord (created_at, actor_label, actor_kind, action, "
+        "subject_type, subject_id, subject_label, payload, reason, content_hash) "
+        "VALUES (now(), '', 'system', 'ledger.entry', '', '', '', '{}', '', %s)",
+        ["0" * 64],
+    )
+    assert link_pending() == 1
+    assert AuditRecord.objects.get(action="test.while_busy").seq == 2
+    forged = AuditRecord.objects.get(action="ledger.entry")
+    assert forged.seq is None
+    report = audit_verify()
+    assert report.first_broken == forged.pk and "never chained" in report.problems[0]
+
+
+@postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_verify_audit_names_a_record_left_unlinked_longer_than_the_bound(settings):
+    audit_record(action="test.first")
+    other = _holding_the_head()
+    try:
+        held = audit_record(action="test.held_back")
+        settings.AUDIT_LINK_BOUND_SECONDS = 0
+        report = audit_verify()
+    finally:
+        _let_go(other)
+    assert not report.ok and report.first_broken == held.pk
+    assert "not linked 0 s after it was written" in report.problems[0]
+    settings.AUDIT_LINK_BOUND_SECONDS = 120
+    assert audit_verify().ok  # linked now, by verify_audit itself
+
+
+@postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_records_committed_at_once_from_many_connections_form_one_intact_chain():
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.db import connections
+
+    writers, each = 6, 15
+    barrier = threading.Barrier(writers)
+
+    def write(writer: int) -> None:
+        try:
+            barrier.wait()
+            for n in range(each):
+                with transaction.atomic():
+                    audit_record(action="test.together", payload={"writer": writer, "n": n})
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(max_workers=writers) as pool:
+        list(pool.map(write, range(writers)))
+    report = audit_verify()
+    assert report.ok and report.records == writers * each and report.pending == 0
+    seqs = sorted(AuditRecord.objects.values_list("seq", flat=True))
+    assert seqs == list(range(1, writers * each + 1))
+    assert AuditChainHead.objects.get().seq == writers * each
+
+
+@postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_verify_audit_in_a_read_only_session_links_nothing_and_still_checks():
+    audit_record(action="test.first")
+    other = _holding_the_head()
+    try:
+        audit_record(action="test.while_busy")
+    finally:
+        _let_go(other)
+    with connection.cursor() as cursor:
+        cursor.execute("SET default_transaction_read_only = on")  # as on a replica
+    try:
+        report = audit_verify()
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SET default_transaction_read_only = off")
+    assert report.ok and report.pending == 1
+    assert AuditRecord.objects.get(action="test.while_busy").seq is None
+    assert audit_verify().ok and AuditRecord.objects.get(action="test.while_busy").seq == 2

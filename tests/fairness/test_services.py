@@ -11,6 +11,7 @@ from fairness.services import (
     deal_commit,
     deal_draw,
     deal_reveal,
+    deal_reveal_stamp,
 )
 from poker.engine import fairness as scheme
 from tests.factories import make_player
@@ -161,3 +162,17 @@ def test_the_admin_list_is_no_oracle_on_a_running_deals_secrets(admin_client, pl
             f"/admin/fairness/commitment/?kind__exact=hand&q={row.ref_id}"
         ).content.decode()
     )
+
+
+def test_reveal_stamp_opens_a_deal_once_in_one_update(player, django_assert_num_queries):
+    deal = deal_draw(players={1: player})
+    row = deal_commit(kind="round", ref_id=77, deal=deal)
+    with django_assert_num_queries(1):
+        assert deal_reveal_stamp(kind="round", ref_id=77) is True
+    row.refresh_from_db()
+    stamped = row.revealed_at
+    assert stamped is not None
+    assert deal_reveal_stamp(kind="round", ref_id=77) is False  # once: the time stays
+    row.refresh_from_db()
+    assert row.revealed_at == stamped
+    assert deal_reveal_stamp(kind="round", ref_id=12345) is False  # no such deal

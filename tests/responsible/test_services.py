@@ -13,7 +13,7 @@ from cashier.services import CashierError, table_top_up, wallet_deposit, wallet_
 from poker import services as poker
 from poker.models import Seat
 from responsible.models import DepositLimit, Exclusion, ResponsibleGamingEvent
-from responsible.rules import check_deposit, deposit_room
+from responsible.rules import check_deposit, check_play, deposit_room
 from responsible.selectors import net_result_since, reality_check_for
 from responsible.services import (
     ResponsibleError,
@@ -268,3 +268,25 @@ def test_reality_check_interval_and_net_result():
     assert check["net"] == net_alice
     reality_check_set(player=alice, minutes=None)
     assert reality_check_for(player=alice, session_started_at=since)["interval_minutes"] is None
+
+
+@pytest.mark.django_db
+def test_check_play_reads_the_account_and_its_exclusions_in_one_query(django_assert_num_queries):
+    alice = make_player("alice")
+    with django_assert_num_queries(1):
+        check_play(player=alice, error=ShowdownRefused)  # open, not excluded
+    now = timezone.now()
+    Exclusion.objects.create(
+        player=alice, kind="time_out", starts_at=now - timedelta(days=9), ends_at=now
+    )  # over: no refusal
+    check_play(player=alice, error=ShowdownRefused)
+    exclusion_start(player=alice, kind="time_out", length=1)
+    longest = exclusion_start(player=alice, kind="self_exclusion", length="6m")
+    with pytest.raises(ShowdownRefused) as refused:
+        check_play(player=alice, error=ShowdownRefused)
+    assert refused.value.code == "excluded"
+    assert f"{longest.ends_at:%Y-%m-%d %H:%M}" in refused.value.message  # the one running longest
+    type(alice).objects.filter(pk=alice.pk).update(is_active=False)
+    with pytest.raises(ShowdownRefused) as refused:
+        check_play(player=alice, error=ShowdownRefused)  # the suspension is said first
+    assert refused.value.code == "account_suspended"
