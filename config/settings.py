@@ -179,6 +179,15 @@ else:
         }
     }
 
+# The last frames of every table (config/frame_log.py), where every process reads them: a
+# socket that reconnects or sees a gap gets what it missed from here (docs/protocol.md).
+FRAME_LOG_REDIS_URL = env.str("FRAME_LOG_REDIS_URL", default=REDIS_URL)
+FRAME_LOG_PREFIX = env.str("FRAME_LOG_PREFIX", default="room")
+FRAME_LOG_KEEP = env.int("FRAME_LOG_KEEP", default=300)  # frames per stream
+FRAME_LOG_SECONDS = env.int("FRAME_LOG_SECONDS", default=3600)  # a quiet stream is dropped
+if FRAME_LOG_KEEP <= 0 or FRAME_LOG_SECONDS <= 0:
+    raise ImproperlyConfigured("FRAME_LOG_KEEP and FRAME_LOG_SECONDS must be above 0.")
+
 # A cache shared by every process (Redis in production, this process's memory when embedded):
 # counters such as the table sockets' reconnect limit must hold across ASGI processes.
 if EMBEDDED:

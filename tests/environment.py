@@ -12,6 +12,8 @@ os.environ.setdefault("CELERY_QUEUE", f"room-test-{os.getpid()}")
 # ...and its own cache keys: ids restart with each test database, and counters left in Redis
 # by an earlier run (the table sockets' reconnect limit) must not count against this one.
 os.environ.setdefault("CACHE_KEY_PREFIX", f"room-test-{os.getpid()}")
+# ...and its own frame log (config/frame_log.py), for the same reason.
+os.environ.setdefault("FRAME_LOG_PREFIX", f"room-test-{os.getpid()}")
 # Lockout tests count failures from one address; keep the limit explicit.
 os.environ.setdefault("AXES_FAILURE_LIMIT", "5")
 # The cashier's concurrency tests run 12 threads at once, each on its own pooled connection.
