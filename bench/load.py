@@ -767,14 +767,26 @@ class Bot:
                    "seq": self.seq})  # fmt: skip
 
 
-async def connect(bot: Bot, port: int, table_id: int) -> None:
+async def connect(bot: Bot, port: int, table_id: int, tries: int = 3) -> None:
+    """Open the bot's socket. A handshake the room drops (daphne closes a socket its consumer
+    has not accepted within 5 s: two dozen snapshots at once on a busy machine) is tried
+    again, up to `tries` times."""
     url = f"ws://127.0.0.1:{port}/ws/tables/{table_id}/"
-    factory = client_factory(
-        url, f"http://127.0.0.1:{port}", f"sessionid={bot.seed.session_key}", bot
-    )
     loop = asyncio.get_running_loop()
-    await loop.create_connection(factory, "127.0.0.1", port)
-    await asyncio.wait_for(bot.opened, 20)
+    for attempt in range(tries):
+        if attempt:
+            await asyncio.sleep(1)
+            bot.opened = loop.create_future()
+        factory = client_factory(
+            url, f"http://127.0.0.1:{port}", f"sessionid={bot.seed.session_key}", bot
+        )
+        await loop.create_connection(factory, "127.0.0.1", port)
+        try:
+            await asyncio.wait_for(bot.opened, 20)
+            return
+        except ConnectionError:
+            if attempt == tries - 1:
+                raise
 
 
 async def sample_lock_waits(stats: Stats, stop: asyncio.Event) -> None:
