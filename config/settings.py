@@ -159,7 +159,7 @@ else:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": env.str(
-                "CHANNEL_LAYER_BACKEND", default="channels_redis.core.RedisChannelLayer"
+                "CHANNEL_LAYER_BACKEND", default="channels_redis.pubsub.RedisPubSubChannelLayer"
             ),
             # No read timeout: the layer waits on a blocking pop, and redis-py 8's 5-second
             # default socket_timeout would tear every idle WebSocket down every 5 seconds.
@@ -225,19 +225,14 @@ CELERY_TIMEZONE = "UTC"
 # PostgreSQL backend per turn timer. config/celery.py gives the task's connection back to the
 # pool instead, as a finished web request does; Celery recycles the pool every this many tasks.
 CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=200)
-# A silent channel layer heals itself: each socket re-joins its groups this often (so a Redis
-# that lost its data is repaired within it), and after the room notices such a loss it holds
-# turn timers for as long (docs/rules.md "Silent tables"). Pages expect a table heartbeat every
-# POKER_HEARTBEAT_SECONDS and ask for a snapshot after two missed ones.
-CHANNEL_REJOIN_SECONDS = env.float("CHANNEL_REJOIN_SECONDS", default=10.0)
 # The next hand waits for an all-in runout and a showdown to be shown on the page
 # (poker.engine.views.ended_hand_display_seconds) times this; 0 for a benchmark of the core.
 POKER_SHOWDOWN_PAUSE_SCALE = env.float("POKER_SHOWDOWN_PAUSE_SCALE", default=1.0)
+# Pages expect a table heartbeat every POKER_HEARTBEAT_SECONDS and ask for what they missed
+# (`resync`) after two missed ones (docs/protocol.md "Versions and resync").
 POKER_HEARTBEAT_SECONDS = env.float("POKER_HEARTBEAT_SECONDS", default=5.0)
-if CHANNEL_REJOIN_SECONDS <= 0 or POKER_HEARTBEAT_SECONDS <= 0:
-    raise ImproperlyConfigured(
-        "CHANNEL_REJOIN_SECONDS and POKER_HEARTBEAT_SECONDS must be above 0."
-    )
+if POKER_HEARTBEAT_SECONDS <= 0:
+    raise ImproperlyConfigured("POKER_HEARTBEAT_SECONDS must be above 0.")
 # A running hand whose turn deadline passed this long ago without moving is cancelled by the
 # sweep (every bet returned: poker/services/faults.py).
 POKER_STUCK_HAND_SECONDS = env.int("POKER_STUCK_HAND_SECONDS", default=120)
@@ -266,7 +261,7 @@ CELERY_BEAT_SCHEDULE: dict = {
         "schedule": env.float("POKER_SWEEP_SECONDS", default=2.0),
     },
     # Every table's version through its group, so pages can tell a silent socket from a quiet
-    # table (config/channel_health.py, docs/protocol.md "heartbeat").
+    # table and ask for what they missed (docs/protocol.md "Versions and resync").
     "poker-table-heartbeats": {
         "task": "poker.tables_heartbeat",
         "schedule": POKER_HEARTBEAT_SECONDS,

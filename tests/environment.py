@@ -18,9 +18,6 @@ os.environ.setdefault("FRAME_LOG_PREFIX", f"room-test-{os.getpid()}")
 os.environ.setdefault("AXES_FAILURE_LIMIT", "5")
 # The cashier's concurrency tests run 12 threads at once, each on its own pooled connection.
 os.environ.setdefault("DB_POOL_MAX_SIZE", "16")
-# A silent socket heals within a second or two (config/channel_health.py), so tests that flush
-# the channel layer's Redis wait that long, and turn timers are held only that long after.
-os.environ.setdefault("CHANNEL_REJOIN_SECONDS", "1")
 os.environ.setdefault("POKER_HEARTBEAT_SECONDS", "1")
 
 # Under pytest-xdist each worker process runs its own tests against its own test database

@@ -271,19 +271,49 @@ def call_down(hand, players: dict, *, until_street: str | None = None):
     raise AssertionError("the hand did not end")
 
 
+def channel_layer_addresses() -> list[str]:
+    """The Redis servers of the channel layer (none for the in-memory layer)."""
+    from django.conf import settings
+
+    layer = settings.CHANNEL_LAYERS["default"]
+    if not layer["BACKEND"].startswith("channels_redis."):
+        return []
+    hosts = layer.get("CONFIG", {}).get("hosts", [])
+    return [host["address"] if isinstance(host, dict) else host for host in hosts]
+
+
 def channel_layer_flush() -> None:
     """`FLUSHDB` on the channel layer's Redis (each of its servers), as a mistaken command or a
-    restart without persistence would: every group, queued message and marker is gone."""
+    restart without persistence would: every key (queued messages, kept frames) is gone."""
     import redis
 
-    from config.channel_health import layer_addresses
-
-    addresses = layer_addresses()
+    addresses = channel_layer_addresses()
     assert addresses, "a flush needs the Redis channel layer (REDIS_URL)"
     for address in addresses:
         client = redis.Redis.from_url(address)
         try:
             assert client.flushdb()
+        finally:
+            client.close()
+
+
+def channel_layer_connections_drop() -> None:
+    """The channel layer's Redis closes the subscribed connections of this test run's database,
+    as a Redis restart does to every connection (the other test processes' databases keep
+    theirs)."""
+    import redis
+
+    addresses = channel_layer_addresses()
+    assert addresses, "needs the Redis channel layer (REDIS_URL)"
+    for address in addresses:
+        client = redis.Redis.from_url(address)
+        try:
+            database = client.connection_pool.connection_kwargs.get("db", 0)
+            dropped = 0
+            for entry in client.client_list(_type="pubsub"):
+                if int(entry["db"]) == database:
+                    dropped += client.client_kill_filter(_id=entry["id"])
+            assert dropped, "no subscribed connection to drop"
         finally:
             client.close()
 
