@@ -113,7 +113,7 @@ async def test_after_redis_loses_its_data_every_socket_still_hears_the_table(los
     # The frames kept since serve a resync as before: exactly the check, to the actor's page.
     called = await table_version(table)
     await sockets[other].act("check", turn=2)
-    await sockets[actor].until_state(lambda s: s["hand"]["turn"] == 3, timeout=BOUND)
+    await sockets[actor].until_state(lambda s: bool(s["hand"]) and s["hand"]["turn"] == 3, BOUND)
     await sockets[actor].send({"type": "resync", "since": called})
     missed = await sockets[actor].until(lambda f: f["type"] == "resync", BOUND)
     updates = [f["version"] for f in missed["frames"] if f["type"] == "update"]
