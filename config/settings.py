@@ -175,6 +175,10 @@ else:
                 # 100 was reached when a few dozen sockets connected at once or several hands
                 # ended together (seen under bench.load: whole updates lost, pages stalled).
                 "capacity": env.int("CHANNEL_LAYER_CAPACITY", default=2000),
+                # The pub/sub layer's channel names. Redis's PUBLISH ignores the database
+                # number, so two rooms (or two test runs) on one Redis server hear each other's
+                # tables unless their prefixes differ.
+                "prefix": env.str("CHANNEL_LAYER_PREFIX", default="asgi"),
             },
         }
     }

@@ -25,6 +25,13 @@ os.environ.setdefault("POKER_HEARTBEAT_SECONDS", "1")
 # table ids restart in every test database, so two workers sharing one Redis would hear each
 # other's table groups, and a test that flushes the channel layer would flush the other's.
 _worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+# Each run's and each worker's own channel names: the pub/sub layer's PUBLISH ignores the Redis
+# database a worker is given below, so workers (whose tables and players have the same ids)
+# would hear each other's tables. (The workers inherit the environment of the run's first
+# process, so its pid names the run and the worker's id is added.)
+os.environ.setdefault("CHANNEL_LAYER_PREFIX", f"room-test-{os.getpid()}")
+if _worker:
+    os.environ["CHANNEL_LAYER_PREFIX"] += f"-{_worker}"
 if _worker.startswith("gw") and os.environ.get("REDIS_URL"):
     from urllib.parse import urlsplit, urlunsplit
 
