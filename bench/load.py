@@ -356,8 +356,11 @@ def start_room(procs: Processes, options: Options, log_dir: Path) -> list[int]:
     for i, port in enumerate(ports):
         procs.start(
             "asgi", f"daphne-{i + 1}",
+            # A handshake may wait 30 s, not daphne's 5: the last bots connect while the
+            # first tables already play at full speed, and on a busy machine their snapshot
+            # can take longer than 5 s to be read.
             [str(VENV_BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), "-v", "1",
-             "bench.dbcount:application"],
+             "--websocket_connect_timeout", "30", "bench.dbcount:application"],
             env | {"LOAD_COUNT_ROLE": "asgi"},
         )  # fmt: skip
     worker_name = f"load-{os.getpid()}@{socket.gethostname()}"
@@ -490,7 +493,8 @@ class Stats:
     closes: dict[str, int] = field(default_factory=dict)
     stalls: int = 0
     out_of_order: int = 0
-    gaps: int = 0
+    gaps: int = 0  # resyncs asked for
+    snapshots: int = 0  # snapshots asked for after an update that did not fit
     frames: int = 0
     frame_bytes: int = 0
     stall_notes: list[str] = field(default_factory=list)
@@ -519,9 +523,9 @@ def progress_of(state: dict) -> tuple[int, int] | None:
     return None
 
 
-# How long a client waits for a missing version before it asks for a snapshot (bench.mirror's
-# HOLD_SECONDS and static/js/table.js's HOLD_MS; kept here so the bench also runs older code).
-HOLD_SECONDS = 0.3
+# How long a client waits for a missing version before it asks for what it missed with
+# `resync` (bench.mirror's GAP_WAIT_SECONDS and static/js/table_state.js's GAP_WAIT_MS).
+GAP_WAIT_SECONDS = 0.05
 
 
 def new_mirror():
@@ -538,6 +542,7 @@ class WholeStateMirror:
     def __init__(self) -> None:
         self.state: dict | None = None
         self.gaps = 0
+        self.broken = 0
         self.stale = 0
 
     def apply(self, frame: dict) -> bool:
@@ -615,7 +620,7 @@ class Bot:
         self.sent_for: dict[int, tuple[int, int]] = {}  # seq -> (hand, turn) of an act
         self.admin_sent: dict[str, float] = {}  # frame type -> when last sent
         self.closed = False
-        self.hold_timer: asyncio.TimerHandle | None = None  # waiting for a missing version
+        self.gap_timer: asyncio.TimerHandle | None = None  # waiting for a missing version
 
     # -- connection
 
@@ -642,25 +647,24 @@ class Bot:
         kind = frame.get("type")
         if kind == "update" and "state" in frame and not isinstance(self.mirror, WholeStateMirror):
             self.mirror = WholeStateMirror()  # the protocol before issue 12
-        if kind in ("snapshot", "update", "private"):
-            # Broadcasts from different processes may cross; the protocol says to ignore a
-            # frame not newer than the one shown, and to ask for a snapshot after a gap.
-            stale, gaps = self.mirror.stale, self.mirror.gaps
+        if kind in ("snapshot", "update", "private", "resync"):
+            # Frame v is applied after v-1 (docs/protocol.md "Versions and resync"): one that
+            # comes early waits for the missing one, which is asked for with `resync` if it
+            # does not come within a moment.
+            stale, broken = self.mirror.stale, self.mirror.broken
             changed = self.mirror.apply(frame)
             self.watch.stats.out_of_order += self.mirror.stale - stale
-            held = getattr(self.mirror, "held", None)
-            if held and frame.get("version") in held:
+            pending = getattr(self.mirror, "pending", None)
+            if pending and frame.get("version") in pending:
                 self.watch.stats.out_of_order += 1  # came before the one it follows
-            if held and self.hold_timer is None:
-                # An update came before the one it follows: wait a moment for the missing one
-                # (docs/protocol.md), then give up and ask for a snapshot.
-                self.hold_timer = asyncio.get_running_loop().call_later(
-                    HOLD_SECONDS, self.held_give_up
+            if pending and self.gap_timer is None:
+                self.gap_timer = asyncio.get_running_loop().call_later(
+                    GAP_WAIT_SECONDS, self.resync_ask
                 )
-            elif not held and self.hold_timer is not None:
-                self.hold_timer.cancel()
-                self.hold_timer = None
-            self.after_apply(changed, gaps, t)
+            elif not pending and self.gap_timer is not None:
+                self.gap_timer.cancel()
+                self.gap_timer = None
+            self.after_apply(changed, broken, t)
         elif kind == "heartbeat" and self.state is not None:
             # A quiet table (everyone else sat out) sends nothing else: look again at whether
             # to top up or sit in, as a player glancing at the page would.
@@ -674,15 +678,16 @@ class Bot:
             if len(stats.stall_notes) < 20:
                 stats.stall_notes.append(f"{self.seed.username}: error {frame}")
 
-    def held_give_up(self) -> None:
-        self.hold_timer = None
-        gaps = self.mirror.gaps
-        changed = self.mirror.held_give_up()
-        self.after_apply(changed, gaps, time.perf_counter())
-
-    def after_apply(self, changed: bool, gaps_before: int, t: float) -> None:
-        if self.mirror.gaps > gaps_before:
+    def resync_ask(self) -> None:
+        """The missing version did not come: ask for the frames after the one shown."""
+        self.gap_timer = None
+        if self.mirror.pending:
             self.watch.stats.gaps += 1
+            self.send(self.mirror.resync_frame())
+
+    def after_apply(self, changed: bool, broken_before: int, t: float) -> None:
+        if self.mirror.broken > broken_before:
+            self.watch.stats.snapshots += 1  # an update that did not fit: the whole state
             self.admin({"type": "snapshot"})
         if not changed:
             return
@@ -765,14 +770,25 @@ class Bot:
                    "seq": self.seq})  # fmt: skip
 
 
-async def connect(bot: Bot, port: int, table_id: int) -> None:
+async def connect(bot: Bot, port: int, table_id: int, tries: int = 3) -> None:
+    """Open the bot's socket. A handshake the room drops (daphne closes a socket its consumer
+    has not accepted in time) is tried again, up to `tries` times."""
     url = f"ws://127.0.0.1:{port}/ws/tables/{table_id}/"
-    factory = client_factory(
-        url, f"http://127.0.0.1:{port}", f"sessionid={bot.seed.session_key}", bot
-    )
     loop = asyncio.get_running_loop()
-    await loop.create_connection(factory, "127.0.0.1", port)
-    await asyncio.wait_for(bot.opened, 20)
+    for attempt in range(tries):
+        if attempt:
+            await asyncio.sleep(1)
+            bot.opened = loop.create_future()
+        factory = client_factory(
+            url, f"http://127.0.0.1:{port}", f"sessionid={bot.seed.session_key}", bot
+        )
+        await loop.create_connection(factory, "127.0.0.1", port)
+        try:
+            await asyncio.wait_for(bot.opened, 40)
+            return
+        except ConnectionError:
+            if attempt == tries - 1:
+                raise
 
 
 async def sample_lock_waits(stats: Stats, stop: asyncio.Event) -> None:
@@ -983,7 +999,7 @@ class Result:
             f"p50 {self.pct(50, end=True):.1f} ms, p99 {self.pct(99, end=True):.1f} ms",
             f"    sent {s.sent} in window, completed {s.actions}; errors {s.errors or 0}; "
             f"closes {s.closes or 0}; stalls {s.stalls}; frames out of order {s.out_of_order}, "
-            f"gaps {s.gaps}; "
+            f"resyncs {s.gaps}, snapshots {s.snapshots}; "
             f"PG sessions waiting on locks {waits}",
             f"    CPU (% of one core): {cpu}; whole machine {self.machine:.0f}% of "
             f"{os.cpu_count()} cores (others: {others:.0f}% of one core)",

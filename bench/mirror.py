@@ -49,26 +49,28 @@ def compose(public: dict[str, Any], own: dict[str, Any] | None) -> dict[str, Any
     return state
 
 
-# How long a client waits for a missing version before it gives up on it and asks for a
-# snapshot (static/js/table_state.js waits as long: HOLD_MS).
-HOLD_SECONDS = 0.3
+# How long a client waits for a missing version before it asks for what it missed with
+# `resync` (static/js/table_state.js waits as long: GAP_WAIT_MS).
+GAP_WAIT_SECONDS = 0.05
 
 
 class TableMirror:
     """Apply frames as they come; `state` is the composed STATE (None before the snapshot).
 
-    An update that skips a version is held (`held`), not applied: broadcasts from different
-    processes may cross, and the missing one usually comes a few milliseconds later; it is
-    then applied with the held ones in order. A client that still misses it after a moment
-    calls `held_give_up` and asks for a snapshot. `gaps` counts updates that could not be
-    applied in order (the client should ask for a snapshot), `stale` frames older than what
-    it shows (ignored)."""
+    Frame v is applied only after v-1 (docs/protocol.md "Versions and resync"). An update
+    that skips a version waits in `pending`: the missing one usually comes a moment later (two
+    processes' broadcasts crossed), and the pending ones follow it in order. A client that
+    still misses it after `GAP_WAIT_SECONDS` sends `resync_frame()`, and the server's `resync`
+    answer (its frames in order, applied here like any others) fills the gap. `gaps` counts
+    those requests, `broken` the updates that did not fit the hand shown (the client asks for
+    a snapshot), `stale` frames older than what it shows (ignored)."""
 
     def __init__(self) -> None:
         self.public: dict[str, Any] | None = None
         self.own: dict[str, Any] | None = None
-        self.held: dict[int, dict[str, Any]] = {}
+        self.pending: dict[int, dict[str, Any]] = {}
         self.gaps = 0
+        self.broken = 0
         self.stale = 0
 
     @property
@@ -87,9 +89,13 @@ class TableMirror:
             self.public = dict(state)
             if self.own is None or self.own["version"] <= state["version"]:
                 self.own = own_part(state)
-            self.held = {v: held for v, held in self.held.items() if v > state["version"]}
-            self._held_apply()
+            self._pending_apply()
             return True
+        if kind == "resync":
+            changed = False
+            for missed in frame["frames"]:
+                changed = self.apply(missed) or changed
+            return changed
         if kind == "private":
             if self.own is not None and frame["version"] < self.own["version"]:
                 self.stale += 1
@@ -98,33 +104,28 @@ class TableMirror:
             return True
         if kind == "update" and self.public is not None:
             version = frame["version"]
-            if version <= self.public["version"] or version in self.held:
+            if version <= self.public["version"] or version in self.pending:
                 self.stale += 1
                 return False
             if version > self.public["version"] + 1:
-                self.held[version] = frame  # until the versions before it come
+                self.pending[version] = frame  # until the versions before it come
                 return False
             changed = self._update(frame)
-            return self._held_apply() or changed
+            return self._pending_apply() or changed
         return False
 
-    def held_give_up(self) -> bool:
-        """The versions before the held updates did not come: apply the held ones in order
-        anyway (a gap: the client asks for a snapshot). True when that changed the state."""
-        if not self.held:
-            return False
+    def resync_frame(self) -> dict[str, Any]:
+        """What to send when the missing version did not come in time: the frames after the
+        one shown."""
         self.gaps += 1
-        changed = False
-        for version in sorted(self.held):
-            frame = self.held.pop(version)
-            if version > self.public["version"]:
-                changed = self._update(frame) or changed
-        return changed
+        return {"type": "resync", "since": self.version}
 
-    def _held_apply(self) -> bool:
+    def _pending_apply(self) -> bool:
         changed = False
-        while self.public is not None and self.public["version"] + 1 in self.held:
-            changed = self._update(self.held.pop(self.public["version"] + 1)) or changed
+        for version in [v for v in self.pending if self.public and v <= self.public["version"]]:
+            del self.pending[version]
+        while self.public is not None and self.public["version"] + 1 in self.pending:
+            changed = self._update(self.pending.pop(self.public["version"] + 1)) or changed
         return changed
 
     def _update(self, frame: dict[str, Any]) -> bool:
@@ -135,7 +136,7 @@ class TableMirror:
             changes = frame["hand_changes"]
             hand = public.get("hand")
             if hand is None or hand["id"] != changes["id"]:
-                self.gaps += 1  # a change to a hand this client never saw: snapshot
+                self.broken += 1  # a change to a hand this client never saw: snapshot
                 return False
             moved = {s["seat"]: s for s in changes["seats"]}
             seats = [moved.get(s["seat"], s) for s in hand["seats"]]

@@ -64,12 +64,9 @@ def main(argv: list[str] | None = None) -> int:
     import redis
     from django.conf import settings
 
-    from config import channel_health, timeouts
+    from config import timeouts
 
     broker = redis.Redis.from_url(settings.CELERY_BROKER_URL)
-    # A channel layer that has kept its marker: timers act, not hold (config/channel_health.py).
-    for address in channel_health.layer_addresses():
-        channel_health._client(address).set(channel_health.MARKER_KEY, "0")
 
     send_cpu: list[float] = []
     real_send = timeouts.timeouts_send

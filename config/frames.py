@@ -76,6 +76,20 @@ class Snapshot:
         return cls()
 
 
+@dataclass(frozen=True)
+class Resync:
+    """`resync`: the frames this socket missed after version `since` (docs/protocol.md
+    "Versions and resync"), or a snapshot when they are gone."""
+
+    since: int
+
+    MAX = 2**53  # a version past this is no table's (and no JavaScript number's)
+
+    @classmethod
+    def parse(cls, frame: Mapping[str, Any]) -> Resync:
+        return cls(whole(frame, "since", minimum=0, maximum=cls.MAX))
+
+
 CommandParser = Callable[[dict[str, Any]], Any]
 
 

@@ -159,7 +159,7 @@ else:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": env.str(
-                "CHANNEL_LAYER_BACKEND", default="channels_redis.core.RedisChannelLayer"
+                "CHANNEL_LAYER_BACKEND", default="channels_redis.pubsub.RedisPubSubChannelLayer"
             ),
             # No read timeout: the layer waits on a blocking pop, and redis-py 8's 5-second
             # default socket_timeout would tear every idle WebSocket down every 5 seconds.
@@ -175,9 +175,22 @@ else:
                 # 100 was reached when a few dozen sockets connected at once or several hands
                 # ended together (seen under bench.load: whole updates lost, pages stalled).
                 "capacity": env.int("CHANNEL_LAYER_CAPACITY", default=2000),
+                # The pub/sub layer's channel names. Redis's PUBLISH ignores the database
+                # number, so two rooms (or two test runs) on one Redis server hear each other's
+                # tables unless their prefixes differ.
+                "prefix": env.str("CHANNEL_LAYER_PREFIX", default="asgi"),
             },
         }
     }
+
+# The last frames of every table (config/frame_log.py), where every process reads them: a
+# socket that reconnects or sees a gap gets what it missed from here (docs/protocol.md).
+FRAME_LOG_REDIS_URL = env.str("FRAME_LOG_REDIS_URL", default=REDIS_URL)
+FRAME_LOG_PREFIX = env.str("FRAME_LOG_PREFIX", default="room")
+FRAME_LOG_KEEP = env.int("FRAME_LOG_KEEP", default=300)  # frames per stream
+FRAME_LOG_SECONDS = env.int("FRAME_LOG_SECONDS", default=3600)  # a quiet stream is dropped
+if FRAME_LOG_KEEP <= 0 or FRAME_LOG_SECONDS <= 0:
+    raise ImproperlyConfigured("FRAME_LOG_KEEP and FRAME_LOG_SECONDS must be above 0.")
 
 # A cache shared by every process (Redis in production, this process's memory when embedded):
 # counters such as the table sockets' reconnect limit must hold across ASGI processes.
@@ -216,19 +229,14 @@ CELERY_TIMEZONE = "UTC"
 # PostgreSQL backend per turn timer. config/celery.py gives the task's connection back to the
 # pool instead, as a finished web request does; Celery recycles the pool every this many tasks.
 CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=200)
-# A silent channel layer heals itself: each socket re-joins its groups this often (so a Redis
-# that lost its data is repaired within it), and after the room notices such a loss it holds
-# turn timers for as long (docs/rules.md "Silent tables"). Pages expect a table heartbeat every
-# POKER_HEARTBEAT_SECONDS and ask for a snapshot after two missed ones.
-CHANNEL_REJOIN_SECONDS = env.float("CHANNEL_REJOIN_SECONDS", default=10.0)
 # The next hand waits for an all-in runout and a showdown to be shown on the page
 # (poker.engine.views.ended_hand_display_seconds) times this; 0 for a benchmark of the core.
 POKER_SHOWDOWN_PAUSE_SCALE = env.float("POKER_SHOWDOWN_PAUSE_SCALE", default=1.0)
+# Pages expect a table heartbeat every POKER_HEARTBEAT_SECONDS and ask for what they missed
+# (`resync`) after two missed ones (docs/protocol.md "Versions and resync").
 POKER_HEARTBEAT_SECONDS = env.float("POKER_HEARTBEAT_SECONDS", default=5.0)
-if CHANNEL_REJOIN_SECONDS <= 0 or POKER_HEARTBEAT_SECONDS <= 0:
-    raise ImproperlyConfigured(
-        "CHANNEL_REJOIN_SECONDS and POKER_HEARTBEAT_SECONDS must be above 0."
-    )
+if POKER_HEARTBEAT_SECONDS <= 0:
+    raise ImproperlyConfigured("POKER_HEARTBEAT_SECONDS must be above 0.")
 # A running hand whose turn deadline passed this long ago without moving is cancelled by the
 # sweep (every bet returned: poker/services/faults.py).
 POKER_STUCK_HAND_SECONDS = env.int("POKER_STUCK_HAND_SECONDS", default=120)
@@ -261,7 +269,7 @@ CELERY_BEAT_SCHEDULE: dict = {
         "schedule": env.float("POKER_SWEEP_SECONDS", default=2.0),
     },
     # Every table's version through its group, so pages can tell a silent socket from a quiet
-    # table (config/channel_health.py, docs/protocol.md "heartbeat").
+    # table and ask for what they missed (docs/protocol.md "Versions and resync").
     "poker-table-heartbeats": {
         "task": "poker.tables_heartbeat",
         "schedule": POKER_HEARTBEAT_SECONDS,

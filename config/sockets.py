@@ -16,7 +16,6 @@ from typing import Any
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.utils.translation import gettext as _
 
-from config.channel_health import GroupRejoinMixin
 from config.errors import Refused
 from config.frames import Ping, Protocol, Refusal, parse_frame, refusal_for
 from config.i18n import socket_language_activate
@@ -24,7 +23,7 @@ from config.i18n import socket_language_activate
 log = logging.getLogger(__name__)
 
 
-class FrameConsumer(GroupRejoinMixin, AsyncWebsocketConsumer):
+class FrameConsumer(AsyncWebsocketConsumer):
     protocol: Protocol
 
     async def language_activate(self) -> None:

@@ -24,14 +24,12 @@ class LobbyConsumer(FrameConsumer):
         self.joined_groups = [LOBBY_GROUP] + ([player_group_name(user.pk)] if signed_in else [])
         for group in self.joined_groups:
             await self.channel_layer.group_add(group, self.channel_name)
-        self.groups_rejoin_start(self.joined_groups)
         await self.accept()
         await self.send_frame(
             {"type": "welcome", "username": user.get_username() if signed_in else None}
         )
 
     async def disconnect(self, code: int) -> None:
-        await self.groups_rejoin_stop()
         for group in self.joined_groups:
             await self.channel_layer.group_discard(group, self.channel_name)
 

@@ -23,6 +23,7 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 
+from config.frame_log import frames_keep, frames_read
 from poker.engine.hand import Hand as EngineHand
 from poker.engine.views import events_for
 from poker.models import Hand, Seat, Table
@@ -37,6 +38,7 @@ LOBBY_GROUP = "lobby"
 __all__ = [
     "frames_and_view",
     "frames_for_change",
+    "frames_missed",
     "group_name",
     "player_group_name",
     "player_json",
@@ -135,9 +137,10 @@ def frames_and_view(
     seats: dict[int, Seat] | None = None,
     seats_fresh: bool = False,
 ) -> tuple[dict[str, Any], TableView]:
-    """({"public": JSON text of the `update` frame, "private": {user id: JSON text of their
-    `private` frame}}, the view they were built from); `extra_user_ids` are players the change
-    concerned who may hold no seat now (one who just left). `seats`, the change's own read of
+    """({"version": the table's version, "public": JSON text of the `update` frame, "private":
+    {user id: JSON text of their `private` frame}}, the view they were built from);
+    `extra_user_ids` are players the change concerned who may hold no seat now (one who just
+    left). `seats`, the change's own read of
     them, serve a change that is only betting (which moves no seat) or whose seats are
     `seats_fresh` (every seat it altered is one of these objects); any other change reads them
     afresh. The view is what a table's memory keeps (poker.services.unit)."""
@@ -158,7 +161,7 @@ def frames_and_view(
     user_ids.update(extra_user_ids)
     public = _public_frame(view, all_events, betting=betting, version=table.version)
     private = _private_frames(view, user_ids, version=table.version)
-    return {"public": _dumps(public), "private": private}, view
+    return {"version": table.version, "public": _dumps(public), "private": private}, view
 
 
 def _events_in_order(
@@ -235,6 +238,48 @@ def _private_frames(view: TableView, user_ids: set[int], *, version: int) -> dic
     return private
 
 
+def log_stream(table_id: int, user_id: int | None = None) -> str:
+    """The frame log's stream of a table's public frames, or of one player's private ones."""
+    return f"table-{table_id}" if user_id is None else f"table-{table_id}-user-{user_id}"
+
+
+class Missed:
+    """What a socket missed after version `since` (`frames_missed`): the frames in order, each
+    private part just before the public frame of its version. `complete` is false when the log
+    holds a later version but not the next one (a change committed, its frames not yet
+    kept)."""
+
+    def __init__(self, frames: list[str], complete: bool) -> None:
+        self.frames = frames
+        self.complete = complete
+
+
+def frames_missed(*, table_id: int, user_id: int | None, since: int) -> Missed | None:
+    """The frames after version `since` that a socket of `user_id` (None: a spectator) was
+    sent: the table's public frames and that player's own private parts, never another
+    player's. None when the log no longer holds the next version (trimmed, expired or lost
+    with Redis): the socket needs a snapshot."""
+    streams = [log_stream(table_id)]
+    if user_id is not None:
+        streams.append(log_stream(table_id, user_id))
+    (oldest, public), *own = frames_read(streams, since)
+    if oldest is None or oldest > since + 1:
+        return None
+    run: list[tuple[int, str]] = []
+    for version, text in public:
+        if version != since + 1 + len(run):
+            break
+        run.append((version, text))
+    last = run[-1][0] if run else since
+    private = {version: text for version, text in (own[0][1] if own else [])}
+    frames = []
+    for version, text in run:
+        if version in private:
+            frames.append(private[version])
+        frames.append(text)
+    return Missed(frames, complete=len(run) == len(public) and last >= since)
+
+
 # The event loop serving the sockets, for the embedded in-memory layer (set by the consumer).
 _socket_loop: asyncio.AbstractEventLoop | None = None
 
@@ -265,10 +310,25 @@ def _run_on_layer(call) -> None:
 
 
 def send(*, table_id: int, frames: dict[str, Any]) -> None:
-    """The private frames to their players' own groups (all at once: each is several round
-    trips to Redis), then the public frame to the table's group: a page that applies both
-    shows its own part with the change that made it. A dead layer costs a log line, not the
-    change (clients get a fresh snapshot when they reconnect or notice they are behind)."""
+    """Keep the change's frames in the frame log (config/frame_log.py), then send the private
+    frames to their players' own groups, then the public frame to the table's group: a page
+    that applies both shows its own part with the change that made it. Kept first, so any
+    frame a socket has received can be read again by a socket that missed it (`frames_missed`).
+    A dead layer or log costs a log line, not the change (a page that misses frames asks for
+    them again, and gets a snapshot when they are gone)."""
+    version = frames["version"]
+    try:
+        frames_keep(
+            {
+                log_stream(table_id): [(version, frames["public"])],
+                **{
+                    log_stream(table_id, int(user_id)): [(version, text)]
+                    for user_id, text in frames["private"].items()
+                },
+            }
+        )
+    except Exception:
+        log.exception("could not keep the frames of version %s of table %s", version, table_id)
 
     async def deliver(layer) -> None:
         await asyncio.gather(

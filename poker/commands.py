@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 from config.frames import (
     Ping,
     Protocol,
+    Resync,
     Snapshot,
     cents,
     flag,
@@ -171,6 +172,7 @@ Command = (
     | WaitingLeave
     | Ping
     | Snapshot
+    | Resync
 )
 
 
@@ -191,6 +193,7 @@ TABLE = Protocol(
         "waiting_leave": lambda frame: WaitingLeave(),
         "ping": Ping.parse,
         "snapshot": Snapshot.parse,
+        "resync": Resync.parse,
     },
     unknown=unknown_at_table,
 )

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
+import re
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
+from urllib.parse import parse_qs
 
 from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
@@ -25,11 +28,13 @@ from django.utils.translation import gettext as _
 from config.db_pool import DatabaseBusy, refuse_when_pool_exhausted
 from config.db_threads import in_db_thread
 from config.errors import Refused
-from config.frames import Snapshot
+from config.frames import Resync, Snapshot
 from config.ratelimit import rate_limit_hit
 from config.sockets import FrameConsumer
 from poker import services
 from poker.broadcast import (
+    Missed,
+    frames_missed,
     group_name,
     player_group_name,
     remember_socket_loop,
@@ -52,7 +57,7 @@ from poker.commands import (
     WaitingLeave,
 )
 from poker.models import Table
-from poker.selectors import table_snapshot_for
+from poker.selectors import chat_recent, table_snapshot_for
 from responsible import rules as responsible
 
 log = logging.getLogger(__name__)
@@ -64,6 +69,11 @@ CLOSE_NO_TABLE = 4404
 CLOSE_SUPERSEDED = 4409
 CLOSE_TOO_MANY_RECONNECTS = 4429
 SNAPSHOT_MIN_SECONDS = 1.0  # a page may ask for a snapshot this often (each reads the database)
+# A resync that finds a later version kept but not the next one (a change committed by another
+# process, its frames not kept yet) reads the log again this often, this many times, before it
+# answers with a snapshot.
+RESYNC_HOLE_WAIT_SECONDS = 0.02
+RESYNC_HOLE_TRIES = 10
 
 
 @dataclass(frozen=True)
@@ -140,14 +150,17 @@ class TableConsumer(FrameConsumer):
         await self.channel_layer.group_add(self.user_group, self.channel_name)
         await self.channel_layer.group_add(self.player_group, self.channel_name)
         self.joined = True
-        self.groups_rejoin_start([self.group, self.user_group, self.player_group])
         # The seat is marked connected before the snapshot is read, so the snapshot shows it and
         # once the page has its snapshot this socket's hello is done. Staff may delete the table
         # at any point after the check above: then the socket closes as for any missing table.
         try:
             await self.run(ConnectionSet(connected=True, socket=self.channel_name))
             await self.accept()
-            await self.snapshot_send()
+            since = _since_of(self.scope)
+            if since is None:
+                await self.snapshot_send()
+            else:  # a page reconnecting: what it missed, or a snapshot when that is gone
+                await self.resync_send(since, hello=True)
         except services.TableError as error:
             if error.code != "no_table":
                 raise
@@ -156,7 +169,6 @@ class TableConsumer(FrameConsumer):
     async def disconnect(self, code: int) -> None:
         if not self.joined:
             return
-        await self.groups_rejoin_stop()
         await self.channel_layer.group_discard(self.group, self.channel_name)
         await self.channel_layer.group_discard(self.user_group, self.channel_name)
         await self.channel_layer.group_discard(self.player_group, self.channel_name)
@@ -172,6 +184,9 @@ class TableConsumer(FrameConsumer):
     async def handle(self, command: Command) -> None:
         if isinstance(command, Snapshot):
             await self.snapshot_requested()
+            return
+        if isinstance(command, Resync):
+            await self.resync_send(command.since)
             return
         await self.run(command)
         if isinstance(command, Sit):  # the new seat is live through this socket
@@ -204,7 +219,37 @@ class TableConsumer(FrameConsumer):
         this socket is still in the group and tells the page which version is current."""
         await self.send_frame({"type": "heartbeat", "version": message["version"]})
 
-    # -- a silent socket heals (config/channel_health.py)
+    # -- what a socket missed (docs/protocol.md "Versions and resync")
+
+    async def resync_send(self, since: int, *, hello: bool = False) -> None:
+        """The frames this socket missed after `since`, from the frame log, in one `resync`
+        frame (its own private parts only: the log is read for this socket's user); a snapshot
+        when the log no longer holds them. `hello` (a page reconnecting) adds what a snapshot
+        would have told it besides the STATE: the heartbeat and the recent chat."""
+        missed = await _frames_missed(self.table_id, self.user.pk, since)
+        for _try in range(RESYNC_HOLE_TRIES):
+            if missed is None or missed.complete or missed.frames:
+                break
+            await asyncio.sleep(RESYNC_HOLE_WAIT_SECONDS)
+            missed = await _frames_missed(self.table_id, self.user.pk, since)
+        if missed is None or not (missed.complete or missed.frames):
+            # Gone: the whole state, though not more often than a page may ask for it.
+            loop = asyncio.get_running_loop()
+            wait = self.snapshot_asked_at + SNAPSHOT_MIN_SECONDS - loop.time()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            self.snapshot_asked_at = loop.time()
+            await self.snapshot_send()
+            return
+        frame: dict[str, Any] = {
+            "type": "resync",
+            "since": since,
+            "frames": [json.loads(text) for text in missed.frames],
+        }
+        if hello:
+            frame["heartbeat_seconds"] = settings.POKER_HEARTBEAT_SECONDS
+            frame["chat"] = await _in_table_order(self.table_id, _chat_read, self.table_id)
+        await self.send_frame(frame)
 
     async def snapshot_send(self) -> None:
         """The whole STATE now, read from the database, with the heartbeat the page expects."""
@@ -219,14 +264,11 @@ class TableConsumer(FrameConsumer):
         await self.send_frame(frame)
 
     async def snapshot_requested(self) -> None:
-        """A page that heard no heartbeat, or a newer version than it shows, asks again: join
-        the groups again at once (the channel layer may have lost them) and answer."""
+        """The whole STATE again, at most once a second."""
         now = asyncio.get_running_loop().time()
         if now - self.snapshot_asked_at < SNAPSHOT_MIN_SECONDS:
             raise Refused("too_soon", _("Ask for a snapshot at most once a second."))
         self.snapshot_asked_at = now
-        if not self.superseded:
-            await self.groups_rejoin()
         await self.snapshot_send()
 
     async def table_supersede(self, message: dict) -> None:
@@ -241,6 +283,24 @@ class TableConsumer(FrameConsumer):
         already leaving after the hand (responsible.services.exclusion_start)."""
         await self.send_frame({"type": "excluded", "message": message["message"]})
         await self.close(code=CLOSE_EXCLUDED)
+
+
+def _since_of(scope) -> int | None:
+    """The `since` of a reconnecting page's socket address (`?since=<version>`), or None (a
+    page opening afresh, or anything that is not a version: it gets a snapshot)."""
+    values = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("since", [])
+    if len(values) != 1 or not re.fullmatch(r"[0-9]{1,16}", values[0]):
+        return None
+    return int(values[0])
+
+
+@sync_to_async(thread_sensitive=False)
+def _frames_missed(table_id: int, user_id: int, since: int) -> Missed | None:
+    return frames_missed(table_id=table_id, user_id=user_id, since=since)
+
+
+def _chat_read(table_id: int) -> list[dict]:
+    return chat_recent(table_id=table_id)
 
 
 @sync_to_async

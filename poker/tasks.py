@@ -4,14 +4,10 @@ The timers are `config.timeouts` timeouts, set by the services on commit and run
 handlers below (registered in `PokerConfig.ready`). Each only calls a service that reads the
 step it was set for and then re-reads the database under the table lock, so a duplicated, late
 or lost timer changes nothing: a turn's timeout does nothing once the turn has moved on, and
-the periodic sweep acts on the deadlines stored in the database.
-
-Before a timer may act, the room asks its channel layer whether it can still reach the
-players (config.channel_health): while it cannot, turns are held, not timed out."""
+the periodic sweep acts on the deadlines stored in the database."""
 
 from celery import shared_task
 
-from config.channel_health import broadcast_healed_at
 from config.timeouts import Timeout
 from poker import broadcast, services
 from poker.models import RngCheck
@@ -26,9 +22,7 @@ def turn_timeout(timeout: Timeout) -> str:
     passed = services.hand_turn_passed(hand_id=hand_id, turn=turn)
     if passed:
         return passed
-    return services.hand_turn_timeout(
-        hand_id=hand_id, turn=turn, broadcast_healed_at=broadcast_healed_at()
-    )
+    return services.hand_turn_timeout(hand_id=hand_id, turn=turn)
 
 
 def hand_start_timeout(timeout: Timeout) -> str:
@@ -47,7 +41,7 @@ def sit_out_timeout(timeout: Timeout) -> str:
 def sweep_tables() -> dict:
     """Every few seconds: overdue turns, stuck hands, hands due to start, sitters-out past
     the limit."""
-    return services.tables_sweep(broadcast_healed_at=broadcast_healed_at())
+    return services.tables_sweep()
 
 
 @shared_task(name="poker.tables_heartbeat", ignore_result=True)

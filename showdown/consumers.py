@@ -53,21 +53,15 @@ class LiveShowdownConsumer(FrameConsumer):
         remember_socket_loop(asyncio.get_running_loop())
         self.group = live.group_name(self.table_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
-        # Re-joined periodically, so a channel layer that lost its data (a Redis flush)
-        # reaches this socket again within CHANNEL_REJOIN_SECONDS (config/channel_health.py).
-        self.groups_rejoin_start([self.group])
         await self.accept()
         await self.send_frame({"type": "snapshot", "state": view})
 
     async def disconnect(self, code: int) -> None:
-        await self.groups_rejoin_stop()
         if hasattr(self, "group"):
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
     async def handle(self, command: Command) -> None:
-        if isinstance(command, Snapshot):
-            await self.groups_rejoin()
-        else:
+        if not isinstance(command, Snapshot):  # a snapshot is just the view below
             arguments = vars(command).copy()
             if "key" in arguments:
                 arguments["idempotency_key"] = f"live-{self.table_id}-{arguments.pop('key')}"

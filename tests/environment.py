@@ -12,13 +12,12 @@ os.environ.setdefault("CELERY_QUEUE", f"room-test-{os.getpid()}")
 # ...and its own cache keys: ids restart with each test database, and counters left in Redis
 # by an earlier run (the table sockets' reconnect limit) must not count against this one.
 os.environ.setdefault("CACHE_KEY_PREFIX", f"room-test-{os.getpid()}")
+# ...and its own frame log (config/frame_log.py), for the same reason.
+os.environ.setdefault("FRAME_LOG_PREFIX", f"room-test-{os.getpid()}")
 # Lockout tests count failures from one address; keep the limit explicit.
 os.environ.setdefault("AXES_FAILURE_LIMIT", "5")
 # The cashier's concurrency tests run 12 threads at once, each on its own pooled connection.
 os.environ.setdefault("DB_POOL_MAX_SIZE", "16")
-# A silent socket heals within a second or two (config/channel_health.py), so tests that flush
-# the channel layer's Redis wait that long, and turn timers are held only that long after.
-os.environ.setdefault("CHANNEL_REJOIN_SECONDS", "1")
 os.environ.setdefault("POKER_HEARTBEAT_SECONDS", "1")
 
 # Under pytest-xdist each worker process runs its own tests against its own test database
@@ -26,6 +25,13 @@ os.environ.setdefault("POKER_HEARTBEAT_SECONDS", "1")
 # table ids restart in every test database, so two workers sharing one Redis would hear each
 # other's table groups, and a test that flushes the channel layer would flush the other's.
 _worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+# Each run's and each worker's own channel names: the pub/sub layer's PUBLISH ignores the Redis
+# database a worker is given below, so workers (whose tables and players have the same ids)
+# would hear each other's tables. (The workers inherit the environment of the run's first
+# process, so its pid names the run and the worker's id is added.)
+os.environ.setdefault("CHANNEL_LAYER_PREFIX", f"room-test-{os.getpid()}")
+if _worker:
+    os.environ["CHANNEL_LAYER_PREFIX"] += f"-{_worker}"
 if _worker.startswith("gw") and os.environ.get("REDIS_URL"):
     from urllib.parse import urlsplit, urlunsplit
 

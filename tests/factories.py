@@ -2,7 +2,7 @@
 
 from django.contrib.auth import get_user_model
 
-from bench.mirror import HOLD_SECONDS, TableMirror
+from bench.mirror import GAP_WAIT_SECONDS, TableMirror
 
 DEFAULT_PASSWORD = "correct-horse-battery-staple-42"
 
@@ -129,9 +129,10 @@ class TableSocket:
         self.seq = 0
         self.state: dict | None = None
         self.mirror = TableMirror()
+        self.resync_asked: int | None = None  # the version a `resync` was sent from
 
     @classmethod
-    async def open(cls, table_id: int, user=None, *, headers=None):
+    async def open(cls, table_id: int, user=None, *, headers=None, since: int | None = None):
         from asgiref.sync import sync_to_async
         from channels.testing import WebsocketCommunicator
 
@@ -143,7 +144,8 @@ class TableSocket:
                 if user is not None
                 else [(b"origin", b"http://127.0.0.1")]
             )
-        communicator = WebsocketCommunicator(application, f"/ws/tables/{table_id}/", headers)
+        path = f"/ws/tables/{table_id}/" + ("" if since is None else f"?since={since}")
+        communicator = WebsocketCommunicator(application, path, headers)
         socket = cls(communicator, user)
         socket.connected, socket.close_code = await communicator.connect(timeout=10)
         return socket
@@ -151,13 +153,13 @@ class TableSocket:
     async def receive(self, timeout: float = 10) -> dict:
         """The next frame; `frames` keeps them as sent, while the one returned for a snapshot
         or update carries the STATE the frames so far add up to (bench.mirror), as a page
-        shows it. A stale or held update carries the STATE shown still: a seated player's
+        shows it. A stale or pending update carries the STATE shown still: a seated player's
         own `player_connection` update comes after the snapshot that already shows it."""
         frame = await self.communicator.receive_json_from(timeout=timeout)
         self.frames.append(frame)
         if self.mirror.apply(frame):
             self.state = self.mirror.state
-        if frame["type"] in ("snapshot", "update") and self.state is not None:
+        if frame["type"] in ("snapshot", "update", "resync") and self.state is not None:
             return {**frame, "state": self.state}
         return frame
 
@@ -170,24 +172,19 @@ class TableSocket:
             left = deadline - loop.time()
             if left <= 0:
                 raise AssertionError(f"no matching frame; last: {self.frames[-3:]}")
-            if self.mirror.held and await self.communicator.receive_nothing(
-                timeout=min(left, HOLD_SECONDS)
+            if (
+                self.mirror.pending
+                and self.resync_asked != self.mirror.version
+                and await self.communicator.receive_nothing(timeout=min(left, GAP_WAIT_SECONDS))
             ):
-                # The version before the held update did not come (its group message was
-                # lost): apply what came, as a page does after the same wait.
-                frame = self.held_give_up()
-            else:
-                frame = await self.receive(timeout=left)
-            if frame is not None and predicate(frame):
+                # The version before a pending update did not come (crossed or lost): ask for
+                # what this socket missed, as a page does after the same wait.
+                self.resync_asked = self.mirror.version
+                await self.send(self.mirror.resync_frame())
+                continue
+            frame = await self.receive(timeout=left)
+            if predicate(frame):
                 return frame
-
-    def held_give_up(self) -> dict | None:
-        """The held updates applied (bench.mirror), as the newest of them with its STATE."""
-        held = [frame for _, frame in sorted(self.mirror.held.items())]
-        if not self.mirror.held_give_up():
-            return None
-        self.state = self.mirror.state
-        return {**held[-1], "state": self.state}
 
     async def until_state(self, predicate, timeout: float = 10) -> dict:
         """The latest STATE once `predicate(state)` holds (maybe the one already shown)."""
@@ -276,19 +273,49 @@ def call_down(hand, players: dict, *, until_street: str | None = None):
     raise AssertionError("the hand did not end")
 
 
+def channel_layer_addresses() -> list[str]:
+    """The Redis servers of the channel layer (none for the in-memory layer)."""
+    from django.conf import settings
+
+    layer = settings.CHANNEL_LAYERS["default"]
+    if not layer["BACKEND"].startswith("channels_redis."):
+        return []
+    hosts = layer.get("CONFIG", {}).get("hosts", [])
+    return [host["address"] if isinstance(host, dict) else host for host in hosts]
+
+
 def channel_layer_flush() -> None:
     """`FLUSHDB` on the channel layer's Redis (each of its servers), as a mistaken command or a
-    restart without persistence would: every group, queued message and marker is gone."""
+    restart without persistence would: every key (queued messages, kept frames) is gone."""
     import redis
 
-    from config.channel_health import layer_addresses
-
-    addresses = layer_addresses()
+    addresses = channel_layer_addresses()
     assert addresses, "a flush needs the Redis channel layer (REDIS_URL)"
     for address in addresses:
         client = redis.Redis.from_url(address)
         try:
             assert client.flushdb()
+        finally:
+            client.close()
+
+
+def channel_layer_connections_drop() -> None:
+    """The channel layer's Redis closes the subscribed connections of this test run's database,
+    as a Redis restart does to every connection (the other test processes' databases keep
+    theirs)."""
+    import redis
+
+    addresses = channel_layer_addresses()
+    assert addresses, "needs the Redis channel layer (REDIS_URL)"
+    for address in addresses:
+        client = redis.Redis.from_url(address)
+        try:
+            database = client.connection_pool.connection_kwargs.get("db", 0)
+            dropped = 0
+            for entry in client.client_list(_type="pubsub"):
+                if int(entry["db"]) == database:
+                    dropped += client.client_kill_filter(_id=entry["id"])
+            assert dropped, "no subscribed connection to drop"
         finally:
             client.close()
 

@@ -25,7 +25,6 @@ from poker.services.seating import (
 from poker.services.timers import (
     hand_turn_passed,
     hand_turn_timeout,
-    hands_hold,
     seat_sit_out_timeout,
     table_start_timeout,
 )
@@ -50,7 +49,6 @@ __all__ = [
     "hand_cancel",
     "hand_turn_passed",
     "hand_turn_timeout",
-    "hands_hold",
     "seat_evict",
     "seat_sit_out_timeout",
     "table_act",

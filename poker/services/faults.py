@@ -57,21 +57,13 @@ def hand_cancel(*, hand: Hand, reason: str, code: str = "cancelled", detail: str
         return True
 
 
-def tables_sweep(
-    *, now: datetime | None = None, broadcast_healed_at: datetime | None = None
-) -> dict[str, int]:
+def tables_sweep(*, now: datetime | None = None) -> dict[str, int]:
     """Catch what lost or late tasks missed, from what the database says (idempotent):
     overdue turns, stuck hands, hands that should have started, sitters-out past the limit,
-    seat offers past their time.
-
-    With `broadcast_healed_at` (the room cannot reach its players until then) turns are held
-    instead of timed out, and no hand counts as stuck."""
+    seat offers past their time."""
     now = now or timezone.now()
-    done = {"timeouts": 0, "cancelled": 0, "started": 0, "evicted": 0, "held": 0, "offers": 0}
-    if broadcast_healed_at is not None:
-        done["held"] = timers.hands_hold(healed_at=broadcast_healed_at, now=now)
-    else:
-        done["timeouts"], done["cancelled"] = _overdue_turns_time_out(now)
+    done = {"timeouts": 0, "cancelled": 0, "started": 0, "evicted": 0, "offers": 0}
+    done["timeouts"], done["cancelled"] = _overdue_turns_time_out(now)
     done["cancelled"] += _stale_hands_cancel(now)
     done["started"] = _idle_tables_deal(now)
     done["evicted"] = _sitters_out_evict(now)

@@ -1,5 +1,5 @@
 """What the room's timers do (`config.timeouts`): a turn's timeout, the next hand's start and
-a sitter-out's eviction, and holding turns while the room cannot reach its players.
+a sitter-out's eviction.
 
 Each timer carries the step it was set for and first reads it without the table's lock: most
 turn timers find that the player acted in time, and cost one indexed read. Only a due one
@@ -10,16 +10,16 @@ acts on the stored deadlines when a timer is lost or late.
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from django.utils import timezone
 
 from config.timeouts import Timeout, timeouts_set
-from poker.models import Hand, Seat, Table
-from poker.services.acting import advance, sat_out_step, turn_clock
+from poker.models import Hand, Seat
+from poker.services.acting import advance, sat_out_step
 from poker.services.dealing import table_hand_start
 from poker.services.seating import seat_evict
-from poker.services.unit import HandRefused, Status, TableChange, TableError, load, table_change
+from poker.services.unit import HandRefused, Status, TableError, load, table_change
 
 log = logging.getLogger(__name__)
 
@@ -77,14 +77,9 @@ def hand_turn_passed(*, hand_id: int, turn: int) -> str:
     return ""
 
 
-def hand_turn_timeout(
-    *, hand_id: int, turn: int, broadcast_healed_at: datetime | None = None
-) -> str:
+def hand_turn_timeout(*, hand_id: int, turn: int) -> str:
     """The timer of one turn: nothing if the turn moved on or the deadline moved later;
-    else check if possible, otherwise fold, and sit the player out when the hand ends.
-
-    `broadcast_healed_at` set means the room cannot reach its players until then
-    (config.channel_health): the turn is held (`turn_hold`), not timed out."""
+    else check if possible, otherwise fold, and sit the player out when the hand ends."""
     passed = hand_turn_passed(hand_id=hand_id, turn=turn)
     if passed:
         return passed
@@ -98,9 +93,6 @@ def hand_turn_timeout(
             if hand_row.deadline is not None and now < hand_row.deadline:
                 change.schedule_turn_timer(hand_row)  # the deadline moved later: keep it
                 return "not_yet"
-            if broadcast_healed_at is not None:
-                turn_hold(change, hand_row, healed_at=broadcast_healed_at, now=now)
-                return "held"
             engine = load(hand_row)
             since = len(engine.events)
             action = engine.default_action()  # IllegalAction when nobody is to act
@@ -118,50 +110,3 @@ def hand_turn_timeout(
             return action
     except HandRefused:
         return "cancelled"
-
-
-def turn_hold(change: TableChange, hand_row: Hand, *, healed_at: datetime, now: datetime) -> bool:
-    """The room cannot reach its players until `healed_at` (its broadcast path lost its
-    groups): a turn whose clock would run out before then, or too soon after for the player
-    to see it, runs until a full turn after it (docs/rules.md "Silent tables"). True if the
-    deadline moved."""
-    table: Table = change.table
-    margin = timedelta(seconds=min(table.countdown_seconds, table.action_seconds))
-    if hand_row.deadline is None or hand_row.deadline >= healed_at + margin:
-        return False
-    engine = load(hand_row)
-    # The clock restarts now (so the page's countdown and clock sync stay true) and runs
-    # until a whole turn (and the player's time bank) after the path is healed.
-    hand_row.action_started_at = now
-    hand_row.time_bank_from, hand_row.deadline = turn_clock(change, engine.to_act, start=healed_at)
-    hand_row.save(update_fields=["action_started_at", "time_bank_from", "deadline"])
-    change.hand(hand_row, engine, len(engine.events), moved=False)
-    change.schedule_turn_timer(hand_row)
-    return True
-
-
-def hands_hold(*, healed_at: datetime, now: datetime | None = None) -> int:
-    """Hold every running turn that would time out before the room can reach its players
-    again (`healed_at`); one transaction per hand. Returns how many deadlines moved."""
-    now = now or timezone.now()
-    held = 0
-    running = Hand.objects.filter(status=Hand.Status.RUNNING, deadline__isnull=False)
-    rows = running.values_list(
-        "pk", "deadline", "table__countdown_seconds", "table__action_seconds"
-    )
-    for hand_id, deadline, countdown_seconds, action_seconds in rows:
-        if deadline >= healed_at + timedelta(seconds=min(countdown_seconds, action_seconds)):
-            continue
-        try:
-            table_id = Hand.objects.values_list("table_id", flat=True).get(pk=hand_id)
-            with table_change(table_id) as change:
-                hand_row = Hand.objects.with_deck().get(pk=hand_id)
-                if hand_row.status == Hand.Status.RUNNING and turn_hold(
-                    change, hand_row, healed_at=healed_at, now=now
-                ):
-                    held += 1
-        except HandRefused:
-            pass  # table_change cancelled it
-        except Exception:
-            log.exception("could not hold the turn of hand %s", hand_id)
-    return held

@@ -83,7 +83,9 @@
 
   function socketUrl() {
     const scheme = location.protocol === "https:" ? "wss://" : "ws://";
-    return scheme + location.host + config.ws_path;
+    // A page that shows a version already asks for what it missed since (docs/protocol.md).
+    const since = mirror.since;
+    return scheme + location.host + config.ws_path + (since === null ? "" : "?since=" + since);
   }
 
   function connect() {
@@ -171,23 +173,32 @@
   function onFrame(frame) {
     switch (frame.type) {
       case "snapshot": {
-        const asked = snapshotAnswered(frame);
-        retries = 0;
-        setConnection("online", gettext("Connected"));
-        clearInterval(pingTimer);
-        pingTimer = setInterval(() => send({ type: "ping" }), 25000);
+        const asked = answered(frame);
+        hello();
         // One the watchdog asked for is drawn only if the page was behind (or missed a frame).
         const shown = mirror.publicPart;
         if (!asked || !state || !shown || frame.state.version >= shown.version) {
           mirror.snapshot(frame.state);
           render(composed());
           logReplay(frame);
-          heldApply();
+          pendingApply();
         }
         takeOfferedSeat();
         window.tableChat.load(frame.chat);
         break;
       }
+      case "resync":
+        // The frames this page missed, in order (its own private parts among them), as if
+        // they had come one by one; on connecting, with what a snapshot says besides.
+        answered(frame);
+        if (frame.heartbeat_seconds !== undefined) {
+          hello();
+          window.tableChat.load(frame.chat);
+        }
+        frame.frames.forEach(onFrame);
+        pendingApply();
+        if (frame.heartbeat_seconds !== undefined) takeOfferedSeat();
+        break;
       case "chat":
         window.tableChat.add(frame.message);
         break;
@@ -208,14 +219,14 @@
         heardAt = Date.now();
         const kind = mirror.classify(frame);
         if (kind === "stale") break; // older than shown
-        if (kind === "held") {
-          // Broadcasts from different server processes may cross: hold this one a moment for
-          // the versions before it, then apply what came in order.
-          if (!holdTimer) holdTimer = setTimeout(heldGiveUp, window.tableState.HOLD_MS);
+        if (kind === "gap") {
+          // Applied only after the versions before it: wait a moment for them (another
+          // server process's frame may cross this one), then ask for what is missing.
+          pendingApply();
           break;
         }
         updateApply(frame);
-        heldApply();
+        pendingApply();
         break;
       }
       case "error":
@@ -330,19 +341,17 @@
 
   // ------------------------------------------------------------------ the watchdog
 
-  /* A socket can stay open and hear nothing: when the channel layer's Redis loses its data the
-   * server's sockets fall out of the table's group. The room sends a heartbeat with the table's
-   * version through that group every `heartbeat_seconds` (docs/protocol.md). A page that hears
-   * nothing through the group for two beats, or hears of a version newer than the one it shows,
-   * asks for a snapshot (the server re-joins the socket to its groups as it answers); a socket
-   * that does not answer that is dropped and a new one opened. An update with a version gap
-   * asks for a snapshot too: updates carry only what changed. */
-  const ANSWER_MS = 5000; // a snapshot asked for and not answered by then: the socket is dead
-  const ASK_EVERY_MS = 2000; // the server refuses more than one request a second
+  /* A socket can stay open and miss frames (Redis restarting, a frame lost on the way). The
+   * room sends a heartbeat with the table's version through the table's group every
+   * `heartbeat_seconds` (docs/protocol.md). A page that hears nothing through the group for two
+   * beats, or hears of a version newer than the one it shows, asks for what it missed
+   * (`resync`); a socket that does not answer that is dropped and a new one opened. */
+  const ANSWER_MS = 5000; // a resync asked for and not answered by then: the socket is dead
+  const ASK_EVERY_MS = 2000; // the server refuses more than one snapshot a second
   const BEHIND_GRACE_MS = 1500; // an update sent just before the heartbeat may still be coming
   let heartbeatMs = 0; // 0 until the first snapshot says; the server sends none: no watchdog
   let heardAt = 0; // when the table's group last reached this page
-  let snapshotAskedAt = 0; // when the watchdog asked and got no answer yet (0: not waiting)
+  let snapshotAskedAt = 0; // when the page asked and got no answer yet (0: not waiting)
   let lastAskAt = 0;
   let behindTimer = null;
 
@@ -352,13 +361,23 @@
     behindTimer = null;
   }
 
-  /* True if this snapshot answers the watchdog's request. */
-  function snapshotAnswered(frame) {
+  /* True if this snapshot or resync answers the page's request. */
+  function answered(frame) {
     const asked = snapshotAskedAt !== 0;
     watchdogReset();
     heardAt = Date.now();
-    heartbeatMs = (Number(frame.heartbeat_seconds) || 0) * 1000;
+    if (frame.heartbeat_seconds !== undefined) {
+      heartbeatMs = (Number(frame.heartbeat_seconds) || 0) * 1000;
+    }
     return asked;
+  }
+
+  /* The socket's first answer (a snapshot, or the resync of a page reconnecting). */
+  function hello() {
+    retries = 0;
+    setConnection("online", gettext("Connected"));
+    clearInterval(pingTimer);
+    pingTimer = setInterval(() => send({ type: "ping" }), 25000);
   }
 
   function onHeartbeat(frame) {
@@ -366,7 +385,7 @@
     if (!state || !(frame.version > state.version) || behindTimer) return;
     behindTimer = setTimeout(() => {
       behindTimer = null;
-      if (state && state.version < frame.version) askSnapshot();
+      if (state && state.version < frame.version) askResync();
     }, BEHIND_GRACE_MS);
   }
 
@@ -384,24 +403,27 @@
     render(next);
   }
 
-  /* Applying the updates held for a missing version (table_state.js holds them). */
-  let holdTimer = null;
+  /* Applying the updates that wait for a missing version (table_state.js keeps them). */
+  let gapTimer = null;
 
-  function heldApply() {
-    for (let frame = mirror.nextHeld(); frame; frame = mirror.nextHeld()) updateApply(frame);
-    if (!mirror.held && holdTimer) {
-      clearTimeout(holdTimer);
-      holdTimer = null;
+  function pendingApply() {
+    for (let frame = mirror.nextPending(); frame; frame = mirror.nextPending()) updateApply(frame);
+    if (!mirror.pending) {
+      clearTimeout(gapTimer);
+      gapTimer = null;
+    } else if (!gapTimer) {
+      gapTimer = setTimeout(askResync, window.tableState.GAP_WAIT_MS);
     }
   }
 
-  function heldGiveUp() {
-    // The missing version never came: show what did, in order, and ask for the whole state.
-    holdTimer = null;
-    mirror.heldGiveUp().forEach((frame) => {
-      if (mirror.publicPart && frame.version > mirror.publicPart.version) updateApply(frame);
-    });
-    askSnapshot();
+  /* The frames after the version shown, from the server's log of the table's last frames (a
+   * snapshot instead when they are gone). */
+  function askResync() {
+    gapTimer = null;
+    if (!socket || socket.readyState !== WebSocket.OPEN || snapshotAskedAt) return;
+    if (mirror.since === null) return;
+    snapshotAskedAt = Date.now();
+    socket.send(JSON.stringify({ type: "resync", since: mirror.since }));
   }
 
   function askSnapshot() {
@@ -420,7 +442,7 @@
       onClose(1006); // forgets `dead` and reconnects as after any drop
       dead.close();
     } else if (now - heardAt > 2 * heartbeatMs + 2000) {
-      askSnapshot();
+      askResync();
     }
   }
 

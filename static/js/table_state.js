@@ -3,9 +3,11 @@
  * The server sends the whole STATE only in a snapshot; after that each change comes as a public
  * `update` (the table's events and changed parts, the same for everyone) and, to the players it
  * concerns, a `private` frame with their own part: `you`, their hole cards and their legal
- * actions. A mirror keeps both and lays the own part over the public one (`composed`). An update
- * that skips a version is held until the versions before it come (`held`), or the page gives up
- * on them after HOLD_MS.
+ * actions. A mirror keeps both and lays the own part over the public one (`composed`). Every
+ * update is numbered by the table's version, and update v is applied only after v-1: one that
+ * skips a version waits (`pending`) for the missing one; when that has not come within
+ * GAP_WAIT_MS the page sends `{"type": "resync", "since": mirror.since}` and the server answers
+ * with exactly the frames it missed, in order (docs/protocol.md "Versions and resync").
  *
  * The table page loads this file before table.js (`window.tableState`); tests/js/ runs it under
  * node (`module.exports`), so the tests check the page's own code.
@@ -13,7 +15,7 @@
 (function (root) {
   "use strict";
 
-  const HOLD_MS = 300;
+  const GAP_WAIT_MS = 50;
 
   /* A snapshot's STATE split like a `private` frame: `you` and the player's own hand part. */
   function ownPartOf(full) {
@@ -32,7 +34,7 @@
   function createMirror() {
     let publicPart = null; // version, table, seats, hand (as a spectator sees it), last_result
     let ownPart = null; // version, you, hand: {id, turn, seat, cards, legal_actions} or null
-    const held = new Map(); // version -> an update that came before the one it follows
+    const pending = new Map(); // version -> an update that came before the one it follows
 
     /* The next update laid over the public part; false when it changes a hand this mirror
      * does not show (the page asks for a snapshot). */
@@ -70,7 +72,9 @@
       /* Null before the first snapshot. */
       get publicPart() { return publicPart; },
       get ownPart() { return ownPart; },
-      get held() { return held.size; },
+      get pending() { return pending.size; },
+      /* The version shown: what a `resync` asks for the frames after (null before a snapshot). */
+      get since() { return publicPart ? publicPart.version : null; },
 
       snapshot(full) {
         publicPart = Object.assign({}, full);
@@ -85,37 +89,30 @@
       },
 
       /* What to do with an update: "stale" (not newer than shown, or before any snapshot:
-       * ignored), "held" (it skips a version: kept until `nextHeld` returns it) or "next"
-       * (apply it now with `update`). */
+       * ignored), "gap" (it skips a version: kept until `nextPending` returns it; ask for the
+       * missing ones with `resync` if they do not come within GAP_WAIT_MS) or "next" (apply it
+       * now with `update`). */
       classify(frame) {
         if (!publicPart || frame.version <= publicPart.version) return "stale";
         if (frame.version > publicPart.version + 1) {
-          held.set(frame.version, frame);
-          return "held";
+          pending.set(frame.version, frame);
+          return "gap";
         }
         return "next";
       },
 
       update: update,
 
-      /* The held update that follows what is shown now, or null (the older ones are dropped). */
-      nextHeld() {
-        held.forEach((_, version) => {
-          if (publicPart && version <= publicPart.version) held.delete(version);
+      /* The pending update that follows what is shown now, or null (the older ones are
+       * dropped). */
+      nextPending() {
+        pending.forEach((_, version) => {
+          if (publicPart && version <= publicPart.version) pending.delete(version);
         });
-        if (!publicPart || !held.has(publicPart.version + 1)) return null;
-        const frame = held.get(publicPart.version + 1);
-        held.delete(frame.version);
+        if (!publicPart || !pending.has(publicPart.version + 1)) return null;
+        const frame = pending.get(publicPart.version + 1);
+        pending.delete(frame.version);
         return frame;
-      },
-
-      /* Giving up on the missing versions: every held update still newer than what is shown,
-       * in version order, removed from the hold. */
-      heldGiveUp() {
-        const versions = Array.from(held.keys()).sort((a, b) => a - b);
-        const frames = versions.map((version) => held.get(version));
-        held.clear();
-        return frames;
       },
 
       /* The STATE as a fresh snapshot would show it: the public part with the player's own
@@ -142,7 +139,7 @@
     };
   }
 
-  const api = { HOLD_MS: HOLD_MS, createMirror: createMirror };
+  const api = { GAP_WAIT_MS: GAP_WAIT_MS, createMirror: createMirror };
   if (typeof module === "object" && module.exports) {
     module.exports = api;
   } else {

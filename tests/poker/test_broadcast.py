@@ -1,10 +1,14 @@
-"""Broadcast plumbing that the socket tests do not reach: the embedded in-memory layer."""
+"""Broadcast plumbing that the socket tests do not reach: the embedded in-memory layer, and
+the frame log a socket reads what it missed from (config/frame_log.py)."""
 
 import asyncio
+import json
 import threading
 
+import pytest
 from channels.layers import channel_layers, get_channel_layer
 
+from config import frame_log
 from poker import broadcast
 
 
@@ -21,7 +25,11 @@ async def test_sends_from_a_timer_thread_wake_sockets_on_the_in_memory_layer(set
     for channel, user_id in ((ann, 7), (ben, 8)):
         await layer.group_add(broadcast.group_name(5), channel)
         await layer.group_add(broadcast.user_group_name(5, user_id), channel)
-    frames = {"public": '{"type":"update","version":3}', "private": {7: '{"type":"private"}'}}
+    frames = {
+        "version": 3,
+        "public": '{"type":"update","version":3}',
+        "private": {7: '{"type":"private"}'},
+    }
     thread = threading.Thread(target=lambda: broadcast.send(table_id=5, frames=frames))
     started = loop.time()
     thread.start()
@@ -37,3 +45,80 @@ async def test_sends_from_a_timer_thread_wake_sockets_on_the_in_memory_layer(set
     for channel in (ann, ben):
         await layer.send(channel, {"type": "test.marker"})
         assert await asyncio.wait_for(layer.receive(channel), timeout=3) == {"type": "test.marker"}
+
+
+def change_frames(version: int, private_to: tuple[int, ...]) -> dict:
+    """A change's frames as poker.broadcast builds them, each naming its version and owner."""
+    return {
+        "version": version,
+        "public": json.dumps({"type": "update", "version": version}),
+        "private": {
+            uid: json.dumps({"type": "private", "version": version, "you": uid})
+            for uid in private_to
+        },
+    }
+
+
+@pytest.fixture(params=["redis", "memory"])
+def log_backend(request, settings):
+    """The log on the test run's Redis, and in memory as the embedded room keeps it."""
+    if request.param == "memory":
+        settings.FRAME_LOG_REDIS_URL = ""
+    elif not settings.FRAME_LOG_REDIS_URL:
+        pytest.skip("the Redis frame log needs REDIS_URL")
+    settings.FRAME_LOG_PREFIX = f"{settings.FRAME_LOG_PREFIX}-{request.node.name}"
+    frame_log.frames_forget_all()
+    yield request.param
+    frame_log.frames_forget_all()
+
+
+def missed(user_id, since, table_id=5):
+    answer = broadcast.frames_missed(table_id=table_id, user_id=user_id, since=since)
+    if answer is None:
+        return None
+    return [(f["type"], f["version"], f.get("you")) for f in map(json.loads, answer.frames)]
+
+
+def test_a_socket_gets_exactly_the_frames_it_missed_and_only_its_own_private_parts(
+    log_backend, settings
+):
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    channel_layers.backends.clear()
+    # Two processes' changes kept out of order (11 committed after 12 was sent): read in order.
+    for version, owners in ((10, (7, 8)), (12, (8,)), (11, (7,)), (13, ())):
+        broadcast.send(table_id=5, frames=change_frames(version, owners))
+    assert missed(7, 10) == [
+        ("private", 11, 7),
+        ("update", 11, None),
+        ("update", 12, None),
+        ("update", 13, None),
+    ]
+    assert missed(8, 11) == [("private", 12, 8), ("update", 12, None), ("update", 13, None)]
+    assert missed(None, 9) == [
+        (kind, v, None)
+        for kind, v in (("update", 10), ("update", 11), ("update", 12), ("update", 13))
+    ]
+    assert missed(7, 13) == []  # nothing missed
+    assert broadcast.frames_missed(table_id=5, user_id=7, since=13).complete
+    assert missed(7, 8) is None  # version 9 was never kept here: a snapshot
+    assert missed(7, 3, table_id=6) is None  # a table with nothing kept
+
+
+def test_a_version_committed_but_not_kept_yet_makes_the_answer_incomplete(log_backend):
+    for version in (20, 22):  # 21: committed by another process, on its way
+        frame_log.frames_keep({broadcast.log_stream(5): [(version, f'{{"version":{version}}}')]})
+    answer = broadcast.frames_missed(table_id=5, user_id=None, since=20)
+    assert answer is not None and answer.frames == [] and not answer.complete
+    frame_log.frames_keep({broadcast.log_stream(5): [(21, '{"version":21}')]})
+    answer = broadcast.frames_missed(table_id=5, user_id=None, since=20)
+    assert answer.complete and answer.frames == ['{"version":21}', '{"version":22}']
+
+
+def test_the_log_keeps_the_last_frames_of_each_stream(log_backend, settings):
+    settings.FRAME_LOG_KEEP = 3
+    for version in range(1, 7):
+        frame_log.frames_keep({broadcast.log_stream(5): [(version, str(version))]})
+    [(oldest, kept)] = frame_log.frames_read([broadcast.log_stream(5)], 0)
+    assert oldest == 4 and kept == [(4, "4"), (5, "5"), (6, "6")]
+    assert broadcast.frames_missed(table_id=5, user_id=None, since=2) is None  # 3 is gone
+    assert broadcast.frames_missed(table_id=5, user_id=None, since=3).frames == ["4", "5", "6"]

@@ -1,12 +1,14 @@
-"""A table whose channel layer lost its data heals itself (config/channel_health.py).
+"""A table whose Redis lost its data goes on (docs/protocol.md "Versions and resync").
 
-Real sockets on the real Redis channel layer, then a real `FLUSHDB` of that layer's database:
-sockets re-join their groups within `CHANNEL_REJOIN_SECONDS` (1 s in tests), the room's
-heartbeat tells them which version they missed, and the timers hold turns until the path is
-healed instead of folding players who could not see them.
+Real sockets on the real Redis channel layer (channels_redis's pub/sub layer: a socket's
+groups are subscriptions of its server process), then a real `FLUSHDB` of that Redis, or the
+server dropping the layer's connections as a restart does: every socket keeps hearing its
+table without reconnecting, the frames kept before the loss are gone (a page that missed one
+of them gets a snapshot), the frames kept after it serve resyncs as before, and turn timers
+act as usual because the players hear them. Each test fails if a socket stops hearing the
+table: it waits for the frames, never for a time.
 """
 
-import asyncio
 import json
 import time
 from datetime import timedelta
@@ -16,12 +18,9 @@ from channels.db import database_sync_to_async as sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
-from django.test import override_settings
 from django.utils import timezone
 
 from config.asgi import application
-from config.channel_health import broadcast_healed_at
-from config.timeouts import timeout_fire
 from poker import services
 from poker.broadcast import player_group_name
 from poker.engine.hand import Hand as EngineHand
@@ -29,6 +28,7 @@ from poker.models import Hand, Table
 from poker.tasks import sweep_tables, tables_heartbeat
 from tests.factories import (
     TableSocket,
+    channel_layer_connections_drop,
     channel_layer_flush,
     make_player,
     make_seated_player,
@@ -38,7 +38,6 @@ from tests.factories import (
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-REJOIN = settings.CHANNEL_REJOIN_SECONDS
 # How long a socket test waits for a frame before it fails: only a bound on a failure (every
 # wait ends as soon as its frame comes), long enough for a machine busy with other work.
 BOUND = 30
@@ -68,41 +67,75 @@ def to_act(hand: Hand) -> int:
     return EngineHand.from_dict(hand.state).to_act
 
 
-def wait_for(condition, *, timeout: float = 10, what: str = ""):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
+async def table_version(table) -> int:
+    return (await sync_to_async(Table.objects.get)(pk=table.pk)).version
 
 
-def back_date(hand: Hand) -> None:
-    """The turn's time ran out five seconds ago (instead of waiting for it)."""
-    Hand.objects.filter(pk=hand.pk).update(deadline=timezone.now() - timedelta(seconds=5))
+async def both_see_a_hand(table, players) -> tuple[dict, Hand]:
+    sockets = {n: await TableSocket.open(table.pk, p) for n, p in players.items()}
+    for socket in sockets.values():
+        await socket.until(lambda f: f["type"] == "snapshot")
+    hand = await sync_to_async(deal)(table)
+    for socket in sockets.values():
+        await socket.until_state(lambda s: bool(s["hand"]) and s["hand"]["id"] == hand.pk)
+    return sockets, hand
 
 
-def layer_sound() -> None:
-    """Wait until the room trusts its channel layer (its marker is there and old enough)."""
-    wait_for(lambda: broadcast_healed_at() is None, timeout=REJOIN + 5, what="a sound layer")
+@pytest.mark.parametrize("loss", ["flush", "connections dropped"])
+async def test_after_redis_loses_its_data_every_socket_still_hears_the_table(loss):
+    table, players = await sync_to_async(seated_table)()
+    sockets, hand = await both_see_a_hand(table, players)
+    actor = to_act(hand)
+    other = 3 - actor
+    before = await table_version(table)
+
+    await sync_to_async(
+        channel_layer_flush if loss == "flush" else channel_layer_connections_drop
+    )()
+    if loss != "flush":
+        # What a restart does to the layer's connections; the process subscribes again on its
+        # own. A change sent before it has done so is lost like any frame (the heartbeat and
+        # resync catch it up): probe until the player's group carries a notice again.
+        await groups_back(sockets[other], players[other])
+    await sockets[actor].act("call", turn=1)
+    # The other socket hears the call without reconnecting: its groups outlived the loss.
+    state = await sockets[other].until_state(lambda s: s["hand"]["turn"] == 2, timeout=BOUND)
+    assert state["hand"]["legal_actions"]["seat"] == other
+    await sockets[actor].until_state(lambda s: s["hand"]["turn"] == 2, timeout=BOUND)
+
+    # A page that missed a frame kept before the loss: gone, so the whole state instead.
+    await sockets[other].send({"type": "resync", "since": before - 1})
+    answer = await sockets[other].until(lambda f: f["type"] in ("resync", "snapshot"), BOUND)
+    if loss == "flush":
+        assert answer["type"] == "snapshot"
+    assert answer.get("state", sockets[other].state)["version"] == await table_version(table)
+
+    # The frames kept since serve a resync as before: exactly the check, to the actor's page.
+    called = await table_version(table)
+    await sockets[other].act("check", turn=2)
+    await sockets[actor].until_state(lambda s: bool(s["hand"]) and s["hand"]["turn"] == 3, BOUND)
+    await sockets[actor].send({"type": "resync", "since": called})
+    missed = await sockets[actor].until(lambda f: f["type"] == "resync", BOUND)
+    updates = [f["version"] for f in missed["frames"] if f["type"] == "update"]
+    assert updates == list(range(called + 1, await table_version(table) + 1))
+    assert missed["frames"][-1]["hand_changes"]["street"] == "flop"
+
+    # The heartbeat through the table's group still says where the table is.
+    await sync_to_async(tables_heartbeat)()
+    beat = await sockets[other].until(lambda f: f["type"] == "heartbeat", BOUND)
+    assert beat["version"] == await table_version(table)
+
+    # The per-player group is there too: a second tab still supersedes the first.
+    again = await TableSocket.open(table.pk, players[actor])
+    await sockets[actor].until(lambda f: f["type"] == "superseded", timeout=BOUND)
+    for socket in (again, *sockets.values()):
+        await socket.close()
 
 
-# ------------------------------------------------------------------ sockets
-
-
-async def beat_forever(every: float = 0.25) -> None:
-    """What Celery beat does with `poker.tables_heartbeat`, faster."""
-    while True:
-        await sync_to_async(tables_heartbeat)()
-        await asyncio.sleep(every)
-
-
-async def groups_back(socket, user, *, probes: int = 200) -> None:
-    """Wait until the socket's own periodic re-join has put it back in all its groups: a notice
-    to the player's group reaches it. Each re-join pass joins the table's group, the player's
-    own at this table, then the player's group, so the first two are back by then too. A
-    notice sent while the socket is out of the group is dropped, so one goes every 0.1 s."""
+async def groups_back(socket, user, *, probes: int = 300) -> None:
+    """Wait until the socket's server process has subscribed again: a notice to the player's
+    group reaches it. A notice sent while it is not subscribed is lost, so one goes every
+    0.1 s."""
     layer = get_channel_layer()
     for probe in range(probes):
         # What poker.broadcast.send_to_player sends, from this loop (no thread to wait for).
@@ -111,80 +144,7 @@ async def groups_back(socket, user, *, probes: int = 200) -> None:
         while not await socket.communicator.receive_nothing(timeout=0.1):
             if (await socket.receive())["type"] == "probe":
                 return
-    raise AssertionError(f"{user.username}'s socket never re-joined its groups")
-
-
-async def test_after_a_flush_sockets_rejoin_and_the_heartbeat_shows_what_they_missed():
-    """Every wait here is for something the sockets show (a frame, a row), never for a time:
-    the re-join interval is the sockets' business, however busy the machine."""
-    table, players = await sync_to_async(seated_table)()
-    sockets = {n: await TableSocket.open(table.pk, p) for n, p in players.items()}
-    for socket in sockets.values():
-        snapshot = await socket.until(lambda f: f["type"] == "snapshot")
-        assert snapshot["heartbeat_seconds"] == settings.POKER_HEARTBEAT_SECONDS
-    hand = await sync_to_async(deal)(table)
-    actor = to_act(hand)
-    other = 3 - actor
-    for socket in sockets.values():
-        await socket.until_state(lambda s: bool(s["hand"]) and s["hand"]["id"] == hand.pk)
-
-    await sync_to_async(channel_layer_flush)()
-    await sockets[actor].act("call", turn=1)
-    # Its update went nowhere (or to a socket that re-joined already); the database shows it.
-    # (Polled from this loop: the sockets' service calls need the threads a blocking wait holds.)
-    called = sync_to_async(lambda: Hand.objects.filter(pk=hand.pk, turn=2).exists())
-    for _ in range(600):
-        if await called():
-            break
-        await asyncio.sleep(0.05)
-    else:
-        raise AssertionError("the call was not played")
-    version = (await sync_to_async(Table.objects.get)(pk=table.pk)).version
-
-    beating = asyncio.create_task(beat_forever())
-    try:
-        # The other player's socket is back in the table's group by its own re-join, without
-        # reconnecting: it gets the call's update if it re-joined before the call was sent,
-        # else the room's heartbeat tells it the version it has not seen, and it asks for a
-        # snapshot. (The timeout only bounds a failure: a re-join comes every second.)
-        learned = await sockets[other].until(
-            lambda f: (
-                f["type"] != "private"  # one's own part comes just before the update
-                and f.get("version", f.get("state", {}).get("version", 0)) >= version
-            ),
-            timeout=REJOIN + BOUND,
-        )
-        if learned["type"] == "heartbeat":
-            assert sockets[other].state["version"] < version
-            await sockets[other].send({"type": "snapshot"})
-            await sockets[other].until(lambda f: f["type"] == "snapshot", timeout=BOUND)
-        state = sockets[other].state
-        assert state["version"] >= version
-        assert state["hand"]["turn"] == 2
-        assert state["hand"]["legal_actions"]["seat"] == other
-        beat = await sockets[other].until(lambda f: f["type"] == "heartbeat", timeout=BOUND)
-        assert beat["version"] == state["version"]
-
-        # Once every socket has re-joined, updates flow as before.
-        for number, socket in sockets.items():
-            await groups_back(socket, players[number])
-        await sockets[other].act("check", turn=2)
-        # The update itself reaches the actor's socket. (Its page shows the call's version
-        # still, so it would hold this update and ask for a snapshot: that is the page's part,
-        # checked above for the other socket.)
-        update = await sockets[actor].until(
-            lambda f: f["type"] == "update" and (f.get("hand_changes") or {}).get("turn") == 3,
-            timeout=BOUND,
-        )
-        assert update["hand_changes"]["street"] == "flop"
-    finally:
-        beating.cancel()
-
-    # The per-player group is back too: a second tab still supersedes the first.
-    again = await TableSocket.open(table.pk, players[actor])
-    await sockets[actor].until(lambda f: f["type"] == "superseded", timeout=BOUND)
-    for socket in (again, *sockets.values()):
-        await socket.close()
+    raise AssertionError(f"{user.username}'s socket never heard its groups again")
 
 
 async def test_a_page_may_ask_for_a_snapshot_at_most_once_a_second():
@@ -202,7 +162,7 @@ async def test_a_page_may_ask_for_a_snapshot_at_most_once_a_second():
     await socket.close()
 
 
-async def test_the_lobby_socket_rejoins_its_group_after_a_flush():
+async def test_the_lobby_socket_still_hears_the_lobby_after_a_flush():
     table = await sync_to_async(make_table)()
     watcher = await sync_to_async(make_player)("watcher")
     headers = await sync_to_async(session_headers_for)(watcher)
@@ -212,78 +172,21 @@ async def test_the_lobby_socket_rejoins_its_group_after_a_flush():
     assert (await lobby.receive_json_from(timeout=5))["type"] == "welcome"
 
     await sync_to_async(channel_layer_flush)()
-    await asyncio.sleep(REJOIN + 0.5)  # every socket has re-joined once since
     await sync_to_async(make_seated_player)(table, "cat", 3)
-    frame = await lobby.receive_json_from(timeout=3)
+    frame = await lobby.receive_json_from(timeout=BOUND)
     assert frame == {"type": "lobby.update", "update": {"table": table.pk, "seats_taken": 1}}
     await lobby.disconnect()
 
 
-# ------------------------------------------------------------------ timers
-
-
-@override_settings(CHANNEL_REJOIN_SECONDS=1.0)
-def test_timers_hold_a_turn_that_ran_out_while_the_layer_was_flushed():
+def test_a_turn_that_runs_out_after_a_flush_times_out_as_usual():
+    """Nothing holds the turn: the players' sockets hear the timeout as any other change."""
     table, _ = seated_table()
     hand = deal(table)
-    actor = to_act(hand)
-    layer_sound()
-
     channel_layer_flush()
-    back_date(hand)
-    version = Table.objects.get(pk=table.pk).version
+    Hand.objects.filter(pk=hand.pk).update(deadline=timezone.now() - timedelta(seconds=5))
+    started = time.monotonic()
     done = sweep_tables()
-    assert done["held"] == 1 and done["timeouts"] == 0
-    healed_at = broadcast_healed_at()
-    assert healed_at is not None  # the room noticed the flush itself
-    hand.refresh_from_db()
-    assert hand.status == Hand.Status.RUNNING and hand.turn == 1
-    assert to_act(hand) == actor
-    # A whole turn from the moment every socket has re-joined, and the players are told.
-    full_turn = healed_at + timedelta(seconds=table.action_seconds)
-    assert abs((hand.deadline - full_turn).total_seconds()) < 0.01
-    assert Table.objects.get(pk=table.pk).version == version + 1
-
-    # A turn timer arriving while the path is still healing holds the turn as well.
-    back_date(hand)
-    assert timeout_fire("poker.turn", table.pk, hand.pk, 1, time.time()) == "held"
-    hand.refresh_from_db()
-    assert hand.deadline > timezone.now() + timedelta(seconds=table.action_seconds - 5)
-
-    # Once healed, a turn that runs out times out as usual.
-    layer_sound()
-    back_date(hand)
-    assert sweep_tables()["timeouts"] == 1
+    assert done["timeouts"] == 1 and time.monotonic() - started < BOUND
     hand.refresh_from_db()
     assert hand.status == Hand.Status.FINISHED
     assert [e["action"] for e in hand.state["events"] if e["type"] == "action"] == ["fold"]
-
-
-def test_a_channel_layer_that_does_not_answer_counts_as_broken():
-    layers = {
-        "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [{"address": "redis://127.0.0.1:1/0"}]},  # nothing listens
-        }
-    }
-    now = timezone.now()
-    with override_settings(CHANNEL_LAYERS=layers, CHANNEL_REJOIN_SECONDS=5):
-        assert broadcast_healed_at(now) == now + timedelta(seconds=6)
-    with override_settings(
-        CHANNEL_LAYERS={"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-    ):
-        assert broadcast_healed_at(now) is None  # nothing in Redis to lose
-
-
-def test_a_hold_leaves_a_turn_alone_that_runs_well_past_the_healing():
-    table, _ = seated_table(action_seconds=30, countdown_seconds=20)
-    hand = deal(table)
-    deadline = hand.deadline
-    assert services.hands_hold(healed_at=deadline - timedelta(seconds=25)) == 0
-    hand.refresh_from_db()
-    assert hand.deadline == deadline
-    healed_at = deadline - timedelta(seconds=15)  # 15 s left after healing: under the countdown
-    assert services.hands_hold(healed_at=healed_at) == 1
-    hand.refresh_from_db()
-    assert hand.deadline == healed_at + timedelta(seconds=30)
-    assert services.hands_hold(healed_at=healed_at) == 0  # the same healing holds once

@@ -555,3 +555,100 @@ async def test_a_frame_that_finds_no_free_database_connection_is_refused_as_busy
     frame = await socket.until(lambda f: f["type"] == "update" and f["state"]["you"]["seat"] == 3)
     assert frame["state"]["you"]["wallet"] == 92_000
     await socket.close()
+
+
+# ------------------------------------------------------------------ versions and resync
+
+
+@sync_to_async
+def hole_cards_of(hand_id: int) -> dict[int, set[str]]:
+    """Each seat's hole cards in the running hand, read from the engine's stored state."""
+    engine = EngineHand.from_dict(Hand.objects.with_deck().get(pk=hand_id).state)
+    return {seat: set(cards) for seat, cards in zip(engine.seats, engine.hole_cards, strict=True)}
+
+
+async def test_a_reconnect_with_since_gets_exactly_the_frames_it_missed():
+    """One player's page drops and the other calls; the new socket, opened with the version
+    the page shows, gets every update after it in order and its own private parts, never the
+    other player's cards, and the page then shows what a fresh snapshot shows."""
+    table = await new_table()
+    players = {1: await seat_player(table, "ann", 1), 2: await seat_player(table, "ben", 2)}
+    sockets = {n: await TableSocket.open(table.pk, p) for n, p in players.items()}
+    for socket in sockets.values():
+        await socket.until(lambda f: f["type"] == "snapshot")
+    hand = await start_hand(table)
+    actor = EngineHand.from_dict(hand.state).to_act
+    away = 3 - actor
+    for socket in sockets.values():
+        await socket.until_state(lambda s: bool(s["hand"]) and s["hand"]["id"] == hand.pk)
+    await sockets[away].drain()
+    page = sockets[away].mirror  # what the page shows when its socket drops
+    since = page.version
+    await sockets[away].close()
+    await sockets[actor].act("call", turn=1)
+    await sockets[actor].until_state(lambda s: s["hand"]["turn"] == 2)
+
+    again = await TableSocket.open(table.pk, players[away], since=since)
+    again.mirror = page
+    answer = await again.receive()
+    assert answer["type"] == "resync" and answer["since"] == since
+    assert answer["heartbeat_seconds"] and isinstance(answer["chat"], list)
+    now = (await sync_to_async(Table.objects.get)(pk=table.pk)).version
+    updates = [f["version"] for f in answer["frames"] if f["type"] == "update"]
+    # Its drop, the call, its return: every change since, the reconnect's own included.
+    assert updates == list(range(since + 1, now + 1)) and len(updates) >= 3
+    privates = [f for f in answer["frames"] if f["type"] == "private"]
+    assert privates and all(f["hand"] is None or f["hand"]["seat"] == away for f in privates)
+    others = (await hole_cards_of(hand.pk))[actor]
+    text = json.dumps(answer["frames"])
+    assert not [card for card in others if f'"{card}"' in text], "another's cards in a resync"
+    for index, frame in enumerate(answer["frames"]):  # each private part just before its update
+        if frame["type"] == "private":
+            following = answer["frames"][index + 1]
+            assert (following["type"], following["version"]) == ("update", frame["version"])
+    shown = again.state
+    assert shown["hand"]["turn"] == 2 and shown["hand"]["legal_actions"]["seat"] == away
+    await again.send({"type": "snapshot"})
+    fresh = (await again.until(lambda f: f["type"] == "snapshot"))["state"]
+    assert shown["version"] == fresh["version"] == now
+    assert shown["hand"] == fresh["hand"] and shown["you"] == fresh["you"]
+    assert shown["seats"] == fresh["seats"]
+    await again.close()
+    await sockets[actor].close()
+
+
+async def test_a_resync_answers_with_the_missed_frames_or_a_snapshot_once_they_are_gone():
+    from config.frame_log import frames_forget_all
+
+    table = await new_table()
+    ann = await seat_player(table, "ann", 1)
+    socket = await TableSocket.open(table.pk, ann)
+    first = await socket.until(lambda f: f["type"] == "snapshot")
+    version = first["state"]["version"]
+    await socket.send({"type": "resync", "since": version})
+    nothing = await socket.until(lambda f: f["type"] == "resync")
+    assert nothing["frames"] == [] and "chat" not in nothing
+    await socket.send({"type": "resync", "since": version - 1})
+    one = await socket.until(lambda f: f["type"] == "resync")
+    assert [(f["type"], f["version"]) for f in one["frames"]] == [
+        ("private", version),  # her own connection: every seated player's own part
+        ("update", version),
+    ]
+    await socket.send({"type": "resync", "since": -1})
+    refused = await socket.until(lambda f: f["type"] == "error")
+    assert refused["code"] == "bad_field"
+
+    await sync_to_async(frames_forget_all)()  # Redis lost them (or they are too old)
+    await socket.send({"type": "resync", "since": version - 1})
+    snapshot = await socket.until(lambda f: f["type"] in ("snapshot", "resync"))
+    assert snapshot["type"] == "snapshot" and snapshot["state"]["version"] == version
+    await socket.close()
+    # A page reconnecting from a version whose frames are gone, or with no version, starts over.
+    for query in (f"?since={version - 1}", "?since=x"):
+        headers = await sync_to_async(session_headers_for)(ann)
+        path = f"/ws/tables/{table.pk}/{query}"
+        communicator = WebsocketCommunicator(application, path, headers)
+        connected, _ = await communicator.connect(timeout=10)
+        assert connected
+        assert (await communicator.receive_json_from(timeout=10))["type"] == "snapshot"
+        await communicator.disconnect()

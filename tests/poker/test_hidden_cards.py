@@ -357,10 +357,13 @@ def frame_leaks(frame: dict, user_id: int | None, secrets: dict[int, tuple]) -> 
 
 def sweep(log: FrameLog, table, viewers: list) -> int:
     """Every frame of every change since the last sweep, as each socket would get it: the public
-    update (everyone's) and each private frame (its player's alone); then a snapshot read now
-    for the first viewer, who goes to the back of the line. Returns how many frames were
-    scanned; fails on the first leak."""
+    update (everyone's) and each private frame (its player's alone); the same frames as the
+    frame log keeps them and as a `resync` gives them back to each viewer (every public frame,
+    and their own private ones only); then a snapshot read now for the first viewer, who goes
+    to the back of the line. Returns how many frames were scanned; fails on the first leak."""
     scanned = 0
+    by_version: dict[int, dict[int, tuple]] = {}
+    owners: dict[int, set[int]] = {}
     for frames, secrets in log.changes:
         public = json.loads(frames["public"])
         assert not frame_leaks(public, None, secrets), public
@@ -368,7 +371,25 @@ def sweep(log: FrameLog, table, viewers: list) -> int:
             private = json.loads(text)
             assert not frame_leaks(private, int(user_id), secrets), (user_id, private)
         scanned += 1 + len(frames["private"])
+        # What the change's commit does (this test's transaction never commits): keep, send.
+        broadcast.send(table_id=table.pk, frames=frames)
+        by_version[frames["version"]] = secrets
+        owners[frames["version"]] = {int(user_id) for user_id in frames["private"]}
     log.changes.clear()
+    if by_version:
+        since = min(by_version) - 1
+        for viewer in viewers:
+            missed = broadcast.frames_missed(table_id=table.pk, user_id=viewer.pk, since=since)
+            assert missed is not None and missed.complete
+            frames = [json.loads(text) for text in missed.frames]
+            assert [f["version"] for f in frames if f["type"] == "update"] == sorted(by_version)
+            assert [f["version"] for f in frames if f["type"] == "private"] == sorted(
+                version for version, users in owners.items() if viewer.pk in users
+            )
+            for frame in frames:
+                leaks = frame_leaks(frame, viewer.pk, by_version[frame["version"]])
+                assert not leaks, (viewer.username, frame)
+            scanned += len(frames)
     viewer = viewers.pop(0)
     viewers.append(viewer)
     snapshot = table_snapshot_for(table=table, player=viewer)
@@ -483,3 +504,21 @@ def test_the_frame_sweep_would_see_a_private_frame_carry_anothers_cards(monkeypa
     deal_hand(table)
     with pytest.raises(AssertionError):
         sweep(log, table, list(players.values()))
+
+
+def test_the_sweep_would_see_a_resync_carry_anothers_private_frame(monkeypatch):
+    """The sweep of the frame log is not blind either: a resync that answered a player with
+    the private frames of every player would be caught."""
+    original = broadcast.log_stream
+
+    def everyones(table_id, user_id=None):
+        return original(table_id, None if user_id is None else players[1].pk)
+
+    log = FrameLog()
+    log.watch(monkeypatch)
+    table = make_table(next_hand_delay_seconds=3600)
+    players = {n: seat_player(table, name, n) for n, name in ((1, "ann"), (2, "ben"))}
+    deal_hand(table)
+    monkeypatch.setattr(broadcast, "log_stream", everyones)  # every player's frames in ann's
+    with pytest.raises(AssertionError):
+        sweep(log, table, [players[2], players[1]])

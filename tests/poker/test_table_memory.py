@@ -221,10 +221,6 @@ def _staff_removal(table, players, staff):
     staff_seat_remove(seat=seat.pk, staff=staff, reason="test removal")
 
 
-def _turn_held(table, players, staff):
-    services.hands_hold(healed_at=timezone.now() + timedelta(minutes=5))
-
-
 def _timeout(table, players, staff):
     hand = running(table)
     # The deadline passed (a test's shortcut; the timeout's own change moves the version).
@@ -253,7 +249,6 @@ WRITERS = {
     "auto top-up": _auto_top_up,
     "leave mid-hand": _leave_mid_hand,
     "staff removal": _staff_removal,
-    "turn held": _turn_held,
     "timeout": _timeout,
     "hand cancelled": _hand_cancelled,
     "sitting out": _sitting_out,

@@ -1,9 +1,11 @@
-"""The table page applies updates in version order (static/js/table.js, "held updates").
+"""The table page applies update v only after v-1 (static/js/table.js, docs/protocol.md
+"Versions and resync").
 
-Broadcasts from different server processes may cross on the way to a page. The page holds an
-update that skips a version for a moment and applies it after the one it follows; only when
-that one never comes does it ask for a snapshot. Playwright stands between the page and the
-server (`page.route_web_socket`) and delivers the table's frames out of order, or drops one.
+Broadcasts from different server processes may cross on the way to a page. An update that
+skips a version waits a moment for the one it follows, and is applied right after it; when
+that one never comes the page asks for what it missed (`resync` since the version it shows),
+never for the whole state. Playwright stands between the page and the server
+(`page.route_web_socket`) and delivers the table's frames out of order, or drops one.
 """
 
 import json
@@ -88,10 +90,9 @@ def test_updates_that_cross_are_applied_in_order(signed_in_page, mode):
     state = page.evaluate("window.tablePage.state()")
     assert state["hand"]["turn"] == Hand.objects.get(table=table, status="running").turn
     if mode == "swap":
-        assert frames_sent(page, "snapshot") == [], "the crossed update came: no snapshot"
+        assert frames_sent(page, "resync") == [], "the crossed update came: nothing to ask"
     else:
-        page.wait_for_function(
-            "() => window.testCalls.sent.some((text) => JSON.parse(text).type === 'snapshot')"
-        )
+        assert frames_sent(page, "resync") == [{"type": "resync", "since": before}]
+    assert frames_sent(page, "snapshot") == []
     assert page.errors == []
     close_and_settle(table, [page])

@@ -1,12 +1,17 @@
 """The table page catches up after its socket went silent (static/js/table.js, "the watchdog").
 
-A real `FLUSHDB` of the channel layer's Redis while two players sit in a hand: the sockets stay
-open but fall out of the table's group, so the next action reaches neither page. First with no
-heartbeat at all (no beat running), the page notices the silence and asks for a snapshot; then
-with Celery beat sending the room's heartbeat, the page sees a version it has not shown.
-Either way the player whose turn it is sees their buttons again, and play goes on.
+Two players sit in a hand. Playwright stands between each page and the server
+(`page.route_web_socket`) and, once armed, swallows everything the server sends (a socket that
+stays open and hears nothing), or only the next update (a frame lost on the way, with nothing
+after it to show a gap). First with no heartbeat at all (no beat running), the page notices
+the silence and asks for what it missed (`resync`); then with Celery beat sending the room's
+heartbeat, the page sees a version it has not shown and asks the same. Either way the player
+whose turn it is sees their buttons again, and play goes on. A real `FLUSHDB` of the channel
+layer's Redis changes nothing for the pages: their groups are subscriptions of the server.
 """
 
+import json
+import re
 import uuid
 
 import pytest
@@ -23,14 +28,43 @@ from tests.poker.table_page import (
     YOUR_TURN,
     beside_the_browser,
     close_and_settle,
+    frames_sent,
     open_table,
+    record_calls,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 # Silence is noticed after two missed heartbeats plus 2 s (POKER_HEARTBEAT_SECONDS is 1 in
-# tests), then the socket re-joins as it answers; with room to spare on a busy machine.
+# tests); with room to spare on a busy machine.
 RECOVERY_MS = 15_000
+
+
+class Silencer:
+    """Forwards the server's frames to the page, except while armed: `"all"` swallows every
+    frame until the page sends `resync` (then forwards its answer and everything after),
+    `"update"` swallows the next `update` alone."""
+
+    def __init__(self) -> None:
+        self.mode: str | None = None
+
+    def route(self, socket) -> None:
+        server = socket.connect_to_server()
+        server.on_message(lambda message: self.from_server(socket, message))
+        socket.on_message(lambda message: self.from_page(server, message))
+
+    def from_server(self, socket, message) -> None:
+        if self.mode == "all":
+            return
+        if self.mode == "update" and json.loads(message).get("type") == "update":
+            self.mode = None
+            return
+        socket.send(message)
+
+    def from_page(self, server, message) -> None:
+        if self.mode == "all" and json.loads(message).get("type") == "resync":
+            self.mode = None
+        server.send(message)
 
 
 TURN_SHOWN = """(turn) => {
@@ -62,28 +96,37 @@ def test_a_page_whose_socket_went_silent_catches_up(signed_in_page, celery_worke
     table = make_table(next_hand_delay_seconds=3600, action_seconds=120)
     players, hand = beside_the_browser(seat_and_deal, table=table)
     pages = {1: signed_in_page(players[1], LAPTOP), 2: signed_in_page(players[2], PHONE)}
+    silencers = {n: Silencer() for n in pages}
     try:
-        for page in pages.values():
+        for number, page in pages.items():
+            record_calls(page)
+            page.route_web_socket(re.compile(r"/ws/tables/"), silencers[number].route)
             open_table(page, table)
         for page in pages.values():
             page.wait_for_function(HAND_STARTED)
         seat = both_catch_up(pages, hand.pk, 1, 5_000)
 
-        # No heartbeat anywhere: the pages notice the silence by themselves.
-        channel_layer_flush()
+        # No heartbeat anywhere, the sockets silent: the pages notice it by themselves.
+        for silencer in silencers.values():
+            silencer.mode = "all"
         pages[seat].locator(CHECK_OR_CALL).first.click()
         seat = both_catch_up(pages, hand.pk, 2, RECOVERY_MS)
+        assert all(frames_sent(page, "resync") for page in pages.values())
 
-        # With beat sending the room's heartbeat (and the sweep watching the layer).
+        # With beat sending the room's heartbeat: an update lost, nothing after it but beats.
         queue = f"recovery-test-{uuid.uuid4().hex[:8]}"
         celery_worker_factory(queue=queue, name="beat", beat=True)
-        channel_layer_flush()
+        for silencer in silencers.values():
+            silencer.mode = "update"
         pages[seat].locator(CHECK_OR_CALL).first.click()
         seat = both_catch_up(pages, hand.pk, 3, RECOVERY_MS)
 
-        # Healed: the next action reaches both pages as a plain update.
+        # Redis losing its data: the next action reaches both pages as a plain update.
+        beside_the_browser(channel_layer_flush)
         pages[seat].locator(CHECK_OR_CALL).first.click()
         both_catch_up(pages, hand.pk, 4, 5_000)
-        assert pages[1].errors == [] and pages[2].errors == []
+        for page in pages.values():
+            assert frames_sent(page, "snapshot") == []
+            assert page.errors == []
     finally:
         close_and_settle(table, pages.values())

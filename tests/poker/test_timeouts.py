@@ -15,7 +15,6 @@ from django.conf import settings
 from django.test import override_settings
 from django.utils import timezone
 
-from config import channel_health
 from config.timeouts import timeout_fire
 from poker import services
 from poker.engine.hand import Hand as EngineHand
@@ -24,14 +23,6 @@ from poker.services.acting import sat_out_step
 from tests.factories import call_down, deal_hand, make_seated_player, make_table
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def sound_channel_layer():
-    """The channel layer has kept its marker for long (config/channel_health.py): the timers
-    act instead of holding turns for sockets that might not hear of them."""
-    for address in channel_health.layer_addresses():
-        channel_health._client(address).set(channel_health.MARKER_KEY, "0")
 
 
 @pytest.fixture

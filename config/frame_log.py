@@ -1,0 +1,136 @@
+"""The last frames of each stream, numbered, where every process can read them
+(docs/protocol.md "Versions and resync").
+
+A table's frames are numbered by the table's version, which only grows (the row lock orders
+its changes). The process that commits a change writes its frames here before it sends them
+on the channel layer, so a frame any socket has received is already here: a socket that
+reconnects or sees a gap in the numbers reads what it missed from here instead of rebuilding
+the whole state from the database.
+
+Each stream is a Redis sorted set scored by version, capped to its last `FRAME_LOG_KEEP`
+frames and dropped after `FRAME_LOG_SECONDS` without a new one. A sorted set, not a list or a
+stream: two processes that commit versions 10 and 11 may write them in the other order, and
+the set still reads them back in version order (a Redis stream refuses an id below its last).
+The embedded room (no Redis) keeps the same in this process's memory.
+
+Nothing here decides who may read which stream: the caller names the streams (a table's
+public frames, one player's private ones) and gives each socket only its own.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterable
+
+import redis
+from django.conf import settings
+
+REDIS_TIMEOUT_SECONDS = 2.0
+
+Entry = tuple[int, str]  # (version, the frame's JSON text)
+
+
+def _key(stream: str) -> str:
+    return f"{settings.FRAME_LOG_PREFIX}:frames:{stream}"
+
+
+class _Memory:
+    """The embedded room's log: the same operations on dicts, under one lock."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.streams: dict[str, tuple[float, dict[int, str]]] = {}
+
+    def keep(self, writes: dict[str, list[Entry]], keep: int, seconds: float) -> None:
+        now = time.monotonic()
+        with self.lock:
+            for stream, entries in writes.items():
+                _, frames = self.streams.get(stream, (now, {}))
+                frames.update(entries)
+                for version in sorted(frames)[:-keep]:
+                    del frames[version]
+                self.streams[stream] = (now + seconds, frames)
+            for stream in [s for s, (until, _) in self.streams.items() if until < now]:
+                del self.streams[stream]
+
+    def read(self, stream: str, since: int) -> tuple[int | None, list[Entry]]:
+        with self.lock:
+            until, frames = self.streams.get(stream, (0.0, {}))
+            if not frames or until < time.monotonic():
+                return None, []
+            versions = sorted(frames)
+            return versions[0], [(v, frames[v]) for v in versions if v > since]
+
+    def clear(self) -> None:
+        with self.lock:
+            self.streams.clear()
+
+
+_memory = _Memory()
+_clients: dict[str, redis.Redis] = {}
+
+
+def _client() -> redis.Redis | None:
+    """The log's Redis (None: the embedded room keeps it in memory)."""
+    url = settings.FRAME_LOG_REDIS_URL
+    if not url:
+        return None
+    client = _clients.get(url)
+    if client is None:
+        client = redis.Redis.from_url(
+            url,
+            socket_timeout=REDIS_TIMEOUT_SECONDS,
+            socket_connect_timeout=REDIS_TIMEOUT_SECONDS,
+        )
+        _clients[url] = client
+    return client
+
+
+def frames_keep(writes: dict[str, Iterable[Entry]]) -> None:
+    """Add each stream's new frames and trim it to its last `FRAME_LOG_KEEP`: one round trip
+    to Redis for all of them."""
+    writes = {stream: list(entries) for stream, entries in writes.items()}
+    writes = {stream: entries for stream, entries in writes.items() if entries}
+    keep, seconds = settings.FRAME_LOG_KEEP, settings.FRAME_LOG_SECONDS
+    client = _client()
+    if client is None:
+        _memory.keep(writes, keep, seconds)
+        return
+    pipe = client.pipeline(transaction=False)
+    for stream, entries in writes.items():
+        key = _key(stream)
+        pipe.zadd(key, {text: version for version, text in entries})
+        pipe.zremrangebyrank(key, 0, -keep - 1)
+        pipe.expire(key, int(seconds))
+    pipe.execute()
+
+
+def frames_read(streams: list[str], since: int) -> list[tuple[int | None, list[Entry]]]:
+    """For each stream, (the oldest version it still keeps or None when it keeps nothing,
+    its frames newer than `since` in version order), in one round trip."""
+    client = _client()
+    if client is None:
+        return [_memory.read(stream, since) for stream in streams]
+    pipe = client.pipeline(transaction=False)
+    for stream in streams:
+        key = _key(stream)
+        pipe.zrange(key, 0, 0, withscores=True)
+        pipe.zrangebyscore(key, f"({since}", "+inf", withscores=True)
+    answers = pipe.execute()
+    read = []
+    for oldest, newer in zip(answers[::2], answers[1::2], strict=True):
+        first = int(oldest[0][1]) if oldest else None
+        read.append((first, [(int(score), text.decode()) for text, score in newer]))
+    return read
+
+
+def frames_forget_all() -> None:
+    """Drop every stream of this log (tests: ids restart with each test database)."""
+    client = _client()
+    if client is None:
+        _memory.clear()
+        return
+    keys = list(client.scan_iter(match=_key("*"), count=1000))
+    if keys:
+        client.delete(*keys)
