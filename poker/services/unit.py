@@ -17,10 +17,12 @@ or a rollback leaves nothing to recall, and the next change loads as before.
 
 The process that changes a table holds its lease (`Table.lease_owner`, `lease_epoch`,
 `lease_expires_at`): renewed by its next change, taken with the next epoch by any other
-process (commands are not routed to the holder yet, issue 23's next slice). The change's one
-write updates the table's row only `WHERE version = <the version it read> AND lease_epoch =
-<the epoch it holds>`, so a holder whose lease moved on can never write (`StaleOwner`, the
-transaction rolls back); memory is recalled only under the epoch it was kept with.
+process. Commands are routed to the holder when it is a live owner (poker/owner.py): a
+process running an owner loop holds leases under its channel's name and renews them. The
+change's one write updates the table's row only `WHERE version = <the version it read> AND
+lease_epoch = <the epoch it holds>`, so a holder whose lease moved on can
+never write (`StaleOwner`, the transaction rolls back); memory is recalled only under the
+epoch it was kept with.
 
 Refusals raise `TableError(code, message)` before anything is written (the transaction rolls
 back). A hand whose stored state the engine refuses raises `HandRefused`: the change rolls
@@ -211,11 +213,19 @@ def process_identity() -> str:
     return _identity[1]
 
 
+def owner_identity_set(name: str | None) -> None:
+    """This process runs a table owner (poker/owner.py): it holds leases under the owner's
+    name, so a command for a table it holds can be sent to it; None, it stopped."""
+    global _identity
+    _identity = (os.getpid(), name) if name else (0, "")
+
+
 def lease_take(table: Table, now: datetime) -> None:
     """This change's process holds the table's lease until `now` plus the lease time: renewed
-    if it held it, else taken with the next epoch (fencing off the holder before). In this
-    slice any process changing the table takes it (commands are not routed to the holder
-    yet); the caller writes it with the change."""
+    if it held it, else taken with the next epoch (fencing off the holder before). Commands go
+    to a live owner holding the table (poker/owner.py), so a process changes a table it does
+    not hold only when no live owner does (or a Celery sweep, a staff tool, a test); the
+    caller writes it with the change."""
     lapsed = table.lease_expires_at is None or table.lease_expires_at <= now
     me = process_identity()
     if table.lease_owner != me or lapsed:
