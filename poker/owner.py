@@ -6,7 +6,7 @@ Each ASGI process runs one owner (started by its first table socket, `owner_star
 of its own on the channel layer, named with its host and pid in `Table.lease_owner` when it
 changes a table (`owner|<host>:<pid>|<channel>`), and a loop that reads that channel. A socket's
 command (poker/consumers.py) and a Celery timeout (poker/tasks.py) look up the table's holder
-(`holder_of`, cached for a second at most, never past the lease):
+(`holder_of`, cached for a lease time):
 - no live owner holds it (no lease, a lapsed one, or one held by a process that runs no owner
   loop: a Celery worker, a management command, a test), or this process holds it: the command
   runs here, and this process takes the lease with the change;
@@ -65,7 +65,6 @@ T = TypeVar("T")
 # A lease held by an owner names it as this mark and its channel (an ordinary process-specific
 # channel: channels_redis reads one Redis list per process for all of them).
 OWNER_MARK = "owner|"
-HOLDER_CACHE_SECONDS = 1.0
 
 # kind -> the dotted path of a synchronous function(payload) -> str run by the owner (set in
 # PokerConfig.ready: the socket's commands and the tables' timeouts).
@@ -292,12 +291,15 @@ async def holder_of(table_id: int, *, fresh: bool = False) -> str:
     if cached is not None and cached[1] > now and not fresh:
         return cached[0]
     holder = await in_db_thread(holder_read)(table_id)
-    _holders[table_id] = (holder, now + HOLDER_CACHE_SECONDS)
+    _holder_is(table_id, holder)
     return holder
 
 
 def _holder_is(table_id: int, holder: str) -> None:
-    _holders[table_id] = (holder, time.monotonic() + HOLDER_CACHE_SECONDS)
+    """Remember who holds the table for a lease time. A stale answer costs a reload, never a
+    wrong change: a command run here, or at an owner that lost the table, takes the row lock
+    and the lease; one sent to an owner that died is looked at again while it waits."""
+    _holders[table_id] = (holder, time.monotonic() + settings.POKER_TABLE_LEASE_SECONDS)
 
 
 # ------------------------------------------------------------------ sending a command
