@@ -64,7 +64,7 @@ T = TypeVar("T")
 
 # A lease held by an owner names it as this mark and its channel (an ordinary process-specific
 # channel: channels_redis reads one Redis list per process for all of them).
-OWNER_MARK = "owner|"
+OWNER_MARK = unit.OWNER_MARK
 
 # kind -> the dotted path of a synchronous function(payload) -> str run by the owner (set in
 # PokerConfig.ready: the socket's commands and the tables' timeouts).
@@ -239,6 +239,13 @@ async def _serve(message: dict[str, Any]) -> None:
             await get_channel_layer().send(message["reply_to"], reply)
 
 
+def _run_as_owner(kind: str, payload: dict[str, Any], language: str | None) -> str:
+    """Run a command here as the table's owner: refused (`unit.NotTheOwner`, nothing done)
+    when another live owner holds the table."""
+    with unit.owners_only():
+        return _run_here(kind, payload, language)
+
+
 def _run_here(kind: str, payload: dict[str, Any], language: str | None) -> str:
     path = _handlers[kind]
     if language:
@@ -319,7 +326,14 @@ async def command_run(table_id: int, kind: str, payload: dict[str, Any]) -> str:
         if not holder or holder == me:
             if asked is not None:
                 _forget(asked)
-            result = await in_table_order(table_id, _run_here, kind, payload, language)
+                asked = None
+            try:
+                result = await in_table_order(table_id, _run_as_owner, kind, payload, language)
+            except unit.NotTheOwner as elsewhere:
+                # What this process remembered was stale: another owner took the table.
+                holder = elsewhere.holder
+                _holder_is(table_id, holder)
+                continue
             _holder_is(table_id, me)
             return result
         if asked is None:

@@ -79,6 +79,17 @@ class StaleOwner(Exception):
         self.table_id = table_id
 
 
+class NotTheOwner(Exception):
+    """A command meant for the table's owner reached a process that does not own the table:
+    another live owner holds its lease (poker/owner.py sends the command there instead).
+    Raised under the table's lock before anything is done; nothing changed."""
+
+    def __init__(self, table_id: int, holder: str) -> None:
+        super().__init__(f"table {table_id} is owned by {holder}")
+        self.table_id = table_id
+        self.holder = holder
+
+
 class HandRefused(Exception):
     """The engine refused a stored hand: it must be cancelled (in a transaction of its own)."""
 
@@ -218,6 +229,32 @@ def owner_identity_set(name: str | None) -> None:
     name, so a command for a table it holds can be sent to it; None, it stopped."""
     global _identity
     _identity = (os.getpid(), name) if name else (0, "")
+
+
+# Set (in this thread) while a command runs as the table's owner would (poker/owner.py): a
+# change then refuses a table another live owner holds (`NotTheOwner`). Celery sweeps, staff
+# tools and tests change a table wherever they run, as before.
+_owner_only = threading.local()
+OWNER_MARK = "owner|"
+
+
+@contextmanager
+def owners_only() -> Iterator[None]:
+    _owner_only.on = True
+    try:
+        yield
+    finally:
+        _owner_only.on = False
+
+
+def owned_elsewhere(table: Table, now: datetime) -> bool:
+    """Does another live owner hold this (locked) table's lease?"""
+    return (
+        table.lease_owner.startswith(OWNER_MARK)
+        and table.lease_owner != process_identity()
+        and table.lease_expires_at is not None
+        and table.lease_expires_at > now
+    )
 
 
 def lease_take(table: Table, now: datetime) -> None:
@@ -492,6 +529,8 @@ def table_change(table: Table | int, *, recall: bool = False) -> Iterator[TableC
     try:
         with transaction.atomic():
             locked = lock_table(table)
+            if getattr(_owner_only, "on", False) and owned_elsewhere(locked, timezone.now()):
+                raise NotTheOwner(locked.pk, locked.lease_owner)
             before = memory_take(locked.pk)
             change = TableChange(locked)
             if (

@@ -204,3 +204,30 @@ def test_an_owner_renews_its_own_leases_only(settings):
     assert owner.leases_renew(ELSEWHERE + "a!1") == 1
     assert Table.objects.get(pk=mine.pk).lease_expires_at > soon + timedelta(seconds=2)
     assert Table.objects.get(pk=theirs.pk).lease_expires_at == soon
+
+
+async def test_a_process_that_wrongly_believes_it_owns_the_table_sends_the_command_on(routing):
+    """Two owners that both ran a table's first commands each remembered themselves as its
+    holder: the one whose lease lapsed must not take the table back at its next command (they
+    would pass the lease to and fro at every action). Under the table's lock it finds another
+    live owner holding it, does nothing, and sends the command there."""
+    table, ann = await seated_table()
+    me = await owner.owner_start()
+    layer = get_channel_layer()
+    elsewhere = await layer.new_channel()
+    await lease_set(table, ELSEWHERE + elsewhere, seconds=30)
+    owner._holder_is(table.pk, owner.owner_identity())  # what this process remembered
+    before = await table_row(table)
+    payload = {"table": table.pk, **command(ann, "SitOut")}
+
+    asked = asyncio.create_task(owner.command_run(table.pk, "poker.command", payload))
+    message = await asyncio.wait_for(layer.receive(elsewhere), 10)
+    assert message["payload"] == payload
+    await layer.send(me, {"type": "owner.reply", "request": message["request"], "result": "done"})
+    assert await asyncio.wait_for(asked, 10) == "done"
+    after = await table_row(table)
+    assert (after.version, after.lease_epoch, after.lease_owner) == (
+        before.version,
+        before.lease_epoch,
+        before.lease_owner,
+    )
