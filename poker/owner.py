@@ -13,6 +13,9 @@ command (poker/consumers.py) and a Celery timeout (poker/tasks.py) look up the t
 - another process's owner holds it: the command is sent to its channel; the owner runs it and
   answers `owner.reply` (done, or the refusal's code and message, in the asker's language), and
   the socket answers its page as if it had run the command itself.
+A command run here because this process believed it held the table is checked under the
+table's lock: if another live owner holds the lease, nothing is done (`unit.NotTheOwner`) and
+the command goes there.
 An owner runs the commands of one table one at a time, in the order they reached it
 (`in_table_order`: a first-come-first-served lock per table), and those of different tables
 side by side on the process's database threads.
