@@ -96,6 +96,9 @@ class ChaosSpec:
     timeout: float = 240.0  # for each phase
     queue: str = "room-chaos"
     env: dict[str, str] = field(default_factory=dict)  # on top of os.environ for the room
+    # "any": the worker and ASGI processes in a seeded order; "owners": the ASGI process that
+    # owns a table with a hand running (poker/owner.py), timing how soon the table moves again.
+    kill: str = "any"
 
     @classmethod
     def from_json(cls, text: str) -> ChaosSpec:
@@ -419,6 +422,9 @@ async def fault_loop(
     """Kill one process every few seconds (seeded), keep it down a moment, start it again;
     the first two kills are of the kinds in `first`."""
     asgi = [name for name in room.names if name.startswith("asgi")]
+    if room.spec.kill == "owners":
+        await owner_kill_loop(room, rng, stop, kills)
+        return
     while not stop.is_set():
         wait = rng.uniform(*room.spec.kill_every)
         kind = first[len(kills)] if len(kills) < 2 else rng.choice(["worker", "asgi", "asgi"])
@@ -434,6 +440,70 @@ async def fault_loop(
         await room.start(name)
         kills.append({"process": name, "down_seconds": round(time.perf_counter() - at, 2)})
         print(f"kill -9 {name}: back after {kills[-1]['down_seconds']} s", flush=True)
+
+
+def owners_mid_hand(db, table_ids: list[int]) -> list[tuple[int, int, int]]:
+    """(table, the owner's pid, the table's version) of each table with a hand running whose
+    lease a live owner holds (`owner|<host>:<pid>|<channel>`, poker/owner.py)."""
+    rows = db.execute(
+        "SELECT t.id, t.lease_owner, t.version FROM poker_table t WHERE t.id = ANY(%s) "
+        "AND t.lease_owner LIKE 'owner|%%' AND t.lease_expires_at > now() AND EXISTS "
+        "(SELECT 1 FROM poker_hand h WHERE h.table_id = t.id AND h.status = 'running')",
+        (table_ids,),
+    ).fetchall()
+    return [(table, int(holder.split("|")[1].rsplit(":", 1)[1]), v) for table, holder, v in rows]
+
+
+async def owner_kill_loop(room: Room, rng: random.Random, stop: asyncio.Event, kills: list) -> None:
+    """Every few seconds, kill -9 the ASGI process owning a table mid-hand, start it again
+    after a moment, and time how soon another process changes the table (it took the lapsed
+    lease and rebuilt the table from the database): `resume_seconds`."""
+    import psycopg
+
+    table_ids = [t["table_id"] for t in room.spec.tables]
+    with psycopg.connect(room.spec.database_url, autocommit=True) as db:
+        while not stop.is_set():
+            with suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), rng.uniform(*room.spec.kill_every))
+            if stop.is_set():
+                return
+            pids = {proc.popen.pid: name for name, proc in room.live.items()}
+            owned = [row for row in owners_mid_hand(db, table_ids) if row[1] in pids]
+            if not owned:
+                continue
+            table_id, pid, _ = rng.choice(owned)
+            name, at = pids[pid], time.perf_counter()
+            room.kill(name)
+            version = db.execute(
+                "SELECT version FROM poker_table WHERE id = %s", (table_id,)
+            ).fetchone()[0]
+            restart = asyncio.create_task(_start_after(room, name, rng.uniform(*room.spec.down)))
+            resume = None
+            while time.perf_counter() - at < 60:
+                now = db.execute(
+                    "SELECT version FROM poker_table WHERE id = %s", (table_id,)
+                ).fetchone()[0]
+                if now > version:
+                    resume = round(time.perf_counter() - at, 2)
+                    break
+                await asyncio.sleep(0.05)
+            await restart
+            kills.append(
+                {
+                    "process": name,
+                    "owner_of": table_id,
+                    "resume_seconds": resume,
+                    "down_seconds": round(time.perf_counter() - at, 2),
+                }
+            )
+            print(
+                f"kill -9 {name}, owner of table {table_id}: resumed after {resume} s", flush=True
+            )
+
+
+async def _start_after(room: Room, name: str, seconds: float) -> None:
+    await asyncio.sleep(seconds)
+    await room.start(name)
 
 
 async def until_hands(
@@ -694,6 +764,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kill-every", type=float, nargs=2, default=(3.0, 7.0))
     parser.add_argument("--frames", type=int, default=20_000, help="malformed frames to send")
     parser.add_argument(
+        "--kill",
+        choices=["any", "owners"],
+        default="any",
+        help="owners: kill the ASGI process owning a table mid-hand, timing the resume",
+    )
+    parser.add_argument(
         "--redis-url", default=os.environ.get("CHAOS_REDIS_URL", "redis://127.0.0.1:6379/7")
     )
     parser.add_argument("--play", nargs=2, metavar=("SPEC", "OUT"), help=argparse.SUPPRESS)
@@ -778,6 +854,7 @@ def _long_form(args) -> int:
             kill_every=tuple(args.kill_every),
             timeout=max(600.0, args.hands * 3.0),
             env=env,
+            kill=args.kill,
         )
         result = asyncio.run(chaos_play(spec))
         spec_path, books_path = log_dir / "spec.json", log_dir / "books.json"
@@ -823,6 +900,15 @@ def report_lines(result: dict, books: dict, fuzz: dict, seconds: float) -> list[
         f"mean down time {sum(k['down_seconds'] for k in kills) / max(1, len(kills)):.1f} s "
         f"(start to ready {result['ready_seconds']:.1f} s); bot reconnects "
         f"{result['bots']['reconnects']}",
+        *(
+            [
+                "owners killed mid-hand: play resumed after "
+                + ", ".join(f"{k['resume_seconds']}" for k in kills)
+                + " s (the lapsed lease taken, the table rebuilt from the database)"
+            ]
+            if any("resume_seconds" in k for k in kills)
+            else []
+        ),
         f"hands finished {books['finished']}, cancelled {books['cancelled']} "
         f"{books['cancel_codes'] or ''}, still running {books['running']}; longest pause "
         f"between hand ends at a table {books['longest_pause_seconds']:.1f} s; wind-down "

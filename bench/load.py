@@ -824,7 +824,8 @@ def trip_counters() -> dict[str, int]:
 
 
 def db_counters() -> dict[str, int]:
-    """The room database's commits and row counts so far (pg_stat_database)."""
+    """The room database's commits and row counts so far (pg_stat_database), and its tables'
+    lease epochs and versions."""
     import psycopg
 
     columns = ("xact_commit", "xact_rollback", "tup_fetched", "tup_inserted", "tup_updated")
@@ -832,7 +833,14 @@ def db_counters() -> dict[str, int]:
         row = conn.execute(
             f"SELECT {', '.join(columns)} FROM pg_stat_database WHERE datname = %s", (DB_NAME,)
         ).fetchone()
-    return dict(zip(columns, row, strict=True))
+    counters = dict(zip(columns, row, strict=True))
+    # How often a table changed hands (a lease taken with a new epoch, poker/owner.py) against
+    # its changes (versions): with every command at the owner, the first is near 0.
+    with psycopg.connect(f"{PG_URL}/{DB_NAME}", autocommit=True) as conn:
+        epochs, versions = conn.execute(
+            "SELECT coalesce(sum(lease_epoch), 0), coalesce(sum(version), 0) FROM poker_table"
+        ).fetchone()
+    return {**counters, "lease_taken": int(epochs), "table_changes": int(versions)}
 
 
 async def play(

@@ -245,10 +245,15 @@ POKER_STUCK_HAND_SECONDS = env.int("POKER_STUCK_HAND_SECONDS", default=120)
 POKER_TABLES_IN_MEMORY = env.int("POKER_TABLES_IN_MEMORY", default=512)
 if POKER_TABLES_IN_MEMORY < 0:
     raise ImproperlyConfigured("POKER_TABLES_IN_MEMORY must be 0 or more.")
-# How long a process's lease on a table lasts unless its next change renews it.
-POKER_TABLE_LEASE_SECONDS = env.int("POKER_TABLE_LEASE_SECONDS", default=30)
+# How long a process's lease on a table lasts unless its next change or its owner's renewal
+# (every third of it, poker/owner.py) extends it: how long a killed owner's tables wait before
+# another process takes them over.
+POKER_TABLE_LEASE_SECONDS = env.float("POKER_TABLE_LEASE_SECONDS", default=4.0)
 if POKER_TABLE_LEASE_SECONDS <= 0:
     raise ImproperlyConfigured("POKER_TABLE_LEASE_SECONDS must be above 0.")
+# Commands for a table run in the process holding its lease (poker/owner.py); off, each runs
+# where it arrives (the second design). The embedded room always runs them where they arrive.
+POKER_OWNER_ROUTING = env.bool("POKER_OWNER_ROUTING", default=True)
 # The audit chain's anchors (audit/anchor.py): the HMAC key that signs the head's seq and hash
 # in the daily verification and every export's manifest. It must live outside the database
 # (this environment, a secrets store): whoever can rewrite the database must not hold it.

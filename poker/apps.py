@@ -19,3 +19,10 @@ class PokerConfig(AppConfig):
         timeout_register("poker.turn", "poker.tasks.turn_timeout")
         timeout_register("poker.hand_start", "poker.tasks.hand_start_timeout")
         timeout_register("poker.sit_out", "poker.tasks.sit_out_timeout")
+
+        # What a table's owner runs for the others (poker/owner.py): sockets' commands and
+        # the tables' timeouts.
+        from poker.owner import owner_handler_register
+
+        owner_handler_register("poker.command", "poker.consumers.command_here")
+        owner_handler_register("poker.timeout", "poker.tasks.timeout_here")

@@ -15,23 +15,24 @@ import json
 import logging
 import re
 import uuid
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 from urllib.parse import parse_qs
 
 from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.utils.translation import gettext as _
 
 from config.db_pool import DatabaseBusy, refuse_when_pool_exhausted
-from config.db_threads import in_db_thread
 from config.errors import Refused
 from config.frames import Resync, Snapshot
 from config.ratelimit import rate_limit_hit
 from config.sockets import FrameConsumer
-from poker import services
+from poker import owner, services
 from poker.broadcast import (
     Missed,
     frames_missed,
@@ -61,7 +62,6 @@ from poker.selectors import chat_recent, table_snapshot_for
 from responsible import rules as responsible
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_EXCLUDED = 4403
@@ -139,6 +139,7 @@ class TableConsumer(FrameConsumer):
             await self.close(code=CLOSE_EXCLUDED)
             return
         remember_socket_loop(asyncio.get_running_loop())
+        await owner.owner_start()
         self.group = group_name(self.table_id)
         self.user_group = user_group_name(self.table_id, self.user.pk)
         self.player_group = player_group_name(self.user.pk)
@@ -248,7 +249,7 @@ class TableConsumer(FrameConsumer):
         }
         if hello:
             frame["heartbeat_seconds"] = settings.POKER_HEARTBEAT_SECONDS
-            frame["chat"] = await _in_table_order(self.table_id, _chat_read, self.table_id)
+            frame["chat"] = await owner.in_table_order(self.table_id, _chat_read, self.table_id)
         await self.send_frame(frame)
 
     async def snapshot_send(self) -> None:
@@ -314,7 +315,7 @@ def _reconnect_allowed(table_id: int, user_id: int) -> bool:
 
 
 async def _table_is_open(table_id: int, user) -> bool:
-    return await _in_table_order(table_id, _table_open_read, table_id, user)
+    return await owner.in_table_order(table_id, _table_open_read, table_id, user)
 
 
 def _table_open_read(table_id: int, user) -> bool:
@@ -330,7 +331,7 @@ def _exclusion_message(user) -> str | None:
 
 
 async def _snapshot_for(table_id: int, user) -> dict:
-    return await _in_table_order(table_id, _snapshot_read, table_id, user)
+    return await owner.in_table_order(table_id, _snapshot_read, table_id, user)
 
 
 def _snapshot_read(table_id: int, user) -> dict:
@@ -341,36 +342,28 @@ def _snapshot_read(table_id: int, user) -> dict:
         raise services.TableError("no_table", _("There is no such table.")) from error
 
 
-class _TableQueue:
-    """This process's calls for one table, one at a time (see `_call_service`)."""
-
-    def __init__(self) -> None:
-        self.lock = asyncio.Lock()
-        self.users = 0
+# The users of this process's sockets, by id: a command run here acts for the socket's own user
+# object (as before routing); one sent here by another process's socket reads its user.
+_socket_users: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
+COMMANDS: dict[str, type] = {command.__name__: command for command in SERVICES}
 
 
-_table_queues: dict[int, _TableQueue] = {}
+async def _call_service(command: Command | ConnectionSet, table_id: int, user) -> None:
+    """The command runs at the table's owner (poker/owner.py): here, or in the process that
+    holds the table; a refusal there is raised here all the same."""
+    _socket_users[user.pk] = user
+    payload = {"command": type(command).__name__, "fields": vars(command), "user": user.pk}
+    await owner.command_run(table_id, "poker.command", {"table": table_id, **payload})
 
 
-async def _call_service(command: Command, table_id: int, user) -> None:
-    await _in_table_order(table_id, _service_run, command, table_id, user)
-
-
-async def _in_table_order(table_id: int, func: Callable[..., T], *args: Any) -> T:
-    """Run `func` on the sockets' database threads (config/db_threads.py), one call per table
-    at a time in this process, first come first served, as on Channels' single thread: the row
-    lock orders a table's changes anyway, and this way their broadcasts also leave this process
-    in the order they committed, and a snapshot is read after the changes asked for before it
-    (the others wait here, holding no thread); calls for different tables run side by side."""
-    queue = _table_queues.setdefault(table_id, _TableQueue())
-    queue.users += 1
-    try:
-        async with queue.lock:
-            return await in_db_thread(func)(*args)
-    finally:
-        queue.users -= 1
-        if not queue.users:
-            del _table_queues[table_id]
+def command_here(payload: dict[str, Any]) -> str:
+    """The owner's side of a socket's command (registered in PokerConfig.ready): run it here."""
+    command = COMMANDS[payload["command"]](**payload["fields"])
+    user = _socket_users.get(payload["user"])
+    if user is None:
+        user = get_user_model().objects.get(pk=payload["user"])
+    _service_run(command, payload["table"], user)
+    return "done"
 
 
 def _service_run(command: Command | ConnectionSet, table_id: int, user) -> None:

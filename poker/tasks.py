@@ -4,13 +4,19 @@ The timers are `config.timeouts` timeouts, set by the services on commit and run
 handlers below (registered in `PokerConfig.ready`). Each only calls a service that reads the
 step it was set for and then re-reads the database under the table lock, so a duplicated, late
 or lost timer changes nothing: a turn's timeout does nothing once the turn has moved on, and
-the periodic sweep acts on the deadlines stored in the database."""
+the periodic sweep acts on the deadlines stored in the database.
+
+A due timeout acts at the table's owner (poker/owner.py): sent to the live owner holding the
+table (which runs `timeout_here`), else run in this worker."""
+
+from dataclasses import astuple
 
 from celery import shared_task
 
 from config.timeouts import Timeout
 from poker import broadcast, services
 from poker.models import RngCheck
+from poker.owner import command_send_sync
 from poker.rng_checks import QUICK_RAW_DRAWS, QUICK_SHUFFLES, rng_check_run
 from poker.selectors import table_versions_for_heartbeat
 
@@ -22,19 +28,50 @@ def turn_timeout(timeout: Timeout) -> str:
     passed = services.hand_turn_passed(hand_id=hand_id, turn=turn)
     if passed:
         return passed
+    return _at_owner(timeout) or _turn_timeout_here(timeout)
+
+
+def _turn_timeout_here(timeout: Timeout) -> str:
+    hand_id, turn = timeout.ref_id, int(timeout.step)
     return services.hand_turn_timeout(hand_id=hand_id, turn=turn)
 
 
 def hand_start_timeout(timeout: Timeout) -> str:
     """The pause after a hand is over: deal the next one if the table is ready."""
+    return _at_owner(timeout) or _hand_start_here(timeout)
+
+
+def _hand_start_here(timeout: Timeout) -> str:
     return services.table_start_timeout(table_id=timeout.table_id)
 
 
 def sit_out_timeout(timeout: Timeout) -> str:
     """A player has sat out for the table's limit: evict them (if still out since then)."""
+    return _at_owner(timeout) or _sit_out_here(timeout)
+
+
+def _sit_out_here(timeout: Timeout) -> str:
     return services.seat_sit_out_timeout(
         table_id=timeout.table_id, seat_id=timeout.ref_id, sat_out=int(timeout.step)
     )
+
+
+_HERE = {
+    "poker.turn": _turn_timeout_here,
+    "poker.hand_start": _hand_start_here,
+    "poker.sit_out": _sit_out_here,
+}
+
+
+def _at_owner(timeout: Timeout) -> str | None:
+    """Send the timeout to the table's live owner ("owner"), or None: run it here."""
+    return command_send_sync(timeout.table_id, "poker.timeout", {"timeout": list(astuple(timeout))})
+
+
+def timeout_here(payload: dict) -> str:
+    """The owner's side of a timeout sent to it (registered in PokerConfig.ready)."""
+    timeout = Timeout(*payload["timeout"])
+    return _HERE[timeout.kind](timeout)
 
 
 @shared_task(name="poker.sweep_tables", ignore_result=True)

@@ -440,6 +440,15 @@ def fresh_rate_limits(monkeypatch):
 
 
 @pytest.fixture(autouse=True)
+def no_table_owner_in_the_test_process(settings):
+    """The test process is one process with a new event loop per test: its sockets
+    (Channels' communicator) run every command where it arrives. The daphne processes the
+    tests start run table owners (poker/owner.py), and tests/poker/test_owner.py routes
+    between them."""
+    settings.POKER_OWNER_ROUTING = False
+
+
+@pytest.fixture(autouse=True)
 def fresh_channel_layer():
     """A new channel-layer instance per test: each async test has its own event loop, and
     channels-redis's locks and pools belong to the loop that made them."""

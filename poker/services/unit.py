@@ -17,10 +17,12 @@ or a rollback leaves nothing to recall, and the next change loads as before.
 
 The process that changes a table holds its lease (`Table.lease_owner`, `lease_epoch`,
 `lease_expires_at`): renewed by its next change, taken with the next epoch by any other
-process (commands are not routed to the holder yet, issue 23's next slice). The change's one
-write updates the table's row only `WHERE version = <the version it read> AND lease_epoch =
-<the epoch it holds>`, so a holder whose lease moved on can never write (`StaleOwner`, the
-transaction rolls back); memory is recalled only under the epoch it was kept with.
+process. Commands are routed to the holder when it is a live owner (poker/owner.py): a
+process running an owner loop holds leases under its channel's name and renews them. The
+change's one write updates the table's row only `WHERE version = <the version it read> AND
+lease_epoch = <the epoch it holds>`, so a holder whose lease moved on can
+never write (`StaleOwner`, the transaction rolls back); memory is recalled only under the
+epoch it was kept with.
 
 Refusals raise `TableError(code, message)` before anything is written (the transaction rolls
 back). A hand whose stored state the engine refuses raises `HandRefused`: the change rolls
@@ -75,6 +77,17 @@ class StaleOwner(Exception):
     def __init__(self, table_id: int) -> None:
         super().__init__(f"table {table_id}: the lease moved on, the write was refused")
         self.table_id = table_id
+
+
+class NotTheOwner(Exception):
+    """A command meant for the table's owner reached a process that does not own the table:
+    another live owner holds its lease (poker/owner.py sends the command there instead).
+    Raised under the table's lock before anything is done; nothing changed."""
+
+    def __init__(self, table_id: int, holder: str) -> None:
+        super().__init__(f"table {table_id} is owned by {holder}")
+        self.table_id = table_id
+        self.holder = holder
 
 
 class HandRefused(Exception):
@@ -211,11 +224,45 @@ def process_identity() -> str:
     return _identity[1]
 
 
+def owner_identity_set(name: str | None) -> None:
+    """This process runs a table owner (poker/owner.py): it holds leases under the owner's
+    name, so a command for a table it holds can be sent to it; None, it stopped."""
+    global _identity
+    _identity = (os.getpid(), name) if name else (0, "")
+
+
+# Set (in this thread) while a command runs as the table's owner would (poker/owner.py): a
+# change then refuses a table another live owner holds (`NotTheOwner`). Celery sweeps, staff
+# tools and tests change a table wherever they run, as before.
+_owner_only = threading.local()
+OWNER_MARK = "owner|"
+
+
+@contextmanager
+def owners_only() -> Iterator[None]:
+    _owner_only.on = True
+    try:
+        yield
+    finally:
+        _owner_only.on = False
+
+
+def owned_elsewhere(table: Table, now: datetime) -> bool:
+    """Does another live owner hold this (locked) table's lease?"""
+    return (
+        table.lease_owner.startswith(OWNER_MARK)
+        and table.lease_owner != process_identity()
+        and table.lease_expires_at is not None
+        and table.lease_expires_at > now
+    )
+
+
 def lease_take(table: Table, now: datetime) -> None:
     """This change's process holds the table's lease until `now` plus the lease time: renewed
-    if it held it, else taken with the next epoch (fencing off the holder before). In this
-    slice any process changing the table takes it (commands are not routed to the holder
-    yet); the caller writes it with the change."""
+    if it held it, else taken with the next epoch (fencing off the holder before). Commands go
+    to a live owner holding the table (poker/owner.py), so a process changes a table it does
+    not hold only when no live owner does (or a Celery sweep, a staff tool, a test); the
+    caller writes it with the change."""
     lapsed = table.lease_expires_at is None or table.lease_expires_at <= now
     me = process_identity()
     if table.lease_owner != me or lapsed:
@@ -482,6 +529,8 @@ def table_change(table: Table | int, *, recall: bool = False) -> Iterator[TableC
     try:
         with transaction.atomic():
             locked = lock_table(table)
+            if getattr(_owner_only, "on", False) and owned_elsewhere(locked, timezone.now()):
+                raise NotTheOwner(locked.pk, locked.lease_owner)
             before = memory_take(locked.pk)
             change = TableChange(locked)
             if (

@@ -1,0 +1,233 @@
+"""The table's owner (poker/owner.py, issue 23 items 1 and 2): a command goes to the live owner
+holding the table's lease and its answer comes back; an owner runs one table's commands in the
+order they reached it; a command for a table whose owner stopped answering runs where it
+arrived once the lease lapsed, and that process takes the lease with the next epoch; a timeout
+goes to the live owner; an owner renews only its own leases.
+
+This process plays one owner (started in the test's loop, routing on for these tests), and
+"another process's owner" is a channel on the same Redis layer that the test reads and answers
+itself. The whole path between real processes (two daphnes, a Celery worker, kill -9 of an
+owner) is tests/poker/test_chaos.py."""
+
+import asyncio
+import time
+from datetime import timedelta
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+from django.conf import settings as django_settings
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
+
+from poker import owner
+from poker.models import ChatMessage, Seat, Table
+from poker.services import TableError
+from tests.factories import make_seated_player, make_table
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+ELSEWHERE = "owner|elsewhere:1|"  # another host's owner, by the lease's naming
+
+
+@pytest.fixture
+async def routing(settings):
+    if settings.EMBEDDED:
+        pytest.skip("owners route over the Redis channel layer (REDIS_URL)")
+    settings.POKER_OWNER_ROUTING = True
+    settings.POKER_TABLE_LEASE_SECONDS = 1.5
+    owner._holders.clear()
+    yield
+    await owner.owner_stop()
+    owner._holders.clear()
+
+
+@database_sync_to_async
+def seated_table():
+    table = make_table()
+    return table, make_seated_player(table, "ann", 1)
+
+
+@database_sync_to_async
+def lease_set(table, holder: str, seconds: float) -> None:
+    Table.objects.filter(pk=table.pk).update(
+        lease_owner=holder, lease_expires_at=timezone.now() + timedelta(seconds=seconds)
+    )
+
+
+@database_sync_to_async
+def table_row(table) -> Table:
+    return Table.objects.get(pk=table.pk)
+
+
+def command(player, name: str, **fields) -> dict:
+    return {"command": name, "fields": fields, "user": player.pk}
+
+
+async def test_a_command_goes_to_the_live_owner_and_its_refusal_comes_back(routing):
+    table, ann = await seated_table()
+    me = await owner.owner_start()
+    layer = get_channel_layer()
+    elsewhere = await layer.new_channel()
+    await lease_set(table, ELSEWHERE + elsewhere, seconds=30)
+    before = await table_row(table)
+    payload = {"table": table.pk, **command(ann, "SitOut")}
+
+    asked = asyncio.create_task(owner.command_run(table.pk, "poker.command", payload))
+    message = await asyncio.wait_for(layer.receive(elsewhere), 10)
+    assert message["type"] == "owner.command" and message["reply_to"] == me
+    assert (message["table"], message["kind"], message["payload"]) == (
+        table.pk,
+        "poker.command",
+        payload,
+    )
+    await layer.send(
+        me,
+        {"type": "owner.reply", "request": message["request"], "code": "nope", "message": "No."},
+    )
+    with pytest.raises(TableError) as refused:
+        await asyncio.wait_for(asked, 10)
+    assert (refused.value.code, refused.value.message) == ("nope", "No.")
+    # Nothing ran here: the seat still plays, the table is as it was, still held elsewhere.
+    after = await table_row(table)
+    assert (after.version, after.lease_owner) == (before.version, before.lease_owner)
+    seat = await database_sync_to_async(Seat.objects.get)(table=table, player=ann)
+    assert seat.status != Seat.Status.SITTING_OUT
+
+
+async def test_an_owner_runs_a_table_s_commands_in_the_order_they_reached_it(routing):
+    table, ann = await seated_table()
+    me = await owner.owner_start()
+    layer = get_channel_layer()
+    sender = await layer.new_channel()
+    lines = [f"line {n}" for n in range(5)]  # the chat limit: 5 lines in 10 s
+    for n, text in enumerate(lines):  # as another process's sockets would, all at once
+        await layer.send(
+            me,
+            {
+                "type": "owner.command",
+                "table": table.pk,
+                "kind": "poker.command",
+                "payload": {"table": table.pk, **command(ann, "Chat", text=text)},
+                "lang": "fr",
+                "reply_to": sender,
+                "request": str(n),
+            },
+        )
+    replies = [await asyncio.wait_for(layer.receive(sender), 10) for _ in lines]
+    assert [reply["request"] for reply in replies] == [str(n) for n in range(5)]
+    assert all("code" not in reply for reply in replies), replies
+    stored = await database_sync_to_async(
+        lambda: list(
+            ChatMessage.objects.filter(table=table).order_by("pk").values_list("text", flat=True)
+        )
+    )()
+    assert stored == lines
+    # A refusal at the owner speaks the asker's language.
+    await layer.send(
+        me,
+        {
+            "type": "owner.command",
+            "table": table.pk,
+            "kind": "poker.command",
+            "payload": {"table": table.pk, **command(ann, "Chat", text="")},
+            "lang": "fr",
+            "reply_to": sender,
+            "request": "empty",
+        },
+    )
+    reply = await asyncio.wait_for(layer.receive(sender), 10)
+    with translation.override("fr"):
+        french = _("Write something first.")
+    assert french != "Write something first."
+    assert (reply["code"], reply["message"]) == ("chat_empty", french)
+
+
+async def test_a_silent_owner_s_table_is_taken_over_once_its_lease_lapsed(routing):
+    """The holder was killed: nobody answers its channel and nobody renews its lease. The
+    command waits while the lease is alive, then runs here; this process takes the lease with
+    the next epoch."""
+    table, ann = await seated_table()
+    me = await owner.owner_start()
+    layer = get_channel_layer()
+    dead = await layer.new_channel()
+    await lease_set(table, ELSEWHERE + dead, seconds=1.5)
+    before = await table_row(table)
+    started = time.monotonic()
+    await asyncio.wait_for(
+        owner.command_run(table.pk, "poker.command", {"table": table.pk, **command(ann, "SitOut")}),
+        15,
+    )
+    waited = time.monotonic() - started
+    after = await table_row(table)
+    assert 1.0 <= waited <= 1.5 + django_settings.POKER_TABLE_LEASE_SECONDS + 2, waited
+    assert after.lease_owner == owner.owner_identity() and owner.channel_of(after.lease_owner) == me
+    assert after.lease_epoch == before.lease_epoch + 1
+    assert after.version == before.version + 1
+    seat = await database_sync_to_async(Seat.objects.get)(table=table, player=ann)
+    assert seat.status == Seat.Status.SITTING_OUT
+    # The command went to the silent owner once, and was not sent again while it waited.
+    sent = await asyncio.wait_for(layer.receive(dead), 5)
+    assert sent["type"] == "owner.command"
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(layer.receive(dead), 0.5)
+
+
+async def test_a_timeout_goes_to_the_live_owner_and_runs_where_it_is_when_none_is(routing):
+    table, _ = await seated_table()
+    layer = get_channel_layer()
+    elsewhere = await layer.new_channel()
+    await lease_set(table, ELSEWHERE + elsewhere, seconds=30)
+    payload = {"timeout": ["poker.hand_start", table.pk, 0, 0, time.time()]}
+    sent = await sync_to_async(owner.command_send_sync)(table.pk, "poker.timeout", payload)
+    assert sent == "owner"
+    message = await asyncio.wait_for(layer.receive(elsewhere), 10)
+    assert (message["kind"], message["payload"], message["reply_to"]) == (
+        "poker.timeout",
+        payload,
+        "",
+    )
+    # A lapsed lease, or one held by a process that runs no owner: the caller runs it.
+    await lease_set(table, ELSEWHERE + elsewhere, seconds=-1)
+    assert await sync_to_async(owner.command_send_sync)(table.pk, "poker.timeout", payload) is None
+    await lease_set(table, "celery-host:7:feed", seconds=30)
+    assert await sync_to_async(owner.command_send_sync)(table.pk, "poker.timeout", payload) is None
+
+
+def test_an_owner_renews_its_own_leases_only(settings):
+    settings.POKER_TABLE_LEASE_SECONDS = 4
+    mine, theirs = make_table(), make_table()
+    soon = timezone.now() + timedelta(seconds=1)
+    Table.objects.filter(pk=mine.pk).update(lease_owner=ELSEWHERE + "a!1", lease_expires_at=soon)
+    Table.objects.filter(pk=theirs.pk).update(lease_owner=ELSEWHERE + "b!2", lease_expires_at=soon)
+    assert owner.leases_renew(ELSEWHERE + "a!1") == 1
+    assert Table.objects.get(pk=mine.pk).lease_expires_at > soon + timedelta(seconds=2)
+    assert Table.objects.get(pk=theirs.pk).lease_expires_at == soon
+
+
+async def test_a_process_that_wrongly_believes_it_owns_the_table_sends_the_command_on(routing):
+    """Two owners that both ran a table's first commands each remembered themselves as its
+    holder: the one whose lease lapsed must not take the table back at its next command (they
+    would pass the lease to and fro at every action). Under the table's lock it finds another
+    live owner holding it, does nothing, and sends the command there."""
+    table, ann = await seated_table()
+    me = await owner.owner_start()
+    layer = get_channel_layer()
+    elsewhere = await layer.new_channel()
+    await lease_set(table, ELSEWHERE + elsewhere, seconds=30)
+    owner._holder_is(table.pk, owner.owner_identity())  # what this process remembered
+    before = await table_row(table)
+    payload = {"table": table.pk, **command(ann, "SitOut")}
+
+    asked = asyncio.create_task(owner.command_run(table.pk, "poker.command", payload))
+    message = await asyncio.wait_for(layer.receive(elsewhere), 10)
+    assert message["payload"] == payload
+    await layer.send(me, {"type": "owner.reply", "request": message["request"], "result": "done"})
+    assert await asyncio.wait_for(asked, 10) == "done"
+    after = await table_row(table)
+    assert (after.version, after.lease_epoch, after.lease_owner) == (
+        before.version,
+        before.lease_epoch,
+        before.lease_owner,
+    )
