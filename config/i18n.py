@@ -15,9 +15,10 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ObjectDoesNotExist
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.utils import translation
 from django.utils.deprecation import MiddlewareMixin
+from django.views.i18n import JavaScriptCatalog
 
 LANGUAGE_CODES = frozenset(code for code, _ in settings.LANGUAGES)
 
@@ -113,3 +114,19 @@ async def socket_language_activate(scope: dict) -> str:
     language = await database_sync_to_async(language_for_scope)(scope)
     translation.activate(language)
     return language
+
+
+class LanguageCatalog(JavaScriptCatalog):
+    """The scripts' strings in the language named by the address (`jsi18n/fr/`), whatever the
+    request's own: a browser keeps the catalogue it fetched, and one kept at a single address
+    for every language (the login page's English) was reused on the pages of a player who then
+    logged in with French saved or switched languages (issue 24 item 8)."""
+
+    def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        language = kwargs.pop("language")
+        if language not in LANGUAGE_CODES:
+            raise Http404("no such language")
+        with translation.override(language):
+            response = super().get(request, *args, **kwargs)
+        response["Content-Language"] = language
+        return response

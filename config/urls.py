@@ -6,11 +6,11 @@ from django.urls import include, path
 from django.utils import timezone
 from django.views.decorators.http import last_modified
 from django.views.generic import RedirectView
-from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from accounts.views import set_language
 from config.health import healthz
+from config.i18n import LanguageCatalog
 from histories import api as histories_api
 
 CATALOGUE_LOADED_AT = timezone.now()
@@ -23,12 +23,13 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     # Browsers ask for /favicon.ico whatever the page says: send them to the room's icon.
     path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
-    # The language selector's form posts here; pages' scripts load their strings from jsi18n/.
+    # The language selector's form posts here; pages' scripts load their strings from
+    # jsi18n/<language>/, one address per language (a browser keeps what it fetched).
     path("i18n/setlang/", set_language, name="set_language"),
     # The catalogue changes only with a deploy: browsers revalidate it and get a 304.
     path(
-        "jsi18n/",
-        last_modified(lambda request, **kwargs: CATALOGUE_LOADED_AT)(JavaScriptCatalog.as_view()),
+        "jsi18n/<str:language>/",
+        last_modified(lambda request, **kwargs: CATALOGUE_LOADED_AT)(LanguageCatalog.as_view()),
         name="javascript-catalog",
     ),
     path("api/accounts/", include("lobby.api_urls")),

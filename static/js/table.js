@@ -600,9 +600,7 @@
       if (!s.connected) badges.push(["offline", gettext("Disconnected")]);
       if (won[s.seat] && (hand || samePlayer(s))) badges.push(["won", fill(gettext("Won %(amount)s"), { amount: money(won[s.seat]) })]);
       badges.forEach(([kind, text]) => {
-        const badge = el("span", "badge " + kind, text);
-        badge.title = text; // the whole text where a narrow plate cuts it
-        plate.append(badge);
+        plate.append(el("span", "badge " + kind, text)); // whole: it wraps on a narrow plate
       });
       if (shown[s.seat] && (hand || samePlayer(s)) && !runout) {
         // A hand's name is read on the whole board: it waits for the river like the result.

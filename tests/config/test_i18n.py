@@ -4,6 +4,7 @@ language, e-mails go out in the reader's language, and a logged-in player's choi
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -627,3 +628,20 @@ def test_the_api_refuses_in_the_callers_language_with_the_same_code(db):
     assert answers["ja"]["message"] == (
         "5,000.00ドル は出金できません。ウォレットの残高は 1,000.01ドル です。"
     )
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_a_pages_scripts_catalogue_is_at_an_address_of_its_language(language, db):
+    """Browsers keep the scripts' catalogue by its address: the address a page names gives that
+    page's language to any request, so the English one a browser kept from the login page is
+    never the one a French page uses (issue 24 item 8; tests/config/test_i18n_browser.py)."""
+    html = speaking(language).get(reverse("lobby:login")).content.decode()
+    (address,) = re.findall(r'<script src="([^"]*jsi18n[^"]*)"', html)
+    english = speaking("en").get(reverse("lobby:login")).content.decode()
+    assert address not in english
+    answer = speaking("en").get(address)  # a request whose own language is English
+    assert answer.status_code == 200
+    assert answer["Content-Language"] == language
+    with translation.override(language):
+        assert json.dumps(translation.gettext("Fold"))[1:-1] in answer.content.decode()
+    assert speaking("en").get(reverse("javascript-catalog", args=["xx"])).status_code == 404

@@ -9,7 +9,14 @@ import pytest
 from poker import services
 from poker.engine.hand import Hand as EngineHand
 from poker.models import Hand
-from tests.factories import act_for_the_player_to_act, deal_hand, make_seated_player, make_table
+from poker.services.chat import table_chat_send
+from tests.factories import (
+    act_for_the_player_to_act,
+    call_down,
+    deal_hand,
+    make_seated_player,
+    make_table,
+)
 from tests.poker.table_page import (
     LAPTOP,
     PHONE,
@@ -19,6 +26,7 @@ from tests.poker.table_page import (
     money,
     open_table,
     record_calls,
+    screenshot,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -184,7 +192,6 @@ def test_the_action_buttons_and_own_cards_fit_the_window_without_scrolling(
 ):
     """Issue 14 item 4: at each size, the player to act sees every betting control inside the
     window as the page opens (no scrolling), and their own hole cards whole and readable."""
-    from tests.poker.table_page import screenshot
 
     def seat_and_deal():
         table = make_table(
@@ -276,7 +283,6 @@ def test_the_sit_dialog_explains_a_range_moved_by_ratholing(signed_in_page):
 def test_cards_shown_by_choice_appear_on_the_seat_and_in_the_last_hand(signed_in_page):
     """Issue 24 item 4: "Show my cards" after a fold reached only the log; the seat and the
     last-hand panel of every page now show them."""
-    from tests.poker.table_page import screenshot
 
     table, players, hand = beside_the_browser(seat_two_and_deal)
     folder = to_act(hand)
@@ -316,12 +322,17 @@ def test_cards_shown_by_choice_appear_on_the_seat_and_in_the_last_hand(signed_in
 
 def test_the_seat_controls_stay_in_a_laptop_window_in_french(signed_in_page):
     """French labels are longer: the seat options wrapped to a row below the window's edge at
-    1366x768 on the player's turn ("Sit out next big blind" cut in half)."""
+    1366x768 on the player's turn ("Sit out next big blind" cut in half). With a hand played
+    before, the last hand's panel beside the felt is taller than the felt: the felt's row grew
+    with it and pushed every control below the window (issue 24 item 3)."""
     from accounts.services import profile_set_language
 
     def seat_and_deal():
         table = make_table(next_hand_delay_seconds=3600, action_seconds=120)
         players = {n: make_seated_player(table, f"fr{n}", n) for n in (1, 2, 3)}
+        call_down(deal_hand(table), players)  # to a showdown of three: a tall last-hand panel
+        for n in range(12):  # and a chat that has filled its box
+            table_chat_send(table=table, player=players[1 + n % 3], text=f"nice hand {n}")
         return table, players, deal_hand(table)
 
     table, players, hand = beside_the_browser(seat_and_deal)
@@ -333,6 +344,8 @@ def test_the_seat_controls_stay_in_a_laptop_window_in_french(signed_in_page):
         page.wait_for_selector("#act-fold:not([hidden]):not([disabled])")
         page.wait_for_selector(f"#seat-{seat}:not(.disconnected)")
         assert page.text_content("#sit-out") == "S\u2019absenter"
+        page.wait_for_selector("#result:not([hidden])")
+        screenshot(page, "controls-1366-french-after-a-hand")
         assert page.evaluate("window.scrollY") == 0
         for control in ("#sit-out", "#leave", "#seat-options", *CONTROLS):
             box = page.locator(control).bounding_box()

@@ -8,10 +8,11 @@ import pytest
 
 from poker.engine.views import RUNOUT_STREET_SECONDS, SHOWDOWN_READ_SECONDS
 from poker.models import Table
-from tests.factories import make_seated_player, make_table
+from poker.services import table_sit
+from tests.factories import make_funded_player, make_seated_player, make_table
 from tests.poker.table_page import LAPTOP, beside_the_browser, close_and_settle, open_table
 from tests.poker.test_admin import DECK
-from tests.poker.test_table_page_controls import opponent_acts
+from tests.poker.test_table_page_controls import SMALL_LAPTOP, opponent_acts
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -220,14 +221,30 @@ def test_a_player_who_folded_may_show_their_cards_after_the_hand(signed_in_page)
         close_and_settle(table, pages.values())
 
 
-def test_the_phone_table_header_and_seat_badges_stay_whole(signed_in_page):
-    """Issue 24 item 3: at 390 px "Log out", the language selector and the badges are whole."""
-    from tests.poker.table_page import PHONE
+@pytest.mark.parametrize("size", ["PHONE", "LAPTOP"])
+def test_the_phone_table_header_and_seat_badges_stay_whole(signed_in_page, size):
+    """Issue 24 item 3: at 390 px "Log out", the language selector, the badges and the names
+    are whole; at 1366 px the names and badges too (a touch laptop has no tooltip either)."""
+    from accounts.models import Profile
+    from tests.poker import table_page
 
-    table, player = beside_the_browser(
-        lambda: (lambda t: (t, make_seated_player(t, "ann", 1)))(make_table())
-    )
-    page = signed_in_page(player, PHONE)
+    def seated():
+        table = make_table()
+        ann = make_seated_player(table, "ann", 1)
+        Profile.objects.update_or_create(user=ann, defaults={"display_name": "Annemarie Wolkenste"})
+        # The longest name the room allows, in one word.
+        bart = make_funded_player("bart")
+        Profile.objects.update_or_create(
+            user=bart, defaults={"display_name": "Bartholomew_Fitzgera"}
+        )
+        table_sit(
+            table=table, player=bart, seat_number=2, buy_in=table.max_buy_in,
+            post_big_blind=False, idempotency_key="sit-bart",
+        )  # fmt: skip
+        return table, ann
+
+    table, player = beside_the_browser(seated)
+    page = signed_in_page(player, {"PHONE": table_page.PHONE, "LAPTOP": SMALL_LAPTOP}[size])
     try:
         open_table(page, table)
         outside = page.evaluate(
@@ -237,13 +254,20 @@ def test_the_phone_table_header_and_seat_badges_stay_whole(signed_in_page):
                 .map((node) => node.textContent.trim())"""
         )
         assert outside == []
-        # Seat badges wrap rather than end in "…": a touch screen has no tooltip.
+        # Seat badges and names wrap rather than end in "…": a touch screen has no tooltip.
         page.wait_for_selector("#seat-1 .badge")
+        page.wait_for_selector("#seat-2 .seat-name")
         cut = page.evaluate(
-            "[...document.querySelectorAll('.seat .badge')]"
-            ".filter((b) => b.scrollWidth > b.clientWidth + 1).map((b) => b.textContent)"
+            """[...document.querySelectorAll('.seat .badge, .seat .seat-name')]
+               .filter((b) => b.scrollWidth > b.clientWidth + 1 ||
+                              b.getBoundingClientRect().right > b.parentElement
+                                .getBoundingClientRect().right + 1)
+               .map((b) => b.textContent)"""
         )
         assert cut == []
+        names = page.locator(".seat-name").all_inner_texts()
+        assert {"Bartholomew_Fitzgera", "Annemarie Wolkenste"} <= {n.strip() for n in names}
+        table_page.screenshot(page, f"seat-names-{size}")
         assert page.errors == []
     finally:
         close_and_settle(table, [page])
