@@ -1,16 +1,20 @@
 """Admin pieces shared by every app: read-only pages, money in dollars, the staff's tools."""
 
+import logging
 import re
 from collections.abc import Callable
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.exceptions import DisallowedModelAdminLookup
 from django.contrib.admin.utils import get_fields_from_path
 from django.contrib.admin.widgets import url_params_from_lookup_dict
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils.log import log_response
+from django.views.defaults import bad_request
 
 from config.errors import Refused
 from config.inputs import MAX_CENTS, dollars
@@ -19,6 +23,7 @@ from config.inputs import MAX_CENTS, dollars
 # choice (exact, isnull), a date range (gte, lt), a value list (the bare path), "empty".
 _FILTER_LOOKUPS = ("", "__exact", "__isnull", "__gte", "__lt", "__isempty")
 _DATE_PARTS = ("__year", "__month", "__day")
+_security_log = logging.getLogger("django.security.DisallowedModelAdminLookup")
 
 
 def declared_lookups(model_admin: admin.ModelAdmin, request=None) -> set[str]:
@@ -49,7 +54,28 @@ class DeclaredLookupsOnly:
     Django's default lets a URL filter on any local field (`?server_seed__startswith=ab`), so
     a list that shows a row only when a guess is right reads a hidden field one character at
     a time: a running deal's seeds, a password hash, a token's key. Here every other lookup is
-    refused (400), apart from the `limit_choices_to` lookups a raw-id popup sends."""
+    refused (400), apart from the `limit_choices_to` lookups a raw-id popup sends.
+
+    A refusal is logged as one line naming the lookup (never the value guessed): Django's
+    own handling of the error logs a traceback of some 60 lines each, and a probe of
+    thousands of guesses would bury the log."""
+
+    def changelist_view(self, request, extra_context=None):
+        try:
+            return super().changelist_view(request, extra_context)  # type: ignore[misc]
+        except DisallowedModelAdminLookup as refused:
+            response = bad_request(request, refused)
+            log_response(
+                "Admin lookup refused (%s): %s by user %s",
+                request.path,
+                refused,
+                request.user.pk,
+                response=response,
+                request=request,
+                logger=_security_log,
+                level="warning",
+            )
+            return response
 
     def lookup_allowed(self, lookup, value, request=None) -> bool:
         if lookup in declared_lookups(self, request):

@@ -53,6 +53,23 @@ def _check(*, player, staff, reason) -> tuple:
     return locked, reason.strip()
 
 
+def superuser_remains(*, without: list[int]) -> bool:
+    """Whether an active superuser is left besides the accounts `without` (about to be
+    suspended, deactivated, demoted or deleted): the last one never is, or every
+    administrator is locked out and only a shell recovers. Every active superuser is locked,
+    in one order, until the caller's transaction ends: two staff demoting each other at once
+    cannot both pass this count."""
+    with transaction.atomic():
+        active = list(
+            get_user_model()
+            .objects.select_for_update()
+            .filter(is_superuser=True, is_active=True)
+            .order_by("pk")
+            .values_list("pk", flat=True)
+        )
+    return any(pk not in without for pk in active)
+
+
 def _rank(user) -> int:
     """Players 0, staff 1, superusers 2: the account tools reach only accounts ranked below
     the staff member's own (superusers reach other superusers too), so a cashier manager
@@ -68,22 +85,8 @@ def account_suspend(*, player, staff, reason: str, now: datetime | None = None) 
     player, reason = _check(player=player, staff=staff, reason=reason)
     if not player.is_active:
         raise AccountError("already_suspended", f"{player.get_username()} is already suspended.")
-    if player.is_superuser:
-        # Every active superuser locked, in one order: two suspending each other at once
-        # cannot both pass this count.
-        others = [
-            pk
-            for pk in get_user_model()
-            .objects.select_for_update()
-            .filter(is_superuser=True, is_active=True)
-            .order_by("pk")
-            .values_list("pk", flat=True)
-            if pk != player.pk
-        ]
-        if not others:
-            raise AccountError(
-                "last_superuser", _("The last active superuser cannot be suspended.")
-            )
+    if player.is_superuser and not superuser_remains(without=[player.pk]):
+        raise AccountError("last_superuser", _("The last active superuser cannot be suspended."))
     tables = []
     for seat in Seat.objects.filter(player=player).order_by("table_id"):
         poker.table_leave(table=seat.table_id, player=player, by=staff)

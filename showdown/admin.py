@@ -8,6 +8,7 @@ from django import forms
 from django.contrib import admin
 from django.core.exceptions import ValidationError
 from django.template.response import TemplateResponse
+from django.urls import path
 from django.utils.html import format_html
 
 from audit.admin_changes import AuditedChanges
@@ -205,7 +206,16 @@ class ShowdownRoundAdmin(RoomAdmin):
 @admin.register(HouseDay)
 class HouseDayAdmin(RoomAdmin):
     """The house's result per UTC day: settled rounds, stakes, what the house won or paid,
-    rounds capped by the maximum aggregate payout; and voids to charity."""
+    rounds capped by the maximum aggregate payout; and voids to charity.
+
+    The report is its only page. A proxy of ShowdownRound would otherwise get Django's
+    read-only change page per round, showing every stored field: a dealt round's deck and a
+    running live seat's hole cards among them (the rounds' own admin hides them)."""
+
+    def get_urls(self):
+        opts = self.model._meta
+        view = self.admin_site.admin_view(self.changelist_view)
+        return [path("", view, name=f"{opts.app_label}_{opts.model_name}_changelist")]
 
     def changelist_view(self, request, extra_context=None):
         days = [{**day, "house_net": -day["players_net"]} for day in selectors.house_days()]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin
 from django.contrib.auth import get_user_model
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import OuterRef, Subquery
 from django.http import Http404
 from django.shortcuts import get_object_or_404
@@ -21,7 +21,7 @@ from django.urls import path, reverse
 
 from cashier.models import Account
 from config.admin import ReadOnlyAdmin, money, tool_view
-from lobby.suspension import account_reinstate, account_suspend
+from lobby.suspension import account_reinstate, account_suspend, superuser_remains
 from staff.models import Player, PlayerNote
 from staff.selectors import player_overview
 from staff.services import player_note_add
@@ -160,3 +160,52 @@ class PlayerNoteAdmin(ReadOnlyAdmin):
     search_fields = ("player__username", "author__username", "text")
     list_select_related = ("player", "author")
     date_hierarchy = "created_at"
+
+
+# -- the last active superuser stays one (issue 21, item 2)
+
+LAST_SUPERUSER = (
+    "{} is the last active superuser: keep the account active, staff and superuser (make "
+    "another superuser first), or every administrator is locked out."
+)
+
+
+class LastSuperuserKept:
+    """User admin mixin: Django's Users page neither deactivates, demotes (staff or
+    superuser status unticked) nor deletes the last active superuser; the form says why and
+    saves nothing, and the delete page (one user, or the "delete selected" action) lists the
+    account as what stops the deletion. The suspension tool refuses the same
+    (`lobby.suspension.superuser_remains`)."""
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change=change, **kwargs)  # type: ignore[misc]
+        if obj is None or not (obj.is_active and obj.is_superuser):
+            return form
+
+        class KeepsTheLastSuperuser(form):
+            def clean(self):
+                cleaned = super().clean()
+                keeps = all(cleaned.get(name, True) for name in ("is_active", "is_staff",
+                                                                   "is_superuser"))  # fmt: skip
+                if not keeps and not superuser_remains(without=[obj.pk]):
+                    raise ValidationError(LAST_SUPERUSER.format(obj.get_username()))
+                return cleaned
+
+        return KeepsTheLastSuperuser
+
+    def get_deleted_objects(self, objs, request):
+        deleted, counts, perms_needed, protected = super().get_deleted_objects(  # type: ignore[misc]
+            objs, request
+        )
+        leaving = [user.pk for user in objs if user.is_active and user.is_superuser]
+        if leaving and not superuser_remains(without=leaving):
+            names = ", ".join(user.get_username() for user in objs if user.pk in leaving)
+            # Shown first: the page tells only one reason, and this one holds whatever else.
+            perms_needed, protected = set(), [LAST_SUPERUSER.format(names), *protected]
+        return deleted, counts, perms_needed, protected
+
+
+_user_model = get_user_model()
+_UserAdmin = type(admin.site._registry[_user_model])
+admin.site.unregister(_user_model)
+admin.site.register(_user_model, type(_UserAdmin.__name__, (LastSuperuserKept, _UserAdmin), {}))

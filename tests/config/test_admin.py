@@ -81,3 +81,24 @@ def test_the_declared_filters_still_work(client):
         f"/admin/auth/user/?groups__id__exact=1&is_superuser__exact=1&q={boss.username}",
     ):
         assert client.get(url).status_code == 200, url
+
+
+def test_a_refused_lookup_logs_one_line(client, caplog):
+    """Django logs a refused lookup with its traceback (some 60 lines): a probe of 2,800
+    guesses flooded the log. One line each now, naming the lookup and not the value."""
+    import logging
+
+    boss = make_player("boss", is_staff=True, is_superuser=True)
+    client.force_login(boss, backend="django.contrib.auth.backends.ModelBackend")
+    caplog.set_level(logging.DEBUG)
+    for guess in ("server_seed__startswith=ab", "salt__regex=^c", "client_seeds__regex=zz"):
+        caplog.clear()
+        response = client.get(f"/admin/fairness/commitment/?{guess}")
+        assert response.status_code == 400, guess
+        refused = [record for record in caplog.records if record.levelno >= logging.WARNING]
+        assert len(refused) == 1, [record.getMessage() for record in refused]
+        (record,) = refused
+        lookup, _, value = guess.partition("=")
+        assert record.exc_info is None and "\n" not in record.getMessage()
+        assert lookup in record.getMessage() and value not in record.getMessage()
+        assert record.name == "django.security.DisallowedModelAdminLookup"

@@ -223,3 +223,52 @@ def test_a_cash_out_at_the_hand_end_after_a_suspension_names_the_staff_member(ma
     assert record.actor == manager
     # The other player, who stays, is nobody's cash-out.
     assert not Entry.objects.filter(reason="cash_out", player=players[3 - waiting]).exists()
+
+
+def test_the_users_page_never_deactivates_demotes_or_deletes_the_last_active_superuser():
+    """Issue 21 item 2 through Django's Users page: unticking active, staff or superuser, or
+    deleting (the delete page and the "delete selected" action), is refused for the last
+    active superuser with a message, nothing changed; another superuser may be deactivated."""
+    from django.contrib.auth import get_user_model
+
+    from tests.factories import make_player
+
+    root = make_player("root", is_staff=True, is_superuser=True)
+    other = make_player("other", is_staff=True, is_superuser=True)
+    client = Client()
+    client.force_login(root, backend="django.contrib.auth.backends.ModelBackend")
+
+    def edit(user, *unticked: str, **changes):
+        data = {"username": user.username, "first_name": "", "last_name": "", "email": "",
+                "date_joined_0": user.date_joined.strftime("%Y-%m-%d"),
+                "date_joined_1": user.date_joined.strftime("%H:%M:%S"), **changes}  # fmt: skip
+        data.update({flag: "on" for flag in ("is_active", "is_staff", "is_superuser")
+                     if flag not in unticked})  # fmt: skip
+        return client.post(f"/admin/auth/user/{user.pk}/change/", data)
+
+    assert edit(other, "is_active").status_code == 302  # root remains
+    other.refresh_from_db()
+    assert not other.is_active
+    for flag in ("is_active", "is_superuser", "is_staff"):
+        response = edit(root, flag, first_name="Ruth")
+        assert response.status_code == 200, flag
+        assert "root is the last active superuser" in response.content.decode(), flag
+    assert edit(root, first_name="Ruth").status_code == 302  # flags kept: saved
+    root.refresh_from_db()
+    assert (root.is_active, root.is_staff, root.is_superuser, root.first_name) == (
+        True, True, True, "Ruth",
+    )  # fmt: skip
+
+    page = client.post(f"/admin/auth/user/{root.pk}/delete/", {"post": "yes"})
+    assert page.status_code == 200 and "root is the last active superuser" in page.content.decode()
+    action = {"action": "delete_selected", "_selected_action": [root.pk], "post": "yes"}
+    page = client.post("/admin/auth/user/", action)
+    assert page.status_code == 200 and "root is the last active superuser" in page.content.decode()
+    assert get_user_model().objects.filter(pk=root.pk, is_active=True).exists()
+
+    # With another active superuser, the inactive one goes.
+    assert edit(other).status_code == 302
+    other.refresh_from_db()
+    assert other.is_active
+    assert client.post(f"/admin/auth/user/{other.pk}/delete/", {"post": "yes"}).status_code == 302
+    assert not get_user_model().objects.filter(pk=other.pk).exists()

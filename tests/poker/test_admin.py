@@ -106,6 +106,31 @@ def staff_pages(hand: Hand) -> list[str]:
         "/admin/staff/playernote/",
         "/admin/audit/auditrecord/",
     ]
+    return pages + every_admin_page()
+
+
+def every_admin_page() -> list[str]:
+    """Every registered admin's list page and each of its rows' change, history and delete
+    pages (an admin without such a page, as the house's days, has none to sweep): so a page
+    added later, or one Django draws on its own (a proxy's read-only change page), is swept
+    without anyone listing it."""
+    from django.contrib import admin
+    from django.contrib.auth import get_user_model
+    from django.test import RequestFactory
+    from django.urls import NoReverseMatch, reverse
+
+    request = RequestFactory().get("/admin/")
+    request.user = get_user_model()(is_staff=True, is_superuser=True)
+    pages = []
+    for model, model_admin in admin.site._registry.items():
+        name = f"admin:{model._meta.app_label}_{model._meta.model_name}"
+        pages.append(reverse(f"{name}_changelist"))
+        for pk in model_admin.get_queryset(request).values_list("pk", flat=True):
+            for view in ("change", "history", "delete"):
+                try:
+                    pages.append(reverse(f"{name}_{view}", args=[pk]))
+                except NoReverseMatch:
+                    continue
     return pages
 
 
