@@ -8,6 +8,7 @@ from rest_framework.test import APIClient
 from poker.models import HandPlayer
 from tests.factories import make_player, make_seated_player
 from tests.histories.conftest import game_table, play_hand
+from tests.poker.engine.conftest import build_deck
 from tests.poker.test_admin import DECK, cards_in
 
 pytestmark = pytest.mark.django_db
@@ -106,8 +107,11 @@ def test_my_results_draws_the_net_after_and_before_rake_and_lists_sessions():
 
     table = game_table("omaha-pot-limit")
     players = {1: make_seated_player(table, "ann", 1), 2: make_seated_player(table, "ben", 2)}
-    first = play_hand(table, players, aggressors=set())
-    second = play_hand(table, players, aggressors=set())
+    # Aces full against nothing, whoever gets which: a shuffled deck chopped a pot now and then,
+    # and a chop's rake is taken from a player whose net is below zero.
+    no_chop = build_deck(["AhAdKhKd", "2c3c7d8s"], "As Ks Kc 9h 4d")
+    first = play_hand(table, players, aggressors=set(), deck=no_chop)
+    second = play_hand(table, players, aggressors=set(), deck=no_chop)
     Hand.objects.filter(pk=first.pk).update(started_at=second.started_at - timedelta(hours=2))
     rows = {row.player_id: row for row in HandPlayer.objects.filter(hand=second)}
     winner = max(rows.values(), key=lambda row: row.net).player

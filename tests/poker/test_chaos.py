@@ -18,7 +18,7 @@ from celery import Celery
 from django.conf import settings
 from django.contrib.auth import get_user_model
 
-from bench.chaos import WALLET, ChaosSpec, books_check, chaos_seed, play_in_child
+from bench.chaos import WALLET, Books, ChaosSpec, books_check, chaos_seed, play_in_child
 from poker import services
 from poker.models import Table
 from tests.conftest import REPO_ROOT, _free_port
@@ -29,6 +29,19 @@ pytestmark = pytest.mark.chaos
 SEED = int(os.environ.get("CHAOS_SEED", "20261124"))
 HANDS = 30
 KILLS = 4  # at least, the first two being one worker and one ASGI process
+
+
+def play_and_count(spec: ChaosSpec, seeds) -> tuple[dict, Books]:
+    """Play the fault run in a child process, then count the books of its tables: every
+    cent its bots were given must still be held."""
+    result = play_in_child(spec, timeout=380)
+    players = [bot.user_id for seed in seeds for bot in seed.bots]
+    books = books_check(
+        table_ids=[seed.table_id for seed in seeds],
+        player_ids=players,
+        deposited=WALLET * len(players),
+    )
+    return result, books
 
 
 @pytest.mark.worker
@@ -54,14 +67,7 @@ def test_kill_9_of_worker_and_asgi_processes_mid_play_loses_no_hand_and_no_chip(
         queue=f"{settings.CELERY_TASK_DEFAULT_QUEUE}-chaos",
     )
 
-    result = play_in_child(spec, timeout=380)
-
-    players = [bot.user_id for seed in seeds for bot in seed.bots]
-    books = books_check(
-        table_ids=[seed.table_id for seed in seeds],
-        player_ids=players,
-        deposited=WALLET * len(players),
-    )
+    result, books = play_and_count(spec, seeds)
     faults = result["faults"]
     kinds = {"worker" if k["process"] == "worker" else "asgi" for k in faults["kills"]}
     context = (
@@ -227,14 +233,7 @@ def test_kill_9_of_a_table_s_owner_mid_hand_resumes_play_in_seconds(live_databas
         kill="owners",
     )
 
-    result = play_in_child(spec, timeout=380)
-
-    players = [bot.user_id for seed in seeds for bot in seed.bots]
-    books = books_check(
-        table_ids=[seed.table_id for seed in seeds],
-        player_ids=players,
-        deposited=WALLET * len(players),
-    )
+    result, books = play_and_count(spec, seeds)
     kills = result["faults"]["kills"]
     context = f"seed {SEED}; logs in {tmp_path}; kills {kills}; books {books}"
     print(context)

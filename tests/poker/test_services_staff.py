@@ -1,6 +1,9 @@
 """The staff's table tools as services: each acts under the table lock, leaves exactly one
 `staff.*` audit record, and a refusal changes nothing and records nothing."""
 
+import asyncio
+import threading
+
 import pytest
 
 from audit.models import AuditRecord
@@ -144,15 +147,23 @@ def test_closing_and_reopening_tell_the_lobby_after_commit(
     manager, django_capture_on_commit_callbacks
 ):
     """Lobby pages list open tables only: each change reaches them, once it is committed."""
-    from asgiref.sync import async_to_sync
     from channels.layers import get_channel_layer
 
     from poker.broadcast import LOBBY_GROUP
 
     table = make_table()
     layer = get_channel_layer()
-    lobby = async_to_sync(layer.new_channel)()
-    async_to_sync(layer.group_add)(LOBBY_GROUP, lobby)
+    # The pub/sub layer keeps a channel's subscription on the event loop that made it: the
+    # listening channel lives on one loop of its own, as a socket's does on its server's.
+    loop = asyncio.new_event_loop()
+    listener = threading.Thread(target=loop.run_forever, daemon=True)
+    listener.start()
+
+    def on_loop(coroutine):
+        return asyncio.run_coroutine_threadsafe(coroutine, loop).result(timeout=10)
+
+    lobby = on_loop(layer.new_channel())
+    on_loop(layer.group_add(LOBBY_GROUP, lobby))
     try:
         for tool in (staff_table_close, staff_table_reopen):
             with django_capture_on_commit_callbacks(execute=False) as callbacks:
@@ -160,10 +171,13 @@ def test_closing_and_reopening_tell_the_lobby_after_commit(
             assert callbacks, f"{tool.__name__} publishes on commit, not before"
             for callback in callbacks:
                 callback()
-            heard = async_to_sync(layer.receive)(lobby)
+            heard = on_loop(layer.receive(lobby))
             assert heard["update"] == {"table": table.pk, "seats_taken": 0}
     finally:
-        async_to_sync(layer.group_discard)(LOBBY_GROUP, lobby)
+        on_loop(layer.group_discard(LOBBY_GROUP, lobby))
+        loop.call_soon_threadsafe(loop.stop)
+        listener.join(timeout=10)
+        loop.close()
 
 
 # -- waiting lists (issue 27)

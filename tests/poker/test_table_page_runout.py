@@ -229,7 +229,7 @@ def test_the_phone_table_header_and_seat_badges_stay_whole(signed_in_page, size)
     from tests.poker import table_page
 
     def seated():
-        table = make_table()
+        table = make_table(next_hand_delay_seconds=3600)  # no hand takes the badges away
         ann = make_seated_player(table, "ann", 1)
         Profile.objects.update_or_create(user=ann, defaults={"display_name": "Annemarie Wolkenste"})
         # The longest name the room allows, in one word.

@@ -57,13 +57,14 @@ def test_reality_check_dialog_and_exclusion_on_the_table_page(signed_in_page):
     # machine: up to half a minute) come off the wait. A fast-forward returns once the timers
     # it made due have run, and the reminder's timer first asks the server again: no second
     # question yet means no reminder coming.
-    snapshots = len(frames_received(page, "snapshot"))
+    resyncs = len(frames_received(page, "resync"))
     page.clock.fast_forward("04:30")
     assert len(fetched(page, reality_url)) == 1
     assert not page.is_visible("#reality-dialog")
-    # No heartbeat came in those minutes (no beat runs here): the page asked for a snapshot.
-    # Its answer must be in before the clock jumps again, or the page takes the socket for dead.
-    wait_for_frames_received(page, "snapshot", snapshots + 1)
+    # No heartbeat came in those minutes (no beat runs here): the page asked what it missed
+    # (`resync`). The answer must be in before the clock jumps again, or the page takes the
+    # socket for dead.
+    wait_for_frames_received(page, "resync", resyncs + 1)
     page.clock.fast_forward("00:35")
     assert len(fetched(page, reality_url)) == 2
     page.wait_for_selector("#reality-dialog[open]")
