@@ -441,6 +441,7 @@ def play(table, players: dict, log: FrameLog, viewers: list, choose) -> int:
     return scanned
 
 
+@pytest.mark.timeout(900)  # a long-form sweep: 24 hands, every frame and resync read back
 def test_no_frame_the_table_services_build_shows_anyone_a_hidden_card(monkeypatch):
     """Scripted hands (to a showdown, to a fold, all-in with side pots) and random legal play of
     every game, three players and a spectator; every public, private and snapshot frame is

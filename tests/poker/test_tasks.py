@@ -67,9 +67,9 @@ def turn_timeout(hand: Hand) -> str:
 
 def test_the_timer_folds_a_player_facing_a_bet_then_sits_them_out(celery_worker_process):
     table, players = seated_table(action_seconds=1)
+    started = time.monotonic()  # before the deal, which sets the deadline a second after it
     hand = deal(table)
     slow = EngineHand.from_dict(hand.state).to_act
-    started = time.monotonic()
 
     hand = wait_for(
         lambda: Hand.objects.filter(pk=hand.pk, status=Hand.Status.FINISHED).first(),
