@@ -32,6 +32,12 @@ keep two processes that both believe they own a table from both writing.
 
 The embedded room (no Redis) has one process: it runs no owner and every command runs where
 it arrives, as before.
+
+Two kinds of table are owned this way: poker tables (`Table`) and live Omaha Showdown tables
+(`showdown.models.ShowdownTable`, issue 23 item 5). Each kind names the model whose row holds
+its lease (`lease_model_register`), and each command kind the kind of table it is for
+(`owner_handler_register(..., table_kind=...)`); a kind's table ids are its own (a poker
+table 3 and a Showdown table 3 are two tables, with two leases and two lines of commands).
 """
 
 from __future__ import annotations
@@ -43,7 +49,7 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from datetime import timedelta
 from functools import cache
 from typing import Any, TypeVar
@@ -51,7 +57,7 @@ from typing import Any, TypeVar
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
-from django.db import connection
+from django.db import connection, models
 from django.utils import timezone, translation
 from django.utils.module_loading import import_string
 from django.utils.translation import gettext as _
@@ -70,12 +76,32 @@ T = TypeVar("T")
 OWNER_MARK = unit.OWNER_MARK
 
 # kind -> the dotted path of a synchronous function(payload) -> str run by the owner (set in
-# PokerConfig.ready: the socket's commands and the tables' timeouts).
+# PokerConfig.ready and ShowdownConfig.ready: the sockets' commands and the tables' timeouts).
 _handlers: dict[str, str] = {}
+# command kind -> the kind of table it is for; table kind -> the model holding its leases.
+_table_kinds: dict[str, str] = {}
+POKER = "poker"
+_lease_models: dict[str, type[models.Model]] = {POKER: Table}
 
 
-def owner_handler_register(kind: str, handler: str) -> None:
+def owner_handler_register(kind: str, handler: str, *, table_kind: str = POKER) -> None:
     _handlers[kind] = handler
+    _table_kinds[kind] = table_kind
+
+
+def lease_model_register(table_kind: str, model: type[models.Model]) -> None:
+    """Tables of `table_kind` keep their lease in `model`'s rows (the fields `lease_owner`,
+    `lease_epoch`, `lease_expires_at`, as `Table`'s)."""
+    _lease_models[table_kind] = model
+
+
+def _table_kind(kind: str) -> str:
+    return _table_kinds.get(kind, POKER)
+
+
+def order_key(table_kind: str, table_id: int) -> Hashable:
+    """The line a table's calls wait in (`in_table_order`): a poker table's is its id."""
+    return table_id if table_kind == POKER else (table_kind, table_id)
 
 
 @cache
@@ -110,14 +136,15 @@ class _TableQueue:
         self.users = 0
 
 
-_table_queues: dict[int, _TableQueue] = {}
+_table_queues: dict[Hashable, _TableQueue] = {}
 
 
-async def in_table_order(table_id: int, func: Callable[..., T], *args: Any) -> T:
+async def in_table_order(table_id: Hashable, func: Callable[..., T], *args: Any) -> T:
     """Run `func` on the process's database threads (config/db_threads.py), one call per table
     at a time, first come first served: a table's commands run in the order they reached the
     owner and their broadcasts leave in the order they committed; a snapshot is read after the
-    commands asked before it. Calls for different tables run side by side."""
+    commands asked before it. Calls for different tables run side by side. `table_id` is a
+    poker table's id, or another kind's `order_key`."""
     queue = _table_queues.setdefault(table_id, _TableQueue())
     queue.users += 1
     try:
@@ -143,8 +170,8 @@ class _Owner:
 
 _owner: _Owner | None = None
 _starting: asyncio.Lock | None = None
-# table id -> (holder's channel or "" for none live, until when this answer may be used)
-_holders: dict[int, tuple[str, float]] = {}
+# (table kind, table id) -> (holder's channel or "" for none live, until when it may be used)
+_holders: dict[tuple[str, int], tuple[str, float]] = {}
 
 
 def owner_channel() -> str | None:
@@ -223,8 +250,9 @@ async def _serve(message: dict[str, Any]) -> None:
     """Run one command sent to this owner, answer its sender if it waits."""
     reply: dict[str, Any] = {"type": "owner.reply", "request": message.get("request", "")}
     try:
+        key = order_key(_table_kind(message["kind"]), message["table"])
         result = await in_table_order(
-            message["table"], _run_here, message["kind"], message["payload"], message.get("lang")
+            key, _run_here, message["kind"], message["payload"], message.get("lang")
         )
         reply["result"] = result if isinstance(result, str) else ""
     except Refused as refusal:
@@ -268,25 +296,30 @@ async def _owner_renew(owner: _Owner) -> None:
 
 
 def leases_renew(holder: str) -> int:
-    """One statement: the leases `holder` holds, on tables no change has locked just now (a
-    change of its own renews the lease anyway), run for a lease time more. Returns how many."""
+    """One statement per kind of table: the leases `holder` holds, on tables no change has
+    locked just now (a change of its own renews the lease anyway), run for a lease time more.
+    Returns how many."""
     expires = timezone.now() + timedelta(seconds=settings.POKER_TABLE_LEASE_SECONDS)
+    renewed = 0
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {Table._meta.db_table} SET lease_expires_at = %s WHERE id IN ("
-            f"SELECT id FROM {Table._meta.db_table} WHERE lease_owner = %s "
-            "FOR UPDATE SKIP LOCKED)",
-            [expires, holder],
-        )
-        return cursor.rowcount
+        for model in _lease_models.values():
+            table = model._meta.db_table
+            cursor.execute(
+                f"UPDATE {table} SET lease_expires_at = %s WHERE id IN ("
+                f"SELECT id FROM {table} WHERE lease_owner = %s FOR UPDATE SKIP LOCKED)",
+                [expires, holder],
+            )
+            renewed += cursor.rowcount
+    return renewed
 
 
 # ------------------------------------------------------------------ who holds a table
 
 
-def holder_read(table_id: int) -> str:
+def holder_read(table_id: int, table_kind: str = POKER) -> str:
     """The live owner holding the table's lease, or "" (none, lapsed, or not an owner)."""
-    row = Table.objects.filter(pk=table_id).values_list("lease_owner", "lease_expires_at").first()
+    rows = _lease_models[table_kind]._default_manager.filter(pk=table_id)
+    row = rows.values_list("lease_owner", "lease_expires_at").first()
     if row is None:
         return ""
     holder, expires = row
@@ -295,21 +328,24 @@ def holder_read(table_id: int) -> str:
     return holder
 
 
-async def holder_of(table_id: int, *, fresh: bool = False) -> str:
+async def holder_of(table_id: int, *, fresh: bool = False, table_kind: str = POKER) -> str:
     now = time.monotonic()
-    cached = _holders.get(table_id)
+    cached = _holders.get((table_kind, table_id))
     if cached is not None and cached[1] > now and not fresh:
         return cached[0]
-    holder = await in_db_thread(holder_read)(table_id)
-    _holder_is(table_id, holder)
+    holder = await in_db_thread(holder_read)(table_id, table_kind)
+    _holder_is(table_id, holder, table_kind)
     return holder
 
 
-def _holder_is(table_id: int, holder: str) -> None:
+def _holder_is(table_id: int, holder: str, table_kind: str = POKER) -> None:
     """Remember who holds the table for a lease time. A stale answer costs a reload, never a
     wrong change: a command run here, or at an owner that lost the table, takes the row lock
     and the lease; one sent to an owner that died is looked at again while it waits."""
-    _holders[table_id] = (holder, time.monotonic() + settings.POKER_TABLE_LEASE_SECONDS)
+    _holders[(table_kind, table_id)] = (
+        holder,
+        time.monotonic() + settings.POKER_TABLE_LEASE_SECONDS,
+    )
 
 
 # ------------------------------------------------------------------ sending a command
@@ -321,9 +357,11 @@ async def command_run(table_id: int, kind: str, payload: dict[str, Any]) -> str:
     comes back as the same `Refused` code and message."""
     me = owner_identity()
     language = translation.get_language()
+    table_kind = _table_kind(kind)
+    key = order_key(table_kind, table_id)
     if me is None:
-        return await in_table_order(table_id, _run_here, kind, payload, language)
-    holder = await holder_of(table_id)
+        return await in_table_order(key, _run_here, kind, payload, language)
+    holder = await holder_of(table_id, table_kind=table_kind)
     asked: asyncio.Future | None = None
     while True:
         if not holder or holder == me:
@@ -331,13 +369,13 @@ async def command_run(table_id: int, kind: str, payload: dict[str, Any]) -> str:
                 _forget(asked)
                 asked = None
             try:
-                result = await in_table_order(table_id, _run_as_owner, kind, payload, language)
+                result = await in_table_order(key, _run_as_owner, kind, payload, language)
             except unit.NotTheOwner as elsewhere:
                 # What this process remembered was stale: another owner took the table.
                 holder = elsewhere.holder
-                _holder_is(table_id, holder)
+                _holder_is(table_id, holder, table_kind)
                 continue
-            _holder_is(table_id, me)
+            _holder_is(table_id, me, table_kind)
             return result
         if asked is None:
             asked = await _ask(holder, table_id, kind, payload, language)
@@ -346,7 +384,7 @@ async def command_run(table_id: int, kind: str, payload: dict[str, Any]) -> str:
         except TimeoutError:
             # A silent owner: keep waiting while its lease is alive (it is busy, not gone);
             # once it lapsed, or another owner took the table, run it there.
-            now_holder = await holder_of(table_id, fresh=True)
+            now_holder = await holder_of(table_id, fresh=True, table_kind=table_kind)
             if now_holder != holder:
                 _forget(asked)
                 asked, holder = None, now_holder
@@ -413,7 +451,7 @@ def command_send_sync(table_id: int, kind: str, payload: dict[str, Any]) -> str 
     this process holds the table (the caller runs it itself)."""
     if not routing_enabled():
         return None
-    holder = holder_read(table_id)
+    holder = holder_read(table_id, _table_kind(kind))
     if not holder or holder == unit.process_identity():
         return None
     message = {

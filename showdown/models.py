@@ -126,6 +126,14 @@ class ShowdownTable(models.Model):
     # how long the seats have to decide before the undecided fold (docs/rules.md).
     bet_seconds = models.PositiveSmallIntegerField(default=15)
     action_seconds = models.PositiveSmallIntegerField(default=20)
+    # Live tables only (issue 23 item 5), as a poker table's: the version every change of the
+    # table bumps (its frames are numbered by it), and the lease of the owner that runs its
+    # commands (poker/owner.py): who holds it, the fencing number each new holder increments
+    # (a write names the one it holds and is refused if it moved on), until when.
+    version = models.PositiveBigIntegerField(default=0, editable=False)
+    lease_owner = models.CharField(max_length=200, blank=True, default="", editable=False)
+    lease_epoch = models.PositiveBigIntegerField(default=0, editable=False)
+    lease_expires_at = models.DateTimeField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["ante_min", "name"]

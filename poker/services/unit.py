@@ -43,7 +43,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, TypeGuard
+from typing import Any, Protocol, TypeGuard
 
 from django.conf import settings
 from django.db import transaction
@@ -247,7 +247,25 @@ def owners_only() -> Iterator[None]:
         _owner_only.on = False
 
 
-def owned_elsewhere(table: Table, now: datetime) -> bool:
+class Leased(Protocol):
+    """A row holding a lease: a poker `Table`, a live `ShowdownTable` (poker/owner.py)."""
+
+    lease_owner: str
+    lease_epoch: int
+    lease_expires_at: datetime | None
+
+    @property
+    def pk(self) -> Any: ...
+
+
+def owner_check(table: Leased) -> None:
+    """Under the (locked) table's lock: a command run as the table's owner (`owners_only`)
+    is refused, nothing done, when another live owner holds the table (`NotTheOwner`)."""
+    if getattr(_owner_only, "on", False) and owned_elsewhere(table, timezone.now()):
+        raise NotTheOwner(table.pk, table.lease_owner)
+
+
+def owned_elsewhere(table: Leased, now: datetime) -> bool:
     """Does another live owner hold this (locked) table's lease?"""
     return (
         table.lease_owner.startswith(OWNER_MARK)
@@ -257,7 +275,7 @@ def owned_elsewhere(table: Table, now: datetime) -> bool:
     )
 
 
-def lease_take(table: Table, now: datetime) -> None:
+def lease_take(table: Leased, now: datetime) -> None:
     """This change's process holds the table's lease until `now` plus the lease time: renewed
     if it held it, else taken with the next epoch (fencing off the holder before). Commands go
     to a live owner holding the table (poker/owner.py), so a process changes a table it does
