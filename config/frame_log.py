@@ -125,6 +125,41 @@ def frames_read(streams: list[str], since: int) -> list[tuple[int | None, list[E
     return read
 
 
+class Missed:
+    """What a socket missed after version `since` (`frames_missed_in`): the frames in order,
+    each private part just before the public frame of its version. `complete` is false when
+    the log holds a later version but not the next one (a change committed, its frames not
+    yet kept)."""
+
+    def __init__(self, frames: list[str], complete: bool) -> None:
+        self.frames = frames
+        self.complete = complete
+
+
+def frames_missed_in(*, public: str, private: str | None, since: int) -> Missed | None:
+    """The frames after version `since` of the stream `public` (a table's public frames) and,
+    merged in version order, of `private` (one player's own parts at that table, None for a
+    spectator). None when the log no longer holds the next version (trimmed, expired or lost
+    with Redis): the socket needs a snapshot."""
+    streams = [public] if private is None else [public, private]
+    (oldest, shared), *own = frames_read(streams, since)
+    if oldest is None or oldest > since + 1:
+        return None
+    run: list[Entry] = []
+    for version, text in shared:
+        if version != since + 1 + len(run):
+            break
+        run.append((version, text))
+    last = run[-1][0] if run else since
+    mine = dict(own[0][1]) if own else {}
+    frames = []
+    for version, text in run:
+        if version in mine:
+            frames.append(mine[version])
+        frames.append(text)
+    return Missed(frames, complete=len(run) == len(shared) and last >= since)
+
+
 def frames_forget_all() -> None:
     """Drop every stream of this log (tests: ids restart with each test database)."""
     client = _client()

@@ -17,13 +17,13 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 
-from config.frame_log import frames_keep, frames_read
+from config.frame_log import Missed, frames_keep, frames_missed_in
 from poker.engine.hand import Hand as EngineHand
 from poker.engine.views import events_for
 from poker.models import Hand, Seat, Table
@@ -36,9 +36,11 @@ log = logging.getLogger(__name__)
 LOBBY_GROUP = "lobby"
 
 __all__ = [
+    "Missed",
     "frames_and_view",
     "frames_for_change",
     "frames_missed",
+    "frames_send",
     "group_name",
     "player_group_name",
     "player_json",
@@ -243,41 +245,12 @@ def log_stream(table_id: int, user_id: int | None = None) -> str:
     return f"table-{table_id}" if user_id is None else f"table-{table_id}-user-{user_id}"
 
 
-class Missed:
-    """What a socket missed after version `since` (`frames_missed`): the frames in order, each
-    private part just before the public frame of its version. `complete` is false when the log
-    holds a later version but not the next one (a change committed, its frames not yet
-    kept)."""
-
-    def __init__(self, frames: list[str], complete: bool) -> None:
-        self.frames = frames
-        self.complete = complete
-
-
 def frames_missed(*, table_id: int, user_id: int | None, since: int) -> Missed | None:
     """The frames after version `since` that a socket of `user_id` (None: a spectator) was
     sent: the table's public frames and that player's own private parts, never another
-    player's. None when the log no longer holds the next version (trimmed, expired or lost
-    with Redis): the socket needs a snapshot."""
-    streams = [log_stream(table_id)]
-    if user_id is not None:
-        streams.append(log_stream(table_id, user_id))
-    (oldest, public), *own = frames_read(streams, since)
-    if oldest is None or oldest > since + 1:
-        return None
-    run: list[tuple[int, str]] = []
-    for version, text in public:
-        if version != since + 1 + len(run):
-            break
-        run.append((version, text))
-    last = run[-1][0] if run else since
-    private = {version: text for version, text in (own[0][1] if own else [])}
-    frames = []
-    for version, text in run:
-        if version in private:
-            frames.append(private[version])
-        frames.append(text)
-    return Missed(frames, complete=len(run) == len(public) and last >= since)
+    player's (config.frame_log.frames_missed_in)."""
+    own = None if user_id is None else log_stream(table_id, user_id)
+    return frames_missed_in(public=log_stream(table_id), private=own, since=since)
 
 
 # The event loop serving the sockets, for the embedded in-memory layer (set by the consumer).
@@ -310,54 +283,65 @@ def _run_on_layer(call) -> None:
 
 
 def send(*, table_id: int, frames: dict[str, Any]) -> None:
-    """Keep the change's frames in the frame log (config/frame_log.py), then send the private
-    frames to their players' own groups, then the public frame to the table's group: a page
-    that applies both shows its own part with the change that made it. Kept first, so any
-    frame a socket has received can be read again by a socket that missed it (`frames_missed`).
-    A dead layer or log costs a log line, not the change (a page that misses frames asks for
-    them again, and gets a snapshot when they are gone)."""
-    version = frames["version"]
+    """A poker table's change (`frames_and_view`): its frames kept and sent (`frames_send`),
+    the private ones to their players' own groups, the public one to the table's group."""
+    frames_send(
+        version=frames["version"],
+        public=(log_stream(table_id), group_name(table_id), frames["public"]),
+        private=[
+            (
+                log_stream(table_id, int(user_id)),
+                user_group_name(table_id, int(user_id)),
+                text,
+            )
+            for user_id, text in frames["private"].items()
+        ],
+    )
+
+
+Sent = tuple[str, str, str]  # (the frame log's stream, the channel-layer group, the JSON text)
+
+
+def frames_send(*, version: int, public: Sent, private: Iterable[Sent] = ()) -> None:
+    """The room's one way to publish a table's change (poker tables, live Showdown tables):
+    keep its frames in the frame log (config/frame_log.py) under the table's `version`, then
+    send each private frame to its player's own group (`table.private`), then the public
+    frame to the table's group (`table.update`): a page that applies both shows its own part
+    with the change that made it. Kept first, so any frame a socket has received can be read
+    again by a socket that missed it (`frames_missed_in`). A dead layer or log costs a log
+    line, not the change (a page that misses frames asks for them again, and gets a snapshot
+    when they are gone)."""
+    private = list(private)
+    stream, group, text = public
     try:
-        frames_keep(
-            {
-                log_stream(table_id): [(version, frames["public"])],
-                **{
-                    log_stream(table_id, int(user_id)): [(version, text)]
-                    for user_id, text in frames["private"].items()
-                },
-            }
-        )
+        frames_keep({stream: [(version, text)], **{s: [(version, t)] for s, _g, t in private}})
     except Exception:
-        log.exception("could not keep the frames of version %s of table %s", version, table_id)
+        log.exception("could not keep the frames of version %s of %s", version, stream)
 
     async def deliver(layer) -> None:
         await asyncio.gather(
             *(
-                layer.group_send(
-                    user_group_name(table_id, int(user_id)),
-                    {"type": "table.private", "text": text},
-                )
-                for user_id, text in frames["private"].items()
+                layer.group_send(own_group, {"type": "table.private", "text": own_text})
+                for _s, own_group, own_text in private
             )
         )
-        await layer.group_send(
-            group_name(table_id), {"type": "table.update", "text": frames["public"]}
-        )
+        await layer.group_send(group, {"type": "table.update", "text": text})
 
     try:
         _run_on_layer(deliver)
     except Exception:
-        log.exception("could not broadcast a change at table %s", table_id)
+        log.exception("could not broadcast version %s of %s", version, stream)
 
 
-def send_heartbeats(versions: dict[int, int]) -> None:
+def send_heartbeats(versions: dict[int, int], group_of: Callable[[int], str] = group_name) -> None:
     """Each table's version to its sockets, through the table's group like every update, so a
-    page that hears none can tell its socket fell out of the group (docs/protocol.md)."""
+    page that hears none can tell its socket fell out of the group (docs/protocol.md).
+    `group_of` names a table's group (a live Showdown table's is `showdown.live.group_name`)."""
 
     async def beat(layer) -> None:
         for table_id, version in versions.items():
             message = {"type": "table.heartbeat", "version": version}
-            await layer.group_send(group_name(table_id), message)
+            await layer.group_send(group_of(table_id), message)
 
     try:
         _run_on_layer(beat)

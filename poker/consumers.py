@@ -11,15 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
-import re
 import uuid
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qs
 
 from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
@@ -28,10 +25,8 @@ from django.contrib.auth import get_user_model
 from django.utils.translation import gettext as _
 
 from config.db_pool import DatabaseBusy, refuse_when_pool_exhausted
-from config.errors import Refused
 from config.frames import Resync, Snapshot
-from config.ratelimit import rate_limit_hit
-from config.sockets import FrameConsumer
+from config.sockets import TableSocket
 from poker import owner, services
 from poker.broadcast import (
     Missed,
@@ -66,14 +61,6 @@ log = logging.getLogger(__name__)
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_EXCLUDED = 4403
 CLOSE_NO_TABLE = 4404
-CLOSE_SUPERSEDED = 4409
-CLOSE_TOO_MANY_RECONNECTS = 4429
-SNAPSHOT_MIN_SECONDS = 1.0  # a page may ask for a snapshot this often (each reads the database)
-# A resync that finds a later version kept but not the next one (a change committed by another
-# process, its frames not kept yet) reads the log again this often, this many times, before it
-# answers with a snapshot.
-RESYNC_HOLE_WAIT_SECONDS = 0.02
-RESYNC_HOLE_TRIES = 10
 
 
 @dataclass(frozen=True)
@@ -102,9 +89,11 @@ SERVICES: dict[type, Callable[..., Any]] = {
 }
 
 
-class TableConsumer(FrameConsumer):
+class TableConsumer(TableSocket):
+    """The reconnect limit, second tabs, the heartbeat, resync and the frames' forwarding are
+    every versioned table's (config.sockets.TableSocket)."""
+
     protocol = TABLE
-    snapshot_asked_at = float("-inf")  # loop time of the last snapshot the page asked for
 
     async def connect(self) -> None:
         self.user = self.scope.get("user")
@@ -115,18 +104,7 @@ class TableConsumer(FrameConsumer):
             await self.close(code=CLOSE_UNAUTHENTICATED)
             return
         await self.language_activate()
-        if not await _reconnect_allowed(self.table_id, self.user.pk):
-            # Accepted only to say why (a close before accepting reaches a browser as 1006);
-            # it joins nothing and touches no seat, so the table hears nothing of it.
-            await self.accept()
-            await self.send_error(
-                "too_many_reconnects",
-                _(
-                    "This table was opened too many times in a short while; wait "
-                    "a minute and reload the page."
-                ),
-            )
-            await self.close(code=CLOSE_TOO_MANY_RECONNECTS)
+        if await self.reconnect_refused(f"table-socket:{self.table_id}:{self.user.pk}"):
             return
         if not await _table_is_open(self.table_id, self.user):
             await self.close(code=CLOSE_NO_TABLE)
@@ -143,10 +121,7 @@ class TableConsumer(FrameConsumer):
         self.group = group_name(self.table_id)
         self.user_group = user_group_name(self.table_id, self.user.pk)
         self.player_group = player_group_name(self.user.pk)
-        # Older sockets of this player at this table step aside before this one joins.
-        await self.channel_layer.group_send(
-            self.user_group, {"type": "table.supersede", "channel": self.channel_name}
-        )
+        await self.older_tabs_step_aside(self.user_group)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.channel_layer.group_add(self.user_group, self.channel_name)
         await self.channel_layer.group_add(self.player_group, self.channel_name)
@@ -157,11 +132,7 @@ class TableConsumer(FrameConsumer):
         try:
             await self.run(ConnectionSet(connected=True, socket=self.channel_name))
             await self.accept()
-            since = _since_of(self.scope)
-            if since is None:
-                await self.snapshot_send()
-            else:  # a page reconnecting: what it missed, or a snapshot when that is gone
-                await self.resync_send(since, hello=True)
+            await self.hello_send()
         except services.TableError as error:
             if error.code != "no_table":
                 raise
@@ -199,58 +170,22 @@ class TableConsumer(FrameConsumer):
     async def run(self, command: Command | ConnectionSet) -> None:
         await _call_service(command, self.table_id, self.user)
 
-    # -- from the channel layer
-
-    async def table_update(self, message: dict) -> None:
-        """A change broadcast after commit to the table's group: the public `update` frame,
-        already JSON (poker.broadcast), forwarded as it is."""
-        await self.send(text_data=message["text"])
-
-    async def table_private(self, message: dict) -> None:
-        """This player's own part of a change, sent to their group alone."""
-        await self.send(text_data=message["text"])
+    # -- from the channel layer (the table's frames and heartbeat: config.sockets.TableSocket)
 
     async def player_notice(self, message: dict) -> None:
         """What concerns the player wherever they are (a seat offered at any table), sent to
         every page they have open."""
         await self.send(text_data=message["text"])
 
-    async def table_heartbeat(self, message: dict) -> None:
-        """The room's periodic beat through the table's group (docs/protocol.md): it proves
-        this socket is still in the group and tells the page which version is current."""
-        await self.send_frame({"type": "heartbeat", "version": message["version"]})
+    # -- what a socket missed (docs/protocol.md "Versions and resync": TableSocket.resync_send)
 
-    # -- what a socket missed (docs/protocol.md "Versions and resync")
+    async def frames_missed(self, since: int) -> Missed | None:
+        return await _frames_missed(self.table_id, self.user.pk, since)
 
-    async def resync_send(self, since: int, *, hello: bool = False) -> None:
-        """The frames this socket missed after `since`, from the frame log, in one `resync`
-        frame (its own private parts only: the log is read for this socket's user); a snapshot
-        when the log no longer holds them. `hello` (a page reconnecting) adds what a snapshot
-        would have told it besides the STATE: the heartbeat and the recent chat."""
-        missed = await _frames_missed(self.table_id, self.user.pk, since)
-        for _try in range(RESYNC_HOLE_TRIES):
-            if missed is None or missed.complete or missed.frames:
-                break
-            await asyncio.sleep(RESYNC_HOLE_WAIT_SECONDS)
-            missed = await _frames_missed(self.table_id, self.user.pk, since)
-        if missed is None or not (missed.complete or missed.frames):
-            # Gone: the whole state, though not more often than a page may ask for it.
-            loop = asyncio.get_running_loop()
-            wait = self.snapshot_asked_at + SNAPSHOT_MIN_SECONDS - loop.time()
-            if wait > 0:
-                await asyncio.sleep(wait)
-            self.snapshot_asked_at = loop.time()
-            await self.snapshot_send()
-            return
-        frame: dict[str, Any] = {
-            "type": "resync",
-            "since": since,
-            "frames": [json.loads(text) for text in missed.frames],
-        }
-        if hello:
-            frame["heartbeat_seconds"] = settings.POKER_HEARTBEAT_SECONDS
-            frame["chat"] = await owner.in_table_order(self.table_id, _chat_read, self.table_id)
-        await self.send_frame(frame)
+    async def resync_hello(self, frame: dict[str, Any]) -> None:
+        """A reconnecting page's resync also brings the heartbeat and the recent chat."""
+        frame["heartbeat_seconds"] = settings.POKER_HEARTBEAT_SECONDS
+        frame["chat"] = await owner.in_table_order(self.table_id, _chat_read, self.table_id)
 
     async def snapshot_send(self) -> None:
         """The whole STATE now, read from the database, with the heartbeat the page expects."""
@@ -264,35 +199,11 @@ class TableConsumer(FrameConsumer):
         }
         await self.send_frame(frame)
 
-    async def snapshot_requested(self) -> None:
-        """The whole STATE again, at most once a second."""
-        now = asyncio.get_running_loop().time()
-        if now - self.snapshot_asked_at < SNAPSHOT_MIN_SECONDS:
-            raise Refused("too_soon", _("Ask for a snapshot at most once a second."))
-        self.snapshot_asked_at = now
-        await self.snapshot_send()
-
-    async def table_supersede(self, message: dict) -> None:
-        if message["channel"] == self.channel_name:
-            return
-        self.superseded = True
-        await self.send_frame({"type": "superseded"})
-        await self.close(code=CLOSE_SUPERSEDED)
-
     async def table_player_excluded(self, message: dict) -> None:
         """The player started a time-out or self-exclusion: say so and close; the seat is
         already leaving after the hand (responsible.services.exclusion_start)."""
         await self.send_frame({"type": "excluded", "message": message["message"]})
         await self.close(code=CLOSE_EXCLUDED)
-
-
-def _since_of(scope) -> int | None:
-    """The `since` of a reconnecting page's socket address (`?since=<version>`), or None (a
-    page opening afresh, or anything that is not a version: it gets a snapshot)."""
-    values = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("since", [])
-    if len(values) != 1 or not re.fullmatch(r"[0-9]{1,16}", values[0]):
-        return None
-    return int(values[0])
 
 
 @sync_to_async(thread_sensitive=False)
@@ -302,16 +213,6 @@ def _frames_missed(table_id: int, user_id: int, since: int) -> Missed | None:
 
 def _chat_read(table_id: int) -> list[dict]:
     return chat_recent(table_id=table_id)
-
-
-@sync_to_async
-def _reconnect_allowed(table_id: int, user_id: int) -> bool:
-    """Count this socket against the player's reconnects to this table (all processes)."""
-    return rate_limit_hit(
-        key=f"table-socket:{table_id}:{user_id}",
-        limit=settings.POKER_RECONNECT_LIMIT,
-        window_seconds=settings.POKER_RECONNECT_WINDOW_SECONDS,
-    )
 
 
 async def _table_is_open(table_id: int, user) -> bool:
