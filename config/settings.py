@@ -290,6 +290,11 @@ CELERY_BEAT_SCHEDULE: dict = {
         "task": "showdown.sweep_live_rounds",
         "schedule": env.float("SHOWDOWN_SWEEP_SECONDS", default=2.0),
     },
+    # The live Showdown tables' versions through their groups, as the poker tables'.
+    "showdown-live-table-heartbeats": {
+        "task": "showdown.live_tables_heartbeat",
+        "schedule": POKER_HEARTBEAT_SECONDS,
+    },
     # The quick RNG battery on the shuffle and secrets.randbelow, stored as an RngCheck
     # (docs/fairness.md; the long form is `manage.py rng_check --long`, on demand).
     "poker-rng-check": {

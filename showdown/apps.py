@@ -19,3 +19,16 @@ class ShowdownConfig(AppConfig):
         from config.timeouts import timeout_register
 
         timeout_register("showdown.round", "showdown.tasks.live_round_timeout")
+
+        # A live table is owned like a poker table (poker/owner.py): its lease is on its row,
+        # and its owner runs the sockets' commands and the rounds' timeouts.
+        from poker.owner import lease_model_register, owner_handler_register
+        from showdown.models import ShowdownTable
+
+        lease_model_register("showdown", ShowdownTable)
+        owner_handler_register(
+            "showdown.command", "showdown.consumers.command_here", table_kind="showdown"
+        )
+        owner_handler_register(
+            "showdown.timeout", "showdown.tasks.timeout_here", table_kind="showdown"
+        )

@@ -19,6 +19,7 @@ from config.frames import (
     FrameRefused,
     Ping,
     Protocol,
+    Resync,
     Snapshot,
     cents,
     key,
@@ -76,7 +77,7 @@ class Decide:
         return cls(decision, key(frame))
 
 
-Command = TakeSeat | LeaveSeat | PlaceWagers | Decide | Ping | Snapshot
+Command = TakeSeat | LeaveSeat | PlaceWagers | Decide | Ping | Snapshot | Resync
 
 
 def _side_bet(frame: dict[str, Any], name: str) -> int:
@@ -98,6 +99,7 @@ SHOWDOWN = Protocol(
         "wager": PlaceWagers.parse,
         "decide": Decide.parse,
         "snapshot": Snapshot.parse,
+        "resync": Resync.parse,
         "ping": Ping.parse,
     },
     unknown=unknown_at_table,

@@ -1,31 +1,42 @@
-"""The live Showdown table's socket (docs/protocol.md, "Live Omaha Showdown").
+"""The live Showdown table's socket (docs/protocol.md "Live Omaha Showdown").
 
-Thin edge: each frame is parsed to a command (showdown/commands.py, through the room's one
-frame reader, config/sockets.py), which calls its `showdown.live` service
-(which owns the rules, the lock and the transaction) and, whenever the table changes, reads
-this user's own view (`live_table_view`): so a player's hole cards reach only that player's
-sockets before the round settles, and the deck reaches nobody. A bad frame gets an error
-frame to this socket alone and changes nothing; the socket stays open.
+Thin edge, as the poker table's: each frame is parsed to a command (showdown/commands.py,
+through the room's one frame reader, config/sockets.py) and sent to the table's owner
+(poker/owner.py: here, or the process holding the table's lease), which calls its
+`showdown.live` service (the rules, the lock and the transaction). The change's frames are
+built there once and reach the sockets through the channel layer: the public `state` frame
+through the table's group, each player's own part (`private`: their hole cards) through that
+player's group alone, so a player's hole cards reach only that player's sockets before the
+round settles, and the deck reaches nobody. The reconnect limit, a second tab superseding the
+first, the heartbeat and `resync since=<version>` are every versioned table's
+(config.sockets.TableSocket). A bad frame gets an error frame to this socket alone and
+changes nothing; the socket stays open.
 """
 
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections.abc import Callable
 from typing import Any
 
-from channels.db import database_sync_to_async
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.contrib.auth import get_user_model
 
-from config.db_threads import in_db_thread
-from config.frames import Snapshot
-from config.sockets import FrameConsumer
+from config.frame_log import Missed, frames_missed_in
+from config.frames import Resync, Snapshot
+from config.sockets import TableSocket
+from poker import owner
 from poker.broadcast import remember_socket_loop
 from showdown import live
 from showdown.commands import SHOWDOWN, Command, Decide, LeaveSeat, PlaceWagers, TakeSeat
 from showdown.live_selectors import live_table_view
+from showdown.models import ShowdownTable
 
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_NO_TABLE = 4404
+TABLE_KIND = "showdown"  # poker/owner.py's name for live Showdown tables (ShowdownConfig.ready)
 
 # Command -> the `showdown.live` service it calls as service(player=, table_id=, **its fields).
 SERVICES: dict[type, Callable[..., Any]] = {
@@ -34,49 +45,115 @@ SERVICES: dict[type, Callable[..., Any]] = {
     PlaceWagers: live.live_wagers_place,
     Decide: live.live_decide,
 }
+COMMANDS: dict[str, type] = {command.__name__: command for command in SERVICES}
 
 
-class LiveShowdownConsumer(FrameConsumer):
+class LiveShowdownConsumer(TableSocket):
     protocol = SHOWDOWN
 
     async def connect(self) -> None:
         self.user = self.scope.get("user")
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
+        self.joined = False
         if self.user is None or not self.user.is_authenticated:
             await self.close(code=CLOSE_UNAUTHENTICATED)
             return
         await self.language_activate()
-        view = await _view(self.table_id, self.user)
-        if view is None:
+        if await self.reconnect_refused(f"showdown-socket:{self.table_id}:{self.user.pk}"):
+            return
+        if not await _table_is_live(self.table_id):
             await self.close(code=CLOSE_NO_TABLE)
             return
         remember_socket_loop(asyncio.get_running_loop())
+        await owner.owner_start()
         self.group = live.group_name(self.table_id)
+        self.user_group = live.user_group_name(self.table_id, self.user.pk)
+        await self.older_tabs_step_aside(self.user_group)
         await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.channel_layer.group_add(self.user_group, self.channel_name)
+        self.joined = True
         await self.accept()
-        await self.send_frame({"type": "snapshot", "state": view})
+        await self.hello_send()
 
     async def disconnect(self, code: int) -> None:
-        if hasattr(self, "group"):
+        if self.joined:
             await self.channel_layer.group_discard(self.group, self.channel_name)
+            await self.channel_layer.group_discard(self.user_group, self.channel_name)
 
     async def handle(self, command: Command) -> None:
-        if not isinstance(command, Snapshot):  # a snapshot is just the view below
-            arguments = vars(command).copy()
-            if "key" in arguments:
-                arguments["idempotency_key"] = f"live-{self.table_id}-{arguments.pop('key')}"
-            service = SERVICES[type(command)]
-            await in_db_thread(service)(player=self.user, table_id=self.table_id, **arguments)
-        # A replayed frame changes nothing and so broadcasts nothing: answer it with the view.
-        await self.showdown_changed({})
+        if isinstance(command, Snapshot):
+            await self.snapshot_requested()
+        elif isinstance(command, Resync):
+            await self.resync_send(command.since)
+        else:
+            await _command_run(command, self.table_id, self.user)
 
-    async def showdown_changed(self, message: dict) -> None:
-        """The table changed (after commit): this user's own view, read now."""
-        view = await _view(self.table_id, self.user)
-        if view is not None:
-            await self.send_frame({"type": "state", "state": view})
+    async def frames_missed(self, since: int) -> Missed | None:
+        return await _frames_missed(self.table_id, self.user.pk, since)
+
+    async def snapshot_send(self) -> None:
+        """This player's view now (the public view with their own part), with the heartbeat
+        the page expects."""
+        view = await owner.in_table_order(
+            owner.order_key(TABLE_KIND, self.table_id), _view, self.table_id, self.user
+        )
+        if view is None:
+            await self.close(code=CLOSE_NO_TABLE)
+            return
+        await self.send_frame(
+            {
+                "type": "snapshot",
+                "version": view["version"],
+                "state": view,
+                "heartbeat_seconds": settings.POKER_HEARTBEAT_SECONDS,
+            }
+        )
 
 
-@database_sync_to_async
+@sync_to_async
+def _table_is_live(table_id: int) -> bool:
+    return ShowdownTable.objects.filter(pk=table_id, seats__gt=1).exists()
+
+
+@sync_to_async(thread_sensitive=False)
+def _frames_missed(table_id: int, user_id: int, since: int) -> Missed | None:
+    return frames_missed_in(
+        public=live.group_name(table_id),
+        private=live.user_group_name(table_id, user_id),
+        since=since,
+    )
+
+
 def _view(table_id: int, user) -> dict | None:
     return live_table_view(table_id=table_id, user=user)
+
+
+# The users of this process's sockets, by id: a command run here acts for the socket's own user
+# object; one sent here by another process's socket reads its user.
+_socket_users: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
+
+
+async def _command_run(command: Command, table_id: int, user) -> None:
+    """The command runs at the table's owner (poker/owner.py): here, or in the process that
+    holds the table; a refusal there is raised here all the same."""
+    _socket_users[user.pk] = user
+    payload = {
+        "table": table_id,
+        "command": type(command).__name__,
+        "fields": vars(command),
+        "user": user.pk,
+    }
+    await owner.command_run(table_id, "showdown.command", payload)
+
+
+def command_here(payload: dict[str, Any]) -> str:
+    """The owner's side of a socket's command (registered in ShowdownConfig.ready)."""
+    command = COMMANDS[payload["command"]]
+    arguments = dict(payload["fields"])
+    if "key" in arguments:
+        arguments["idempotency_key"] = f"live-{payload['table']}-{arguments.pop('key')}"
+    user = _socket_users.get(payload["user"])
+    if user is None:
+        user = get_user_model().objects.get(pk=payload["user"])
+    SERVICES[command](player=user, table_id=payload["table"], **arguments)
+    return "done"

@@ -7,11 +7,19 @@ decides, or the deadline passes and the undecided are folded, the board settles 
 Seats without wagers sit the round out.
 
 Every service is one transaction under the table's row lock (`select_for_update`), like the
-poker table's. Money moves only through `cashier.services.banked_*`, on each player's own
-`ShowdownRound` (the seat's share of the shared `LiveRound`): each share's wagers are its own
-entries as online, and the board's settlement is one entry for every seat, which each share
-names as its result (verify_ledger matches its legs to all of them). Timers are the room's
-timeouts (`config.timeouts`, run by `showdown.tasks`): they carry the round and its phase and
+poker table's, and runs at the table's owner (poker/owner.py, issue 23 item 5): the socket's
+commands and the timeouts are sent to the process holding the table's lease, and a command
+run as the owner is refused under the lock when another live owner holds it
+(`unit.NotTheOwner`). A change bumps the table's version in one write fenced by the lease
+epoch it read (`StaleOwner`: a holder whose lease moved on writes nothing), takes or renews
+the lease, and builds its frames once (`live_selectors.live_table_frames`: the public view,
+each player's own part), kept in the frame log and sent after commit
+(`poker.broadcast.frames_send`). Money moves only through `cashier.services.banked_*`, on
+each player's own `ShowdownRound` (the seat's share of the shared `LiveRound`): each share's
+wagers are its own entries as online, and the board's settlement is one entry for every seat,
+which each share names as its result (verify_ledger matches its legs to all of them). Timers
+are the room's timeouts (`config.timeouts`, run by `showdown.tasks` at the owner): they carry
+the table, the round and its phase (the round's own version: betting, deciding, settled) and
 do nothing once the round moved on; a sweep acts on the stored deadlines.
 Refusals raise `ShowdownRefused` and change nothing.
 """
@@ -19,6 +27,7 @@ Refusals raise `ShowdownRefused` and change nothing.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from django.db import IntegrityError, transaction
@@ -30,15 +39,14 @@ from cashier.services import banked_rounds_settle, banked_wager_place
 from config.inputs import parse_cents, parse_idempotency_key
 from config.timeouts import Timeout, timeouts_set
 from fairness import services as fairness
-
-# The poker table's bridge to the channel layer: it also reaches the embedded room's
-# in-memory layer from a timer running in another thread.
-from poker.broadcast import _run_on_layer
+from poker.broadcast import frames_send
 from poker.engine.showdown import ShowdownError
 from poker.engine.showdown import ShowdownRound as EngineRound
 from poker.engine.showdown_paytables import PaytableError
+from poker.services import unit
 from responsible import rules as responsible
 from showdown import services
+from showdown.live_selectors import live_table_frames
 from showdown.models import LiveRound, LiveSeat, ShowdownRound, ShowdownTable
 from showdown.services import ShowdownRefused, engine_refusal
 
@@ -49,8 +57,15 @@ Status = ShowdownRound.Status
 
 
 def group_name(table_id: int) -> str:
-    """The channel-layer group of every socket at a live table."""
+    """The channel-layer group of every socket at a live table (its public frames, its
+    heartbeat); also the frame log's stream of its public frames."""
     return f"showdown-{table_id}"
+
+
+def user_group_name(table_id: int, user_id: int) -> str:
+    """Every socket of one player at one live table: their own part of each change, and a
+    second tab superseding the first; also the frame log's stream of their own parts."""
+    return f"showdown-{table_id}-user-{user_id}"
 
 
 # -- helpers
@@ -67,6 +82,7 @@ def _lock_table(table_id) -> ShowdownTable:
     )
     if table is None:
         raise ShowdownRefused("unknown_table", _("No such live table."))
+    unit.owner_check(table)
     return table
 
 
@@ -119,10 +135,26 @@ def _refused(error: ShowdownError) -> ShowdownRefused:
     return engine_refusal(error)
 
 
-def _after_commit(live: LiveRound | None, table_id: int) -> None:
-    """Tell the table's sockets, and set the round's timer for its next deadline
-    (`config.timeouts`: it carries the round's phase and does nothing once that moved on)."""
-    transaction.on_commit(lambda: notify_table(table_id))
+def _changed(table: ShowdownTable, live: LiveRound | None, *, users: tuple[int, ...] = ()) -> None:
+    """The table changed (in this transaction): its next version, written with the lease and
+    fenced by the epoch the change holds; its frames, built now and sent after commit; the
+    round's timer for its next deadline (`config.timeouts`: it carries the round's phase and
+    does nothing once that moved on). `users`: players no longer seated or in the round who
+    still get their own part (one who just stood up)."""
+    fence = {"version": table.version, "lease_epoch": table.lease_epoch}
+    table.version += 1
+    unit.lease_take(table, timezone.now())
+    written = ShowdownTable.objects.filter(pk=table.pk, **fence).update(
+        version=table.version,
+        lease_owner=table.lease_owner,
+        lease_epoch=table.lease_epoch,
+        lease_expires_at=table.lease_expires_at,
+    )
+    if not written:
+        raise unit.StaleOwner(table.pk)
+    public, private = live_table_frames(table, extra_user_ids=users)
+    version, table_id = table.version, table.pk
+    transaction.on_commit(lambda: frames_publish(table_id, version, public, private))
     if live is None or live.phase == Phase.SETTLED or live.deadline is None:
         return
     timeouts_set(
@@ -138,17 +170,17 @@ def _after_commit(live: LiveRound | None, table_id: int) -> None:
     )
 
 
-def notify_table(table_id: int) -> None:
-    """One message to the table's group; each socket then reads its own player's view (so
-    hole cards never travel to anyone else). A dead layer costs a log line, not the change."""
-
-    async def deliver(layer) -> None:
-        await layer.group_send(group_name(table_id), {"type": "showdown.changed"})
-
-    try:
-        _run_on_layer(deliver)
-    except Exception:
-        log.exception("could not tell live showdown table %s", table_id)
+def frames_publish(table_id: int, version: int, public: str, private: dict[int, str]) -> None:
+    """One change's frames kept in the frame log and sent: each player's own part to their
+    group, the public frame to the table's (poker.broadcast.frames_send)."""
+    frames_send(
+        version=version,
+        public=(group_name(table_id), group_name(table_id), public),
+        private=[
+            (user_group_name(table_id, user_id), user_group_name(table_id, user_id), text)
+            for user_id, text in private.items()
+        ],
+    )
 
 
 # -- seats
@@ -184,7 +216,7 @@ def live_seat_take(*, player, table_id: int, seat: int, now: datetime | None = N
                 _("Seat %(seat)s still has wagers in this round; try after it.") % {"seat": seat},
             )
         placed = LiveSeat.objects.create(table=table, number=seat, player=player, sat_at=now)
-        _after_commit(None, table.pk)
+        _changed(table, None)
         return placed
 
 
@@ -203,7 +235,7 @@ def live_seat_leave(*, player, table_id: int) -> None:
                 _("Your wagers are in this round; you can leave once it settles."),
             )
         seat.delete()
-        _after_commit(None, table.pk)
+        _changed(table, None, users=(player.pk,))
 
 
 def live_seats_leave_after_round(*, player) -> list[int]:
@@ -228,7 +260,7 @@ def live_seats_leave_after_round(*, player) -> list[int]:
                 seat.save(update_fields=["leave_pending"])
             else:
                 seat.delete()
-            _after_commit(None, table.pk)
+            _changed(table, None, users=(player.pk,))
         tables.append(table_id)
     return tables
 
@@ -331,7 +363,7 @@ def live_wagers_place(
         seated = set(LiveSeat.objects.filter(table=table).values_list("number", flat=True))
         if seated <= set(game.seats):
             _deal(live, game, table, now)  # everyone seated is in: no need to wait
-        _after_commit(live, table.pk)
+        _changed(table, live)
         return mine
 
 
@@ -410,7 +442,7 @@ def live_decide(
         else:
             live.save()
         mine.refresh_from_db()
-        _after_commit(live, table.pk)
+        _changed(table, live)
         return mine
 
 
@@ -518,20 +550,32 @@ def live_round_advance(*, round_id: int, phase: str, now: datetime | None = None
                 _decide_seat(live, game, mine, "fold", key=f"timeout-{live.pk}", now=now)
             _settle(live, game, now)
             done = "settled"
-        _after_commit(live, table.pk)
+        _changed(table, live)
         return done
 
 
-def live_rounds_sweep(*, now: datetime | None = None) -> dict[str, int]:
+def live_round_in_phase(*, round_id: int, phase: str) -> bool:
+    """Is the round still in `phase`? One read, no lock: a round's phase only moves forward,
+    so a timer set for a phase that has passed can tell it has nothing to do."""
+    return LiveRound.objects.filter(pk=round_id, phase=phase).exists()
+
+
+def live_rounds_sweep(
+    *, now: datetime | None = None, at_owner: Callable[[int, int, str], bool] | None = None
+) -> dict[str, int]:
     """The backstop: every live round past its deadline advanced (a lost timer costs at most
-    the sweep's period). Each round in its own transaction; counts per outcome."""
+    the sweep's period). Each round in its own transaction; counts per outcome of the rounds
+    advanced here. `at_owner(table_id, round_id, phase)` sends a round to its table's live
+    owner instead, when one other than this process holds it (True: sent, not counted)."""
     now = now or timezone.now()
     counts = {"dealt": 0, "settled": 0}
     due = LiveRound.objects.filter(
         Q(phase=Phase.BETTING, bet_deadline__lte=now)
         | Q(phase=Phase.DECIDING, action_deadline__lte=now)
-    ).values_list("pk", "phase")
-    for round_id, phase in list(due):
+    ).values_list("pk", "phase", "table_id")
+    for round_id, phase, table_id in list(due):
+        if at_owner is not None and at_owner(table_id, round_id, phase):
+            continue
         try:
             done = live_round_advance(round_id=round_id, phase=phase, now=now)
         except ShowdownRefused:

@@ -1,5 +1,7 @@
 // The live Omaha Showdown table (docs/protocol.md "Live Omaha Showdown"): one socket, and the
-// page drawn again from each `state` frame. Plain JS, no build step.
+// page drawn again from each `state` frame (the public view) with the player's own part (the
+// `private` frame of the same version) laid over it. Versions, resync, the heartbeat, the
+// reconnect limit and a second tab work as at poker tables. Plain JS, no build step.
 (function () {
   "use strict";
   const root = document.getElementById("sdl");
@@ -15,9 +17,20 @@
   };
   const DECISIONS = { fold: gettext("Fold"), call: gettext("Call"), raise: gettext("Raise") };
   const fill = (format, values) => interpolate(format, values, true);
+  const CLOSE_UNAUTHENTICATED = 4401;
+  const CLOSE_NO_TABLE = 4404;
+  const CLOSE_SUPERSEDED = 4409;
+  const CLOSE_TOO_MANY_RECONNECTS = 4429;
+  const ANSWER_MS = 5000; // a resync asked for and not answered by then: the socket is dead
   let socket = null;
-  let state = null;
+  let state = null; // what the page shows: the public view with the player's own part
+  let own = null; // the player's own part: {you, hand}
+  let version = null; // the table's version shown
   let retry = 500;
+  let stopped = false; // superseded: no reconnect
+  let heartbeatMs = 0;
+  let heardAt = 0;
+  let askedAt = 0; // when a resync was asked and not answered yet
 
   const dollars = window.roomDollars;
   const key = () => (crypto.randomUUID ? crypto.randomUUID() : String(Date.now()) + Math.random().toString(16).slice(2));
@@ -152,21 +165,122 @@
     tick();
   }
 
-  function connect() {
-    const scheme = location.protocol === "https:" ? "wss://" : "ws://";
-    socket = new WebSocket(scheme + location.host + "/ws/showdown/" + tableId + "/");
-    socket.addEventListener("open", () => { retry = 500; });
-    socket.addEventListener("message", (event) => {
-      const frame = JSON.parse(event.data);
-      if (frame.type === "snapshot" || frame.type === "state") {
-        state = frame.state; render();
-      } else if (frame.type === "error") {
+  /* The public view with the player's own part laid over it (showdown/live_selectors.py
+   * `view_merge` does the same for a snapshot). */
+  function merged(view) {
+    if (!own) return view;
+    const seat = own.you.seat;
+    view.you = own.you;
+    view.seats.forEach((s) => { s.you = s.seat === seat; });
+    const hand = own.hand;
+    if (hand && view.round && view.round.id === hand.round) {
+      view.round.seats.forEach((s) => {
+        if (s.seat === hand.seat) Object.assign(s, { you: true, hole: hand.hole, decision: hand.decision, bet: hand.bet });
+      });
+    }
+    return view;
+  }
+
+  function ownOf(view) {
+    const mine = view.round && view.round.seats.find((s) => s.you);
+    return {
+      you: view.you || { player: null, seat: null, wallet: 0 },
+      hand: mine ? { round: view.round.id, seat: mine.seat, hole: mine.hole || [], decision: mine.decision, bet: mine.bet } : null,
+    };
+  }
+
+  function onFrame(frame) {
+    switch (frame.type) {
+      case "snapshot":
+        askedAt = 0;
+        heardAt = Date.now();
+        if (frame.heartbeat_seconds !== undefined) heartbeatMs = Number(frame.heartbeat_seconds) * 1000;
+        version = frame.version;
+        state = frame.state;
+        own = ownOf(state);
+        render();
+        break;
+      case "resync":
+        // The frames this page missed, in order (its own parts among them).
+        askedAt = 0;
+        heardAt = Date.now();
+        if (frame.heartbeat_seconds !== undefined) heartbeatMs = Number(frame.heartbeat_seconds) * 1000;
+        frame.frames.forEach(onFrame);
+        break;
+      case "private":
+        if (version !== null && frame.version <= version) break; // older than shown
+        own = { you: frame.you, hand: frame.hand };
+        break;
+      case "state":
+        heardAt = Date.now();
+        if (version !== null && frame.version <= version) break; // older than shown
+        if (version !== null && frame.version > version + 1) { askResync(); break; } // a gap
+        version = frame.version;
+        state = merged(frame.state);
+        render();
+        break;
+      case "heartbeat":
+        heardAt = Date.now();
+        if (version !== null && frame.version > version) setTimeout(() => { if (version < frame.version) askResync(); }, 1500);
+        break;
+      case "superseded":
+        stopped = true;
+        say(gettext("This table is open in another tab or window. This page no longer plays."), true);
+        break;
+      case "error":
         say(frame.message, true);
+        break;
+      default:
+    }
+  }
+
+  function askResync() {
+    if (!socket || socket.readyState !== WebSocket.OPEN || askedAt || version === null) return;
+    askedAt = Date.now();
+    socket.send(JSON.stringify({ type: "resync", since: version }));
+  }
+
+  /* A socket that hears nothing through the table's group for two heartbeats asks for what it
+   * missed; one that does not answer that is dropped and a new one opened. */
+  function watch() {
+    if (!socket || socket.readyState !== WebSocket.OPEN || !heartbeatMs) return;
+    const now = Date.now();
+    if (askedAt && now - askedAt > ANSWER_MS) {
+      const dead = socket;
+      socket = null;
+      askedAt = 0;
+      dead.close();
+      setTimeout(connect, retry);
+    } else if (now - heardAt > 2 * heartbeatMs + 2000) {
+      askResync();
+    }
+  }
+
+  function connect() {
+    if (stopped) return;
+    const scheme = location.protocol === "https:" ? "wss://" : "ws://";
+    const since = version === null ? "" : "?since=" + version;
+    const ws = new WebSocket(scheme + location.host + "/ws/showdown/" + tableId + "/" + since);
+    socket = ws;
+    ws.addEventListener("open", () => { retry = 500; });
+    ws.addEventListener("message", (event) => { if (ws === socket) onFrame(JSON.parse(event.data)); });
+    ws.addEventListener("close", (event) => {
+      if (ws !== socket) return;
+      socket = null;
+      askedAt = 0;
+      if (event.code === CLOSE_UNAUTHENTICATED) { say(gettext("Sign in again to play."), true); return; }
+      if (event.code === CLOSE_NO_TABLE) { say(gettext("This table is gone."), true); return; }
+      if (event.code === CLOSE_SUPERSEDED || stopped) {
+        stopped = true;
+        say(gettext("This table is open in another tab or window. This page no longer plays."), true);
+        return;
       }
-    });
-    socket.addEventListener("close", (event) => {
-      if (event.code === 4401) { say(gettext("Sign in again to play."), true); return; }
-      if (event.code === 4404) { say(gettext("This table is gone."), true); return; }
+      if (event.code === CLOSE_TOO_MANY_RECONNECTS) {
+        const seconds = 60;
+        say(fill(gettext("Reconnected too often; trying again in %(seconds)s s"), { seconds: seconds }), true);
+        setTimeout(connect, seconds * 1000);
+        return;
+      }
       $("sdl-phase").textContent = gettext("Reconnecting…");
       setTimeout(connect, retry);
       retry = Math.min(retry * 2, 8000);
@@ -199,5 +313,6 @@
     if (button) button.click();
   });
   setInterval(tick, 250);
+  setInterval(watch, 1000);
   connect();
 })();

@@ -1,6 +1,7 @@
-"""The live Showdown socket: a snapshot on connect, every change after commit, bad frames
-refused with error frames, and each player's hole cards only on that player's socket until
-the round settles (every frame each socket received is scanned for the others' cards)."""
+"""The live Showdown socket: a snapshot on connect, every change after commit (the public
+`state` frame, each player's own part in a `private` frame), bad frames refused with error
+frames, and each player's hole cards only on that player's socket until the round settles
+(every frame each socket received is scanned for the others' cards)."""
 
 import json
 
@@ -10,6 +11,7 @@ from channels.testing import WebsocketCommunicator
 
 from config.asgi import application
 from showdown import services
+from showdown.live_selectors import view_merge
 from showdown.models import LiveRound, LiveSeat, ShowdownRound
 from tests.factories import make_funded_player, make_showdown_table, session_headers_for
 from tests.showdown.test_live_services import live_deck
@@ -28,14 +30,22 @@ class Socket:
     def __init__(self, communicator):
         self.communicator = communicator
         self.frames: list[dict] = []
+        self.own: dict | None = None  # this player's latest own part (a `private` frame)
 
     @classmethod
-    async def open(cls, table_id: int, user):
+    async def open(cls, table_id: int, user, path: str = ""):
         headers = await sync_to_async(session_headers_for)(user)
-        communicator = WebsocketCommunicator(application, f"/ws/showdown/{table_id}/", headers)
+        communicator = WebsocketCommunicator(
+            application, f"/ws/showdown/{table_id}/{path}", headers
+        )
         connected, _ = await communicator.connect(timeout=10)
         assert connected
         return cls(communicator)
+
+    @classmethod
+    async def open_since(cls, table_id: int, user, since: int):
+        """A page reconnecting: the version it shows in its address."""
+        return await cls.open(table_id, user, f"?since={since}")
 
     async def send(self, frame: dict) -> None:
         await self.communicator.send_json_to(frame)
@@ -44,8 +54,18 @@ class Socket:
         while True:
             frame = await self.communicator.receive_json_from(timeout=timeout)
             self.frames.append(frame)
+            if frame["type"] == "private":
+                self.own = frame
             if predicate(frame):
                 return frame
+
+    def view(self, frame: dict) -> dict:
+        """The player's view, as the page draws it: a `state` frame with the own part of its
+        version laid over it (sent just before it); a snapshot is the view already."""
+        if frame["type"] == "snapshot" or self.own is None:
+            return frame["state"]
+        assert self.own["version"] == frame["version"], (self.own, frame["version"])
+        return view_merge(frame["state"], self.own)
 
     async def until_phase(self, phase: str) -> dict:
         frame = await self.until(
@@ -54,7 +74,7 @@ class Socket:
                 and f["state"]["round"]["phase"] == phase
             )
         )
-        return frame["state"]
+        return self.view(frame)
 
     def text(self) -> str:
         return json.dumps(self.frames)
@@ -164,7 +184,7 @@ async def test_bad_frames_get_an_error_and_change_nothing(live_table):
     await socket.send({"type": "ping", "echo": "still here"})
     assert (await socket.until(lambda f: f["type"] == "pong"))["echo"] == "still here"
     await socket.send({"type": "snapshot"})
-    await socket.until(lambda f: f["type"] == "state")
+    await socket.until(lambda f: f["type"] == "snapshot")
     await socket.communicator.disconnect()
 
 
