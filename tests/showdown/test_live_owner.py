@@ -25,7 +25,7 @@ from poker.services import unit
 from showdown import live, services
 from showdown.live import live_decide, live_seat_take, live_wagers_place
 from showdown.models import LiveRound, LiveSeat, ShowdownTable
-from showdown.tasks import live_round_timeout
+from showdown.tasks import live_round_timeout, live_tables_heartbeat
 from tests.factories import make_funded_player, make_showdown_table
 from tests.showdown.test_live_consumers import BOARD, HOLES, Socket, cards
 from tests.showdown.test_live_services import live_deck
@@ -300,6 +300,18 @@ async def test_the_owner_runs_a_command_sent_by_another_process(live_table, rout
     )
     # A poker table of the same id is another table: its holder is its own.
     assert await owner.holder_of(live_table.pk, fresh=True) != row.lease_owner
+
+
+async def test_the_heartbeat_tells_a_socket_the_table_s_version(live_table, settings):
+    ann = await sync_to_async(make_funded_player)("ann")
+    socket = await Socket.open(live_table.pk, ann)
+    snapshot = await socket.until(lambda f: f["type"] == "snapshot")
+    assert snapshot["heartbeat_seconds"] == settings.POKER_HEARTBEAT_SECONDS
+    await sync_to_async(live_seat_take)(player=ann, table_id=live_table.pk, seat=2)
+    assert await sync_to_async(live_tables_heartbeat)() >= 1
+    beat = await socket.until(lambda f: f["type"] == "heartbeat")
+    assert beat["version"] == snapshot["version"] + 1
+    await socket.communicator.disconnect()
 
 
 def dealt_round(table) -> LiveRound:
