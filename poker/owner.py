@@ -389,8 +389,10 @@ def _holder_is(table_id: int, holder: str) -> None:
 
 async def command_run(table_id: int, kind: str, payload: dict[str, Any]) -> str:
     """Run a command for `table_id` where its owner is: here if this process holds the table
-    or nobody live does (this process then takes it), else at the holder's owner. A refusal
-    comes back as the same `Refused` code and message."""
+    or nobody live does (this process then takes it), else at the holder's owner. In a router
+    (`POKER_OWNER_RUN` off) a table nobody holds goes to an owner alive in the leases
+    (`owner_for`), and runs here only when none is. A refusal comes back as the same
+    `Refused` code and message."""
     language = translation.get_language()
     process = _owner
     if owner_channel() is None or process is None:
@@ -422,8 +424,11 @@ async def command_run(table_id: int, kind: str, payload: dict[str, Any]) -> str:
             reply = await asyncio.wait_for(asyncio.shield(asked), timeout=_look_again_seconds())
         except TimeoutError:
             # A silent owner: keep waiting while its lease is alive (it is busy, not gone);
-            # once it lapsed, or another owner took the table, run it there.
+            # once it lapsed, or another owner took the table, run it there. A router that
+            # chose the owner of a table nobody held keeps waiting while that owner is alive.
             now_holder = await holder_of(table_id, fresh=True)
+            if not now_holder and me is None:
+                now_holder = await owner_for(table_id)
             if now_holder != holder:
                 _forget(asked)
                 asked, holder = None, now_holder
@@ -543,5 +548,5 @@ def owner_report() -> dict[str, Any]:
         "renewed_seconds_ago": None if renewed is None else round(time.monotonic() - renewed, 1),
         "run_here": owner.run_here,
         "sent": owner.sent,
-        "served": {kind: dict(results) for kind, results in owner.served.items()},
+        "served": {kind: dict(results) for kind, results in dict(owner.served).items()},
     }

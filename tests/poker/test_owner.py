@@ -270,6 +270,9 @@ async def test_a_router_sends_a_table_nobody_holds_to_an_owner_the_leases_show(r
     asked = asyncio.create_task(owner.command_run(table.pk, "poker.command", payload))
     message = await asyncio.wait_for(layer.receive(elsewhere), 10)
     assert (message["table"], message["payload"], message["reply_to"]) == (table.pk, payload, me)
+    # A busy owner (it has not even taken the table yet) is waited for while it is alive.
+    await asyncio.sleep(3 * owner._look_again_seconds())
+    assert not asked.done()
     await layer.send(me, {"type": "owner.reply", "request": message["request"], "result": "done"})
     assert await asyncio.wait_for(asked, 10) == "done"
     assert (await table_row(table)).version == before.version  # nothing ran here
