@@ -247,16 +247,13 @@ async def _owner_read(owner: _Owner) -> None:
 async def _serve(owner: _Owner, message: dict[str, Any]) -> None:
     """Run one command sent to this owner, answer its sender if it waits."""
     reply: dict[str, Any] = {"type": "owner.reply", "request": message.get("request", "")}
-    served = owner.served.setdefault(str(message.get("kind")), {})
     try:
         result = await in_table_order(
             message["table"], _run_here, message["kind"], message["payload"], message.get("lang")
         )
         reply["result"] = result if isinstance(result, str) else ""
-        served[reply["result"]] = served.get(reply["result"], 0) + 1
     except Refused as refusal:
         reply["code"], reply["message"] = refusal.code, str(refusal.message)
-        served[refusal.code] = served.get(refusal.code, 0) + 1
     except Exception:
         log.exception(
             "table owner: a %s command for table %s failed",
@@ -265,6 +262,9 @@ async def _serve(owner: _Owner, message: dict[str, Any]) -> None:
         )
         reply["code"] = "server_error"
         reply["message"] = ""
+    served = owner.served.setdefault(str(message.get("kind")), {})
+    outcome = reply.get("code") or reply["result"]
+    served[outcome] = served.get(outcome, 0) + 1
     if message.get("reply_to"):
         with contextlib.suppress(Exception):
             await get_channel_layer().send(message["reply_to"], reply)
