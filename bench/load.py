@@ -13,7 +13,11 @@ Method
    docs/operations.md (DEBUG off, a 64-character SECRET_KEY, one Redis database, DB 5 or
    ``LOAD_REDIS_URL``, for the channel layer and the Celery broker, the chosen
    ``CHANNEL_LAYER_BACKEND``): ``--asgi`` daphne
-   processes on consecutive ports, one Celery worker and Celery beat.
+   processes on consecutive ports, one Celery worker and Celery beat. ``--owners M`` (default:
+   all of them) runs table owners in the first M daphnes only; the others route their sockets'
+   commands to the owners (``POKER_OWNER_RUN=false``, poker/owner.py). After the window each
+   daphne's ``/healthz`` tells its role, the leases it renews and the commands it ran, sent
+   and served, and the tables' leases are counted by holder.
 2. **Seeding through the services.** N 6-max pot-limit Omaha tables ($0.50/$1, 5 s to act,
    ``next_hand_delay_seconds`` 0.2) and six bot users per table, each funded with
    ``cashier.services.wallet_deposit``; each bot gets a real session (``SessionStore``, as the
@@ -95,6 +99,7 @@ class Options:
     warmup: float = 5.0
     layer: str = "core"
     asgi: int = 2
+    owners: int | None = None  # daphnes running table owners (None: all), the rest route
     celery_concurrency: int = 2
     think_ms: float = 0.0
     profile: bool = False  # py-spy on each ASGI process during the window
@@ -353,7 +358,9 @@ def wait_for_worker(name: str, env: dict[str, str], procs: Processes, timeout=60
 def start_room(procs: Processes, options: Options, log_dir: Path) -> list[int]:
     env = room_env(options.layer)
     ports = [options.base_port + i for i in range(options.asgi)]
+    owners = options.asgi if options.owners is None else options.owners
     for i, port in enumerate(ports):
+        runs_owner = "true" if i < owners else "false"
         procs.start(
             "asgi", f"daphne-{i + 1}",
             # A handshake may wait 30 s, not daphne's 5: the last bots connect while the
@@ -361,7 +368,7 @@ def start_room(procs: Processes, options: Options, log_dir: Path) -> list[int]:
             # can take longer than 5 s to be read.
             [str(VENV_BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), "-v", "1",
              "--websocket_connect_timeout", "30", "bench.dbcount:application"],
-            env | {"LOAD_COUNT_ROLE": "asgi"},
+            env | {"LOAD_COUNT_ROLE": "asgi", "POKER_OWNER_RUN": runs_owner},
         )  # fmt: skip
     worker_name = f"load-{os.getpid()}@{socket.gethostname()}"
     procs.start(
@@ -502,6 +509,7 @@ class Stats:
     lock_queries: dict[str, int] = field(default_factory=dict)
     db: dict[str, int] = field(default_factory=dict)  # pg_stat_database deltas in the window
     trips: dict[str, int] = field(default_factory=dict)  # bench/dbcount.py deltas, role:counter
+    owners: list[str] = field(default_factory=list)  # each daphne's owner, after the window
 
     def in_window(self, t: float) -> bool:
         return self.window[0] <= t < self.window[1]
@@ -843,6 +851,44 @@ def db_counters() -> dict[str, int]:
     return {**counters, "lease_taken": int(epochs), "table_changes": int(versions)}
 
 
+def owners_report(ports: list[int]) -> list[str]:
+    """Each daphne's table owner as its /healthz tells it (poker/owner.py `owner_report`, the
+    whole run so far), and the tables' leases by holder: owners spread by their leases."""
+    import urllib.request
+
+    lines = []
+    for i, port in enumerate(ports, start=1):
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=10) as answer:
+                owner = json.loads(answer.read()).get("owner", {})
+        except Exception as error:
+            lines.append(f"daphne-{i}: /healthz failed ({type(error).__name__})")
+            continue
+        served = sum(sum(results.values()) for results in owner.get("served", {}).values())
+        lines.append(
+            f"daphne-{i} {owner.get('role')}: leases {owner.get('leases', 0)} (renewed "
+            f"{owner.get('renewed_seconds_ago')} s ago), its sockets' commands run here "
+            f"{owner.get('run_here', 0)}, sent on {owner.get('sent', 0)}; served {served}"
+        )
+    import psycopg
+
+    with psycopg.connect(f"{PG_URL}/{DB_NAME}", autocommit=True) as conn:
+        holders = conn.execute(
+            "SELECT lease_owner LIKE 'owner|%' AND lease_expires_at > now(), count(*) "
+            "FROM poker_table GROUP BY 1 ORDER BY 1"
+        ).fetchall()
+        per_owner = conn.execute(
+            "SELECT count(*) FROM poker_table WHERE lease_owner LIKE 'owner|%' "
+            "AND lease_expires_at > now() GROUP BY lease_owner ORDER BY 1 DESC"
+        ).fetchall()
+    counts = {bool(live): n for live, n in holders}
+    lines.append(
+        f"tables held by a live owner {counts.get(True, 0)}, by none {counts.get(False, 0)}; "
+        f"per owner {[n for (n,) in per_owner]}"
+    )
+    return lines
+
+
 async def play(
     seeds: list[TableSeed], ports: list[int], options: Options, procs: Processes
 ) -> tuple[Stats, dict[str, float], float]:
@@ -880,6 +926,7 @@ async def play(
         stats.db = {key: db_counters()[key] - db0[key] for key in db0}
         trips1 = trip_counters()  # both ends lag the processes by up to half a second
         stats.trips = {key: trips1[key] - trips0.get(key, 0) for key in trips1}
+        stats.owners = await asyncio.to_thread(owners_report, ports)
         # Results of actions sent just before the end may still be on their way.
         await asyncio.sleep(1.0)
     finally:
@@ -1017,6 +1064,7 @@ class Result:
             + self.trips_text(),
             f"    frames received {s.frames:,}, {s.frame_bytes / max(1, s.frames):,.0f} bytes on "
             f"average; log errors {self.log_errors or 0}; logs in {self.log_dir}",
+            *(f"    {line}" for line in s.owners),
             *self.profile,
         ]
 
@@ -1176,6 +1224,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=float, default=Options.warmup)
     parser.add_argument("--layer", choices=["core", "pubsub", "both"], default="both")
     parser.add_argument("--asgi", type=int, default=Options.asgi, help="daphne processes")
+    parser.add_argument(
+        "--owners", type=int, default=None, help="daphnes running table owners (default: all)"
+    )
     parser.add_argument("--celery-concurrency", type=int, default=Options.celery_concurrency)
     parser.add_argument("--think-ms", type=float, default=Options.think_ms)
     parser.add_argument("--pgbench-clients", type=int, default=Options.pgbench_clients)
@@ -1186,6 +1237,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seed-only", nargs=2, metavar=("TABLES", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.owners is not None and not 1 <= args.owners <= args.asgi:
+        parser.error("--owners must be 1 to --asgi")
     if args.seed_only:
         from dataclasses import asdict
 
@@ -1197,7 +1250,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     options = Options(
         tables=args.tables, seconds=args.seconds, warmup=args.warmup, asgi=args.asgi,
-        celery_concurrency=args.celery_concurrency, think_ms=args.think_ms,
+        owners=args.owners, celery_concurrency=args.celery_concurrency, think_ms=args.think_ms,
         pgbench_clients=args.pgbench_clients, profile=args.profile,
     )  # fmt: skip
     layers = ["core", "pubsub"] if args.layer == "both" else [args.layer]
@@ -1206,7 +1259,8 @@ def main(argv: list[str] | None = None) -> int:
     log_root.mkdir(parents=True, exist_ok=True)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     print(
-        f"# {os.cpu_count()} cores; {options.asgi} daphne, 1 celery worker "
+        f"# {os.cpu_count()} cores; {options.asgi} daphne "
+        f"({options.owners or options.asgi} running table owners), 1 celery worker "
         f"(concurrency {options.celery_concurrency}), beat; {options.seconds:.0f} s window after "
         f"{options.warmup:.0f} s warm-up; logs in {log_root}",
         flush=True,

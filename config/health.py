@@ -2,6 +2,7 @@
 
 Answers 200 when the database, the channel layer and the Celery broker all respond, 503 naming
 what is down otherwise. Load balancers and monitors poll it, so every check is bounded in time.
+`owner` says what this process's table owner does (poker/owner.py `owner_report`).
 """
 
 import asyncio
@@ -17,6 +18,7 @@ from django.utils import timezone
 from kombu import Connection
 
 from lobby.models import WorkerHeartbeat
+from poker.owner import owner_report
 
 CHECK_TIMEOUT_SECONDS = 2.0
 
@@ -83,4 +85,6 @@ def healthz(request: HttpRequest) -> JsonResponse:
     }
     if "database" not in down:
         body["worker_heartbeat_age_seconds"] = worker_heartbeat_age_seconds()
+    # What this process's table owner does (docs/operations.md, "Scale out": what to watch).
+    body["owner"] = owner_report()
     return JsonResponse(body, status=200 if not down else 503)

@@ -252,8 +252,11 @@ POKER_TABLE_LEASE_SECONDS = env.float("POKER_TABLE_LEASE_SECONDS", default=4.0)
 if POKER_TABLE_LEASE_SECONDS <= 0:
     raise ImproperlyConfigured("POKER_TABLE_LEASE_SECONDS must be above 0.")
 # Commands for a table run in the process holding its lease (poker/owner.py); off, each runs
-# where it arrives (the second design). The embedded room always runs them where they arrive.
+# where it arrives (the second design). The embedded room routes them too, to its one owner.
 POKER_OWNER_ROUTING = env.bool("POKER_OWNER_ROUTING", default=True)
+# Does this ASGI process run a table owner (hold and renew leases, run the tables' commands)?
+# Off, it only routes its sockets' commands to the owners (docs/operations.md, "Scale out").
+POKER_OWNER_RUN = env.bool("POKER_OWNER_RUN", default=True)
 # The audit chain's anchors (audit/anchor.py): the HMAC key that signs the head's seq and hash
 # in the daily verification and every export's manifest. It must live outside the database
 # (this environment, a secrets store): whoever can rewrite the database must not hold it.

@@ -30,8 +30,20 @@ A Celery timeout is sent to the live owner without waiting (a lost one is found 
 from the deadline the database keeps). The row lock and the fenced write (unit.StaleOwner)
 keep two processes that both believe they own a table from both writing.
 
-The embedded room (no Redis) has one process: it runs no owner and every command runs where
-it arrives, as before.
+The embedded room (`manage.py runroom`: SQLite, the in-memory layer, Celery's worker and beat
+as threads) runs this same code in its one process: its first table socket starts the owner,
+which takes the leases and renews them; the sockets' commands run through `command_run` and
+`in_table_order`; a timeout from the worker thread is sent to the owner's channel like any
+other process's (the in-memory layer's queues wake their reader only from its own loop, so
+that send is handed to the owner's loop: `_send_sync`). What SQLite needs apart: no `SKIP
+LOCKED` in the renewal (its one writer serialises the statements anyway), and Channels' one
+database thread (config/db_threads.py).
+
+Scale out (docs/operations.md): a process with `POKER_OWNER_RUN` off routes only. It starts a
+channel for its answers, holds no lease and renews none; its sockets' commands go to the live
+owner holding the table, and a table no live owner holds goes to one of the owners the leases
+show alive (`owner_for`, chosen by the table's id), so owners take new tables too. With no
+owner alive it runs the command itself, as before routing.
 
 Two kinds of table are owned this way: poker tables (`Table`) and live Omaha Showdown tables
 (`showdown.models.ShowdownTable`, issue 23 item 5). Each kind names the model whose row holds
@@ -44,6 +56,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
 import os
 import socket
@@ -110,7 +123,7 @@ def _handler(path: str) -> Callable[[dict[str, Any]], str]:
 
 
 def routing_enabled() -> bool:
-    return bool(settings.POKER_OWNER_ROUTING) and not settings.EMBEDDED
+    return bool(settings.POKER_OWNER_ROUTING)
 
 
 def is_owner_channel(name: str) -> bool:
@@ -160,12 +173,19 @@ async def in_table_order(table_id: Hashable, func: Callable[..., T], *args: Any)
 
 
 class _Owner:
-    def __init__(self, channel: str) -> None:
+    def __init__(self, channel: str, *, owns: bool = True) -> None:
         self.channel = channel
+        self.owns = owns  # False: a router (POKER_OWNER_RUN off), its channel only for answers
         self.pid = os.getpid()
         self.loop = asyncio.get_running_loop()
         self.replies: dict[str, asyncio.Future] = {}
         self.tasks: set[asyncio.Task] = set()
+        # What /healthz reports of it (`owner_report`): what to watch when scaling out.
+        self.run_here = 0  # commands of this process's sockets run here
+        self.sent = 0  # commands of this process's sockets sent to another owner
+        self.served: dict[str, dict[str, int]] = {}  # sent to it: kind -> result -> count
+        self.leases = 0  # the leases it held at its last renewal
+        self.renewed_at: float | None = None  # monotonic time of that renewal
 
 
 _owner: _Owner | None = None
@@ -185,12 +205,15 @@ def owner_channel() -> str | None:
 def owner_identity() -> str | None:
     """This process as a lease holder when it runs an owner (its mark and channel)."""
     channel = owner_channel()
-    return None if channel is None else _identity_of(channel)
+    if channel is None or _owner is None or not _owner.owns:
+        return None
+    return _identity_of(channel)
 
 
 async def owner_start() -> str | None:
     """Start this process's owner (once): its channel, the loop reading it, and the renewal of
-    its leases. Returns the channel (None where routing is off)."""
+    its leases; with `POKER_OWNER_RUN` off, only the channel and its reader (a router). Returns
+    the channel (None where routing is off)."""
     global _owner, _starting
     if not routing_enabled():
         return None
@@ -201,13 +224,15 @@ async def owner_start() -> str | None:
     async with _starting:
         if owner_channel() is None:
             layer = get_channel_layer()
-            owner = _Owner(await layer.new_channel())
-            unit.owner_identity_set(_identity_of(owner.channel))
+            owns = bool(settings.POKER_OWNER_RUN)
+            owner = _Owner(await layer.new_channel(), owns=owns)
             loop = asyncio.get_running_loop()
             owner.tasks.add(loop.create_task(_owner_read(owner)))
-            owner.tasks.add(loop.create_task(_owner_renew(owner)))
+            if owns:
+                unit.owner_identity_set(_identity_of(owner.channel))
+                owner.tasks.add(loop.create_task(_owner_renew(owner)))
             _owner = owner
-            log.info("table owner %s started", owner.channel)
+            log.info("table %s %s started", "owner" if owns else "router", owner.channel)
     return owner_channel()
 
 
@@ -241,12 +266,12 @@ async def _owner_read(owner: _Owner) -> None:
                 future.set_result(message)
         elif message.get("type") == "owner.command":
             # Started now, in arrival order: each takes its table's place in line at once.
-            task = asyncio.get_running_loop().create_task(_serve(message))
+            task = asyncio.get_running_loop().create_task(_serve(owner, message))
             owner.tasks.add(task)
             task.add_done_callback(owner.tasks.discard)
 
 
-async def _serve(message: dict[str, Any]) -> None:
+async def _serve(owner: _Owner, message: dict[str, Any]) -> None:
     """Run one command sent to this owner, answer its sender if it waits."""
     reply: dict[str, Any] = {"type": "owner.reply", "request": message.get("request", "")}
     try:
@@ -265,6 +290,9 @@ async def _serve(message: dict[str, Any]) -> None:
         )
         reply["code"] = "server_error"
         reply["message"] = ""
+    served = owner.served.setdefault(str(message.get("kind")), {})
+    outcome = reply.get("code") or reply["result"]
+    served[outcome] = served.get(outcome, 0) + 1
     if message.get("reply_to"):
         with contextlib.suppress(Exception):
             await get_channel_layer().send(message["reply_to"], reply)
@@ -290,7 +318,8 @@ async def _owner_renew(owner: _Owner) -> None:
     while True:
         await asyncio.sleep(settings.POKER_TABLE_LEASE_SECONDS / 3)
         try:
-            await in_db_thread(leases_renew)(_identity_of(owner.channel))
+            owner.leases = await in_db_thread(leases_renew)(_identity_of(owner.channel))
+            owner.renewed_at = time.monotonic()
         except Exception:
             log.exception("table owner %s: renewing its leases failed", owner.channel)
 
@@ -298,17 +327,24 @@ async def _owner_renew(owner: _Owner) -> None:
 def leases_renew(holder: str) -> int:
     """One statement per kind of table: the leases `holder` holds, on tables no change has
     locked just now (a change of its own renews the lease anyway), run for a lease time more.
-    Returns how many."""
+    Returns how many. SQLite (the embedded room) has no row locks to skip: its one writer runs
+    the statements one after another, so the plain update waits for a change instead."""
     expires = timezone.now() + timedelta(seconds=settings.POKER_TABLE_LEASE_SECONDS)
     renewed = 0
     with connection.cursor() as cursor:
         for model in _lease_models.values():
             table = model._meta.db_table
-            cursor.execute(
-                f"UPDATE {table} SET lease_expires_at = %s WHERE id IN ("
-                f"SELECT id FROM {table} WHERE lease_owner = %s FOR UPDATE SKIP LOCKED)",
-                [expires, holder],
-            )
+            if connection.features.has_select_for_update_skip_locked:
+                cursor.execute(
+                    f"UPDATE {table} SET lease_expires_at = %s WHERE id IN ("
+                    f"SELECT id FROM {table} WHERE lease_owner = %s FOR UPDATE SKIP LOCKED)",
+                    [expires, holder],
+                )
+            else:
+                cursor.execute(
+                    f"UPDATE {table} SET lease_expires_at = %s WHERE lease_owner = %s",
+                    [expires, holder],
+                )
             renewed += cursor.rowcount
     return renewed
 
@@ -338,6 +374,43 @@ async def holder_of(table_id: int, *, fresh: bool = False, table_kind: str = POK
     return holder
 
 
+# (the live owners the leases show, until when this answer may be used)
+_owners_seen: tuple[list[str], float] = ([], 0.0)
+
+
+def owners_read() -> list[str]:
+    """The owners holding a live lease on some table: the owners alive, as the leases show
+    them (an owner holding none is not seen until it takes a table of its own sockets)."""
+    holders: set[str] = set()
+    for model in _lease_models.values():
+        holders.update(
+            model._default_manager.filter(
+                lease_owner__startswith=OWNER_MARK, lease_expires_at__gt=timezone.now()
+            )
+            .values_list("lease_owner", flat=True)
+            .distinct()
+        )
+    return sorted(holder for holder in holders if is_owner_channel(holder))
+
+
+async def owner_for(table_id: int) -> str:
+    """An owner for a table no live owner holds (a router's command), or "" when none is
+    alive: the owners seen in the leases, one chosen by the table's id (rendezvous hashing, so
+    every router chooses the same one, and few tables move when owners come or go)."""
+    global _owners_seen
+    owners, until = _owners_seen
+    if until <= time.monotonic():
+        owners = await in_db_thread(owners_read)()
+        _owners_seen = (owners, time.monotonic() + settings.POKER_TABLE_LEASE_SECONDS / 3)
+    if not owners:
+        return ""
+
+    def weight(holder: str) -> bytes:
+        return hashlib.blake2b(f"{table_id}|{holder}".encode(), digest_size=8).digest()
+
+    return max(owners, key=weight)
+
+
 def _holder_is(table_id: int, holder: str, table_kind: str = POKER) -> None:
     """Remember who holds the table for a lease time. A stale answer costs a reload, never a
     wrong change: a command run here, or at an owner that lost the table, takes the row lock
@@ -353,15 +426,20 @@ def _holder_is(table_id: int, holder: str, table_kind: str = POKER) -> None:
 
 async def command_run(table_id: int, kind: str, payload: dict[str, Any]) -> str:
     """Run a command for `table_id` where its owner is: here if this process holds the table
-    or nobody live does (this process then takes it), else at the holder's owner. A refusal
-    comes back as the same `Refused` code and message."""
-    me = owner_identity()
+    or nobody live does (this process then takes it), else at the holder's owner. In a router
+    (`POKER_OWNER_RUN` off) a table nobody holds goes to an owner alive in the leases
+    (`owner_for`), and runs here only when none is. A refusal comes back as the same
+    `Refused` code and message."""
     language = translation.get_language()
     table_kind = _table_kind(kind)
     key = order_key(table_kind, table_id)
-    if me is None:
+    process = _owner
+    if owner_channel() is None or process is None:
         return await in_table_order(key, _run_here, kind, payload, language)
+    me = owner_identity()  # None in a router
     holder = await holder_of(table_id, table_kind=table_kind)
+    if not holder and me is None:
+        holder = await owner_for(table_id)
     asked: asyncio.Future | None = None
     while True:
         if not holder or holder == me:
@@ -375,16 +453,21 @@ async def command_run(table_id: int, kind: str, payload: dict[str, Any]) -> str:
                 holder = elsewhere.holder
                 _holder_is(table_id, holder, table_kind)
                 continue
-            _holder_is(table_id, me, table_kind)
+            _holder_is(table_id, me or "", table_kind)
+            process.run_here += 1
             return result
         if asked is None:
             asked = await _ask(holder, table_id, kind, payload, language)
+            process.sent += 1
         try:
             reply = await asyncio.wait_for(asyncio.shield(asked), timeout=_look_again_seconds())
         except TimeoutError:
             # A silent owner: keep waiting while its lease is alive (it is busy, not gone);
-            # once it lapsed, or another owner took the table, run it there.
+            # once it lapsed, or another owner took the table, run it there. A router that
+            # chose the owner of a table nobody held keeps waiting while that owner is alive.
             now_holder = await holder_of(table_id, fresh=True, table_kind=table_kind)
+            if not now_holder and me is None:
+                now_holder = await owner_for(table_id)
             if now_holder != holder:
                 _forget(asked)
                 asked, holder = None, now_holder
@@ -447,12 +530,14 @@ def _answer(reply: dict[str, Any]) -> str:
 
 def command_send_sync(table_id: int, kind: str, payload: dict[str, Any]) -> str | None:
     """From synchronous code outside the sockets (a Celery timeout): send the command to the
-    table's live owner without waiting, and return "owner"; None when no live owner other than
-    this process holds the table (the caller runs it itself)."""
+    table's live owner without waiting, and return "owner"; None when no live owner holds the
+    table (the caller runs it itself). The live owner may be this process's own: from a thread
+    beside it (the embedded room's worker) the command is sent to it all the same, so it runs
+    in the table's order."""
     if not routing_enabled():
         return None
     holder = holder_read(table_id, _table_kind(kind))
-    if not holder or holder == unit.process_identity():
+    if not holder:
         return None
     message = {
         "type": "owner.command",
@@ -464,8 +549,43 @@ def command_send_sync(table_id: int, kind: str, payload: dict[str, Any]) -> str 
         "request": "",
     }
     try:
-        async_to_sync(get_channel_layer().send)(channel_of(holder), message)
+        _send_sync(channel_of(holder), message)
     except Exception:
         log.exception("table %s: could not send to its owner %s; running here", table_id, holder)
         return None
     return "owner"
+
+
+def _send_sync(channel: str, message: dict[str, Any]) -> None:
+    """Send on the channel layer from synchronous code. In a process running an owner, the
+    send runs on the owner's loop: the in-memory layer (the embedded room) wakes a reader only
+    when written from the reader's own loop, and a Celery worker thread has a loop of its own."""
+    owner = _owner
+    if owner is not None and owner.pid == os.getpid() and owner.loop.is_running():
+        try:
+            running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is not owner.loop:
+            sending = get_channel_layer().send(channel, message)
+            asyncio.run_coroutine_threadsafe(sending, owner.loop).result(timeout=5)
+            return
+    async_to_sync(get_channel_layer().send)(channel, message)
+
+
+def owner_report() -> dict[str, Any]:
+    """This process's owner at /healthz: its role, the leases it renewed last time and how long
+    ago, its sockets' commands run here and sent on, and the commands served for others by kind
+    and result (docs/operations.md, "Scale out": what to watch)."""
+    owner = _owner
+    if owner_channel() is None or owner is None:
+        return {"role": "none"}
+    renewed = owner.renewed_at
+    return {
+        "role": "owner" if owner.owns else "router",
+        "leases": owner.leases,
+        "renewed_seconds_ago": None if renewed is None else round(time.monotonic() - renewed, 1),
+        "run_here": owner.run_here,
+        "sent": owner.sent,
+        "served": {kind: dict(results) for kind, results in dict(owner.served).items()},
+    }

@@ -4,7 +4,10 @@ the worker and beat as threads of the web process), then two demo players log in
 play a hand over their table sockets, and in the next hand let the clock run out (the turn's
 timer: a Celery task with an eta, on the in-memory broker). This is the only test of the SQLite
 paths (the audit chain linked in Python, `db_batch` saving rows one by one, the in-memory layer,
-the embedded worker dealing the hand and timing out the turn)."""
+the embedded worker dealing the hand and timing out the turn). The room runs the table's owner
+as production does (poker/owner.py): the table's lease names it, its sockets' commands ran
+there, and the worker's timeouts (the deals and the fold) were sent to it and run by it, as
+its /healthz report counts them."""
 
 import asyncio
 import base64
@@ -238,6 +241,12 @@ def test_the_embedded_room_plays_a_hand_over_its_sockets(migrated_sqlite, tmp_pa
             pytest.fail(
                 f"the hand did not end: {error!r}\nthe room's log:\n{log.read_text()[-3000:]}"
             )
+        with urllib.request.urlopen(f"{base_url}/healthz", timeout=10) as response:
+            owner = json.loads(response.read())["owner"]
+        with sqlite3.connect(database, timeout=10) as db:
+            (lease,) = db.execute(
+                "SELECT lease_owner FROM poker_table WHERE id = ?", (table_id,)
+            ).fetchone()
         # Read before the room stops: its worker thread may still be sending a heartbeat when
         # the interpreter shuts down, which logs a traceback that is no fault of the hand.
         served = log.read_text()
@@ -259,3 +268,12 @@ def test_the_embedded_room_plays_a_hand_over_its_sockets(migrated_sqlite, tmp_pa
     folded = next(seat for seat, net in nets.items() if net == -50)
     assert state["seats"][folded - 1]["status"] == "sitting_out", state["seats"]
     assert "Traceback" not in served, served[-3000:]
+    # The owner ran it all: it holds the table's lease (`owner|<host>:<pid>|<channel>`) and
+    # renews it, the sockets' commands ran at it, and the worker's timers reached it: the
+    # deals after the sits and after the first hand, and the fold when the clock ran out.
+    assert lease.startswith("owner|") and lease.count("|") == 2, lease
+    assert owner["role"] == "owner" and owner["leases"] >= 1, owner
+    assert owner["renewed_seconds_ago"] is not None, owner
+    assert owner["run_here"] >= 4 and owner["sent"] == 0, owner  # hellos, sits, acts
+    assert owner["served"]["poker.timeout"].get("fold") == 1, owner
+    assert owner["served"]["poker.timeout"].get("dealt", 0) >= 2, owner

@@ -2,7 +2,9 @@
 holding the table's lease and its answer comes back; an owner runs one table's commands in the
 order they reached it; a command for a table whose owner stopped answering runs where it
 arrived once the lease lapsed, and that process takes the lease with the next epoch; a timeout
-goes to the live owner; an owner renews only its own leases.
+goes to the live owner, this process's own too when it comes from a thread beside it (the
+embedded room's worker); an owner renews only its own leases; a router (POKER_OWNER_RUN off)
+sends a table nobody holds to an owner the leases show alive.
 
 This process plays one owner (started in the test's loop, routing on for these tests), and
 "another process's owner" is a channel on the same Redis layer that the test reads and answers
@@ -38,9 +40,11 @@ async def routing(settings):
     settings.POKER_OWNER_ROUTING = True
     settings.POKER_TABLE_LEASE_SECONDS = 1.5
     owner._holders.clear()
+    owner._owners_seen = ([], 0.0)
     yield
     await owner.owner_stop()
     owner._holders.clear()
+    owner._owners_seen = ([], 0.0)
 
 
 @database_sync_to_async
@@ -231,3 +235,56 @@ async def test_a_process_that_wrongly_believes_it_owns_the_table_sends_the_comma
         before.lease_epoch,
         before.lease_owner,
     )
+
+
+async def test_a_timeout_from_a_thread_beside_this_process_s_owner_is_run_by_the_owner(routing):
+    """The embedded room's Celery worker is a thread of the owner's own process: its timeout
+    still goes through the owner's channel and runs in the table's order, not in the thread."""
+    table, _ = await seated_table()
+    await owner.owner_start()
+    await lease_set(table, owner.owner_identity(), seconds=30)
+    payload = {"timeout": ["poker.hand_start", table.pk, 0, 0, time.time()]}
+    sent = await sync_to_async(owner.command_send_sync)(table.pk, "poker.timeout", payload)
+    assert sent == "owner"
+    async with asyncio.timeout(10):
+        while not owner.owner_report()["served"].get("poker.timeout"):
+            await asyncio.sleep(0.05)
+    report = owner.owner_report()
+    assert report["role"] == "owner" and sum(report["served"]["poker.timeout"].values()) == 1
+
+
+async def test_a_router_sends_a_table_nobody_holds_to_an_owner_the_leases_show(routing, settings):
+    """A process that runs no owner holds no lease: a command for a table no live owner holds
+    goes to an owner seen alive in the other tables' leases; with none alive it runs here."""
+    settings.POKER_OWNER_RUN = False
+    table, ann = await seated_table()
+    other, _ = await database_sync_to_async(lambda: (make_table(), None))()
+    me = await owner.owner_start()
+    assert me is not None and owner.owner_identity() is None
+    layer = get_channel_layer()
+    elsewhere = await layer.new_channel()
+    await lease_set(other, ELSEWHERE + elsewhere, seconds=30)
+    before = await table_row(table)
+    payload = {"table": table.pk, **command(ann, "SitOut")}
+
+    asked = asyncio.create_task(owner.command_run(table.pk, "poker.command", payload))
+    message = await asyncio.wait_for(layer.receive(elsewhere), 10)
+    assert (message["table"], message["payload"], message["reply_to"]) == (table.pk, payload, me)
+    # A busy owner (it has not even taken the table yet) is waited for while it is alive.
+    await asyncio.sleep(3 * owner._look_again_seconds())
+    assert not asked.done()
+    await layer.send(me, {"type": "owner.reply", "request": message["request"], "result": "done"})
+    assert await asyncio.wait_for(asked, 10) == "done"
+    assert (await table_row(table)).version == before.version  # nothing ran here
+    report = owner.owner_report()
+    assert (report["role"], report["sent"], report["run_here"]) == ("router", 1, 0)
+
+    # No owner alive any more: the router runs it itself, under a lease that names no owner.
+    await lease_set(other, ELSEWHERE + elsewhere, seconds=-1)
+    owner._holders.clear()
+    owner._owners_seen = ([], 0.0)
+    payload = {"table": table.pk, **command(ann, "SitOut")}  # the first never ran
+    assert await owner.command_run(table.pk, "poker.command", payload) == "done"
+    after = await table_row(table)
+    assert after.version > before.version and not owner.is_owner_channel(after.lease_owner)
+    assert owner.owner_report()["run_here"] == 1

@@ -2,7 +2,9 @@
 
 This is the embedded default (no outside services): the in-memory Celery broker only works
 inside one process, so the worker and beat run here as threads beside the web server. In
-production each of these is its own process (docs/operations.md).
+production each of these is its own process (docs/operations.md). The tables' owner runs here
+as in every production ASGI process (poker/owner.py, started by the first table socket): the
+worker thread's timeouts are sent to it.
 """
 
 import logging
