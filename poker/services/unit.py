@@ -43,7 +43,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, TypeGuard
+from typing import Any, Literal, TypeGuard, get_args
 
 from django.conf import settings
 from django.db import connection, models, transaction
@@ -62,6 +62,28 @@ from poker.selectors import TableView, table_seats
 log = logging.getLogger(__name__)
 
 Status = Seat.Status
+
+
+# The room's events at a table, beside the engine's hand events (poker.engine.events): what
+# `TableChange.event` may append to an `update` frame (docs/protocol.md "Events", checked by
+# tests/poker/test_protocol_names.py). `hand_commitment` goes in a frame of its own before the
+# deal (poker/services/dealing.py).
+TableEventType = Literal[
+    "player_sat",
+    "button_drawn",
+    "player_leaving",
+    "player_left",
+    "player_sat_out",
+    "player_sat_in",
+    "big_blind_choice",
+    "player_topped_up",
+    "player_connection",
+    "timeout",
+    "hand_cancelled",
+    "hand_commitment",
+    "hand_revealed",
+]
+TABLE_EVENT_TYPES: frozenset[str] = frozenset(get_args(TableEventType))
 
 
 class TableError(Refused):
@@ -448,7 +470,7 @@ class TableChange:
 
     # what the service did
 
-    def event(self, kind: str, **fields: Any) -> None:
+    def event(self, kind: TableEventType, **fields: Any) -> None:
         self.events.append({"type": kind, **fields})
         self.publish = True
 
