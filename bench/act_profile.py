@@ -10,6 +10,7 @@ most cumulative time. Set POKER_TABLES_IN_MEMORY=0 to measure without the table'
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/room_bench_act \\
     REDIS_URL=redis://127.0.0.1:6379/9 .venv/bin/python -m bench.act_profile [--actions 400]
+        [--no-profile]
 
 The database named by DATABASE_URL is dropped and created again.
 """
@@ -34,6 +35,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--actions", type=int, default=400)
     parser.add_argument("--top", type=int, default=25)
+    parser.add_argument(
+        "--no-profile",
+        action="store_true",
+        help="time without cProfile (its cost grows with Python calls, so CPU is truer)",
+    )
     args = parser.parse_args(argv)
     django_on_scratch_database()
     from django.db import connection
@@ -72,7 +78,8 @@ def main(argv: list[str] | None = None) -> int:
         statements[0] = 0
         with connection.execute_wrapper(count):
             started, cpu = time.perf_counter(), time.thread_time()
-            profile.enable()
+            if not args.no_profile:
+                profile.enable()
             services.table_act(
                 table=table.pk,
                 player=players[engine.to_act],
@@ -97,6 +104,8 @@ def main(argv: list[str] | None = None) -> int:
         f"statements per action mean {statistics.fmean(trips):.2f}, "
         f"median {statistics.median(trips)}"
     )
+    if args.no_profile:
+        return 0
     out = io.StringIO()
     stats = pstats.Stats(profile, stream=out)
     # Where an action's time goes, per action (cumulative, so the parts overlap).
@@ -125,7 +134,8 @@ def main(argv: list[str] | None = None) -> int:
         if total:
             print(f"  {label:40} {1000 * total / len(walls):8.2f}")
     stats.sort_stats("cumulative").print_stats(args.top)
-    print(out.getvalue())
+    if not args.no_profile:
+        print(out.getvalue())
     return 0
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
-from django.db.models import Q, QuerySet, Sum
+from django.db import connection
+from django.db.models import QuerySet, Sum
 from django.utils import timezone
 
 from cashier.models import Account, Entry, Posting
 from cashier.ratholing import BuyInTerms, buy_in_terms_for
-from config.prepared import PreparedQuery
 
 
 def wallet_balance(*, player) -> int:
@@ -29,32 +29,32 @@ def table_stack_balance(*, player, table) -> int:
 
 def table_stacks(*, table) -> dict[int, int]:
     """Every non-empty stack at the table: user id -> cents."""
-    return dict(table_stacks_read(table_id=getattr(table, "pk", table)))
-
-
-# Read at every hand's start and end: compiled once per process (config/prepared.py).
-table_stacks_read = PreparedQuery(
-    lambda table_id: Account.objects.filter(
-        kind=Account.Kind.TABLE_STACK, table_id=table_id, balance__gt=0
-    ).values_list("owner_id", "balance")
-)
-
-
-# Read on every change at a table: compiled once per process (config/prepared.py).
-stacks_and_wallets_read = PreparedQuery(
-    lambda table_id, owner_ids: Account.objects.filter(
-        Q(kind=Account.Kind.TABLE_STACK, table_id=table_id, balance__gt=0)
-        | Q(kind=Account.Kind.WALLET, owner_id__in=owner_ids)
-    ).values_list("kind", "owner_id", "balance")
-)
+    stacks = Account.objects.filter(
+        kind=Account.Kind.TABLE_STACK, table_id=getattr(table, "pk", table), balance__gt=0
+    )
+    return dict(stacks.values_list("owner_id", "balance"))
 
 
 def table_stacks_and_wallets(*, table, wallet_owner_ids) -> tuple[dict[int, int], dict[int, int]]:
     """(every non-empty stack at the table, the wallets of `wallet_owner_ids`), user id ->
-    cents, in one read: what a table's frames show of money (a round trip less per change)."""
+    cents, in one read: what a table's frames show of money (a round trip less per change).
+
+    Read on every change at every table, so it is one plain statement: Django took longer to
+    build this query than the database to answer it (docs/benchmarks.md, issue 23)."""
     stacks: dict[int, int] = {}
     wallets = dict.fromkeys(wallet_owner_ids, 0)
-    rows = stacks_and_wallets_read(table_id=table.pk, owner_ids=sorted(wallets))
+    sql = (
+        f"SELECT kind, owner_id, balance FROM {Account._meta.db_table} "
+        "WHERE (kind = %s AND table_id = %s AND balance > 0)"
+    )
+    params: list[Any] = [Account.Kind.TABLE_STACK.value, table.pk]
+    if wallets:
+        places = ", ".join(["%s"] * len(wallets))
+        sql += f" OR (kind = %s AND owner_id IN ({places}))"
+        params += [Account.Kind.WALLET.value, *sorted(wallets)]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
     for kind, owner_id, balance in rows:
         (stacks if kind == Account.Kind.TABLE_STACK else wallets)[owner_id] = balance
     return stacks, wallets

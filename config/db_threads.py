@@ -1,10 +1,18 @@
 """Sockets' database work on a bounded pool of threads, so one table's wait never stalls another.
 
+Why this stays under the owner design (issue 23 item 6 asked): the owner keeps each table in
+memory, but a command still does blocking database work (the row lock, the writes, the
+ledger) and one ASGI process owns many tables. Its commands run one at a time per table
+(`poker.owner.in_table_order`, the owner's own order) and on these threads side by side across
+tables; on Channels' single thread one slow table would stall every other table the process
+owns. Sockets' own reads (a snapshot, the chat, the live Showdown table's services) use them
+for the same reason.
+
 Channels' `database_sync_to_async` is thread-sensitive: every call of an ASGI process runs on one
 thread, so a service waiting for one table's row lock (or just doing its round trips) holds up
 every other table that process serves. `in_db_thread` runs a call on one of `SOCKET_DB_THREADS`
-threads per process instead; calls for different tables proceed side by side and the table's
-row lock stays the only thing that orders them. A socket's own frames still run one after
+threads per process instead; calls for different tables proceed side by side, and a table's
+commands are ordered by its owner's turn and its row lock. A socket's own frames still run one after
 another (its consumer awaits each call before reading the next frame).
 
 Connections: each call starts and ends with `close_old_connections`, which with the connection

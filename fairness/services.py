@@ -19,7 +19,6 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from config.errors import Refused
-from config.prepared import PreparedQuery
 from fairness.models import ClientSeed, Commitment, CommitmentSeat, ServerSeed
 from poker.engine import dealer
 from poker.engine import fairness as scheme
@@ -114,17 +113,10 @@ def deal_commit(*, kind: str, ref_id: int, deal: Deal, now: datetime | None = No
     return row
 
 
-# A deal's commitment, read at every deal's end: compiled once per process.
-_commitment_read = PreparedQuery(
-    lambda kind, ref_id: Commitment.objects.filter(kind=kind, ref_id=ref_id).order_by("pk")[:1]
-)
-
-
 def deal_reveal(*, kind: str, ref_id: int, now: datetime | None = None) -> Commitment | None:
     """Open a finished or cancelled deal's commitment to its players (once; None when the
     deal has none, e.g. one dealt before commitments existed)."""
-    found = _commitment_read(kind=kind, ref_id=ref_id)
-    commitment = found[0] if found else None
+    commitment = Commitment.objects.filter(kind=kind, ref_id=ref_id).order_by("pk").first()
     if commitment is None or commitment.revealed_at is not None:
         return commitment
     commitment.revealed_at = now or timezone.now()

@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from asgiref.sync import sync_to_async
-from channels.db import database_sync_to_async
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.utils.translation import gettext as _
 
 from config.db_pool import DatabaseBusy, refuse_when_pool_exhausted
+from config.db_threads import in_db_thread
 from config.frames import Resync, Snapshot
 from config.sockets import TableSocket
 from poker import owner, services
@@ -185,7 +185,7 @@ class TableConsumer(TableSocket):
     async def resync_hello(self, frame: dict[str, Any]) -> None:
         """A reconnecting page's resync also brings the heartbeat and the recent chat."""
         frame["heartbeat_seconds"] = settings.POKER_HEARTBEAT_SECONDS
-        frame["chat"] = await owner.in_table_order(self.table_id, _chat_read, self.table_id)
+        frame["chat"] = await _chat_read(self.table_id)
 
     async def snapshot_send(self) -> None:
         """The whole STATE now, read from the database, with the heartbeat the page expects."""
@@ -211,32 +211,30 @@ def _frames_missed(table_id: int, user_id: int, since: int) -> Missed | None:
     return frames_missed(table_id=table_id, user_id=user_id, since=since)
 
 
+@in_db_thread
 def _chat_read(table_id: int) -> list[dict]:
     return chat_recent(table_id=table_id)
 
 
-async def _table_is_open(table_id: int, user) -> bool:
-    return await owner.in_table_order(table_id, _table_open_read, table_id, user)
-
-
-def _table_open_read(table_id: int, user) -> bool:
+@in_db_thread
+def _table_is_open(table_id: int, user) -> bool:
     """Open tables take anyone; a closed one only its seated players (so they can leave)."""
     table = Table.objects.filter(pk=table_id).first()
     return table is not None and (table.is_open or table.seats.filter(player=user).exists())
 
 
-@database_sync_to_async
+@in_db_thread
 def _exclusion_message(user) -> str | None:
     exclusion = responsible.exclusion_active(player=user)
     return None if exclusion is None else responsible.exclusion_message(exclusion)
 
 
-async def _snapshot_for(table_id: int, user) -> dict:
-    return await owner.in_table_order(table_id, _snapshot_read, table_id, user)
-
-
-def _snapshot_read(table_id: int, user) -> dict:
-    """A table deleted by staff is `no_table`, as for a service."""
+@in_db_thread
+def _snapshot_for(table_id: int, user) -> dict:
+    """A table deleted by staff is `no_table`, as for a service. Read from the database on
+    the sockets' database threads, not in the table's turn at its owner: every frame carries
+    the table's version, so a snapshot read beside a command is never applied out of order
+    (docs/protocol.md "Versions and resync")."""
     try:
         return table_snapshot_for(table=Table(pk=table_id), player=user)
     except Table.DoesNotExist as error:

@@ -19,7 +19,6 @@ from django.utils import timezone
 from cashier.models import Account
 from cashier.selectors import buy_in_terms, table_stacks_and_wallets, wallet_balance
 from cashier.services import dollars
-from config.prepared import PreparedQuery
 from fairness.published import table_seed_hash
 from poker.engine.hand import Hand as EngineHand
 from poker.engine.views import events_for, redact_event, view_for
@@ -103,15 +102,10 @@ def result_json(hand_row: Hand | None, names: dict[int, str]) -> dict[str, Any] 
     }
 
 
-# The reads every table change makes, compiled once per process (config/prepared.py).
-table_seats_read = PreparedQuery(
-    lambda table_id: Seat.objects.filter(table_id=table_id).select_related("player__profile")
-)
-
-
 def table_seats(*, table_id: int) -> dict[int, Seat]:
     """The table's seats by number, with their players and profiles."""
-    return {seat.number: seat for seat in table_seats_read(table_id=table_id)}
+    seats = Seat.objects.filter(table_id=table_id).select_related("player__profile")
+    return {seat.number: seat for seat in seats}
 
 
 class TableView:

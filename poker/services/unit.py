@@ -19,7 +19,7 @@ The process that changes a table holds its lease (`Table.lease_owner`, `lease_ep
 `lease_expires_at`): renewed by its next change, taken with the next epoch by any other
 process. Commands are routed to the holder when it is a live owner (poker/owner.py): a
 process running an owner loop holds leases under its channel's name and renews them. The
-change's one write updates the table's row only `WHERE version = <the version it read> AND
+change's write of the table's row updates it only `WHERE version = <the version it read> AND
 lease_epoch = <the epoch it holds>`, so a holder whose lease moved on can
 never write (`StaleOwner`, the transaction rolls back); memory is recalled only under the
 epoch it was kept with.
@@ -43,17 +43,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Protocol, TypeGuard
+from typing import Any, Literal, Protocol, TypeGuard, get_args
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, models, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from config.db_batch import save_together
 from config.errors import Refused
 from config.inputs import parse_cents
-from config.prepared import PreparedQuery
 from config.timeouts import Timeout, timeouts_set
 from poker import broadcast
 from poker.engine.hand import Hand as EngineHand
@@ -64,6 +62,28 @@ from poker.selectors import TableView, table_seats
 log = logging.getLogger(__name__)
 
 Status = Seat.Status
+
+
+# The room's events at a table, beside the engine's hand events (poker.engine.events): what
+# `TableChange.event` may append to an `update` frame (docs/protocol.md "Events", checked by
+# tests/poker/test_protocol_names.py). `hand_commitment` goes in a frame of its own before the
+# deal (poker/services/dealing.py).
+TableEventType = Literal[
+    "player_sat",
+    "button_drawn",
+    "player_leaving",
+    "player_left",
+    "player_sat_out",
+    "player_sat_in",
+    "big_blind_choice",
+    "player_topped_up",
+    "player_connection",
+    "timeout",
+    "hand_cancelled",
+    "hand_commitment",
+    "hand_revealed",
+]
+TABLE_EVENT_TYPES: frozenset[str] = frozenset(get_args(TableEventType))
 
 
 class TableError(Refused):
@@ -165,23 +185,19 @@ def peek(hand_row: Hand) -> EngineHand | None:
         return None
 
 
-# The reads of every table change, compiled once per process (config/prepared.py).
-table_lock_read = PreparedQuery(
-    lambda table_id: Table.objects.select_for_update().filter(pk=table_id)
-)
-running_hand_read = PreparedQuery(
-    lambda table_id: (
-        Hand.objects.with_deck()
-        .with_players()
-        .filter(table_id=table_id, status=Hand.Status.RUNNING)
-        .order_by("pk")[:1]
-    )
-)
-
-
 def lock_table(table: Table | int) -> Table:
+    """The table's row, locked for this transaction (`no_table` when there is none).
+
+    Every change at every table starts here, so it is one plain statement: Django took
+    longer to build the locking query than the database to answer it (docs/benchmarks.md,
+    issue 23). SQLite (the embedded room) has no FOR UPDATE and one writer anyway."""
     table_id = table if is_int(table) else getattr(table, "pk", None)
-    locked = table_lock_read(table_id=table_id) if is_int(table_id) else []
+    if not is_int(table_id):
+        raise TableError("no_table", _("There is no such table."))
+    sql = f"SELECT * FROM {Table._meta.db_table} WHERE id = %s"
+    if connection.features.has_select_for_update:
+        sql += " FOR UPDATE"
+    locked = list(Table.objects.raw(sql, [table_id]))
     if not locked:
         raise TableError("no_table", _("There is no such table."))
     return locked[0]
@@ -451,8 +467,13 @@ class TableChange:
 
     def running_hand(self) -> Hand | None:
         if not self._running_loaded:
-            running = running_hand_read(table_id=self.table.pk)
-            self._running = running[0] if running else None
+            self._running = (
+                Hand.objects.with_deck()
+                .with_players()
+                .filter(table_id=self.table.pk, status=Hand.Status.RUNNING)
+                .order_by("pk")
+                .first()
+            )
             self._running_loaded = True
         if self._running is not None and self._running.status != Hand.Status.RUNNING:
             return None  # it ended in this change
@@ -467,7 +488,7 @@ class TableChange:
 
     # what the service did
 
-    def event(self, kind: str, **fields: Any) -> None:
+    def event(self, kind: TableEventType, **fields: Any) -> None:
         self.events.append({"type": kind, **fields})
         self.publish = True
 
@@ -483,7 +504,7 @@ class TableChange:
 
     def save_later(self, row: Any, fields: list[str] | None) -> None:
         """Save these fields of `row` (None: every loaded field) with the rest of the change
-        (one statement, `persist`); the fields of a row already waiting are merged (one row is
+        (`persist`, at its end); the fields of a row already waiting are merged (one row is
         written once)."""
         for index, (waiting, waiting_fields) in enumerate(self.rows_to_save):
             if waiting is row:
@@ -567,7 +588,7 @@ def table_change(table: Table | int, *, recall: bool = False) -> Iterator[TableC
                     functools.partial(memory_keep, locked.pk, _memory_after(change, view, before))
                 )
             elif change.rows_to_save:
-                save_together(updates=change.rows_to_save)
+                rows_save(change.rows_to_save)
             timeouts_set(change.schedules)
             for user_id, frame in change.notices:
                 transaction.on_commit(
@@ -578,27 +599,67 @@ def table_change(table: Table | int, *, recall: bool = False) -> Iterator[TableC
         raise
 
 
+# What playing a hand changes of its row: not its table, number, deck, setup or start, fixed
+# when it was dealt (so the deck is written once, by the deal, never again).
+_HAND_PLAYED = tuple(
+    field.name
+    for field in Hand._meta.concrete_fields
+    if field.name not in ("id", "table", "number", "deck", "setup", "started_at")
+)
+
+
 def persist(change: TableChange) -> None:
-    """Write what the change did that is not written yet: the moved hand's new events and the
-    hand itself, the rows it altered (a player's last seq) and the table's version, in one
-    round trip on PostgreSQL (`config.db_batch`)."""
+    """Write what the change did that is not written yet: the moved hand's new events (one
+    INSERT) and the hand itself, the rows it altered (a player's last seq), then the table's
+    version and lease, fenced: the table's row is written only where its version and lease
+    epoch are still the ones this change read (`StaleOwner` otherwise). Ordinary ORM writes,
+    the same on PostgreSQL and SQLite."""
     table, hand_row = change.table, change.hand_row
-    events = []
     if hand_row is not None and change.engine is not None and change.hand_moved:
         events = hand_row.record(change.engine, insert=False)  # the log's new events
-        change.save_later(hand_row, None)
+        if events:
+            HandEvent.objects.bulk_create(events)
+        change.save_later(hand_row, list(_HAND_PLAYED))
     fence = {"version": table.version, "lease_epoch": change.epoch}
     table.version += 1
     lease_take(table, timezone.now())
     change.save_later(table, ["version", "lease_owner", "lease_epoch", "lease_expires_at"])
     table_fields = next(fields for row, fields in change.rows_to_save if row is table)
-    others = [(row, fields) for row, fields in change.rows_to_save if row is not table]
-    written = save_together(
-        inserts=[(HandEvent, events)], updates=others, fenced=(table, table_fields, fence)
-    )
+    rows_save([(row, fields) for row, fields in change.rows_to_save if row is not table])
     change.rows_to_save.clear()
-    if not written:
+    names = table_fields if table_fields is not None else _loaded_fields(table)
+    values = {name: getattr(table, name) for name in names}
+    if Table.objects.filter(pk=table.pk, **fence).update(**values) != 1:
         raise StaleOwner(table.pk)
+
+
+def rows_save(rows: list[tuple[Any, list[str] | None]]) -> None:
+    """Save each (row, fields; None: every loaded field): one row of a model with `save()`,
+    several (the players' results at a hand's end) with one `bulk_update` of their fields."""
+    by_model: dict[type[models.Model], list[tuple[Any, list[str] | None]]] = {}
+    for row, fields in rows:
+        by_model.setdefault(type(row), []).append((row, fields))
+    for model, group in by_model.items():
+        if len(group) == 1:
+            row, fields = group[0]
+            row.save(update_fields=fields)
+            continue
+        names: list[str] = []
+        for row, fields in group:
+            for name in fields if fields is not None else _loaded_fields(row):
+                if name not in names:
+                    names.append(name)
+        model._default_manager.bulk_update([row for row, _ in group], names)
+
+
+def _loaded_fields(row: Any) -> list[str]:
+    """The fields `row.save()` would write: every concrete one it loaded but its key."""
+    deferred = row.get_deferred_fields()
+    return [
+        field.attname
+        for field in row._meta.concrete_fields
+        if not field.primary_key and field.attname not in deferred
+    ]
 
 
 def _publish(change: TableChange) -> TableView:

@@ -3,7 +3,7 @@ SQLite tests), `seed_demo` and `runroom` on SQLite, with no Redis (the in-memory
 the worker and beat as threads of the web process), then two demo players log in over HTTP and
 play a hand over their table sockets, and in the next hand let the clock run out (the turn's
 timer: a Celery task with an eta, on the in-memory broker). This is the only test of the SQLite
-paths (the audit chain linked in Python, `db_batch` saving rows one by one, the in-memory layer,
+paths (the audit chain linked in Python, the table lock without FOR UPDATE, the in-memory layer,
 the embedded worker dealing the hand and timing out the turn). The room runs the table's owner
 as production does (poker/owner.py): the table's lease names it, its sockets' commands ran
 there, and the worker's timeouts (the deals and the fold) were sent to it and run by it, as
