@@ -34,7 +34,7 @@ def _unaudited(statement):
 
     def without_record(link):
         head, cte, tail = statement(link).partition("), audited AS (")
-        return head + cte + tail.replace("FROM entry\n", "FROM entry WHERE false\n", 1)
+        return head + cte + tail.replace("WHERE ids.id IN", "WHERE false AND ids.id IN", 1)
 
     return without_record
 
