@@ -259,29 +259,32 @@ def _link_params(links: tuple[Link, ...]) -> list:
     return params
 
 
-_statements: dict[tuple, str] = {}
+_statements: dict[tuple[int, tuple], str] = {}
 
 
-def _statement(link_shape) -> str:
-    """The WITH statement (see the module doc). Its text depends only on the link's shape, not
-    on the legs or the number of entries (all passed as arrays), so PostgreSQL plans it once
-    per connection."""
-    if link_shape in _statements:
-        return _statements[link_shape]
+def _statement(count: int, link_shape: tuple) -> str:
+    """The WITH statement (see the module doc) for `count` entries. Its text depends only on
+    that and the links' shape, not on the legs (passed as arrays), so PostgreSQL plans it once
+    per connection and kind of movement. The entries' columns and their audit records go as
+    one row of values each (scalars: cheaper to send than arrays)."""
+    key = (count, link_shape)
+    if key in _statements:
+        return _statements[key]
     account, entry, posting = (
         Account._meta.db_table,
         Entry._meta.db_table,
         Posting._meta.db_table,
     )
     record_columns = ", ".join((*RECORD_ROW_COLUMNS, "subject_id", "content_hash"))
-    record_arrays = ", ".join(
-        ["%s::timestamptz[]", "%s::bigint[]", *["%s::text[]"] * 5, "%s::text[]", "%s::text[]"]
-    )
+    # created_at, actor_id, five texts, payload (as text), reason; the hash's text around the id
+    record_row = ", ".join(["%s::timestamptz", "%s::bigint", *(["%s::text"] * 9)])
+    record_rows = ", ".join(f"({n}, {record_row})" for n in range(1, count + 1))
     record_names = ", ".join(RECORD_ROW_COLUMNS)
     record_values = ", ".join(
         f"r.{name}::jsonb" if name == "payload" else f"r.{name}" for name in RECORD_ROW_COLUMNS
     )
-    entry_arrays = ", ".join(f"%s::{kind}[]" for kind in _ENTRY_TYPES)
+    entry_row = ", ".join(f"%s::{kind}" for kind in _ENTRY_TYPES)
+    entry_rows = ", ".join(f"({n}, {entry_row})" for n in range(1, count + 1))
     entry_names = ", ".join(_ENTRY_FIELDS)
     sql = f"""
 WITH wanted AS MATERIALIZED (
@@ -307,7 +310,7 @@ WITH wanted AS MATERIALIZED (
             AND in_hand_id IS NOT NULL AND in_hand_id <> %s::bigint)) AS ok
 ), ids AS MATERIALIZED (
     SELECT e.*, nextval(pg_get_serial_sequence('{entry}', 'id')::regclass) AS id
-    FROM unnest({entry_arrays}) WITH ORDINALITY AS e ({entry_names}, n), ok
+    FROM (VALUES {entry_rows}) AS e (n, {entry_names}), ok
     WHERE ok.ok
 ), entry AS (
     INSERT INTO {entry} (id, {entry_names}, created_at)
@@ -333,8 +336,8 @@ WITH wanted AS MATERIALIZED (
     INSERT INTO {AuditRecord._meta.db_table} ({record_columns})
     SELECT {record_values}, ids.id::text,
         encode(sha256(convert_to(r.text_before || ids.id::text || r.text_after, 'UTF8')), 'hex')
-    FROM unnest({record_arrays}, %s::text[], %s::text[]) WITH ORDINALITY
-        AS r ({record_names}, text_before, text_after, n) JOIN ids ON ids.n = r.n
+    FROM (VALUES {record_rows}) AS r (n, {record_names}, text_before, text_after)
+        JOIN ids ON ids.n = r.n
     WHERE ids.id IN (SELECT id FROM entry)
     ORDER BY r.n
 ){_link_sql(link_shape)}
@@ -342,7 +345,7 @@ SELECT (SELECT array_agg(ids.id ORDER BY ids.n) FROM ids WHERE ids.id IN (SELECT
     AS entry_ids, (SELECT ok FROM ok) AS all_ok, {_LOCK_COLUMNS}
 FROM locked ORDER BY locked.id
 """
-    _statements[link_shape] = sql
+    _statements[key] = sql
     return sql
 
 
@@ -386,15 +389,17 @@ def _run_in_one_statement(
         end_hand[1] if end_hand is not None else None,
         busy_hand_id,
         busy_hand_id,
-        *([entry_fields[name] for entry_fields in fields] for name in _ENTRY_FIELDS),
+        *(entry_fields[name] for entry_fields in fields for name in _ENTRY_FIELDS),
         now,
         end_hand[1] if end_hand is not None else None,
-        *([record.values[i] for record in records] for i in range(len(RECORD_ROW_COLUMNS))),
-        [record.text_before for record in records],
-        [record.text_after for record in records],
+        *(
+            value
+            for record in records
+            for value in (*record.values, record.text_before, record.text_after)
+        ),
         *_link_params(links),
     ]
-    sql = _statement(_link_shape(links))
+    sql = _statement(len(entries), _link_shape(links))
     with connection.cursor() as cursor:
         if getattr(settings, "DB_PREPARED_STATEMENTS", False):
             if hasattr(cursor, "debug_sql"):  # DEBUG: Django logs the statement, as for any
