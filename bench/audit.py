@@ -32,9 +32,9 @@ def _unaudited(statement):
     """The posting statement with its audit record's INSERT selecting no row (the same
     parameters, so it runs as prepared; no record, so the chain trigger never fires)."""
 
-    def without_record(link):
-        head, cte, tail = statement(link).partition("), audited AS (")
-        return head + cte + tail.replace("FROM entry\n", "FROM entry WHERE false\n", 1)
+    def without_record(count, link_shape):
+        head, cte, tail = statement(count, link_shape).partition("), audited AS (")
+        return head + cte + tail.replace("WHERE ids.id IN", "WHERE false AND ids.id IN", 1)
 
     return without_record
 

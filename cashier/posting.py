@@ -7,12 +7,16 @@ that locks those rows in id order (`FOR UPDATE`, so two movements never deadlock
 rules a caller asks for (every account found, no guarded balance below zero, no stack in
 another hand), and only if they all hold inserts the entry and its postings, moves the stored
 balances, clears the hand's in-hand marks and writes the entry's audit record (its content
-hash computed around the new id, audit.services.audit_record_row). It answers with the rows as
-they were locked, so a refusal is explained in Python from the same rows and nothing was
-written. The deferred balance trigger still checks the entry at commit. The statement's text
-does not depend on the legs (arrays; accounts locked by ids the process learnt and the
-statement re-checks), so it is prepared once per connection; outside a transaction it is its
-own, one round trip. Elsewhere (SQLite, the embedded room) the same steps run one by one.
+hash computed around the new id, audit.services.audit_record_row). `entries_post_locked` posts
+several entries so (a banked decision's Bet and settlement): each balances and is audited on
+its own, every guarded balance is checked after each entry in turn, and all or none are
+posted. `Link`s write the rows that name the entries (a round, its deck's reveal) in the same
+statement. It answers with the rows as they were locked, so a refusal is explained in Python
+from the same rows and nothing was written. The deferred balance trigger still checks each
+entry at commit. The statement's text does not depend on the legs (arrays; accounts locked by
+ids the process learnt and the statement re-checks), so it is prepared once per connection;
+outside a transaction it is its own, one round trip. Elsewhere (SQLite, the embedded room)
+the same steps run one by one.
 """
 
 from __future__ import annotations
@@ -50,6 +54,40 @@ class Leg:
         return (self.kind, self.owner_id, self.table_id, self.shard)
 
 
+@dataclass(frozen=True)
+class Movement:
+    """One entry of a statement that posts several (`entries_post_locked`): its legs and what
+    the entry says (reason, player, table, hand, who made it, memo)."""
+
+    legs: Sequence[Leg]
+    reason: str
+    player: object = None
+    table_id: int | None = None
+    hand_id: int | None = None
+    created_by: object = None
+    memo: str = ""
+
+
+@dataclass(frozen=True)
+class EntryId:
+    """In a `Link`'s values: the id of the statement's entry number `n` (from 0)."""
+
+    n: int
+
+
+@dataclass(frozen=True)
+class Link:
+    """One row written by the same statement once its entries are posted (never on a
+    refusal): `model`'s row `pk` (or, with `pk=None`, the rows matching `where`: field name ->
+    value, None for IS NULL) gets `values` (field name -> value, or `EntryId(n)` for the id of
+    the n-th entry). The fields are the call site's, so the statement's text stays one."""
+
+    model: type[Model]
+    pk: int | None
+    values: dict
+    where: dict = field(default_factory=dict)
+
+
 @dataclass
 class Posted:
     """What happened: the entry (None when refused), the rows as they were locked (before
@@ -60,6 +98,8 @@ class Posted:
     entry: Entry | None
     locked: dict[tuple, Account] = field(default_factory=dict)
     refusal: str = ""
+    # Every entry of the statement, in the order of its movements ([] when refused).
+    entries: list[Entry] = field(default_factory=list)
 
 
 def _key(account: Account) -> tuple[str, int | None, int | None, int]:
@@ -68,10 +108,23 @@ def _key(account: Account) -> tuple[str, int | None, int | None, int]:
 
 def refusal_of(legs: Sequence[Leg], locked: dict[tuple, Account], *, busy_hand_id=None) -> str:
     """The first rule the locked rows break, or "" (the statement's own checks, in Python)."""
+    return _refusal([legs], locked, busy_hand_id=busy_hand_id)
+
+
+def _refusal(
+    entries: Sequence[Sequence[Leg]], locked: dict[tuple, Account], *, busy_hand_id=None
+) -> str:
+    """`refusal_of` for several entries posted in turn: a guarded account may not go below
+    zero after any of them (a wallet pays a Bet before the settlement pays it back)."""
+    legs = [leg for entry_legs in entries for leg in entry_legs]
     if any(leg.key not in locked for leg in legs):
         return "missing"
-    if any(leg.guarded and locked[leg.key].balance + leg.amount < 0 for leg in legs):
-        return "below_zero"
+    running: dict[tuple, int] = {}
+    for entry_legs in entries:
+        for leg in entry_legs:
+            running[leg.key] = running.get(leg.key, locked[leg.key].balance) + leg.amount
+        if any(leg.guarded and running[leg.key] < 0 for leg in entry_legs):
+            return "below_zero"
     if busy_hand_id is not None and any(
         locked[leg.key].kind == Account.Kind.TABLE_STACK
         and locked[leg.key].in_hand_id not in (None, busy_hand_id)
@@ -97,10 +150,17 @@ def _lock_condition(legs: Sequence[Leg], end_hand: tuple[int, int] | None) -> Q:
 
 
 _LOCK_COLUMNS = "id, kind, owner_id, table_id, shard, balance, in_hand_id"
-_ENTRY_COLUMNS = (
-    "reason, player_id, table_id, hand_id, idempotency_key, request_fingerprint, created_by_id, "
-    "memo, created_at"
+_ENTRY_FIELDS = (
+    "reason",
+    "player_id",
+    "table_id",
+    "hand_id",
+    "idempotency_key",
+    "request_fingerprint",
+    "created_by_id",
+    "memo",
 )
+_ENTRY_TYPES = ("text", "bigint", "bigint", "bigint", "text", "text", "bigint", "text")
 
 # Account ids by (database, Leg.key), per process. An account's identity never changes (the
 # ledger's trigger refuses it), so a known id stays right; the statement checks each locked
@@ -131,73 +191,162 @@ def _ids_forget(legs: Sequence[Leg]) -> None:
         _account_ids.pop((database, leg.key), None)
 
 
-def _statement(link) -> str:
-    """The WITH statement (see the module doc). Its text depends only on `link`'s model, not
-    on the legs (passed as arrays), so PostgreSQL plans it once per connection."""
+def _links(link: Link | Sequence[Link] | None) -> tuple[Link, ...]:
+    if link is None:
+        return ()
+    return (link,) if isinstance(link, Link) else tuple(link)
+
+
+def _link_shape(links: tuple[Link, ...]) -> tuple:
+    """What the statement's text depends on in its links: per link the model, per value a
+    cast or the number of the entry whose id it takes, and which conditions are IS NULL."""
+    return tuple(
+        (
+            link.model,
+            tuple(
+                (name, value.n if isinstance(value, EntryId) else None)
+                for name, value in link.values.items()
+            ),
+            link.pk is not None,
+            tuple((name, value is None) for name, value in link.where.items()),
+        )
+        for link in links
+    )
+
+
+def _link_sql(shape: tuple) -> str:
+    ctes = []
+    for number, (model, fields, by_pk, where) in enumerate(shape):
+        sets = []
+        for name, n in fields:
+            model_field = model._meta.get_field(name)
+            if n is not None:
+                value = f"(SELECT id FROM ids WHERE ids.n = {int(n) + 1})"
+            else:
+                value = f"%s::{model_field.db_type(connection)}"
+            sets.append(f"{model_field.column} = {value}")
+        conditions = [f"{model._meta.pk.column} = %s::bigint"] if by_pk else []
+        for name, is_null in where:
+            model_field = model._meta.get_field(name)
+            conditions.append(
+                f"{model_field.column} IS NULL"
+                if is_null
+                else f"{model_field.column} = %s::{model_field.db_type(connection)}"
+            )
+        conditions.append("EXISTS (SELECT 1 FROM entry)")
+        ctes.append(
+            f", linked{number} AS (UPDATE {model._meta.db_table} SET {', '.join(sets)} "
+            f"WHERE {' AND '.join(conditions)})"
+        )
+    return "".join(ctes)
+
+
+def _link_params(links: tuple[Link, ...]) -> list:
+    params: list = []
+    for link in links:
+        params += [
+            link.model._meta.get_field(name).get_db_prep_save(value, connection)
+            for name, value in link.values.items()
+            if not isinstance(value, EntryId)
+        ]
+        if link.pk is not None:
+            params.append(link.pk)
+        params += [
+            link.model._meta.get_field(name).get_db_prep_save(value, connection)
+            for name, value in link.where.items()
+            if value is not None
+        ]
+    return params
+
+
+_statements: dict[tuple[int, tuple], str] = {}
+
+
+def _statement(count: int, link_shape: tuple) -> str:
+    """The WITH statement (see the module doc) for `count` entries. Its text depends only on
+    that and the links' shape, not on the legs (passed as arrays), so PostgreSQL plans it once
+    per connection and kind of movement. The entries' columns and their audit records go as
+    one row of values each (scalars: cheaper to send than arrays)."""
+    key = (count, link_shape)
+    if key in _statements:
+        return _statements[key]
     account, entry, posting = (
         Account._meta.db_table,
         Entry._meta.db_table,
         Posting._meta.db_table,
     )
     record_columns = ", ".join((*RECORD_ROW_COLUMNS, "subject_id", "content_hash"))
+    # created_at, actor_id, five texts, payload (as text), reason; the hash's text around the id
+    record_row = ", ".join(["%s::timestamptz", "%s::bigint", *(["%s::text"] * 9)])
+    record_rows = ", ".join(f"({n}, {record_row})" for n in range(1, count + 1))
+    record_names = ", ".join(RECORD_ROW_COLUMNS)
     record_values = ", ".join(
-        ["%s::timestamptz", "%s::bigint", *["%s::text"] * 5, "%s::jsonb", "%s::text"]
+        f"r.{name}::jsonb" if name == "payload" else f"r.{name}" for name in RECORD_ROW_COLUMNS
     )
-    linked = ""
-    if link is not None:
-        model, _pk, name = link
-        linked = (
-            f", linked AS (UPDATE {model._meta.db_table} SET "
-            f"{model._meta.get_field(name).column} = entry.id FROM entry "
-            f"WHERE {model._meta.db_table}.{model._meta.pk.column} = %s::bigint)"
-        )
-    return f"""
+    entry_row = ", ".join(f"%s::{kind}" for kind in _ENTRY_TYPES)
+    entry_rows = ", ".join(f"({n}, {entry_row})" for n in range(1, count + 1))
+    entry_names = ", ".join(_ENTRY_FIELDS)
+    sql = f"""
 WITH wanted AS MATERIALIZED (
     SELECT * FROM unnest(%s::bigint[], %s::text[], %s::bigint[], %s::bigint[], %s::int[],
-        %s::bigint[], %s::boolean[]) WITH ORDINALITY
-        AS w (id, kind, owner_id, table_id, shard, amount, guarded, ord)
+        %s::bigint[], %s::boolean[], %s::int[]) WITH ORDINALITY
+        AS w (id, kind, owner_id, table_id, shard, amount, guarded, n, ord)
 ), locked AS MATERIALIZED (
     SELECT {_LOCK_COLUMNS} FROM {account}
     WHERE id = ANY(%s::bigint[])
         OR (kind = 'table_stack' AND table_id = %s::bigint AND in_hand_id = %s::bigint)
     ORDER BY id FOR UPDATE
 ), legs AS MATERIALIZED (
-    SELECT l.id AS account_id, l.kind, l.balance, l.in_hand_id, w.amount, w.guarded, w.ord
+    SELECT l.id AS account_id, l.kind, l.balance, l.in_hand_id, w.amount, w.guarded, w.n, w.ord
     FROM wanted w JOIN locked l ON l.id = w.id AND l.kind = w.kind
         AND l.owner_id IS NOT DISTINCT FROM w.owner_id
         AND l.table_id IS NOT DISTINCT FROM w.table_id AND l.shard = w.shard
 ), ok AS MATERIALIZED (
     SELECT (SELECT count(*) FROM legs) = (SELECT count(*) FROM wanted)
-        AND NOT EXISTS (SELECT 1 FROM legs WHERE guarded AND balance + amount < 0)
+        AND NOT EXISTS (SELECT 1 FROM legs g WHERE g.guarded AND g.balance + (
+            SELECT sum(h.amount) FROM legs h WHERE h.account_id = g.account_id AND h.n <= g.n
+        ) < 0)
         AND (%s::bigint IS NULL OR NOT EXISTS (SELECT 1 FROM legs WHERE kind = 'table_stack'
             AND in_hand_id IS NOT NULL AND in_hand_id <> %s::bigint)) AS ok
+), ids AS MATERIALIZED (
+    SELECT e.*, nextval(pg_get_serial_sequence('{entry}', 'id')::regclass) AS id
+    FROM (VALUES {entry_rows}) AS e (n, {entry_names}), ok
+    WHERE ok.ok
 ), entry AS (
-    INSERT INTO {entry} ({_ENTRY_COLUMNS})
-    SELECT %s::text, %s::bigint, %s::bigint, %s::bigint, %s::text, %s::text, %s::bigint,
-        %s::text, %s::timestamptz
-    FROM ok WHERE ok.ok ON CONFLICT (hand_id) DO NOTHING
+    INSERT INTO {entry} (id, {entry_names}, created_at)
+    SELECT id, {entry_names}, %s::timestamptz FROM ids ORDER BY n
+    ON CONFLICT (hand_id) DO NOTHING
     RETURNING id
 ), posted AS (
     INSERT INTO {posting} (entry_id, account_id, amount)
-    SELECT entry.id, legs.account_id, legs.amount FROM entry, legs
-    WHERE legs.amount <> 0 ORDER BY legs.ord
+    SELECT ids.id, legs.account_id, legs.amount FROM legs JOIN ids ON ids.n = legs.n
+    WHERE legs.amount <> 0 AND ids.id IN (SELECT id FROM entry) ORDER BY legs.ord
 ), moves AS (
-    SELECT l.id, coalesce(legs.amount, 0) AS amount,
+    SELECT l.id,
+        coalesce((SELECT sum(legs.amount) FROM legs WHERE legs.account_id = l.id), 0)::bigint
+            AS amount,
         coalesce(l.in_hand_id = %s::bigint, false) AS ends
-    FROM locked l LEFT JOIN legs ON legs.account_id = l.id
+    FROM locked l
 ), moved AS (
     UPDATE {account} a SET balance = a.balance + moves.amount,
         in_hand_id = CASE WHEN moves.ends THEN NULL ELSE a.in_hand_id END
-    FROM entry, moves WHERE a.id = moves.id AND (moves.amount <> 0 OR moves.ends)
+    FROM moves WHERE a.id = moves.id AND (moves.amount <> 0 OR moves.ends)
+        AND EXISTS (SELECT 1 FROM entry)
 ), audited AS (
     INSERT INTO {AuditRecord._meta.db_table} ({record_columns})
-    SELECT {record_values}, entry.id::text,
-        encode(sha256(convert_to(%s::text || entry.id::text || %s::text, 'UTF8')), 'hex')
-    FROM entry
-){linked}
-SELECT (SELECT id FROM entry) AS entry_id, (SELECT ok FROM ok) AS all_ok, {_LOCK_COLUMNS}
+    SELECT {record_values}, ids.id::text,
+        encode(sha256(convert_to(r.text_before || ids.id::text || r.text_after, 'UTF8')), 'hex')
+    FROM (VALUES {record_rows}) AS r (n, {record_names}, text_before, text_after)
+        JOIN ids ON ids.n = r.n
+    WHERE ids.id IN (SELECT id FROM entry)
+    ORDER BY r.n
+){_link_sql(link_shape)}
+SELECT (SELECT array_agg(ids.id ORDER BY ids.n) FROM ids WHERE ids.id IN (SELECT id FROM entry))
+    AS entry_ids, (SELECT ok FROM ok) AS all_ok, {_LOCK_COLUMNS}
 FROM locked ORDER BY locked.id
 """
+    _statements[key] = sql
+    return sql
 
 
 def _prepared_execute(sql, params, many, context):
@@ -215,14 +364,16 @@ def _prepared_execute(sql, params, many, context):
 
 
 def _run_in_one_statement(
-    legs: Sequence[Leg],
-    fields: dict,
+    entries: Sequence[Movement],
+    fields: list[dict],
+    now: datetime,
     end_hand: tuple[int, int] | None,
     busy_hand_id,
-    link,
+    links: tuple[Link, ...],
     ids: dict[tuple, int],
-    record: RecordRow,
-) -> tuple[int | None, bool, list[Account]]:
+    records: list[RecordRow],
+) -> tuple[list[int], bool, list[Account]]:
+    legs = [leg for movement in entries for leg in movement.legs]
     wanted_ids = [ids.get(leg.key) for leg in legs]
     params: list = [
         wanted_ids,
@@ -232,20 +383,23 @@ def _run_in_one_statement(
         [leg.shard for leg in legs],
         [leg.amount for leg in legs],
         [leg.guarded for leg in legs],
+        [n + 1 for n, movement in enumerate(entries) for _leg in movement.legs],
         [pk for pk in wanted_ids if pk is not None],
         end_hand[0] if end_hand is not None else None,
         end_hand[1] if end_hand is not None else None,
         busy_hand_id,
         busy_hand_id,
-        *(fields[name] for name in _ENTRY_FIELDS),
+        *(entry_fields[name] for entry_fields in fields for name in _ENTRY_FIELDS),
+        now,
         end_hand[1] if end_hand is not None else None,
-        *record.values,
-        record.text_before,
-        record.text_after,
+        *(
+            value
+            for record in records
+            for value in (*record.values, record.text_before, record.text_after)
+        ),
+        *_link_params(links),
     ]
-    if link is not None:
-        params.append(link[1])
-    sql = _statement(link)
+    sql = _statement(len(entries), _link_shape(links))
     with connection.cursor() as cursor:
         if getattr(settings, "DB_PREPARED_STATEMENTS", False):
             if hasattr(cursor, "debug_sql"):  # DEBUG: Django logs the statement, as for any
@@ -258,7 +412,7 @@ def _run_in_one_statement(
             cursor.execute(sql, params)
             rows = cursor.fetchall()
     locked = []
-    for _entry_id, _ok, pk, kind, owner_id, table_id, shard, balance, in_hand_id in rows:
+    for _entry_ids, _ok, pk, kind, owner_id, table_id, shard, balance, in_hand_id in rows:
         row = Account(
             id=pk,
             kind=kind,
@@ -270,61 +424,69 @@ def _run_in_one_statement(
         )
         row._state.adding, row._state.db = False, connection.alias
         locked.append(row)
-    entry_id = rows[0][0] if rows else None
+    entry_ids = list(rows[0][0] or []) if rows else []
     ok = bool(rows[0][1]) if rows else False
-    return entry_id, ok, locked
+    return entry_ids, ok, locked
 
 
-_ENTRY_FIELDS = (
-    "reason",
-    "player_id",
-    "table_id",
-    "hand_id",
-    "idempotency_key",
-    "request_fingerprint",
-    "created_by_id",
-    "memo",
-    "created_at",
-)
+def _link_filter(link: Link) -> dict:
+    conditions = {
+        f"{name}__isnull" if value is None else name: value is None or value
+        for name, value in link.where.items()
+    }
+    if link.pk is not None:
+        conditions["pk"] = link.pk
+    return conditions
 
 
 def _run_step_by_step(
-    legs: Sequence[Leg], fields: dict, end_hand: tuple[int, int] | None, busy_hand_id, link
-) -> tuple[int | None, bool, list[Account]]:
+    entries: Sequence[Movement],
+    fields: list[dict],
+    now: datetime,
+    end_hand: tuple[int, int] | None,
+    busy_hand_id,
+    links: tuple[Link, ...],
+) -> tuple[list[int], bool, list[Account]]:
+    legs = [leg for movement in entries for leg in movement.legs]
     locked = list(
         Account.objects.select_for_update().filter(_lock_condition(legs, end_hand)).order_by("pk")
     )
     by_key = {_key(account): account for account in locked}
-    if refusal_of(legs, by_key, busy_hand_id=busy_hand_id):
-        return None, False, locked
+    if _refusal([m.legs for m in entries], by_key, busy_hand_id=busy_hand_id):
+        return [], False, locked
+    entry_ids = []
     try:
         with transaction.atomic():
-            entry = Entry.objects.create(**fields)
-            Posting.objects.bulk_create(
-                Posting(entry=entry, account=by_key[leg.key], amount=leg.amount)
-                for leg in legs
-                if leg.amount
-            )
-            for leg in legs:
-                if leg.amount:
-                    Account.objects.filter(pk=by_key[leg.key].pk).update(
-                        balance=F("balance") + leg.amount
-                    )
+            for movement, entry_fields in zip(entries, fields, strict=True):
+                entry = Entry.objects.create(**entry_fields, created_at=now)
+                entry_ids.append(entry.pk)
+                Posting.objects.bulk_create(
+                    Posting(entry=entry, account=by_key[leg.key], amount=leg.amount)
+                    for leg in movement.legs
+                    if leg.amount
+                )
+                for leg in movement.legs:
+                    if leg.amount:
+                        Account.objects.filter(pk=by_key[leg.key].pk).update(
+                            balance=F("balance") + leg.amount
+                        )
             if end_hand is not None:
                 Account.objects.filter(pk__in=[a.pk for a in locked]).filter(
                     in_hand_id=end_hand[1]
                 ).update(in_hand_id=None)
-            if link is not None:
-                model, pk, name = link
-                model._default_manager.filter(pk=pk).update(**{name: entry})
+            for link in links:
+                link.model._default_manager.filter(**_link_filter(link)).update(
+                    **{
+                        name: entry_ids[value.n] if isinstance(value, EntryId) else value
+                        for name, value in link.values.items()
+                    }
+                )
     except IntegrityError:
-        if (
-            fields["hand_id"] is None
-            or not Entry.objects.filter(hand_id=fields["hand_id"]).exists()
-        ):
+        hand_ids = [entry_fields["hand_id"] for entry_fields in fields]
+        if hand_ids[0] is None or not Entry.objects.filter(hand_id__in=hand_ids).exists():
             raise
-        return None, True, locked
-    return entry.pk, True, locked
+        return [], True, locked
+    return entry_ids, True, locked
 
 
 def entry_post_locked(
@@ -339,7 +501,7 @@ def entry_post_locked(
     now: datetime | None = None,
     end_hand: tuple[int, int] | None = None,
     busy_hand_id: int | None = None,
-    link: tuple[type[Model], int, str] | None = None,
+    link: tuple[type[Model], int, str] | Link | None = None,
 ) -> Posted:
     """Lock the legs' accounts (and, with `end_hand=(table id, hand id)`, every stack marked in
     that hand), check and post one entry, clearing those marks; or post nothing and say why.
@@ -347,53 +509,96 @@ def entry_post_locked(
     The legs' amounts sum to zero and name distinct accounts (the caller's arithmetic, checked
     here before anything is sent). With `busy_hand_id`, a stack of a leg marked in another hand
     refuses the entry. `link=(model, pk, field)` stores the new entry on that row's foreign
-    key in the same statement (a round naming the entry that moved its wagers). Call inside
-    the caller's transaction; a refusal leaves it usable.
+    key in the same statement (a round naming the entry that moved its wagers); a `Link`
+    writes more of that row. Call inside the caller's transaction; a refusal leaves it usable.
     """
-    if sum(leg.amount for leg in legs) != 0 or len({leg.key for leg in legs}) != len(legs):
-        raise ValueError("an entry's legs sum to zero and name each account once")
-    fields = {
-        "reason": reason,
-        "player_id": player.pk if player is not None else None,
-        "table_id": table_id,
-        "hand_id": hand_id,
-        "idempotency_key": None,
-        "request_fingerprint": "",
-        "created_by_id": created_by.pk if created_by is not None else None,
-        "memo": memo,
-        "created_at": now or timezone.now(),
-    }
+    if isinstance(link, tuple):
+        model, pk, name = link
+        link = Link(model, pk, {name: EntryId(0)})
+    movement = Movement(legs, reason, player, table_id, hand_id, created_by, memo)
+    return entries_post_locked(
+        entries=[movement], now=now, end_hand=end_hand, busy_hand_id=busy_hand_id, link=link
+    )
+
+
+def entries_post_locked(
+    *,
+    entries: Sequence[Movement],
+    now: datetime | None = None,
+    end_hand: tuple[int, int] | None = None,
+    busy_hand_id: int | None = None,
+    link: Link | Sequence[Link] | None = None,
+) -> Posted:
+    """`entry_post_locked` for several entries in one statement (a banked decision's Bet and
+    settlement): each balances on its own and gets its own audit record; their accounts are
+    locked once and each guarded account is checked after every entry in turn; all of them
+    are posted, or none (then `refusal` says why, as for one entry). `Posted.entry` is the
+    last entry, `Posted.entries` all of them in order."""
+    if not entries:
+        raise ValueError("a statement posts at least one entry")
+    for movement in entries:
+        keys = {leg.key for leg in movement.legs}
+        if sum(leg.amount for leg in movement.legs) != 0 or len(keys) != len(movement.legs):
+            raise ValueError("an entry's legs sum to zero and name each account once")
+    now = now or timezone.now()
+    fields = [_entry_fields(movement) for movement in entries]
+    links = _links(link)
     if connection.vendor == "postgresql":
-        entry_id, ok, rows = _post_in_one_statement(
-            legs, fields, end_hand, busy_hand_id, link, created_by
+        entry_ids, ok, rows = _post_in_one_statement(
+            entries, fields, now, end_hand, busy_hand_id, links
         )
-        locked = {_key(account): account for account in rows}
-        if entry_id is None:
-            refusal = refusal_of(legs, locked, busy_hand_id=busy_hand_id)
-            return Posted(None, locked, refusal or ("settled" if ok else "missing"))
     else:
-        with transaction.atomic(savepoint=False):
-            entry_id, ok, rows = _run_step_by_step(legs, fields, end_hand, busy_hand_id, link)
-            locked = {_key(account): account for account in rows}
-            if entry_id is None:
-                refusal = refusal_of(legs, locked, busy_hand_id=busy_hand_id)
-                return Posted(None, locked, refusal or ("settled" if ok else "missing"))
-            # The audit log holds every entry by reference, in the same transaction (audit/).
-            audit_record(
-                action="ledger.entry",
-                actor=created_by,
-                subject=Subject("cashier.entry", entry_id, reason),
-                payload=_record_payload(legs, fields, {key: a.pk for key, a in locked.items()}),
-                now=fields["created_at"],
-            )
-    entry = Entry(id=entry_id, **fields)
-    entry._state.adding, entry._state.db = False, connection.alias
+        entry_ids, ok, rows = _post_step_by_step(
+            entries, fields, now, end_hand, busy_hand_id, links
+        )
+    locked = {_key(account): account for account in rows}
+    if not entry_ids:
+        refusal = _refusal([m.legs for m in entries], locked, busy_hand_id=busy_hand_id)
+        return Posted(None, locked, refusal or ("settled" if ok else "missing"))
+    posted_entries = []
+    for entry_fields, entry_id in zip(fields, entry_ids, strict=True):
+        entry = Entry(id=entry_id, **entry_fields, created_at=now)
+        entry._state.adding, entry._state.db = False, connection.alias
+        posted_entries.append(entry)
     for account in rows:
         if end_hand is not None and account.in_hand_id == end_hand[1]:
             account.in_hand_id = None
-    for leg in legs:
-        locked[leg.key].balance += leg.amount
-    return Posted(entry, locked)
+    for movement in entries:
+        for leg in movement.legs:
+            locked[leg.key].balance += leg.amount
+    return Posted(posted_entries[-1], locked, entries=posted_entries)
+
+
+def _entry_fields(movement: Movement) -> dict:
+    return {
+        "reason": movement.reason,
+        "player_id": getattr(movement.player, "pk", None),
+        "table_id": movement.table_id,
+        "hand_id": movement.hand_id,
+        "idempotency_key": None,
+        "request_fingerprint": "",
+        "created_by_id": getattr(movement.created_by, "pk", None),
+        "memo": movement.memo,
+    }
+
+
+def _post_step_by_step(
+    entries: Sequence[Movement], fields: list[dict], now, end_hand, busy_hand_id, link
+) -> tuple[list[int], bool, list[Account]]:
+    """Elsewhere (SQLite): the same steps one by one, then each entry's audit record."""
+    with transaction.atomic(savepoint=False):
+        entry_ids, ok, rows = _run_step_by_step(entries, fields, now, end_hand, busy_hand_id, link)
+        # The audit log holds every entry by reference, in the same transaction (audit/).
+        ids = {_key(account): account.pk for account in rows}
+        for movement, entry_fields, entry_id in zip(entries, fields, entry_ids, strict=False):
+            audit_record(
+                action="ledger.entry",
+                actor=movement.created_by,
+                subject=Subject("cashier.entry", entry_id, movement.reason),
+                payload=_record_payload(movement.legs, entry_fields, ids),
+                now=now,
+            )
+    return entry_ids, ok, rows
 
 
 def _record_payload(legs: Sequence[Leg], fields: dict, ids: dict[tuple, int]) -> dict:
@@ -408,29 +613,33 @@ def _record_payload(legs: Sequence[Leg], fields: dict, ids: dict[tuple, int]) ->
 
 
 def _post_in_one_statement(
-    legs: Sequence[Leg], fields: dict, end_hand, busy_hand_id, link, created_by
-) -> tuple[int | None, bool, list[Account]]:
-    """PostgreSQL: the one statement, with the entry's audit record in it. Outside a
+    entries: Sequence[Movement], fields: list[dict], now, end_hand, busy_hand_id, links
+) -> tuple[list[int], bool, list[Account]]:
+    """PostgreSQL: the one statement, with the entries' audit records in it. Outside a
     transaction it is its own (one round trip; the deferred checks run at its end). An
     account id this process knew but the statement did not find is looked up once more."""
+    legs = [leg for movement in entries for leg in movement.legs]
     ids = _ids_known(legs, look_up=True)
     for _attempt in range(2):
-        record = audit_record_row(
-            action="ledger.entry",
-            actor=created_by,
-            subject_type="cashier.entry",
-            subject_label=fields["reason"],
-            payload=_record_payload(legs, fields, ids),
-            now=fields["created_at"],
+        records = [
+            audit_record_row(
+                action="ledger.entry",
+                actor=movement.created_by,
+                subject_type="cashier.entry",
+                subject_label=movement.reason,
+                payload=_record_payload(movement.legs, entry_fields, ids),
+                now=now,
+            )
+            for movement, entry_fields in zip(entries, fields, strict=True)
+        ]
+        entry_ids, ok, rows = _run_in_one_statement(
+            entries, fields, now, end_hand, busy_hand_id, links, ids, records
         )
-        entry_id, ok, rows = _run_in_one_statement(
-            legs, fields, end_hand, busy_hand_id, link, ids, record
-        )
-        if entry_id is not None or ok:
+        if entry_ids or ok:
             break
         found = {_key(account): account.pk for account in rows}
         if all(found.get(leg.key) == ids.get(leg.key) for leg in legs):
             break  # what it knew is what the database holds: a real refusal
         _ids_forget(legs)
         ids = _ids_known(legs, look_up=True)
-    return entry_id, ok, rows
+    return entry_ids, ok, rows

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 
 from django.contrib.auth import get_user_model
@@ -29,7 +29,16 @@ from django.utils.translation import gettext as _
 from audit.services import Subject, audit_record
 from cashier.gates import DEPOSIT, PLAY, WITHDRAWAL, money_checks_run
 from cashier.models import Account, Entry, Posting, house_shard
-from cashier.posting import Leg, Posted, entry_post_locked, refusal_of
+from cashier.posting import (
+    EntryId,
+    Leg,
+    Link,
+    Movement,
+    Posted,
+    entries_post_locked,
+    entry_post_locked,
+    refusal_of,
+)
 from cashier.ratholing import buy_in_range_for
 from config.errors import Refused
 from config.inputs import MAX_CENTS, dollars, parse_cents, parse_idempotency_key
@@ -658,10 +667,18 @@ def _banked_post(
 ) -> Posted:
     """Post a banked movement in one statement, opening the accounts on first use (the room's
     first round on a shard, the player's first money)."""
+    movement = Movement(legs, reason, player=player, created_by=by, memo=memo)
+    return _banked_post_many(entries=[movement], now=now, link=link)
+
+
+def _banked_post_many(*, entries: list[Movement], now, link=None) -> Posted:
+    """`_banked_post` for several entries in one statement (a decision's Bet and settlement)."""
+    legs = [leg for movement in entries for leg in movement.legs]
+    if isinstance(link, tuple):
+        model, pk, name = link
+        link = Link(model, pk, {name: EntryId(0)})
     for _attempt in range(2):
-        posted = entry_post_locked(
-            legs=legs, reason=reason, player=player, created_by=by, memo=memo, now=now, link=link
-        )
+        posted = entries_post_locked(entries=entries, now=now, link=link)
         if posted.refusal != "missing":
             return posted
         for leg in legs:
@@ -751,6 +768,53 @@ def banked_round_settle(*, player, round_id: int, staked: int, net: int, now=Non
         now=now,
     )
     return _posted_or_not_in_play(posted, legs, round_id=round_id, amount=staked)
+
+
+@transaction.atomic(savepoint=False)
+def banked_decision_settle(
+    *,
+    player,
+    round_id: int,
+    bet: int,
+    staked: int,
+    net: int,
+    now=None,
+    link: Link | Sequence[Link] | None = None,
+) -> tuple[Entry | None, Entry]:
+    """A decided round in one statement: the Call or Raise `bet` (0 on a fold: no entry)
+    from the wallet into bets in play, then the settlement of the round's `staked` cents as
+    `banked_round_settle` posts it; two entries, each balanced and audited on its own, both
+    or neither. `link`: the round's row written by the same statement (`EntryId(0)` the Bet,
+    `EntryId(1)` or `EntryId(0)` without a Bet the settlement). Refused as the two services
+    are (`insufficient_funds` for the Bet, `not_in_play` for the settlement)."""
+    player, round_id = _check_player(player), _check_round_id(round_id)
+    staked = _check_amount(staked, what="staked amount")
+    net = parse_cents(net, field="net result", minimum=-staked, error=CashierError)
+    memo = f"showdown round {round_id}"
+    entries = []
+    bet_legs: list[Leg] = []
+    if bet:
+        bet = _check_amount(bet, what="wager")
+        bet_legs = _banked_legs(player=player, wager=bet)
+        entries.append(
+            Movement(bet_legs, Reason.BANKED_BET, player=player, created_by=player, memo=memo)
+        )
+    settle_legs = _banked_legs(player=player, staked=staked, net=net)
+    entries.append(Movement(settle_legs, Reason.BANKED_PAYOUT, player=player, memo=memo))
+    posted = _banked_post_many(entries=entries, now=now, link=link)
+    if posted.entry is None and bet and _short(posted, bet_legs, Kind.WALLET):
+        wallet = _short(posted, bet_legs, Kind.WALLET)
+        raise CashierError(
+            "insufficient_funds",
+            _("Your wallet holds %(balance)s, not enough for %(amount)s of wagers.")
+            % {"balance": dollars(wallet.balance if wallet else 0), "amount": dollars(bet)},
+        )
+    if posted.entry is None:
+        # What the settlement would find in play: the locked balance plus the Bet.
+        in_play = Leg(Kind.BANKED_BETS_IN_PLAY, bet - staked, shard=house_shard(player.pk))
+        posted = Posted(None, posted.locked, posted.refusal)
+        _posted_or_not_in_play(posted, [in_play], round_id=round_id, amount=staked)
+    return (posted.entries[0] if bet else None), posted.entries[-1]
 
 
 @transaction.atomic(savepoint=False)

@@ -19,10 +19,12 @@ from django.utils import timezone
 from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
-from cashier.services import banked_round_settle, banked_round_void, banked_wager_place
+from cashier.posting import EntryId, Link
+from cashier.services import banked_decision_settle, banked_round_void, banked_wager_place
 from config.errors import Refused
 from config.inputs import parse_cents, parse_idempotency_key
 from fairness import services as fairness
+from fairness.models import Commitment
 from poker.engine.dealer import shuffle_deck
 from poker.engine.showdown import ShowdownError
 from poker.engine.showdown import ShowdownRound as EngineRound
@@ -265,6 +267,22 @@ def _deal(
         return round_
 
 
+# What a decision writes on the round besides its entries (in the settlement's statement).
+_DECIDED_FIELDS = (
+    "state",
+    "deck",
+    "status",
+    "decision",
+    "bet",
+    "staked",
+    "result",
+    "net",
+    "payout_capped",
+    "decide_key",
+    "settled_at",
+)
+
+
 def round_decide(
     *,
     player,
@@ -309,19 +327,12 @@ def round_decide(
             )
         game = _engine_round(round_)
         bet = round_.ante * {"fold": 0, "call": 1, "raise": 2}[decision]
-        if bet:
-            round_.bet_entry = banked_wager_place(
-                player=player, round_id=round_.pk, amount=bet, now=now
-            )
         try:
             game.decide(SEAT, decision)
         except ShowdownError as error:
             raise _refused(error) from error
         assert game.result is not None
         seat = game.result["seats"][0]
-        round_.result_entry = banked_round_settle(
-            player=player, round_id=round_.pk, staked=seat["staked"], net=seat["net"], now=now
-        )
         round_.state, round_.deck = _stored_state(game)
         round_.status = Status.SETTLED
         round_.decision = decision
@@ -332,9 +343,32 @@ def round_decide(
         round_.payout_capped = game.result["payout_cap"]["applied"]
         round_.decide_key = key
         round_.settled_at = now
-        round_.save()
-        fairness.deal_reveal_stamp(kind=fairness.Kind.ROUND, ref_id=round_.pk, now=now)
+        # The Bet, the settlement, the round's row and the deck's reveal: one statement.
+        written = {name: getattr(round_, name) for name in _DECIDED_FIELDS}
+        written["result_entry"] = EntryId(1 if bet else 0)
+        if bet:
+            written["bet_entry"] = EntryId(0)
+        round_.bet_entry, round_.result_entry = banked_decision_settle(
+            player=player,
+            round_id=round_.pk,
+            bet=bet,
+            staked=seat["staked"],
+            net=seat["net"],
+            now=now,
+            link=[Link(ShowdownRound, round_.pk, written), _reveal(round_.pk, now)],
+        )
         return round_
+
+
+def _reveal(round_id: int, now) -> Link:
+    """`fairness.deal_reveal_stamp`'s UPDATE (the round's commitment opened now, if not yet),
+    written by the settlement's statement instead of one of its own."""
+    return Link(
+        Commitment,
+        None,
+        {"revealed_at": now},
+        where={"kind": fairness.Kind.ROUND, "ref_id": round_id, "revealed_at": None},
+    )
 
 
 def round_void(*, round_id: int, now: datetime | None = None) -> ShowdownRound | None:

@@ -6,6 +6,7 @@ from datetime import timedelta
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from cashier.models import HOUSE_SHARDS, Account, Entry, house_shard
@@ -13,6 +14,7 @@ from cashier.posting import Leg, entry_post_locked
 from cashier.selectors import wallet_balance
 from cashier.services import CashierError
 from cashier.verify import ledger_verify
+from fairness.models import Commitment
 from showdown.models import Paytable, ShowdownRound
 from showdown.services import (
     ShowdownRefused,
@@ -420,3 +422,41 @@ def test_verify_ledger_catches_wagers_in_another_player_s_shard(gambler, showdow
     assert any(f"shard {other} of banked bets in play holds {round_.staked}" in p for p in problems)
     assert any(f"shard {mine} of banked bets in play holds 0" in p for p in problems)
     assert any("belongs to no showdown round" in p for p in problems)
+
+
+@pytest.mark.parametrize(("decision", "entries"), [("raise", 2), ("fold", 1)])
+def test_a_decision_posts_and_writes_the_round_in_one_statement(
+    gambler, showdown_table, next_deck, decision, entries
+):
+    """Issue 26: the Bet, the settlement and the round's row are one statement (after the
+    round's lock, and with the deck's reveal): the round read back holds what the service
+    answered, its Bet and settlement entries each balance, and the ledger is clean."""
+    first = deal(gambler, showdown_table, key="deal-0")  # opens the house's accounts
+    first = round_decide(player=gambler, round_id=first.pk, decision="fold", idempotency_key="0")
+    next_deck(*ROYAL)
+    dealt = deal(gambler, showdown_table)
+    before = Entry.objects.count()
+    with CaptureQueriesContext(connection) as statements:
+        answered = round_decide(
+            player=gambler, round_id=dealt.pk, decision=decision, idempotency_key="decide-1"
+        )
+    postings = [q["sql"] for q in statements if "INSERT INTO cashier_posting" in q["sql"]]
+    assert len(postings) == 1, "the Bet and the settlement in one statement"
+    assert not [q for q in statements if q["sql"].startswith('UPDATE "showdown_showdownround"')]
+    sent = [q["sql"][:60] for q in statements if "SAVEPOINT" not in q["sql"]]  # the test's
+    if connection.vendor == "postgresql":
+        assert len(sent) == 2, sent
+    assert Entry.objects.count() == before + entries
+    stored = ShowdownRound.objects.get(pk=dealt.pk)
+    for name in ("status", "decision", "bet", "staked", "net", "result", "state", "deck"):
+        assert getattr(stored, name) == getattr(answered, name), name
+    assert stored.decide_key == "decide-1" and stored.settled_at == answered.settled_at
+    assert stored.result_entry_id == answered.result_entry.pk
+    assert stored.bet_entry_id == (answered.bet_entry.pk if answered.bet_entry else None)
+    assert stored.result_entry.reason == "banked_payout"
+    reveal = Commitment.objects.get(kind=Commitment.Kind.ROUND, ref_id=dealt.pk)
+    assert reveal.revealed_at == answered.settled_at
+    for entry in (stored.bet_entry, stored.result_entry):
+        if entry is not None:
+            assert sum(entry.postings.values_list("amount", flat=True)) == 0
+    assert_conserved(gambler, net=first.net + stored.net)
