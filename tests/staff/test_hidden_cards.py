@@ -41,10 +41,13 @@ def test_a_playing_superuser_sees_no_card_in_the_admin():
     assert f"/admin/staff/player/{boss.pk}/change/" in pages  # their own player page
     for url in pages:
         assert not cards_in(fetch(client, url)), url
-    # A search answers only by which rows match: one card of each place the hand keeps one.
+    # A search answers only by which rows match: one card of each place the hand keeps one
+    # finds no hand, and no list shows a card but the one searched for.
     for card in search_guesses(hand):
         for url in ("/admin/poker/hand/", "/admin/staff/player/", "/admin/audit/auditrecord/"):
-            assert not cards_in(without_echo(fetch(client, f"{url}?q={card}"), card)), url
+            page = fetch(client, f"{url}?q={card}")
+            assert not cards_in(without_echo(page, card)), url
+            assert f"/admin/poker/hand/{hand.pk}/change/" not in page, (url, card)
     assert Seat.objects.filter(table=table).count() == 2
 
 
