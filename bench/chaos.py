@@ -3,7 +3,8 @@ then every hand must be over and the books must balance; plus malformed socket f
 
 Run with ``.venv/bin/python -m bench.chaos`` (``--hands 1000 --baseline-hands 200 --seed S
 --frames 20000``). Figures go to the "Faults" section of docs/benchmarks.md. The CI-sized
-forms are tests/poker/test_chaos.py (a few dozen hands with kills) and
+forms are tests/poker/test_chaos.py (a few dozen hands with kills), test_chaos_owner.py
+(an owner killed) and
 tests/poker/test_frame_fuzz.py (a few thousand frames); they run the same code as this file
 (`chaos_seed`, `chaos_play`, `books_check` here, bench/frame_fuzz.py for frames).
 

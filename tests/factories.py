@@ -102,6 +102,13 @@ def make_seated_player(table, username: str, seat: int, *, buy_in=None, post_big
     return player
 
 
+def make_three_seated(table) -> dict:
+    """ann, ben and cy seated at `table` in seats 1, 2 and 4: {seat: player}."""
+    return {
+        n: make_seated_player(table, name, n) for n, name in ((1, "ann"), (2, "ben"), (4, "cy"))
+    }
+
+
 def session_headers_for(user) -> list[tuple[bytes, bytes]]:
     """Headers of a logged-in browser (session cookie, same origin), for socket tests."""
     from django.conf import settings

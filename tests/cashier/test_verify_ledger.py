@@ -1,6 +1,7 @@
 """`manage.py verify_ledger`: passes on a clean ledger, fails naming a tampered entry."""
 
 import io
+import os
 import subprocess
 import sys
 
@@ -16,6 +17,7 @@ from tests.factories import (
     call_down,
     deal_hand,
     default_rake_schedule_row,
+    make_funded_player,
     make_seated_player,
     make_table,
 )
@@ -102,26 +104,20 @@ def test_a_tampered_balance_is_named(busy_ledger):
     assert "Player wallet / alice" in err and "sum to 1" in err
 
 
-def test_the_command_exits_non_zero_on_a_violation(migrated_sqlite):
-    """Through manage.py, on a throwaway SQLite ledger (a copy of the run's migrated one), so
-    the exit status itself is checked."""
-    env = {"DEBUG": "true", "DATABASE_URL": f"sqlite:///{migrated_sqlite}", "PATH": "/usr/bin:/bin"}
-    manage = [sys.executable, "manage.py"]
-    clean = subprocess.run(
-        [*manage, "verify_ledger"], cwd=REPO_ROOT, env=env, capture_output=True, text=True
-    )
+# Committed data: manage.py reads the test database from a process of its own.
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="a second process needs a server")
+def test_the_command_exits_non_zero_on_a_violation(live_database_url):
+    """Through manage.py, in a process of its own on the test database, so the exit status
+    itself is checked."""
+    env = {**os.environ, "DEBUG": "true", "DATABASE_URL": live_database_url}
+    verify = [sys.executable, "manage.py", "verify_ledger"]
+    zed = make_funded_player("zed", cents=700)
+    clean = subprocess.run(verify, cwd=REPO_ROOT, env=env, capture_output=True, text=True)
     assert clean.returncode == 0, clean.stderr
-    script = (
-        "from tests.factories import make_funded_player\n"
-        "from cashier.models import Account\n"
-        "make_funded_player('zed', cents=700)\n"
-        "Account.objects.filter(kind='wallet').update(balance=900)\n"
-    )
-    subprocess.run([*manage, "shell", "-c", script], cwd=REPO_ROOT, env=env, check=True)
-    broken = subprocess.run(
-        [*manage, "verify_ledger"], cwd=REPO_ROOT, env=env, capture_output=True, text=True
-    )
-    assert broken.returncode == 1
+    Account.objects.filter(kind="wallet", owner=zed).update(balance=900)
+    broken = subprocess.run(verify, cwd=REPO_ROOT, env=env, capture_output=True, text=True)
+    assert broken.returncode == 1, broken.stderr
     assert "Player wallet / zed" in broken.stderr
 
 

@@ -1,11 +1,12 @@
-"""Hidden cards stay hidden by construction: with a hand running, no admin page of any app, no
-page or API answer, no STATE, no table frame and no log line carries a card still in the deck,
-a burn, or (for anyone but their owner) a hole card.
+"""Hidden cards stay hidden by construction: with a hand running, no page or API answer, no
+STATE, no table frame and no log line carries a card still in the deck, a burn, or (for anyone
+but their owner) a hole card; tests/poker/test_admin_sweep.py reads every admin page of the same
+hand (three seats, `DECK`, played to the flop) with a stricter check (no card but the board).
 
-The pages are not listed by hand: every model registered in the admin (its list, and the page,
-history and delete page of each of its rows), every route without a parameter, and every route
-that takes the running hand's or its table's id (the hand's page, API, downloads in each format
-and fairness check among them), so a page added later is swept too. The deck itself is read
+The pages are not listed by hand: every route without a parameter, and every route that takes
+the running hand's or its table's id (the hand's page, API, downloads in each format and
+fairness check among them), so a page added later is swept too; the admin's are
+`tests.sweep.every_admin_page()`. The deck itself is read
 only by the services that play the hand (`Hand.objects.with_deck()`); everything else gets
 hands without it.
 """
@@ -18,7 +19,6 @@ import random
 import re
 
 import pytest
-from django.contrib import admin
 from django.http import HttpResponse
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
@@ -39,7 +39,7 @@ from tests.factories import (
     make_table,
 )
 from tests.factories import make_seated_player as seat_player
-from tests.poker.test_admin import DECK, cards_in
+from tests.sweep import DECK, cards_in, every_admin_page
 
 pytestmark = pytest.mark.django_db
 
@@ -79,7 +79,7 @@ def _hand_routes(
     for entry in get_resolver().url_patterns if patterns is None else patterns:
         route = str(entry.pattern)
         if route.startswith("^") or "(?P" in route or route == "admin/":
-            continue  # the admin's own routes are swept by _admin_pages
+            continue  # the admin's own routes: tests/poker/test_admin_sweep.py
         if isinstance(entry, URLResolver):
             inner = f"{namespace}{entry.namespace}:" if entry.namespace else namespace
             paths.update(_hand_routes(fill, entry.url_patterns, prefix + route, inner))
@@ -125,24 +125,6 @@ def _routes_of(hand: Hand) -> dict[str, str]:
     return paths
 
 
-def _admin_pages() -> list[str]:
-    """The list of every model in the admin, each row's change page (the newest 25 rows), and
-    the newest 3 rows' history and delete pages. A row's own fields show on its change page;
-    its history and delete pages show its title and its related rows' titles, drawn by the same
-    code for every row of a model, so three rows of each (the test's own rows first) are
-    enough there."""
-    pages = ["/admin/"]
-    for model in admin.site._registry:
-        label = f"admin:{model._meta.app_label}_{model._meta.model_name}"
-        pages.append(reverse(f"{label}_changelist"))
-        newest = model._default_manager.order_by("-pk").values_list("pk", flat=True)[:25]
-        for k, pk in enumerate(newest):
-            pages.append(reverse(f"{label}_change", args=[pk]))
-            if k < 3:
-                pages += [reverse(f"{label}_{page}", args=[pk]) for page in ("history", "delete")]
-    return pages
-
-
 def _secrets(hand: Hand) -> tuple[set[str], dict[int, set[str]]]:
     """(cards nobody may see now: the rest of the deck and the burns, each seat's hole cards),
     read the way only a service playing the hand may: with its deck."""
@@ -181,8 +163,6 @@ def test_no_page_api_state_or_log_line_shows_a_running_hands_hidden_cards(caplog
     hand_routes = _routes_of(hand)
     routes = _parameterless_routes()
     assert "/api/accounts/me/" in routes and "/" in routes, "the sweep reaches the API and pages"
-    admin_pages = _admin_pages()
-    assert f"/admin/poker/hand/{hand.pk}/change/" in admin_pages
 
     viewers = [(staff, None), (watcher, None), *((p, seat) for seat, p in players.items())]
     swept = 0
@@ -191,7 +171,7 @@ def test_no_page_api_state_or_log_line_shows_a_running_hands_hidden_cards(caplog
         client.force_login(user, backend="django.contrib.auth.backends.ModelBackend")
         # What this viewer may see: their own hole cards, nothing else of the hand's secrets.
         hidden = undealt | (every_hole - holes.get(seat, set()))
-        for path in [*routes, *(admin_pages if user.is_staff else [])]:
+        for path in routes:
             leaked = cards_in(_get(client, path)) & hidden
             assert not leaked, f"{path} shows {sorted(leaked)} to {user.username}"
             swept += 1
@@ -207,7 +187,8 @@ def test_no_page_api_state_or_log_line_shows_a_running_hands_hidden_cards(caplog
 
 
 def test_the_admin_sweep_would_see_a_leaked_deck(monkeypatch):
-    """The sweep is not blind: a page that did show the deck is caught by it."""
+    """The admin sweep (`tests.sweep.every_admin_page()`) is not blind: a page that did show
+    the deck is caught by it."""
     table = make_table()
     players = {n: seat_player(table, name, n) for n, name in ((1, "ann"), (2, "ben"))}
     hand = deal_hand(table, DECK)
@@ -228,7 +209,7 @@ def test_the_admin_sweep_would_see_a_leaked_deck(monkeypatch):
     # The sweep's own list of pages, less the other models' (the first test reads them all):
     # the leak is on the hand's pages, and reading every row of every model again proves no
     # more about the sweep than reading the rows of the model that leaks.
-    pages = [path for path in _admin_pages() if path.startswith("/admin/poker/hand/")]
+    pages = [path for path in every_admin_page() if path.startswith("/admin/poker/hand/")]
     assert f"/admin/poker/hand/{hand.pk}/change/" in pages
     found = set()
     for path in pages:

@@ -96,7 +96,7 @@ def test_rounds_are_read_only_and_hide_the_deck_until_settled(staff_client, gamb
 def sweep_for_cards(client, caplog) -> None:
     """No admin page (every registered admin's list, change, history and delete pages, the
     house's days' row pages that no longer exist included) and no log line shows a card."""
-    from tests.poker.test_admin import cards_in, every_admin_page
+    from tests.sweep import cards_in, every_admin_page
 
     pages = every_admin_page()
     assert "/admin/showdown/showdownround/" in pages and len(pages) > 40, pages
@@ -110,28 +110,13 @@ def sweep_for_cards(client, caplog) -> None:
     assert not cards_in("\n".join(record.getMessage() for record in caplog.records))
 
 
-def test_no_admin_page_shows_a_running_online_rounds_cards(staff_client, gambler, caplog):
-    """The deck and hole cards of a round waiting for the player's decision show nowhere in
-    the admin (issue 21: staff included); once settled, its round page shows them."""
-    import logging
-
-    from tests.factories import make_showdown_table
-
-    caplog.set_level(logging.DEBUG)
-    round_ = round_deal(player=gambler, table=make_showdown_table(), ante=500,
-                        hole_card_bonus=100, idempotency_key="k")  # fmt: skip
-    assert len(round_.deck) >= 5 and len(round_.hole) == 4
-    sweep_for_cards(staff_client, caplog)
-    round_decide(player=gambler, round_id=round_.pk, decision="call", idempotency_key="d")
-    round_.refresh_from_db()
-    page = staff_client.get(f"/admin/showdown/showdownround/{round_.pk}/change/")
-    assert f"hole {' '.join(round_.hole)}; board {' '.join(round_.board)}" in page.content.decode()
-
-
-def test_no_admin_page_shows_a_running_live_rounds_cards(staff_client, monkeypatch, caplog):
-    """A live round dealt and waiting for decisions (one seat has called): no admin page
-    shows a seat's hole cards or the board to come; after the round settles each seat's
-    round page shows its hole cards and the board."""
+def test_no_admin_page_shows_a_running_online_or_live_rounds_cards(
+    staff_client, gambler, monkeypatch, caplog
+):
+    """An online round waiting for its player's decision and a live round dealt and waiting for
+    decisions (one seat has called), one sweep over both: no admin page shows the online
+    round's deck or hole cards, nor a live seat's hole cards or the board to come (issue 21:
+    staff included). Once settled, each round's page shows its hole cards and board."""
     import logging
     from datetime import timedelta
 
@@ -142,6 +127,10 @@ def test_no_admin_page_shows_a_running_live_rounds_cards(staff_client, monkeypat
     from tests.showdown.test_live_services import live_deck, seated, wager
 
     caplog.set_level(logging.DEBUG)
+    online = round_deal(player=gambler, table=make_showdown_table(), ante=500,
+                        hole_card_bonus=100, idempotency_key="k")  # fmt: skip
+    assert len(online.deck) >= 5 and len(online.hole) == 4
+
     deck = live_deck(["AsKs2c3d", "2d7c4s8c"], "QsJsTs4h9c")
     monkeypatch.setattr(services, "deck_shuffle", lambda randbelow: list(deck))
     table = make_showdown_table(seats=7, bet_seconds=15, action_seconds=20)
@@ -153,8 +142,13 @@ def test_no_admin_page_shows_a_running_live_rounds_cards(staff_client, monkeypat
     live_decide(player=ann, table_id=table.pk, decision="call", idempotency_key="a2",
                 now=live.dealt_at)  # fmt: skip
     assert ShowdownRound.objects.get(player=ann).state["holes"]["1"] == list(deck[0:8:2])
+    assert ShowdownRound.objects.get(pk=online.pk).status == ShowdownRound.Status.DEALT
     sweep_for_cards(staff_client, caplog)
 
+    round_decide(player=gambler, round_id=online.pk, decision="call", idempotency_key="d")
+    online.refresh_from_db()
+    page = staff_client.get(f"/admin/showdown/showdownround/{online.pk}/change/")
+    assert f"hole {' '.join(online.hole)}; board {' '.join(online.board)}" in page.content.decode()
     # Within the decision window as dealt, however long the sweep took.
     in_time = live.dealt_at + timedelta(seconds=1)
     live_decide(player=bob, table_id=table.pk, decision="fold", idempotency_key="b2", now=in_time)
