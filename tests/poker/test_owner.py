@@ -9,7 +9,7 @@ sends a table nobody holds to an owner the leases show alive.
 This process plays one owner (started in the test's loop, routing on for these tests), and
 "another process's owner" is a channel on the same Redis layer that the test reads and answers
 itself. The whole path between real processes (two daphnes, a Celery worker, kill -9 of an
-owner) is tests/poker/test_chaos.py."""
+owner) is tests/poker/test_chaos_owner.py."""
 
 import asyncio
 import time
