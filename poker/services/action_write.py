@@ -53,7 +53,7 @@ def fits(rows: Iterable[tuple[Any, list[str] | None]], hand_row: Hand, table: Ta
     """Are a change's rows to save exactly what this statement writes: the running hand's
     played columns, players' last seq of that hand, the table's fenced columns; and have
     their models no save receivers?"""
-    if hand_row.status != Hand.Status.RUNNING or hand_row._state.adding or hand_row.pk is None:
+    if hand_row.status != Hand.Status.RUNNING or hand_row.pk is None:
         return False
     if any(receivers(model) for model in MODELS):
         return False
