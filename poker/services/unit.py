@@ -56,8 +56,9 @@ from config.timeouts import Timeout, timeouts_set
 from poker import broadcast
 from poker.engine.hand import Hand as EngineHand
 from poker.engine.hand import ReplayMismatch
-from poker.models import Hand, HandEvent, Seat, Table
+from poker.models import Hand, HandEvent, HandPlayer, Seat, Table
 from poker.selectors import TableView, table_seats
+from poker.services import action_write
 
 log = logging.getLogger(__name__)
 
@@ -599,34 +600,39 @@ def table_change(table: Table | int, *, recall: bool = False) -> Iterator[TableC
         raise
 
 
-# What playing a hand changes of its row: not its table, number, deck, setup or start, fixed
-# when it was dealt (so the deck is written once, by the deal, never again).
-_HAND_PLAYED = tuple(
-    field.name
-    for field in Hand._meta.concrete_fields
-    if field.name not in ("id", "table", "number", "deck", "setup", "started_at")
-)
-
-
 def persist(change: TableChange) -> None:
-    """Write what the change did that is not written yet: the moved hand's new events (one
-    INSERT) and the hand itself, the rows it altered (a player's last seq), then the table's
-    version and lease, fenced: the table's row is written only where its version and lease
-    epoch are still the ones this change read (`StaleOwner` otherwise). Ordinary ORM writes,
-    the same on PostgreSQL and SQLite."""
+    """Write what the change did that is not written yet: the moved hand's new events and the
+    hand itself, the rows it altered (a player's last seq), then the table's version and
+    lease, fenced: the table's row is written only where its version and lease epoch are
+    still the ones this change read (`StaleOwner` otherwise). A mid-hand action's writes are
+    one statement on PostgreSQL (poker/services/action_write.py); anything else (a hand's
+    end, seats changing, a deal) is ordinary ORM writes, the same on PostgreSQL and SQLite."""
     table, hand_row = change.table, change.hand_row
-    if hand_row is not None and change.engine is not None and change.hand_moved:
-        events = hand_row.record(change.engine, insert=False)  # the log's new events
-        if events:
-            HandEvent.objects.bulk_create(events)
-        change.save_later(hand_row, list(_HAND_PLAYED))
+    events: list[HandEvent] = []
+    moved = hand_row if change.engine is not None and change.hand_moved else None
+    if moved is not None and change.engine is not None:
+        events = moved.record(change.engine, insert=False)  # the log's new events
+        change.save_later(moved, list(action_write.HAND_PLAYED))
     fence = {"version": table.version, "lease_epoch": change.epoch}
     table.version += 1
     lease_take(table, timezone.now())
-    change.save_later(table, ["version", "lease_owner", "lease_epoch", "lease_expires_at"])
-    table_fields = next(fields for row, fields in change.rows_to_save if row is table)
-    rows_save([(row, fields) for row, fields in change.rows_to_save if row is not table])
-    change.rows_to_save.clear()
+    change.save_later(table, list(action_write.TABLE_FENCED))
+    rows, change.rows_to_save = change.rows_to_save, []
+    if moved is not None and action_write.fits(rows, moved, table):
+        players = [row for row, _ in rows if isinstance(row, HandPlayer)]
+        if not action_write.write(
+            events=events,
+            hand_row=moved,
+            players=players,
+            table=table,
+            fence=(fence["version"], fence["lease_epoch"]),
+        ):
+            raise StaleOwner(table.pk)
+        return
+    if events:
+        HandEvent.objects.bulk_create(events)
+    table_fields = next(fields for row, fields in rows if row is table)
+    rows_save([(row, fields) for row, fields in rows if row is not table])
     names = table_fields if table_fields is not None else _loaded_fields(table)
     values = {name: getattr(table, name) for name in names}
     if Table.objects.filter(pk=table.pk, **fence).update(**values) != 1:

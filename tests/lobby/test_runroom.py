@@ -247,6 +247,18 @@ def test_the_embedded_room_plays_a_hand_over_its_sockets(migrated_sqlite, tmp_pa
             (lease,) = db.execute(
                 "SELECT lease_owner FROM poker_table WHERE id = ?", (table_id,)
             ).fetchone()
+            # Every hand's log is its snapshot's events, and both players' seqs were kept: the
+            # mid-hand actions' writes ran here as separate statements (poker/services/
+            # action_write.py), not as PostgreSQL's one statement.
+            logs = db.execute(
+                "SELECT json_array_length(h.state, '$.events'),"
+                " (SELECT count(*) FROM poker_handevent e WHERE e.hand_id = h.id),"
+                " (SELECT count(*) FROM poker_handevent e WHERE e.hand_id = h.id"
+                "  AND e.created_at IS NULL),"
+                " (SELECT min(p.last_seq) FROM poker_handplayer p WHERE p.hand_id = h.id)"
+                " FROM poker_hand h WHERE h.table_id = ? ORDER BY h.id",
+                (table_id,),
+            ).fetchall()
         # Read before the room stops: its worker thread may still be sending a heartbeat when
         # the interpreter shuts down, which logs a traceback that is no fault of the hand.
         served = log.read_text()
@@ -258,6 +270,8 @@ def test_the_embedded_room_plays_a_hand_over_its_sockets(migrated_sqlite, tmp_pa
             room.kill()
             room.wait()
     assert not result.get("cancelled"), result
+    assert logs and all(logged == events and not undated for events, logged, undated, _ in logs)
+    assert logs[0][3] > 0, "both players' last seq of the hand they played"
     nets = {seat["seat"]: seat["net"] for seat in result["seats"]}
     assert set(nets) == {1, 2} and sum(nets.values()) + result["rake"] == 0, result
     assert result["showdown"], "checked and called down to a showdown"

@@ -1,7 +1,8 @@
-"""What replaced `config/prepared.py` and `config/db_batch.py` (issue 23 item 6): a table
-change's two plain-SQL reads give what their querysets give, and its writes are ordinary ORM
-writes (`save()` with its signals, on PostgreSQL as on SQLite), the table's row last and
-fenced."""
+"""What replaced `config/prepared.py` and `config/db_batch.py` (issue 23 items 1 and 6): a
+table change's two plain-SQL reads give what their querysets give; a mid-hand action's writes
+are one plain-SQL statement (poker/services/action_write.py) for models with no save
+receivers, anything else ordinary ORM writes (`save()` with its signals); the table's row is
+written last and fenced."""
 
 import pytest
 from django.db import connection
@@ -12,8 +13,8 @@ from django.test.utils import CaptureQueriesContext
 from cashier.models import Account
 from cashier.selectors import table_stacks_and_wallets
 from poker import services
-from poker.models import Hand, HandPlayer, Seat, Table
-from poker.services import TableError, unit
+from poker.models import Hand, HandEvent, HandPlayer, Seat, Table
+from poker.services import TableError, action_write, unit
 from poker.services.unit import peek
 from tests.factories import deal_hand, make_funded_player, make_seated_player, make_table
 
@@ -67,9 +68,97 @@ def test_the_stacks_and_wallets_read_gives_what_its_queryset_gives(table):
         assert len(stacks) == 3 and all(stacks.values())
 
 
-def test_an_action_s_writes_go_through_save_and_its_signals(table):
-    """The hand and the player's seq are saved by `save()`, so a `pre_save` receiver sees
-    them (db_batch skipped it on PostgreSQL only); the deck is not written again."""
+def test_the_models_an_action_writes_in_one_statement_have_no_save_receivers():
+    """The one statement skips `save()` and its signals: a `pre_save` or `post_save` receiver
+    added to one of these models sends an action's writes back to the ORM path (the next
+    test) and raises the statement counts (tests/poker/test_round_trips.py); this says so
+    first. Moving such a receiver elsewhere, or dropping the model from the statement, is
+    the fix."""
+    assert {HandEvent, Hand, HandPlayer, Table} == set(action_write.MODELS)
+    for model in action_write.MODELS:
+        assert action_write.receivers(model) == [], model.__name__
+
+
+def action_of(table) -> tuple[dict, Hand]:
+    players = {seat.number: seat.player for seat in Seat.objects.filter(table=table)}
+    return players, Hand.objects.with_deck().get(table=table, status="running")
+
+
+def test_a_mid_hand_action_s_writes_are_one_statement_storing_what_the_engine_did(table):
+    players, row = action_of(table)
+    before = Table.objects.get(pk=table.pk)
+    events_before = HandEvent.objects.filter(hand=row).count()
+    with CaptureQueriesContext(connection) as statements:
+        services.table_act(
+            table=table, player=players[peek(row).to_act], action="call", amount=None,
+            turn=row.turn, seq=7,
+        )  # fmt: skip
+    writes = [
+        query["sql"]
+        for query in statements.captured_queries
+        if query["sql"].startswith(("INSERT", "UPDATE", "WITH"))
+    ]
+    if connection.vendor == "postgresql":
+        assert len(writes) == 1 and writes[0].startswith("WITH new_events AS (INSERT")
+    stored = Hand.objects.with_deck().get(pk=row.pk)
+    engine = unit.load(stored)  # the snapshot is what its setup, deck and logged events give
+    assert stored.turn == row.turn + 1 and stored.status == "running"
+    logged = list(HandEvent.objects.filter(hand=row).order_by("seq"))
+    assert len(logged) > events_before
+    assert [(e.seq, e.kind, e.payload) for e in logged] == [
+        (k, event["type"], event) for k, event in enumerate(engine.events)
+    ]
+    assert all(e.created_at is not None for e in logged)
+    acted = HandPlayer.objects.get(hand=row, player=players[peek(row).to_act])
+    assert acted.last_seq == 7
+    after = Table.objects.get(pk=table.pk)
+    assert after.version == before.version + 1
+    assert after.lease_owner == unit.process_identity()
+    assert after.lease_expires_at is not None
+
+
+def test_a_stale_fence_refuses_the_one_statement_and_nothing_of_it_stays(table):
+    """Another process took the lease after this change locked and read the table: the
+    statement's fenced part updates no row, its RETURNING is empty, `StaleOwner`; the rest of
+    the statement rolls back with the transaction."""
+    from django.db import transaction
+    from django.db.models import F
+
+    _, row = action_of(table)
+    seat = peek(row).to_act
+    events_before = HandEvent.objects.filter(hand=row).count()
+    with (
+        transaction.atomic(),
+        CaptureQueriesContext(connection) as statements,
+        pytest.raises(unit.StaleOwner),
+        unit.table_change(table.pk) as change,
+    ):
+        Table.objects.filter(pk=table.pk).update(
+            lease_owner="another-host:1:feed", lease_epoch=F("lease_epoch") + 1
+        )
+        hand_row = change.running_hand()
+        assert hand_row is not None
+        engine = change.engine_of(hand_row)
+        since = len(engine.events)
+        engine.act(seat, engine.default_action())
+        change.save_later(hand_row.last_seq_set(seat, 5), ["last_seq"])
+        change.hand(hand_row, engine, since)
+    if connection.vendor == "postgresql":
+        sql = [query["sql"] for query in statements.captured_queries]
+        assert sum(s.startswith("WITH new_events AS") for s in sql) == 1, "it was sent"
+        assert not any(
+            s.startswith(('INSERT INTO "poker_handevent"', 'UPDATE "poker_hand"')) for s in sql
+        )
+    assert HandEvent.objects.filter(hand=row).count() == events_before
+    stored = Hand.objects.get(pk=row.pk)
+    assert (stored.turn, stored.state) == (row.turn, row.state)
+    assert HandPlayer.objects.get(hand=row, seat=seat).last_seq == 0
+
+
+def test_an_action_s_writes_go_through_save_and_its_signals_when_a_model_has_receivers(table):
+    """With a `pre_save` receiver on the hand and the player's row, the action's writes go by
+    `save()`, so the receiver sees them (db_batch skipped it on PostgreSQL only); the deck is
+    not written again."""
     saved: list[tuple[str, frozenset | None]] = []
 
     def receiver(sender, instance, update_fields=None, **kwargs):

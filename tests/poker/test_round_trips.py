@@ -2,15 +2,13 @@
 statements, so a change that adds a read to every action fails here rather than in a bench.
 
 Counted with Django's query log inside the test's transaction: SAVEPOINT and RELEASE stand
-where the room sends BEGIN and COMMIT. Eight statements between them when the table is not in
+where the room sends BEGIN and COMMIT. Five statements between them when the table is not in
 this process's memory (the first call here; the owner's later calls skip the seats and the
 hand): the table lock, the seats with their players (once per change), the running hand with
-its players (one query on PostgreSQL: `Hand.objects.with_players()`), four ordinary ORM writes
-(the hand's new event, the player's last seq, the hand, and last the table's version, fenced
-by the version and lease epoch read), and the stacks with the wallets for the frames. The four
-writes were one hand-built statement before issue 23 (`config.db_batch`, removed: it skipped
-`save()` on PostgreSQL only); docs/benchmarks.md has what that costs.
-"""
+its players (one query on PostgreSQL: `Hand.objects.with_players()`), one plain-SQL statement
+writing the hand's new event, the hand, the player's last seq and last the table's version,
+fenced by the version and lease epoch read (poker/services/action_write.py, issue 23 item 1;
+four ORM writes while it was not), and the stacks with the wallets for the frames."""
 
 import pytest
 from django.db import connection
@@ -28,7 +26,7 @@ pytestmark = [
     ),
 ]
 
-MOST_STATEMENTS_PER_CALL = 10
+MOST_STATEMENTS_PER_CALL = 7
 # The action that ends a hand also settles it in the cashier (one statement locking the
 # accounts, writing the entry, its postings and the balances; then the audit record), reveals
 # the deal, tidies the seats and sends every seat: 16 statements since its writes are ordinary
@@ -56,10 +54,14 @@ def test_a_mid_hand_call_takes_no_more_round_trips_than_counted():
         assert sum('FROM "poker_seat"' in s for s in sql) == 1, "seats are read once a change"
         assert sum("FROM cashier_account" in s for s in sql) == 1, "stacks and wallets at once"
         writes = [s for s in sql if s.startswith(("INSERT", "UPDATE", "WITH"))]
-        assert len(writes) == 4, "the event, the player's seq, the hand, the table's version"
-        assert writes[-1].startswith('UPDATE "poker_table"'), "the table's row is written last"
-        fence = writes[-1].split(" WHERE ", 1)[1]
-        assert '"version" =' in fence and '"lease_epoch" =' in fence, "and fenced"
+        assert len(writes) == 1, "the event, the hand, the player's seq, the table's version"
+        [write] = writes
+        assert write.startswith('WITH new_events AS (INSERT INTO "poker_handevent"')
+        assert 'UPDATE "poker_hand" SET' in write and 'UPDATE "poker_handplayer"' in write
+        table_part = write.split(') UPDATE "poker_table" SET ', 1)[1]
+        fence = table_part.split(" WHERE ", 1)[1]
+        assert '"version" =' in fence and '"lease_epoch" =' in fence, "last, and fenced"
+        assert fence.endswith('RETURNING "id"'), "its RETURNING tells the fence held"
         assert '"deck"' not in "".join(writes), "the deck is written once, by the deal"
 
 

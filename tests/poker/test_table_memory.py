@@ -308,7 +308,7 @@ def test_an_older_version_never_replaces_a_newer_one():
 
 
 def test_a_call_from_memory_locks_writes_and_reads_the_money_only(three_handed):
-    """Six statements: the table lock, the four writes (the event, the player's seq, the hand,
+    """Three statements: the table lock, the one write (the event, the hand, the player's seq,
     the table's fenced version: tests/poker/test_round_trips.py) and the stacks with the
     wallets for the frames; no seat and no hand is read."""
     from django.test.utils import CaptureQueriesContext
@@ -323,7 +323,7 @@ def test_a_call_from_memory_locks_writes_and_reads_the_money_only(three_handed):
             turn=hand.turn, seq=hand.turn,
         )  # fmt: skip
     sql = [q["sql"] for q in statements.captured_queries if q["sql"] not in ("BEGIN", "COMMIT")]
-    assert len(sql) == 6, "\n".join(s[:120] for s in sql)
+    assert len(sql) == 3, "\n".join(s[:120] for s in sql)
     assert sum(s.startswith("SELECT") for s in sql) == 2, "the lock and the money"
     assert not any('FROM "poker_seat"' in s or 'FROM "poker_hand"' in s for s in sql)
 
