@@ -415,6 +415,25 @@ def migrated_sqlite(migrated_sqlite_template, tmp_path) -> Path:
     return database
 
 
+@pytest.fixture
+async def owner_routing(settings):
+    """Table owners on (poker/owner.py) with a short lease; what this process remembers of
+    who holds which table is forgotten before and after, and its owner stopped (the poker and
+    live Showdown owner tests)."""
+    from poker import owner
+
+    if settings.EMBEDDED:
+        pytest.skip("owners route over the Redis channel layer (REDIS_URL)")
+    settings.POKER_OWNER_ROUTING = True
+    settings.POKER_TABLE_LEASE_SECONDS = 1.5
+    owner._holders.clear()
+    owner._owners_seen = ([], 0.0)
+    yield
+    await owner.owner_stop()
+    owner._holders.clear()
+    owner._owners_seen = ([], 0.0)
+
+
 @pytest.fixture(autouse=True)
 def default_language():
     """Each test starts in the room's default language: Django's test client leaves the last

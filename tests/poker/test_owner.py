@@ -33,20 +33,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 ELSEWHERE = "owner|elsewhere:1|"  # another host's owner, by the lease's naming
 
 
-@pytest.fixture
-async def routing(settings):
-    if settings.EMBEDDED:
-        pytest.skip("owners route over the Redis channel layer (REDIS_URL)")
-    settings.POKER_OWNER_ROUTING = True
-    settings.POKER_TABLE_LEASE_SECONDS = 1.5
-    owner._holders.clear()
-    owner._owners_seen = ([], 0.0)
-    yield
-    await owner.owner_stop()
-    owner._holders.clear()
-    owner._owners_seen = ([], 0.0)
-
-
 @database_sync_to_async
 def seated_table():
     table = make_table()
@@ -69,7 +55,7 @@ def command(player, name: str, **fields) -> dict:
     return {"command": name, "fields": fields, "user": player.pk}
 
 
-async def test_a_command_goes_to_the_live_owner_and_its_refusal_comes_back(routing):
+async def test_a_command_goes_to_the_live_owner_and_its_refusal_comes_back(owner_routing):
     table, ann = await seated_table()
     me = await owner.owner_start()
     layer = get_channel_layer()
@@ -100,7 +86,7 @@ async def test_a_command_goes_to_the_live_owner_and_its_refusal_comes_back(routi
     assert seat.status != Seat.Status.SITTING_OUT
 
 
-async def test_an_owner_runs_a_table_s_commands_in_the_order_they_reached_it(routing):
+async def test_an_owner_runs_a_table_s_commands_in_the_order_they_reached_it(owner_routing):
     table, ann = await seated_table()
     me = await owner.owner_start()
     layer = get_channel_layer()
@@ -148,7 +134,7 @@ async def test_an_owner_runs_a_table_s_commands_in_the_order_they_reached_it(rou
     assert (reply["code"], reply["message"]) == ("chat_empty", french)
 
 
-async def test_a_silent_owner_s_table_is_taken_over_once_its_lease_lapsed(routing):
+async def test_a_silent_owner_s_table_is_taken_over_once_its_lease_lapsed(owner_routing):
     """The holder was killed: nobody answers its channel and nobody renews its lease. The
     command waits while the lease is alive, then runs here; this process takes the lease with
     the next epoch."""
@@ -178,7 +164,7 @@ async def test_a_silent_owner_s_table_is_taken_over_once_its_lease_lapsed(routin
         await asyncio.wait_for(layer.receive(dead), 0.5)
 
 
-async def test_a_timeout_goes_to_the_live_owner_and_runs_where_it_is_when_none_is(routing):
+async def test_a_timeout_goes_to_the_live_owner_and_runs_where_it_is_when_none_is(owner_routing):
     table, _ = await seated_table()
     layer = get_channel_layer()
     elsewhere = await layer.new_channel()
@@ -210,7 +196,9 @@ def test_an_owner_renews_its_own_leases_only(settings):
     assert Table.objects.get(pk=theirs.pk).lease_expires_at == soon
 
 
-async def test_a_process_that_wrongly_believes_it_owns_the_table_sends_the_command_on(routing):
+async def test_a_process_that_wrongly_believes_it_owns_the_table_sends_the_command_on(
+    owner_routing,
+):
     """Two owners that both ran a table's first commands each remembered themselves as its
     holder: the one whose lease lapsed must not take the table back at its next command (they
     would pass the lease to and fro at every action). Under the table's lock it finds another
@@ -237,7 +225,9 @@ async def test_a_process_that_wrongly_believes_it_owns_the_table_sends_the_comma
     )
 
 
-async def test_a_timeout_from_a_thread_beside_this_process_s_owner_is_run_by_the_owner(routing):
+async def test_a_timeout_from_a_thread_beside_this_process_s_owner_is_run_by_the_owner(
+    owner_routing,
+):
     """The embedded room's Celery worker is a thread of the owner's own process: its timeout
     still goes through the owner's channel and runs in the table's order, not in the thread."""
     table, _ = await seated_table()
@@ -253,7 +243,9 @@ async def test_a_timeout_from_a_thread_beside_this_process_s_owner_is_run_by_the
     assert report["role"] == "owner" and sum(report["served"]["poker.timeout"].values()) == 1
 
 
-async def test_a_router_sends_a_table_nobody_holds_to_an_owner_the_leases_show(routing, settings):
+async def test_a_router_sends_a_table_nobody_holds_to_an_owner_the_leases_show(
+    owner_routing, settings
+):
     """A process that runs no owner holds no lease: a command for a table no live owner holds
     goes to an owner seen alive in the other tables' leases; with none alive it runs here."""
     settings.POKER_OWNER_RUN = False

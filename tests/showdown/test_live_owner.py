@@ -53,18 +53,6 @@ def player(login: str, shown: str):
     return user
 
 
-@pytest.fixture
-async def routing(settings):
-    if settings.EMBEDDED:
-        pytest.skip("owners route over the Redis channel layer (REDIS_URL)")
-    settings.POKER_OWNER_ROUTING = True
-    settings.POKER_TABLE_LEASE_SECONDS = 1.5
-    owner._holders.clear()
-    yield
-    await owner.owner_stop()
-    owner._holders.clear()
-
-
 def table_row(table_id: int) -> ShowdownTable:
     return ShowdownTable.objects.get(pk=table_id)
 
@@ -222,7 +210,7 @@ async def test_a_second_tab_supersedes_the_first_and_reconnects_are_limited(live
     assert closed == {"type": "websocket.close", "code": 4429}
 
 
-async def test_a_socket_s_command_runs_at_the_owner_holding_the_table(live_table, routing):
+async def test_a_socket_s_command_runs_at_the_owner_holding_the_table(live_table, owner_routing):
     """The table's lease is held by another process's live owner: the socket's command is sent
     there, nothing runs here, and the owner's refusal comes back as the socket's error frame."""
     ann = await sync_to_async(make_funded_player)("ann")
@@ -263,7 +251,7 @@ async def test_a_socket_s_command_runs_at_the_owner_holding_the_table(live_table
     await socket.communicator.disconnect()
 
 
-async def test_the_owner_runs_a_command_sent_by_another_process(live_table, routing):
+async def test_the_owner_runs_a_command_sent_by_another_process(live_table, owner_routing):
     """This process's owner gets another process's socket command for a live table it holds
     no lease of: it runs it (taking the lease with the next epoch) and answers."""
     ann = await sync_to_async(make_funded_player)("ann")
@@ -352,7 +340,7 @@ def test_a_stale_timeout_does_nothing(live_table):
     assert table_row(live_table.pk).version == before.version + 1
 
 
-async def test_a_due_timeout_goes_to_the_live_owner(live_table, routing):
+async def test_a_due_timeout_goes_to_the_live_owner(live_table, owner_routing):
     live_round = await sync_to_async(dealt_round)(live_table)
     layer = get_channel_layer()
     elsewhere = await layer.new_channel()
