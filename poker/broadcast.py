@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -93,7 +93,7 @@ def _dumps(frame: dict[str, Any]) -> str:
 _HAND_FIXED = ("number", "game", "structure", "stakes", "button", "you", "legal_actions")
 
 
-def _hand_changes(hand: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any]:
+def _hand_changes(hand: dict[str, Any], events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The public hand without what the betting cannot change, and only the seats it moved:
     those the events name, or all when a street was dealt (the bets went to the pot)."""
     changes = {key: value for key, value in hand.items() if key not in _HAND_FIXED}
@@ -131,7 +131,7 @@ def frames_for_change(**kwargs: Any) -> dict[str, Any]:
 def frames_and_view(
     *,
     table: Table,
-    events: list[dict[str, Any]],
+    events: Sequence[Mapping[str, Any]],
     hand_row: Hand | None,
     engine: EngineHand | None,
     since: int,
@@ -167,12 +167,16 @@ def frames_and_view(
 
 
 def _events_in_order(
-    events: list[dict[str, Any]], *, hand_row: Hand | None, engine: EngineHand | None, since: int
-) -> list[dict[str, Any]]:
+    events: Sequence[Mapping[str, Any]],
+    *,
+    hand_row: Hand | None,
+    engine: EngineHand | None,
+    since: int,
+) -> list[Mapping[str, Any]]:
     """The change's public events in the order they happened: the button draw before the hand
     it starts, then what the engine did, then what followed at the table (the reveal, players
     sat out or leaving)."""
-    ordered = [event for event in events if event["type"] == "button_drawn"]
+    ordered: list[Mapping[str, Any]] = [e for e in events if e["type"] == "button_drawn"]
     if engine is not None and hand_row is not None:
         ordered.extend(
             {**event, "hand_id": hand_row.pk} for event in events_for(engine, None, since)
@@ -181,7 +185,9 @@ def _events_in_order(
     return ordered
 
 
-def _players_concerned(view: TableView, events: list[dict[str, Any]], *, betting: bool) -> set[int]:
+def _players_concerned(
+    view: TableView, events: Sequence[Mapping[str, Any]], *, betting: bool
+) -> set[int]:
     """Whose own part the change may have moved: in betting, the players the events name and
     the one now to act; otherwise every seated player."""
     owners = {seat.number: seat.player_id for seat in view.seats.values()}
@@ -194,7 +200,7 @@ def _players_concerned(view: TableView, events: list[dict[str, Any]], *, betting
 
 
 def _public_frame(
-    view: TableView, events: list[dict[str, Any]], *, betting: bool, version: int
+    view: TableView, events: Sequence[Mapping[str, Any]], *, betting: bool, version: int
 ) -> dict[str, Any]:
     """The `update` frame: betting sends only what it moved of the hand; anything else also
     the seats, the last result, the waiting list and the next seed's hash."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, TypedDict
 
 from django.db.models import Count, Max, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
@@ -34,7 +34,14 @@ from poker.models import (
 )
 
 
-def player_json(player) -> dict[str, Any]:
+class PlayerJson(TypedDict):
+    """How a player appears at a table and in its events: never the username or email."""
+
+    id: int
+    display_name: str
+
+
+def player_json(player) -> PlayerJson:
     """How a player appears at a table: id and display name (never the username or email)."""
     profile = getattr(player, "profile", None) if _has_profile(player) else None
     name = profile.display_name if profile is not None else player.get_username()

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, TypeGuard
+from typing import Any, Literal, TypeGuard
 
 from poker.engine.cards import CARD_INDEX
 from poker.engine.evaluate import omaha_high, omaha_high_low8
+from poker.engine.events import Blind, CardsShown, HandEvent, PotAwarded, PotResult, Street
 from poker.engine.pots import build_pots, split_pot, take_rake
 from poker.engine.rake import RakeSchedule
 
@@ -42,6 +43,7 @@ MAX_PLAYERS = {"limit": 10, "pot-limit": 6}
 LIMIT_BETS_PER_ROUND = 4  # one bet and three raises; preflop the big blind is the bet
 HOLE_CARDS = 4
 _BOARD_CARDS = (3, 1, 1)  # flop, turn, river
+_DEALT_STREETS: tuple[Street, Street, Street] = ("flop", "turn", "river")
 
 
 class IllegalAction(Exception):
@@ -275,6 +277,10 @@ def _checked_raise_to(legal: LegalActions, action: str, amount: object) -> int:
     return amount
 
 
+def _is_bet_or_raise(action: str) -> TypeGuard[Literal["bet", "raise"]]:
+    return action == "bet" or action == "raise"
+
+
 def _checked_plain_action(
     legal: LegalActions, action: str, amount: object, bet: int
 ) -> tuple[str, int | None]:
@@ -371,7 +377,7 @@ class Hand:
     short_all_in_total: int
     last_aggressor: int | None
     must_show: list[bool]
-    events: list[dict[str, Any]]
+    events: list[HandEvent]
     result: dict[str, Any] | None
     _rake: RakeSchedule | None
     _legal: LegalActions | None
@@ -556,7 +562,7 @@ class Hand:
         if self.actor is None:
             self._end_round()
 
-    def _post_blind(self, i: int, amount: int, blind: str) -> None:
+    def _post_blind(self, i: int, amount: int, blind: Blind) -> None:
         paid = min(amount, self.stacks[i])
         self.stacks[i] -= paid
         self.bets[i] += paid
@@ -697,7 +703,7 @@ class Hand:
 
     # ------------------------------------------------------------------ acting
 
-    def show(self, seat: int) -> list[dict[str, Any]]:
+    def show(self, seat: int) -> list[HandEvent]:
         """After the hand: a player dealt in whose cards nobody saw (folded or mucked) chooses
         to show them. Changes no pot; the showdown entry says it was by choice."""
         if self.result is None:
@@ -707,7 +713,7 @@ class Hand:
         if any(e["type"] == "cards_shown" and e["seat"] == seat for e in self.events):
             raise IllegalAction("already_shown", "these cards are face up already")
         cards = list(self.hole_cards[self.seats.index(seat)])
-        event = {"type": "cards_shown", "seat": seat, "cards": cards, "voluntary": True}
+        event: CardsShown = {"type": "cards_shown", "seat": seat, "cards": cards, "voluntary": True}
         self.events.append(event)
         entries = self.result["showdown"]
         entry = next((e for e in entries if e["seat"] == seat), None)
@@ -717,7 +723,7 @@ class Hand:
         entry.update(shown=True, cards=cards, voluntary=True)
         return [event]
 
-    def act(self, seat: int, action: str, amount: int | None = None) -> list[dict[str, Any]]:
+    def act(self, seat: int, action: str, amount: int | None = None) -> list[HandEvent]:
         """Apply one player action and return the events it caused.
 
         `amount` is the street total for bet and raise, and must be left out otherwise.
@@ -762,7 +768,7 @@ class Hand:
         elif action == "call":
             self._call(i, legal.call)
         else:
-            assert amount is not None
+            assert amount is not None and _is_bet_or_raise(action)
             self._bet_to(i, action, amount)
 
     def _deck_to_deal(self) -> list[str]:
@@ -803,7 +809,7 @@ class Hand:
             }
         )
 
-    def _bet_to(self, i: int, action: str, to: int) -> None:
+    def _bet_to(self, i: int, action: Literal["bet", "raise"], to: int) -> None:
         increment = to - self.current_bet
         added = self._put_in(i, to)
         # A full raise reopens the betting for everyone; a short all-in does not, unless a run
@@ -892,7 +898,12 @@ class Hand:
                 not folded[i] and (not stacks[i] or can_bet < 2) for i in range(len(stacks))
             ]
         self.events.append(
-            {"type": "street_dealt", "street": STREETS[self.street], "burn": burn, "cards": cards}
+            {
+                "type": "street_dealt",
+                "street": _DEALT_STREETS[self.street - 1],
+                "burn": burn,
+                "cards": cards,
+            }
         )
 
     def _showdown_order(self) -> list[int]:
@@ -994,7 +1005,7 @@ class Hand:
         rakes: list[int],
         high: list[Any],
         low: list[Any] | None,
-    ) -> list[dict[str, Any]]:
+    ) -> list[PotResult]:
         """Split each pot, less its rake, among the best hands shown (the only player left
         wins it unseen) and put the winnings on the stacks; the pots' results, main pot first."""
         seats = self.seats
@@ -1006,7 +1017,7 @@ class Hand:
                 won[i] += share
             for i, share in low_shares:
                 won[i] += share
-            pot_result = {
+            pot_result: PotResult = {
                 "amount": amount,
                 "eligible": [seats[i] for i in eligible],
                 "rake": rakes[k],
@@ -1014,7 +1025,8 @@ class Hand:
                 "low": [{"seat": seats[i], "amount": share} for i, share in low_shares],
             }
             pot_results.append(pot_result)
-            self.events.append({"type": "pot_awarded", "pot": k, **pot_result})
+            awarded: PotAwarded = {"type": "pot_awarded", "pot": k, **pot_result}
+            self.events.append(awarded)
         for i, winnings in enumerate(won):
             self.stacks[i] += winnings
         return pot_results
@@ -1164,7 +1176,7 @@ class Hand:
     __hash__ = None  # type: ignore[assignment]  # mutable, so unhashable (object says hashable)
 
     @classmethod
-    def replay(cls, setup: dict[str, Any], events: Iterable[dict[str, Any]]) -> Hand:
+    def replay(cls, setup: dict[str, Any], events: Iterable[Mapping[str, Any]]) -> Hand:
         """Rebuild a hand from its inputs and its events, checking every event matches."""
         expected = list(events)
         hand = cls.start(**setup)
@@ -1181,7 +1193,7 @@ class Hand:
 
     @classmethod
     def rebuild(
-        cls, setup: dict[str, Any], deck: Sequence[str], events: Iterable[dict[str, Any]]
+        cls, setup: dict[str, Any], deck: Sequence[str], events: Iterable[Mapping[str, Any]]
     ) -> Hand:
         """`replay` from a setup stored without its deck (`setup_without_deck`) and the deck
         kept apart: the hand an event log and its deck describe."""

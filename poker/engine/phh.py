@@ -97,13 +97,12 @@ def _actions(hand: Hand) -> list[str]:
     lines: list[str] = []
     showdown: list[str] = []
     for event in hand.events:
-        kind = event["type"]
-        if kind == "hole_cards_dealt":
+        if event["type"] == "hole_cards_dealt":
             for seat, cards in event["hole_cards"]:
                 lines.append(f"d dh {player[seat]} {''.join(cards)}")
-        elif kind == "street_dealt":
+        elif event["type"] == "street_dealt":
             lines.append(f"d db {''.join(event['cards'])}")
-        elif kind == "action":
+        elif event["type"] == "action":
             action = event["action"]
             if action == "fold":
                 move = "f"
@@ -112,9 +111,9 @@ def _actions(hand: Hand) -> list[str]:
             else:
                 move = f"cbr {event['to']}"
             lines.append(f"{player[event['seat']]} {move}")
-        elif kind == "cards_shown":
+        elif event["type"] == "cards_shown":
             showdown.append(f"{player[event['seat']]} sm {''.join(event['cards'])}")
-        elif kind == "cards_mucked":
+        elif event["type"] == "cards_mucked":
             showdown.append(f"{player[event['seat']]} sm")
     if showdown:
         # pokerkit shows down as soon as betting is over: after the last player action (or

@@ -7,6 +7,7 @@ they are shown at showdown; nobody ever sees the deck, burn cards or mucked hand
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from poker.engine.hand import STREETS, Hand
@@ -68,7 +69,7 @@ def public_view(hand: Hand) -> dict[str, Any]:
     return view_for(hand, None)
 
 
-def redact_event(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
+def redact_event(event: Mapping[str, Any], seat: int | None) -> dict[str, Any]:
     """The event as `seat` (None: a spectator) may receive it; the original is not changed."""
     kind = event["type"]
     if kind == "hole_cards_dealt":
@@ -96,21 +97,21 @@ RUNOUT_STREET_SECONDS = 1.5
 SHOWDOWN_READ_SECONDS = 2.0
 
 
-def runout_streets(events: list[dict[str, Any]]) -> int:
+def runout_streets(events: Sequence[Mapping[str, Any]]) -> int:
     """How many streets were dealt after the last action because every player still in was
     all-in (or all but one): the streets the page turns over one by one."""
     last_action = max((i for i, e in enumerate(events) if e["type"] == "action"), default=-1)
     return sum(1 for event in events[last_action + 1 :] if event["type"] == "street_dealt")
 
 
-def ended_hand_display_seconds(events: list[dict[str, Any]]) -> float:
+def ended_hand_display_seconds(events: Sequence[Mapping[str, Any]]) -> float:
     """The extra time an ended hand needs on the page before the next is dealt."""
     if not any(event["type"] == "showdown" for event in events):
         return 0.0
     return RUNOUT_STREET_SECONDS * runout_streets(events) + SHOWDOWN_READ_SECONDS
 
 
-def players_at_flop(events: list[dict[str, Any]], players_dealt: int) -> int:
+def players_at_flop(events: Sequence[Mapping[str, Any]], players_dealt: int) -> int:
     """How many players were still in the hand when the flop came (0: it never did)."""
     folded = 0
     for event in events:

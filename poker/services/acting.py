@@ -25,6 +25,7 @@ from poker.engine.hand import IllegalAction
 from poker.engine.views import ended_hand_display_seconds, players_at_flop
 from poker.models import Hand, Seat, Table
 from poker.refusals import action_refusal_message
+from poker.services.events import HandRevealed, PlayerLeft, PlayerSatOut, PlayerToppedUp
 from poker.services.unit import (
     HandRefused,
     Status,
@@ -215,7 +216,7 @@ def hand_reveal(change: TableChange, hand_row: Hand, now: datetime) -> None:
     who are told where to check it (docs/fairness.md)."""
     if fairness.hand_reveal(hand_id=hand_row.pk, now=now) is not None:
         url = reverse("fairness:hand", args=[hand_row.pk])
-        change.event("hand_revealed", hand_id=hand_row.pk, url=url)
+        change.event(HandRevealed(type="hand_revealed", hand_id=hand_row.pk, url=url))
 
 
 def seats_auto_top_up(change: TableChange, hand_row: Hand) -> None:
@@ -254,7 +255,9 @@ def seats_auto_top_up(change: TableChange, hand_row: Hand) -> None:
                 )
         except cashier.CashierError:
             continue
-        change.event("player_topped_up", seat=seat.number, amount=amount, auto=True)
+        change.event(
+            PlayerToppedUp(type="player_topped_up", seat=seat.number, amount=amount, auto=True)
+        )
 
 
 def tidy_seats(change: TableChange, now: datetime) -> None:
@@ -273,7 +276,9 @@ def tidy_seats(change: TableChange, now: datetime) -> None:
             seat.save(update_fields=["time_out_pending"])
             if seat.status != Status.SITTING_OUT:
                 sit_out(change, seat, now)
-                change.event("player_sat_out", seat=seat.number, reason="timeout")
+                change.event(
+                    PlayerSatOut(type="player_sat_out", seat=seat.number, reason="timeout")
+                )
                 audit_record(
                     action="table.timeout_sat_out",
                     subject=Subject("poker.table", table.pk, table.name),
@@ -281,7 +286,7 @@ def tidy_seats(change: TableChange, now: datetime) -> None:
                 )
         if stacks.get(seat.player_id, 0) <= 0 and seat.status != Status.SITTING_OUT:
             sit_out(change, seat, now)
-            change.event("player_sat_out", seat=seat.number, reason="no_chips")
+            change.event(PlayerSatOut(type="player_sat_out", seat=seat.number, reason="no_chips"))
 
 
 def sit_out(change: TableChange, seat: Seat, now: datetime) -> None:
@@ -315,7 +320,12 @@ def remove_seat(change: TableChange, seat: Seat, *, reason: str, by=None) -> Non
     memo = "" if reason == "left" else reason
     cashier.table_cash_out(player=seat.player, table_id=change.table.pk, memo=memo, by=by)
     change.event(
-        "player_left", seat=seat.number, player=broadcast.player_json(seat.player), reason=reason
+        PlayerLeft(
+            type="player_left",
+            seat=seat.number,
+            player=broadcast.player_json(seat.player),
+            reason=reason,
+        )
     )
     change.users.add(seat.player_id)
     seat.delete()

@@ -19,6 +19,7 @@ from poker.engine.hand import Hand as EngineHand
 from poker.engine.positions import position_names
 from poker.models import Hand, Seat, Table
 from poker.services.acting import advance, sit_out
+from poker.services.events import ButtonDrawn, HandCommitment, PlayerSatOut
 from poker.services.unit import Status, table_change
 
 # Tolerance for a start-next-hand task arriving a little before its countdown.
@@ -62,7 +63,7 @@ def _commitment_announce(
     table = change.table
     table.version += 1
     table.save(update_fields=["version"])
-    event = {
+    event: HandCommitment = {
         "type": "hand_commitment",
         "hand_number": number,
         "commitment": commitment,
@@ -100,7 +101,9 @@ def table_hand_start(*, table: Table | int) -> Hand | None:
                 sit_out(change, seat, now)
                 seat.sit_out_next_big_blind = False
                 seat.save(update_fields=["sit_out_next_big_blind"])
-                change.event("player_sat_out", seat=seat.number, reason="big_blind")
+                change.event(
+                    PlayerSatOut(type="player_sat_out", seat=seat.number, reason="big_blind")
+                )
                 change.users.add(seat.player_id)
             plan = _plan_deal(table, seats, stacks)
         if plan is None:
@@ -153,9 +156,11 @@ def table_hand_start(*, table: Table | int) -> Hand | None:
         )
         if plan.button_draw is not None:
             change.event(
-                "button_drawn",
-                cards={str(seat): card for seat, card in plan.button_draw.items()},
-                button=plan.button,
+                ButtonDrawn(
+                    type="button_drawn",
+                    cards={str(seat): card for seat, card in plan.button_draw.items()},
+                    button=plan.button,
+                )
             )
         # Dealt in: playing, any big blind owed is posted. Sitting out where the big blind
         # went by: a missed big blind (RULES.md 4).

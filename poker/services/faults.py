@@ -14,6 +14,7 @@ from poker.models import Hand, HandIncident, Seat, Table
 from poker.services import timers
 from poker.services.acting import hand_reveal, tidy_seats
 from poker.services.dealing import table_hand_start
+from poker.services.events import HandCancelled
 from poker.services.seating import seat_evict
 from poker.services.unit import Status, table_change
 from poker.services.waiting import waiting_offers_expire
@@ -50,7 +51,9 @@ def hand_cancel(*, hand: Hand, reason: str, code: str = "cancelled", detail: str
         table.last_hand_ended_at = now
         table.next_hand_at = now + timedelta(seconds=table.next_hand_delay_seconds)
         table.save(update_fields=["last_hand_ended_at", "next_hand_at"])
-        change.event("hand_cancelled", hand_id=hand_row.pk, reason=reason, code=code)
+        change.event(
+            HandCancelled(type="hand_cancelled", hand_id=hand_row.pk, reason=reason, code=code)
+        )
         hand_reveal(change, hand_row, now)
         tidy_seats(change, now)
         change.schedule_hand_start(table.next_hand_delay_seconds)

@@ -17,6 +17,15 @@ from poker import broadcast
 from poker.models import Seat, Table
 from poker.services.acting import advance, remove_seat, sit_out, turn_clock
 from poker.services.bars import table_bar_check
+from poker.services.events import (
+    BigBlindChoice,
+    PlayerConnection,
+    PlayerLeaving,
+    PlayerSat,
+    PlayerSatIn,
+    PlayerSatOut,
+    PlayerToppedUp,
+)
 from poker.services.unit import (
     Status,
     TableError,
@@ -93,10 +102,12 @@ def table_sit(
             # before the hand that will use it (docs/fairness.md).
             fairness.table_seed_publish(table_id=table.pk)
             change.event(
-                "player_sat",
-                seat=seat_number,
-                player=broadcast.player_json(player),
-                status=seat.status,
+                PlayerSat(
+                    type="player_sat",
+                    seat=seat_number,
+                    player=broadcast.player_json(player),
+                    status=seat.status,
+                )
             )
             change.users.add(player.pk)
             change.deal_soon_if_idle()
@@ -118,7 +129,7 @@ def table_leave(*, table: Table | int, player, by=None) -> None:
             if by is not None:  # a player's own leave keeps the staff member who asked first
                 seat.leave_by = by
             seat.save(update_fields=["leave_pending", "leave_by"])
-            change.event("player_leaving", seat=seat.number)
+            change.event(PlayerLeaving(type="player_leaving", seat=seat.number))
             engine = load_or_none(hand_row)
             if engine is not None and engine.to_act == seat.number:
                 since = len(engine.events)
@@ -134,7 +145,7 @@ def table_sit_out(*, table: Table, player) -> Seat:
         if seat.status == Status.SITTING_OUT:
             raise TableError("already_sitting_out", _("You are already sitting out."))
         sit_out(change, seat, timezone.now())
-        change.event("player_sat_out", seat=seat.number, reason="asked")
+        change.event(PlayerSatOut(type="player_sat_out", seat=seat.number, reason="asked"))
         change.users.add(player.pk)
         return seat
 
@@ -158,7 +169,7 @@ def table_sit_in(*, table: Table, player, post_big_blind: bool) -> Seat:
         seat.sat_out_at = None
         seat.time_out_pending = False
         seat.save()
-        change.event("player_sat_in", seat=seat.number, status=seat.status)
+        change.event(PlayerSatIn(type="player_sat_in", seat=seat.number, status=seat.status))
         change.users.add(player.pk)
         change.deal_soon_if_idle()
         return seat
@@ -182,10 +193,12 @@ def table_big_blind_choose(*, table: Table, player, post_now: Any) -> Seat:
             seat.status, seat.posts_big_blind_next = Status.WAITING_BIG_BLIND, False
         seat.save(update_fields=["status", "posts_big_blind_next"])
         change.event(
-            "big_blind_choice",
-            seat=seat.number,
-            status=seat.status,
-            posts_big_blind=seat.posts_big_blind_next,
+            BigBlindChoice(
+                type="big_blind_choice",
+                seat=seat.number,
+                status=seat.status,
+                posts_big_blind=seat.posts_big_blind_next,
+            )
         )
         change.users.add(player.pk)
         change.deal_soon_if_idle()
@@ -215,7 +228,7 @@ def table_top_up(*, table: Table, player, amount: int, idempotency_key: str) -> 
                 )
             if table_stack_balance(player=player, table=table) == before:
                 return  # the same request again (its idempotency key): it moved money once
-            change.event("player_topped_up", seat=seat.number, amount=amount)
+            change.event(PlayerToppedUp(type="player_topped_up", seat=seat.number, amount=amount))
             change.users.add(player.pk)
     except cashier.CashierError as error:
         raise TableError(error.code, error.message) from error
@@ -286,7 +299,9 @@ def table_connection_set(*, table: Table, player, connected: bool, socket: str =
         seat.connected = connected
         seat.disconnected_at = None if connected else now
         seat.save(update_fields=["connected", "disconnected_at", "socket"])
-        change.event("player_connection", seat=seat.number, connected=connected)
+        change.event(
+            PlayerConnection(type="player_connection", seat=seat.number, connected=connected)
+        )
         hand_row = change.running_hand()
         if not connected and hand_row is not None and hand_row.action_started_at:
             engine = peek(hand_row)

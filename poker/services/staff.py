@@ -24,6 +24,7 @@ from audit.services import audit_record
 from poker.models import Hand, Seat, Table, TableBar, WaitingEntry
 from poker.services.acting import advance, remove_seat
 from poker.services.bars import table_bar_check
+from poker.services.events import PlayerLeaving
 from poker.services.faults import hand_cancel
 from poker.services.unit import TableError, load_or_none, table_change
 from poker.services.waiting import (
@@ -104,7 +105,7 @@ def _leave_after_hand(change, seat: Seat, *, staff, reason: str) -> None:
     cashed out with `staff` as the author and `reason` on the cash-out."""
     seat.leave_pending, seat.leave_by, seat.leave_reason = True, staff, reason
     seat.save(update_fields=["leave_pending", "leave_by", "leave_reason"])
-    change.event("player_leaving", seat=seat.number)
+    change.event(PlayerLeaving(type="player_leaving", seat=seat.number))
 
 
 def _bar_make(change, *, player, staff, reason: str, hours: int) -> TableBar:

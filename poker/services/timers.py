@@ -18,6 +18,7 @@ from config.timeouts import Timeout, timeouts_set
 from poker.models import Hand, Seat
 from poker.services.acting import advance, sat_out_step
 from poker.services.dealing import table_hand_start
+from poker.services.events import TimedOut
 from poker.services.seating import seat_evict
 from poker.services.unit import HandRefused, Status, TableError, load, table_change
 
@@ -105,7 +106,9 @@ def hand_turn_timeout(*, hand_id: int, turn: int) -> str:
                 timed_out.time_bank = 0  # the deadline came after the whole time bank
                 change.save_later(timed_out, ["time_out_pending", "time_bank"])
             change.seats_fresh = True  # a timeout alters seats only through change.seats()
-            change.event("timeout", seat=seat_number, hand_id=hand_row.pk, action=action)
+            change.event(
+                TimedOut(type="timeout", seat=seat_number, hand_id=hand_row.pk, action=action)
+            )
             advance(change, hand_row, engine, since=since, now=now)
             return action
     except HandRefused:

@@ -43,7 +43,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Literal, Protocol, TypeGuard, get_args
+from typing import Any, Protocol, TypeGuard, cast
 
 from django.conf import settings
 from django.db import connection, models, transaction
@@ -59,32 +59,11 @@ from poker.engine.hand import ReplayMismatch
 from poker.models import Hand, HandEvent, HandPlayer, Seat, Table
 from poker.selectors import TableView, table_seats
 from poker.services import action_write
+from poker.services.events import TableEvent
 
 log = logging.getLogger(__name__)
 
 Status = Seat.Status
-
-
-# The room's events at a table, beside the engine's hand events (poker.engine.events): what
-# `TableChange.event` may append to an `update` frame (docs/protocol.md "Events", checked by
-# tests/poker/test_protocol_names.py). `hand_commitment` goes in a frame of its own before the
-# deal (poker/services/dealing.py).
-TableEventType = Literal[
-    "player_sat",
-    "button_drawn",
-    "player_leaving",
-    "player_left",
-    "player_sat_out",
-    "player_sat_in",
-    "big_blind_choice",
-    "player_topped_up",
-    "player_connection",
-    "timeout",
-    "hand_cancelled",
-    "hand_commitment",
-    "hand_revealed",
-]
-TABLE_EVENT_TYPES: frozenset[str] = frozenset(get_args(TableEventType))
 
 
 class TableError(Refused):
@@ -411,7 +390,7 @@ class TableChange:
 
     def __init__(self, table: Table) -> None:
         self.table = table
-        self.events: list[dict[str, Any]] = []
+        self.events: list[TableEvent] = []
         self.hand_row: Hand | None = None
         self.engine: EngineHand | None = None
         self.since = 0
@@ -489,8 +468,9 @@ class TableChange:
 
     # what the service did
 
-    def event(self, kind: TableEventType, **fields: Any) -> None:
-        self.events.append({"type": kind, **fields})
+    def event(self, event: TableEvent) -> None:
+        """Append a table event (poker.services.events) to the change's `update` frame."""
+        self.events.append(cast(TableEvent, {"type": event["type"], **event}))  # type first
         self.publish = True
 
     def hand(self, hand_row: Hand, engine: EngineHand, since: int, *, moved: bool = True) -> None:

@@ -10,12 +10,14 @@ survives JSON, and no view or redacted event shows a hidden card.
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from poker.engine.hand import Hand
+from poker.engine.events import HAND_EVENTS, event_fields
+from poker.engine.hand import Hand, IllegalAction
 from poker.engine.views import events_for, public_view, view_for
 from tests.poker.engine.conftest import tables
 
@@ -56,6 +58,17 @@ def assert_views_hide_cards(hand: Hand) -> None:
         text = json.dumps(view) + json.dumps(events_for(hand, seat))
         for card in hidden_cards_for(hand, seat):
             assert f'"{card}"' not in text, (seat, card)
+
+
+def assert_events_as_defined(hand: Hand) -> None:
+    """Every event has the keys its TypedDict declares (poker.engine.events): each required
+    one, no other, `type` first and the rest in their declared order (the JSON the hand log,
+    histories and frames carry). mypy checks the code that builds them; this, what it built."""
+    for built in hand.events:
+        definition = HAND_EVENTS[built["type"]]
+        required, optional = definition.__required_keys__, definition.__optional_keys__
+        assert required <= built.keys() <= required | optional, built
+        assert list(built) == [key for key in ["type", *event_fields(definition)] if key in built]
 
 
 def assert_chips_conserved_in_play(hand: Hand) -> None:
@@ -117,3 +130,7 @@ def test_random_legal_play_keeps_every_invariant(table, data):
     assert_views_hide_cards(hand)
     assert Hand.from_json(hand.to_json()) == hand
     assert Hand.replay(json.loads(json.dumps(hand.setup)), hand.events) == hand
+    for seat in hand.seats:  # everyone shows what nobody saw (cards_shown, voluntary)
+        with contextlib.suppress(IllegalAction):  # already face up
+            hand.show(seat)
+    assert_events_as_defined(hand)
