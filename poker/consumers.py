@@ -13,14 +13,12 @@ import asyncio
 import contextlib
 import logging
 import uuid
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.utils.translation import gettext as _
 
 from config.db_pool import DatabaseBusy, refuse_when_pool_exhausted
@@ -241,27 +239,19 @@ def _snapshot_for(table_id: int, user) -> dict:
         raise services.TableError("no_table", _("There is no such table.")) from error
 
 
-# The users of this process's sockets, by id: a command run here acts for the socket's own user
-# object (as before routing); one sent here by another process's socket reads its user.
-_socket_users: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
 COMMANDS: dict[str, type] = {command.__name__: command for command in SERVICES}
 
 
 async def _call_service(command: Command | ConnectionSet, table_id: int, user) -> None:
     """The command runs at the table's owner (poker/owner.py): here, or in the process that
     holds the table; a refusal there is raised here all the same."""
-    _socket_users[user.pk] = user
-    payload = {"command": type(command).__name__, "fields": vars(command), "user": user.pk}
-    await owner.command_run(table_id, "poker.command", {"table": table_id, **payload})
+    await owner.socket_command_run(table_id, "poker.command", command, user)
 
 
 def command_here(payload: dict[str, Any]) -> str:
     """The owner's side of a socket's command (registered in PokerConfig.ready): run it here."""
     command = COMMANDS[payload["command"]](**payload["fields"])
-    user = _socket_users.get(payload["user"])
-    if user is None:
-        user = get_user_model().objects.get(pk=payload["user"])
-    _service_run(command, payload["table"], user)
+    _service_run(command, payload["table"], owner.socket_command_user(payload))
     return "done"
 
 

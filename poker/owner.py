@@ -62,6 +62,7 @@ import os
 import socket
 import time
 import uuid
+import weakref
 from collections.abc import Callable, Hashable
 from datetime import timedelta
 from functools import cache
@@ -70,6 +71,7 @@ from typing import Any, TypeVar
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import connection, models
 from django.utils import timezone, translation
 from django.utils.module_loading import import_string
@@ -476,6 +478,26 @@ async def command_run(table_id: int, kind: str, payload: dict[str, Any]) -> str:
         return _answer(reply)
 
 
+def _command_message(
+    table_id: int,
+    kind: str,
+    payload: dict[str, Any],
+    language: str | None = None,
+    reply_to: str = "",
+    request: str = "",
+) -> dict[str, Any]:
+    """An `owner.command` for the table's owner; without `reply_to` nobody waits for it."""
+    return {
+        "type": "owner.command",
+        "table": table_id,
+        "kind": kind,
+        "payload": payload,
+        "lang": language,
+        "reply_to": reply_to,
+        "request": request,
+    }
+
+
 async def _ask(
     holder: str, table_id: int, kind: str, payload: dict[str, Any], language: str | None
 ) -> asyncio.Future:
@@ -485,15 +507,7 @@ async def _ask(
     future = asyncio.get_running_loop().create_future()
     future.request = request  # type: ignore[attr-defined]
     owner.replies[request] = future
-    message = {
-        "type": "owner.command",
-        "table": table_id,
-        "kind": kind,
-        "payload": payload,
-        "lang": language,
-        "reply_to": owner.channel,
-        "request": request,
-    }
+    message = _command_message(table_id, kind, payload, language, owner.channel, request)
     try:
         await get_channel_layer().send(channel_of(holder), message)
     except Exception as error:
@@ -529,6 +543,34 @@ def _answer(reply: dict[str, Any]) -> str:
     )
 
 
+# The users of this process's sockets, by id: a socket's command run here acts for the socket's
+# own user object; one sent here by another process's socket reads its user.
+_socket_users: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
+
+
+async def socket_command_run(table_id: int, kind: str, command: Any, user: Any) -> str:
+    """A socket's parsed command (a dataclass) run at the table's owner (`command_run`): the
+    payload names its class, its fields and its user; the owner's handler rebuilds the user
+    with `socket_command_user`."""
+    _socket_users[user.pk] = user
+    payload = {
+        "table": table_id,
+        "command": type(command).__name__,
+        "fields": vars(command),
+        "user": user.pk,
+    }
+    return await command_run(table_id, kind, payload)
+
+
+def socket_command_user(payload: dict[str, Any]) -> Any:
+    """The user a socket's command acts for: the socket's own object when it is this
+    process's, else read from the database."""
+    user = _socket_users.get(payload["user"])
+    if user is None:
+        user = get_user_model().objects.get(pk=payload["user"])
+    return user
+
+
 def command_send_sync(table_id: int, kind: str, payload: dict[str, Any]) -> str | None:
     """From synchronous code outside the sockets (a Celery timeout): send the command to the
     table's live owner without waiting, and return "owner"; None when no live owner holds the
@@ -540,15 +582,7 @@ def command_send_sync(table_id: int, kind: str, payload: dict[str, Any]) -> str 
     holder = holder_read(table_id, _table_kind(kind))
     if not holder:
         return None
-    message = {
-        "type": "owner.command",
-        "table": table_id,
-        "kind": kind,
-        "payload": payload,
-        "lang": None,
-        "reply_to": "",
-        "request": "",
-    }
+    message = _command_message(table_id, kind, payload)
     try:
         _send_sync(channel_of(holder), message)
     except Exception:

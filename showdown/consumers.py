@@ -16,13 +16,11 @@ changes nothing; the socket stays open.
 from __future__ import annotations
 
 import asyncio
-import weakref
 from collections.abc import Callable
 from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.contrib.auth import get_user_model
 
 from config.frame_log import Missed, frames_missed_in
 from config.frames import Resync, Snapshot
@@ -128,22 +126,10 @@ def _view(table_id: int, user) -> dict | None:
     return live_table_view(table_id=table_id, user=user)
 
 
-# The users of this process's sockets, by id: a command run here acts for the socket's own user
-# object; one sent here by another process's socket reads its user.
-_socket_users: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
-
-
 async def _command_run(command: Command, table_id: int, user) -> None:
     """The command runs at the table's owner (poker/owner.py): here, or in the process that
     holds the table; a refusal there is raised here all the same."""
-    _socket_users[user.pk] = user
-    payload = {
-        "table": table_id,
-        "command": type(command).__name__,
-        "fields": vars(command),
-        "user": user.pk,
-    }
-    await owner.command_run(table_id, "showdown.command", payload)
+    await owner.socket_command_run(table_id, "showdown.command", command, user)
 
 
 def command_here(payload: dict[str, Any]) -> str:
@@ -152,8 +138,6 @@ def command_here(payload: dict[str, Any]) -> str:
     arguments = dict(payload["fields"])
     if "key" in arguments:
         arguments["idempotency_key"] = f"live-{payload['table']}-{arguments.pop('key')}"
-    user = _socket_users.get(payload["user"])
-    if user is None:
-        user = get_user_model().objects.get(pk=payload["user"])
+    user = owner.socket_command_user(payload)
     SERVICES[command](player=user, table_id=payload["table"], **arguments)
     return "done"
