@@ -22,6 +22,7 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.conf import settings
 
+from config.db_threads import in_db_thread
 from config.frame_log import Missed, frames_missed_in
 from config.frames import Resync, Snapshot
 from config.sockets import TableSocket
@@ -34,7 +35,6 @@ from showdown.models import ShowdownTable
 
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_NO_TABLE = 4404
-TABLE_KIND = "showdown"  # poker/owner.py's name for live Showdown tables (ShowdownConfig.ready)
 
 # Command -> the `showdown.live` service it calls as service(player=, table_id=, **its fields).
 SERVICES: dict[type, Callable[..., Any]] = {
@@ -92,9 +92,7 @@ class LiveShowdownConsumer(TableSocket):
     async def snapshot_send(self) -> None:
         """This player's view now (the public view with their own part), with the heartbeat
         the page expects."""
-        view = await owner.in_table_order(
-            owner.order_key(TABLE_KIND, self.table_id), _view, self.table_id, self.user
-        )
+        view = await _view(self.table_id, self.user)
         if view is None:
             await self.close(code=CLOSE_NO_TABLE)
             return
@@ -108,7 +106,7 @@ class LiveShowdownConsumer(TableSocket):
         )
 
 
-@sync_to_async
+@in_db_thread
 def _table_is_live(table_id: int) -> bool:
     return ShowdownTable.objects.filter(pk=table_id, seats__gt=1).exists()
 
@@ -122,7 +120,10 @@ def _frames_missed(table_id: int, user_id: int, since: int) -> Missed | None:
     )
 
 
+@in_db_thread
 def _view(table_id: int, user) -> dict | None:
+    """Read on the sockets' database threads, not in the table's turn at its owner, as a
+    poker table's snapshot: every frame carries the table's version."""
     return live_table_view(table_id=table_id, user=user)
 
 
