@@ -18,6 +18,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from cashier.posting import Link
 from config.errors import Refused
 from fairness.models import ClientSeed, Commitment, CommitmentSeat, ServerSeed
 from poker.engine import dealer
@@ -130,6 +131,18 @@ def deal_reveal_stamp(*, kind: str, ref_id: int, now: datetime | None = None) ->
     open already or the deal has none."""
     stamped = Commitment.objects.filter(kind=kind, ref_id=ref_id, revealed_at__isnull=True)
     return stamped.update(revealed_at=now or timezone.now()) > 0
+
+
+def deal_reveal_link(*, kind: str, ref_id: int, now: datetime) -> Link:
+    """`deal_reveal_stamp`'s UPDATE as a row a ledger statement writes with its entries
+    (cashier.posting.Link): a banked decision opens its deck's commitment in the statement
+    that settles it."""
+    return Link(
+        Commitment,
+        None,
+        {"revealed_at": now},
+        where={"kind": kind, "ref_id": ref_id, "revealed_at": None},
+    )
 
 
 def table_seed_publish(*, table_id: int, now: datetime | None = None) -> ServerSeed:

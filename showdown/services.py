@@ -24,7 +24,6 @@ from cashier.services import banked_decision_settle, banked_round_void, banked_w
 from config.errors import Refused
 from config.inputs import parse_cents, parse_idempotency_key
 from fairness import services as fairness
-from fairness.models import Commitment
 from poker.engine.dealer import shuffle_deck
 from poker.engine.showdown import ShowdownError
 from poker.engine.showdown import ShowdownRound as EngineRound
@@ -355,20 +354,12 @@ def round_decide(
             staked=seat["staked"],
             net=seat["net"],
             now=now,
-            link=[Link(ShowdownRound, round_.pk, written), _reveal(round_.pk, now)],
+            link=[
+                Link(ShowdownRound, round_.pk, written),
+                fairness.deal_reveal_link(kind=fairness.Kind.ROUND, ref_id=round_.pk, now=now),
+            ],
         )
         return round_
-
-
-def _reveal(round_id: int, now) -> Link:
-    """`fairness.deal_reveal_stamp`'s UPDATE (the round's commitment opened now, if not yet),
-    written by the settlement's statement instead of one of its own."""
-    return Link(
-        Commitment,
-        None,
-        {"revealed_at": now},
-        where={"kind": fairness.Kind.ROUND, "ref_id": round_id, "revealed_at": None},
-    )
 
 
 def round_void(*, round_id: int, now: datetime | None = None) -> ShowdownRound | None:
