@@ -493,13 +493,18 @@ class Stats:
     latencies: list[float] = field(default_factory=list)  # seconds, actions sent in the window
     first_latencies: list[float] = field(default_factory=list)  # to the first player only
     end_latencies: list[float] = field(default_factory=list)  # actions that ended their hand
+    mid_latencies: list[float] = field(default_factory=list)  # the others
     actions: int = 0
     hands: int = 0
     sent: int = 0
     errors: dict[str, int] = field(default_factory=dict)
     closes: dict[str, int] = field(default_factory=dict)
     stalls: int = 0
-    out_of_order: int = 0
+    # Frames in the window that came early (a version before them still missing: the client
+    # waits for it) or stale (a version it already shows, e.g. sent again in a resync
+    # answer, or older than the snapshot it joined with: ignored, costs no wait).
+    early: int = 0
+    stale: int = 0
     gaps: int = 0  # resyncs asked for
     snapshots: int = 0  # snapshots asked for after an update that did not fit
     frames: int = 0
@@ -605,6 +610,8 @@ class TableWatch:
                     self.stats.latencies.append(t - t0)
                     if progress == (key[0], 1 << 30):  # this action ended the hand
                         self.stats.end_latencies.append(t - t0)
+                    else:
+                        self.stats.mid_latencies.append(t - t0)
 
     def bot_gone(self, bot: Bot) -> None:
         for _t0, waiting in self.pending.values():
@@ -661,10 +668,12 @@ class Bot:
             # does not come within a moment.
             stale, broken = self.mirror.stale, self.mirror.broken
             changed = self.mirror.apply(frame)
-            self.watch.stats.out_of_order += self.mirror.stale - stale
+            stats = self.watch.stats
             pending = getattr(self.mirror, "pending", None)
-            if pending and frame.get("version") in pending:
-                self.watch.stats.out_of_order += 1  # came before the one it follows
+            if stats.in_window(t):
+                stats.stale += self.mirror.stale - stale
+                if pending and frame.get("version") in pending:
+                    stats.early += 1  # came before the one it follows
             if pending and self.gap_timer is None:
                 self.gap_timer = asyncio.get_running_loop().call_later(
                     GAP_WAIT_SECONDS, self.resync_ask
@@ -690,12 +699,14 @@ class Bot:
         """The missing version did not come: ask for the frames after the one shown."""
         self.gap_timer = None
         if self.mirror.pending:
-            self.watch.stats.gaps += 1
+            if self.watch.stats.in_window(time.perf_counter()):
+                self.watch.stats.gaps += 1
             self.send(self.mirror.resync_frame())
 
     def after_apply(self, changed: bool, broken_before: int, t: float) -> None:
         if self.mirror.broken > broken_before:
-            self.watch.stats.snapshots += 1  # an update that did not fit: the whole state
+            if self.watch.stats.in_window(t):
+                self.watch.stats.snapshots += 1  # an update that did not fit: the whole state
             self.admin({"type": "snapshot"})
         if not changed:
             return
@@ -1018,9 +1029,17 @@ class Result:
     def seconds(self) -> float:
         return self.stats.window[1] - self.stats.window[0]
 
-    def pct(self, q: float, first: bool = False, end: bool = False) -> float:
+    def pct(self, q: float, first: bool = False, end: bool = False, mid: bool = False) -> float:
         s = self.stats
-        values = sorted(s.first_latencies if first else s.end_latencies if end else s.latencies)
+        values = sorted(
+            s.first_latencies
+            if first
+            else s.end_latencies
+            if end
+            else s.mid_latencies
+            if mid
+            else s.latencies
+        )
         if not values:
             return float("nan")
         return 1000 * values[min(len(values) - 1, int(q / 100 * len(values)))]
@@ -1051,9 +1070,10 @@ class Result:
             f"    to the first player only: p50 {self.pct(50, True):.1f} ms, "
             f"p99 {self.pct(99, True):.1f} ms (the rest is the fan-out to the other five); "
             f"actions that ended a hand ({len(self.stats.end_latencies)}): "
-            f"p50 {self.pct(50, end=True):.1f} ms, p99 {self.pct(99, end=True):.1f} ms",
+            f"p50 {self.pct(50, end=True):.1f} ms, p99 {self.pct(99, end=True):.1f} ms; "
+            f"the others p99 {self.pct(99, mid=True):.1f} ms",
             f"    sent {s.sent} in window, completed {s.actions}; errors {s.errors or 0}; "
-            f"closes {s.closes or 0}; stalls {s.stalls}; frames out of order {s.out_of_order}, "
+            f"closes {s.closes or 0}; stalls {s.stalls}; frames early {s.early}, stale {s.stale}, "
             f"resyncs {s.gaps}, snapshots {s.snapshots}; "
             f"PG sessions waiting on locks {waits}",
             f"    CPU (% of one core): {cpu}; whole machine {self.machine:.0f}% of "
