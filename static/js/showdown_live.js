@@ -1,7 +1,8 @@
 // The live Omaha Showdown table (docs/protocol.md "Live Omaha Showdown"): one socket, and the
 // page drawn again from each `state` frame (the public view) with the player's own part (the
-// `private` frame of the same version) laid over it. Versions, resync, the heartbeat, the
-// reconnect limit and a second tab work as at poker tables. Plain JS, no build step.
+// `private` frame of the same version) laid over it. The socket's life (versions in order,
+// resync, the heartbeat, reconnecting, the reconnect limit and a second tab) is
+// static/js/table_socket.js's, as at poker tables. Plain JS, no build step.
 (function () {
   "use strict";
   const root = document.getElementById("sdl");
@@ -17,20 +18,9 @@
   };
   const DECISIONS = { fold: gettext("Fold"), call: gettext("Call"), raise: gettext("Raise") };
   const fill = (format, values) => interpolate(format, values, true);
-  const CLOSE_UNAUTHENTICATED = 4401;
-  const CLOSE_NO_TABLE = 4404;
-  const CLOSE_SUPERSEDED = 4409;
-  const CLOSE_TOO_MANY_RECONNECTS = 4429;
-  const ANSWER_MS = 5000; // a resync asked for and not answered by then: the socket is dead
-  let socket = null;
   let state = null; // what the page shows: the public view with the player's own part
   let own = null; // the player's own part: {you, hand}
   let version = null; // the table's version shown
-  let retry = 500;
-  let stopped = false; // superseded: no reconnect
-  let heartbeatMs = 0;
-  let heardAt = 0;
-  let askedAt = 0; // when a resync was asked and not answered yet
 
   const dollars = window.roomDollars;
   const key = () => (crypto.randomUUID ? crypto.randomUUID() : String(Date.now()) + Math.random().toString(16).slice(2));
@@ -58,8 +48,7 @@
   }
 
   function send(frame) {
-    if (!socket || socket.readyState !== WebSocket.OPEN) { say(gettext("Not connected; reconnecting…"), true); return; }
-    socket.send(JSON.stringify(frame));
+    if (!socket.send(frame)) say(gettext("Not connected; reconnecting…"), true);
   }
 
   function tick() {
@@ -189,43 +178,26 @@
     };
   }
 
+  /* A frame the socket hands on: the `state` frames in order, once each. */
   function onFrame(frame) {
     switch (frame.type) {
       case "snapshot":
-        askedAt = 0;
-        heardAt = Date.now();
-        if (frame.heartbeat_seconds !== undefined) heartbeatMs = Number(frame.heartbeat_seconds) * 1000;
         version = frame.version;
         state = frame.state;
         own = ownOf(state);
         render();
-        break;
-      case "resync":
-        // The frames this page missed, in order (its own parts among them).
-        askedAt = 0;
-        heardAt = Date.now();
-        if (frame.heartbeat_seconds !== undefined) heartbeatMs = Number(frame.heartbeat_seconds) * 1000;
-        frame.frames.forEach(onFrame);
         break;
       case "private":
         if (version !== null && frame.version <= version) break; // older than shown
         own = { you: frame.you, hand: frame.hand };
         break;
       case "state":
-        heardAt = Date.now();
-        if (version !== null && frame.version <= version) break; // older than shown
-        if (version !== null && frame.version > version + 1) { askResync(); break; } // a gap
         version = frame.version;
         state = merged(frame.state);
         render();
         break;
-      case "heartbeat":
-        heardAt = Date.now();
-        if (version !== null && frame.version > version) setTimeout(() => { if (version < frame.version) askResync(); }, 1500);
-        break;
       case "superseded":
-        stopped = true;
-        say(gettext("This table is open in another tab or window. This page no longer plays."), true);
+        stop(SUPERSEDED);
         break;
       case "error":
         say(frame.message, true);
@@ -234,58 +206,33 @@
     }
   }
 
-  function askResync() {
-    if (!socket || socket.readyState !== WebSocket.OPEN || askedAt || version === null) return;
-    askedAt = Date.now();
-    socket.send(JSON.stringify({ type: "resync", since: version }));
+  const SUPERSEDED = gettext("This table is open in another tab or window. This page no longer plays.");
+
+  /* No more play on this page: say why. */
+  function stop(message) {
+    socket.stop();
+    say(message, true);
   }
 
-  /* A socket that hears nothing through the table's group for two heartbeats asks for what it
-   * missed; one that does not answer that is dropped and a new one opened. */
-  function watch() {
-    if (!socket || socket.readyState !== WebSocket.OPEN || !heartbeatMs) return;
-    const now = Date.now();
-    if (askedAt && now - askedAt > ANSWER_MS) {
-      const dead = socket;
-      socket = null;
-      askedAt = 0;
-      dead.close();
-      setTimeout(connect, retry);
-    } else if (now - heardAt > 2 * heartbeatMs + 2000) {
-      askResync();
-    }
-  }
-
-  function connect() {
-    if (stopped) return;
-    const scheme = location.protocol === "https:" ? "wss://" : "ws://";
-    const since = version === null ? "" : "?since=" + version;
-    const ws = new WebSocket(scheme + location.host + "/ws/showdown/" + tableId + "/" + since);
-    socket = ws;
-    ws.addEventListener("open", () => { retry = 500; });
-    ws.addEventListener("message", (event) => { if (ws === socket) onFrame(JSON.parse(event.data)); });
-    ws.addEventListener("close", (event) => {
-      if (ws !== socket) return;
-      socket = null;
-      askedAt = 0;
-      if (event.code === CLOSE_UNAUTHENTICATED) { say(gettext("Sign in again to play."), true); return; }
-      if (event.code === CLOSE_NO_TABLE) { say(gettext("This table is gone."), true); return; }
-      if (event.code === CLOSE_SUPERSEDED || stopped) {
-        stopped = true;
-        say(gettext("This table is open in another tab or window. This page no longer plays."), true);
-        return;
-      }
-      if (event.code === CLOSE_TOO_MANY_RECONNECTS) {
-        const seconds = 60;
-        say(fill(gettext("Reconnected too often; trying again in %(seconds)s s"), { seconds: seconds }), true);
-        setTimeout(connect, seconds * 1000);
-        return;
-      }
-      $("sdl-phase").textContent = gettext("Reconnecting…");
-      setTimeout(connect, retry);
-      retry = Math.min(retry * 2, 8000);
-    });
-  }
+  const socket = window.tableSocket.create({
+    path: "/ws/showdown/" + tableId + "/",
+    versioned: "state",
+    shown: () => version,
+    on: {
+      frame: onFrame,
+      // A page that reconnected shows its table again (the phase said "Reconnecting…"), even
+      // when it missed nothing (a snapshot draws itself).
+      hello: (frame) => { if (frame.type === "resync" && state) render(); },
+      offline: () => { $("sdl-phase").textContent = gettext("Reconnecting…"); },
+      tooMany: (seconds) => say(fill(gettext("Reconnected too often; trying again in %(seconds)s s"), { seconds: seconds }), true),
+      closed: (code) => stop({
+        [window.tableSocket.CLOSE_SUPERSEDED]: SUPERSEDED,
+        [window.tableSocket.CLOSE_UNAUTHENTICATED]: gettext("Sign in again to play."),
+        [window.tableSocket.CLOSE_NO_TABLE]: gettext("This table is gone."),
+        [window.tableSocket.CLOSE_EXCLUDED]: gettext("You are on a time-out or self-exclusion: no play until it ends."),
+      }[code]),
+    },
+  });
 
   $("sdl-wager").addEventListener("submit", (event) => {
     event.preventDefault();
@@ -313,6 +260,5 @@
     if (button) button.click();
   });
   setInterval(tick, 250);
-  setInterval(watch, 1000);
-  connect();
+  socket.connect();
 })();

@@ -9,22 +9,10 @@
   const $ = (id) => document.getElementById(id);
   // Words from Django's JavaScript catalogue (jsi18n/, loaded by base.html): the page's language.
   const fill = (format, values) => interpolate(format, values, true);
-  const CLOSE_SUPERSEDED = 4409;
-  const CLOSE_UNAUTHENTICATED = 4401;
-  const CLOSE_NO_TABLE = 4404;
-  const CLOSE_EXCLUDED = 4403; // a time-out or self-exclusion (responsible gaming)
-  // Too many sockets from this player to this table in the server's window (a minute): wait
-  // the window out before one more try, instead of the usual quick backoff.
-  const CLOSE_TOO_MANY_RECONNECTS = 4429;
-  const TOO_MANY_RECONNECTS_WAIT_MS = 60000;
   const LOG_LIMIT = 200;
 
-  let socket = null;
   let state = null;
   let names = {}; // seat number -> display name, kept from the latest state
-  let retries = 0;
-  let reconnectTimer = null;
-  let pingTimer = null;
   let stopped = false; // superseded or refused: no reconnect
   // Sequence numbers only ever grow within this tab, across reconnects and reloads, so the
   // server can refuse a stale or duplicated action.
@@ -81,66 +69,42 @@
 
   // ------------------------------------------------------------------ the socket
 
-  function socketUrl() {
-    const scheme = location.protocol === "https:" ? "wss://" : "ws://";
-    // A page that shows a version already asks for what it missed since (docs/protocol.md).
-    const since = mirror.since;
-    return scheme + location.host + config.ws_path + (since === null ? "" : "?since=" + since);
+  /* Its life (connecting with `?since=`, the updates in order, `resync`, the watchdog,
+   * reconnecting, the close codes, the ping) is static/js/table_socket.js's, shared with the
+   * live Showdown page; this page says what happens, in its words. */
+  const socket = window.tableSocket.create({
+    path: config.ws_path,
+    versioned: "update",
+    shown: () => mirror.since,
+    on: {
+      frame: onFrame,
+      hello: hello,
+      connecting: (again) =>
+        setConnection("connecting", again ? gettext("Reconnecting…") : gettext("Connecting…")),
+      offline: (seconds) =>
+        setConnection("offline", fill(gettext("Offline, reconnecting in %(seconds)s s"), { seconds: seconds })),
+      tooMany: (seconds) =>
+        setConnection("offline", fill(gettext("Reconnected too often; trying again in %(seconds)s s"), { seconds: seconds })),
+      closed: onClosed,
+    },
+  });
+
+  /* The socket closed for good: say why. */
+  function onClosed(code) {
+    const why = {
+      [window.tableSocket.CLOSE_SUPERSEDED]: gettext("This table is open in another tab or window. This page no longer plays."),
+      [window.tableSocket.CLOSE_UNAUTHENTICATED]: gettext("You are logged out. Log in again to play."),
+      [window.tableSocket.CLOSE_NO_TABLE]: gettext("This table does not exist any more."),
+      [window.tableSocket.CLOSE_EXCLUDED]: gettext("You are on a time-out or self-exclusion: no play until it ends."),
+    };
+    stop(why[code]);
   }
 
-  function connect() {
-    if (stopped) return;
-    clearTimeout(reconnectTimer);
-    setConnection("connecting", retries ? gettext("Reconnecting…") : gettext("Connecting…"));
-    socket = new WebSocket(socketUrl());
-    socket.addEventListener("message", (event) => {
-      if (event.target !== socket) return; // a socket the watchdog gave up on
-      let frame;
-      try {
-        frame = JSON.parse(event.data);
-      } catch {
-        return;
-      }
-      onFrame(frame);
-    });
-    socket.addEventListener("close", (event) => {
-      if (event.target === socket) onClose(event.code);
-    });
-  }
-
-  function onClose(code) {
-    clearInterval(pingTimer);
-    socket = null;
-    watchdogReset();
-    if (code === CLOSE_SUPERSEDED) {
-      stop(gettext("This table is open in another tab or window. This page no longer plays."));
-      return;
-    }
-    if (code === CLOSE_UNAUTHENTICATED) {
-      stop(gettext("You are logged out. Log in again to play."));
-      return;
-    }
-    if (code === CLOSE_NO_TABLE) {
-      stop(gettext("This table does not exist any more."));
-      return;
-    }
-    if (code === CLOSE_EXCLUDED) {
-      if (!stopped) stop(gettext("You are on a time-out or self-exclusion: no play until it ends."));
-      return;
-    }
-    if (stopped) return;
-    if (code === CLOSE_TOO_MANY_RECONNECTS) {
-      const wait = TOO_MANY_RECONNECTS_WAIT_MS * (1 + Math.random() * 0.25);
-      retries += 1;
-      const seconds = Math.ceil(wait / 1000);
-      setConnection("offline", fill(gettext("Reconnected too often; trying again in %(seconds)s s"), { seconds: seconds }));
-      reconnectTimer = setTimeout(connect, wait);
-      return;
-    }
-    const delay = Math.min(15000, 500 * 2 ** retries) * (0.75 + Math.random() * 0.5);
-    retries += 1;
-    setConnection("offline", fill(gettext("Offline, reconnecting in %(seconds)s s"), { seconds: Math.ceil(delay / 1000) }));
-    reconnectTimer = setTimeout(connect, delay);
+  /* The socket's first answer (a snapshot, or the resync of a page reconnecting), applied. */
+  function hello(frame) {
+    setConnection("online", gettext("Connected"));
+    window.tableChat.load(frame.chat);
+    takeOfferedSeat();
   }
 
   function stop(message) {
@@ -151,15 +115,14 @@
     notice.textContent = message;
     notice.hidden = false;
     $("actions").hidden = true;
-    if (socket) socket.close();
+    socket.stop();
   }
 
   function send(frame) {
-    if (!socket || socket.readyState !== WebSocket.OPEN) {
+    if (!socket.send(frame)) {
       toast(gettext("Not connected to the table; your choice was not sent."));
       return false;
     }
-    socket.send(JSON.stringify(frame));
     return true;
   }
 
@@ -170,43 +133,25 @@
     conn.className = "conn " + kind;
   }
 
-  function onFrame(frame) {
+  /* A frame the socket hands on: the updates in order, once each; `asked`, a snapshot the
+   * page asked for. */
+  function onFrame(frame, asked) {
     switch (frame.type) {
       case "snapshot": {
-        const asked = answered(frame);
-        hello();
-        // One the watchdog asked for is drawn only if the page was behind (or missed a frame).
+        // One the page asked for is drawn only if the page was behind (or missed a frame).
         const shown = mirror.publicPart;
         if (!asked || !state || !shown || frame.state.version >= shown.version) {
           mirror.snapshot(frame.state);
           render(composed());
           logReplay(frame);
-          pendingApply();
         }
-        takeOfferedSeat();
-        window.tableChat.load(frame.chat);
         break;
       }
-      case "resync":
-        // The frames this page missed, in order (its own private parts among them), as if
-        // they had come one by one; on connecting, with what a snapshot says besides.
-        answered(frame);
-        if (frame.heartbeat_seconds !== undefined) {
-          hello();
-          window.tableChat.load(frame.chat);
-        }
-        frame.frames.forEach(onFrame);
-        pendingApply();
-        if (frame.heartbeat_seconds !== undefined) takeOfferedSeat();
-        break;
       case "chat":
         window.tableChat.add(frame.message);
         break;
       case "chat_removed":
         window.tableChat.removed(frame.id);
-        break;
-      case "heartbeat":
-        onHeartbeat(frame);
         break;
       case "private":
         // Sent just before the public update of the same change: drawn with that one, or now
@@ -215,20 +160,9 @@
           render(composed());
         }
         break;
-      case "update": {
-        heardAt = Date.now();
-        const kind = mirror.classify(frame);
-        if (kind === "stale") break; // older than shown
-        if (kind === "gap") {
-          // Applied only after the versions before it: wait a moment for them (another
-          // server process's frame may cross this one), then ask for what is missing.
-          pendingApply();
-          break;
-        }
+      case "update":
         updateApply(frame);
-        pendingApply();
         break;
-      }
       case "error":
         pendingTurn = null;
         window.tableChat.refused();
@@ -254,8 +188,8 @@
 
   // ------------------------------------------------------------------ frames to state
 
-  /* The STATE from the frames: the public part, this player's own part and the updates held
-   * for a missing version, in static/js/table_state.js (tested under node, tests/js/). */
+  /* The STATE from the frames: the public part and this player's own part, in
+   * static/js/table_state.js (tested under node, tests/js/). */
   const mirror = window.tableState.createMirror();
 
   /* The viewer's own hole cards of the latest hand, kept for the pause after it ends. */
@@ -339,59 +273,11 @@
     if (state) render(state);
   }
 
-  // ------------------------------------------------------------------ the watchdog
-
-  /* A socket can stay open and miss frames (Redis restarting, a frame lost on the way). The
-   * room sends a heartbeat with the table's version through the table's group every
-   * `heartbeat_seconds` (docs/protocol.md). A page that hears nothing through the group for two
-   * beats, or hears of a version newer than the one it shows, asks for what it missed
-   * (`resync`); a socket that does not answer that is dropped and a new one opened. */
-  const ANSWER_MS = 5000; // a resync asked for and not answered by then: the socket is dead
-  const ASK_EVERY_MS = 2000; // the server refuses more than one snapshot a second
-  const BEHIND_GRACE_MS = 1500; // an update sent just before the heartbeat may still be coming
-  let heartbeatMs = 0; // 0 until the first snapshot says; the server sends none: no watchdog
-  let heardAt = 0; // when the table's group last reached this page
-  let snapshotAskedAt = 0; // when the page asked and got no answer yet (0: not waiting)
-  let lastAskAt = 0;
-  let behindTimer = null;
-
-  function watchdogReset() {
-    snapshotAskedAt = 0;
-    clearTimeout(behindTimer);
-    behindTimer = null;
-  }
-
-  /* True if this snapshot or resync answers the page's request. */
-  function answered(frame) {
-    const asked = snapshotAskedAt !== 0;
-    watchdogReset();
-    heardAt = Date.now();
-    if (frame.heartbeat_seconds !== undefined) {
-      heartbeatMs = (Number(frame.heartbeat_seconds) || 0) * 1000;
-    }
-    return asked;
-  }
-
-  /* The socket's first answer (a snapshot, or the resync of a page reconnecting). */
-  function hello() {
-    retries = 0;
-    setConnection("online", gettext("Connected"));
-    clearInterval(pingTimer);
-    pingTimer = setInterval(() => send({ type: "ping" }), 25000);
-  }
-
-  function onHeartbeat(frame) {
-    heardAt = Date.now();
-    if (!state || !(frame.version > state.version) || behindTimer) return;
-    behindTimer = setTimeout(() => {
-      behindTimer = null;
-      if (state && state.version < frame.version) askResync();
-    }, BEHIND_GRACE_MS);
-  }
+  // ------------------------------------------------------------------ an update, in order
 
   function updateApply(frame) {
     if (!mirror.update(frame)) {
-      askSnapshot(); // a change to a hand this page never saw: the whole state again
+      socket.askSnapshot(); // a change to a hand this page never saw: the whole state again
       return;
     }
     runoutFinish(); // a runout still on screen ends at once: this change comes after it
@@ -401,49 +287,6 @@
     syncClock(next);
     if (!runoutStart(events, next)) events.forEach(logEvent);
     render(next);
-  }
-
-  /* Applying the updates that wait for a missing version (table_state.js keeps them). */
-  let gapTimer = null;
-
-  function pendingApply() {
-    for (let frame = mirror.nextPending(); frame; frame = mirror.nextPending()) updateApply(frame);
-    if (!mirror.pending) {
-      clearTimeout(gapTimer);
-      gapTimer = null;
-    } else if (!gapTimer) {
-      gapTimer = setTimeout(askResync, window.tableState.GAP_WAIT_MS);
-    }
-  }
-
-  /* The frames after the version shown, from the server's log of the table's last frames (a
-   * snapshot instead when they are gone). */
-  function askResync() {
-    gapTimer = null;
-    if (!socket || socket.readyState !== WebSocket.OPEN || snapshotAskedAt) return;
-    if (mirror.since === null) return;
-    snapshotAskedAt = Date.now();
-    socket.send(JSON.stringify({ type: "resync", since: mirror.since }));
-  }
-
-  function askSnapshot() {
-    const now = Date.now();
-    if (!socket || socket.readyState !== WebSocket.OPEN || snapshotAskedAt) return;
-    if (now - lastAskAt < ASK_EVERY_MS) return;
-    snapshotAskedAt = lastAskAt = now;
-    socket.send(JSON.stringify({ type: "snapshot" }));
-  }
-
-  function watch() {
-    if (!socket || socket.readyState !== WebSocket.OPEN || !heartbeatMs) return;
-    const now = Date.now();
-    if (snapshotAskedAt && now - snapshotAskedAt > ANSWER_MS) {
-      const dead = socket;
-      onClose(1006); // forgets `dead` and reconnects as after any drop
-      dead.close();
-    } else if (now - heardAt > 2 * heartbeatMs + 2000) {
-      askResync();
-    }
   }
 
   // ------------------------------------------------------------------ drawing the state
@@ -1648,13 +1491,9 @@
   window.tableChat.init(send);
   bindKeys();
   setInterval(tick, 250);
-  setInterval(watch, 1000);
-  window.addEventListener("online", () => {
-    if (!socket && !stopped) connect();
-  });
   // For browser tests and for drawing a saved state by hand: read the state, render one.
   window.tablePage = {
     render: render, logEvent: logEvent, toast: toast, state: () => state,
   };
-  connect();
+  socket.connect();
 })();

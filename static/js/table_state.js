@@ -4,18 +4,15 @@
  * `update` (the table's events and changed parts, the same for everyone) and, to the players it
  * concerns, a `private` frame with their own part: `you`, their hole cards and their legal
  * actions. A mirror keeps both and lays the own part over the public one (`composed`). Every
- * update is numbered by the table's version, and update v is applied only after v-1: one that
- * skips a version waits (`pending`) for the missing one; when that has not come within
- * GAP_WAIT_MS the page sends `{"type": "resync", "since": mirror.since}` and the server answers
- * with exactly the frames it missed, in order (docs/protocol.md "Versions and resync").
+ * update is numbered by the table's version; static/js/table_socket.js hands the page update v
+ * only after v-1 (docs/protocol.md "Versions and resync"), and `since` is the version it asks
+ * for the frames after.
  *
  * The table page loads this file before table.js (`window.tableState`); tests/js/ runs it under
  * node (`module.exports`), so the tests check the page's own code.
  */
 (function (root) {
   "use strict";
-
-  const GAP_WAIT_MS = 50;
 
   /* A snapshot's STATE split like a `private` frame: `you` and the player's own hand part. */
   function ownPartOf(full) {
@@ -34,10 +31,9 @@
   function createMirror() {
     let publicPart = null; // version, table, seats, hand (as a spectator sees it), last_result
     let ownPart = null; // version, you, hand: {id, turn, seat, cards, legal_actions} or null
-    const pending = new Map(); // version -> an update that came before the one it follows
 
-    /* The next update laid over the public part; false when it changes a hand this mirror
-     * does not show (the page asks for a snapshot). */
+    /* The next update (the one after the version shown) laid over the public part; false when
+     * it changes a hand this mirror does not show (the page asks for a snapshot). */
     function update(frame) {
       const next = Object.assign({}, publicPart, { version: frame.version });
       const changes = frame.hand_changes;
@@ -72,7 +68,6 @@
       /* Null before the first snapshot. */
       get publicPart() { return publicPart; },
       get ownPart() { return ownPart; },
-      get pending() { return pending.size; },
       /* The version shown: what a `resync` asks for the frames after (null before a snapshot). */
       get since() { return publicPart ? publicPart.version : null; },
 
@@ -88,32 +83,7 @@
         return true;
       },
 
-      /* What to do with an update: "stale" (not newer than shown, or before any snapshot:
-       * ignored), "gap" (it skips a version: kept until `nextPending` returns it; ask for the
-       * missing ones with `resync` if they do not come within GAP_WAIT_MS) or "next" (apply it
-       * now with `update`). */
-      classify(frame) {
-        if (!publicPart || frame.version <= publicPart.version) return "stale";
-        if (frame.version > publicPart.version + 1) {
-          pending.set(frame.version, frame);
-          return "gap";
-        }
-        return "next";
-      },
-
       update: update,
-
-      /* The pending update that follows what is shown now, or null (the older ones are
-       * dropped). */
-      nextPending() {
-        pending.forEach((_, version) => {
-          if (publicPart && version <= publicPart.version) pending.delete(version);
-        });
-        if (!publicPart || !pending.has(publicPart.version + 1)) return null;
-        const frame = pending.get(publicPart.version + 1);
-        pending.delete(frame.version);
-        return frame;
-      },
 
       /* The STATE as a fresh snapshot would show it: the public part with the player's own
        * part laid over it (their hole cards; their legal actions when the hand is at the turn
@@ -139,7 +109,7 @@
     };
   }
 
-  const api = { GAP_WAIT_MS: GAP_WAIT_MS, createMirror: createMirror };
+  const api = { createMirror: createMirror };
   if (typeof module === "object" && module.exports) {
     module.exports = api;
   } else {

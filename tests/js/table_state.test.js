@@ -1,5 +1,6 @@
 /* static/js/table_state.js, the page's own reducer of the table socket's frames
- * (docs/protocol.md "Frames"), run under node: `node --test tests/js/` (make lint). */
+ * (docs/protocol.md "Frames"), run under node: `node --test tests/js/` (make lint). The order
+ * the updates come in is static/js/table_socket.js's (table_socket.test.js). */
 "use strict";
 
 const assert = require("node:assert/strict");
@@ -21,100 +22,26 @@ function update(version, turn) {
   return { type: "update", version: version, events: [], hand_changes: changes };
 }
 
-/* What the page does with an update frame (table.js onFrame), without drawing. */
-function receive(mirror, frame) {
-  const kind = mirror.classify(frame);
-  if (kind === "next") {
-    mirror.update(frame);
-    for (let next = mirror.nextPending(); next; next = mirror.nextPending()) mirror.update(next);
-  }
-  return kind;
-}
-
-/* What the page does with a `resync` answer: each frame in order, then what was pending. */
-function resync(mirror, frames) {
-  frames.forEach((frame) => (frame.type === "private" ? mirror.private(frame) : receive(mirror, frame)));
-  for (let next = mirror.nextPending(); next; next = mirror.nextPending()) mirror.update(next);
-}
-
-test("an update that comes early is applied only after the one before it", () => {
-  const mirror = createMirror();
-  mirror.snapshot(snapshot(10));
-  assert.equal(receive(mirror, update(12, 3)), "gap");
-  assert.equal(mirror.publicPart.version, 10);
-  assert.equal(mirror.composed().hand.turn, 1); // nothing of version 12 shows yet
-  assert.equal(mirror.pending, 1);
-  assert.equal(receive(mirror, update(11, 2)), "next");
-  assert.equal(mirror.publicPart.version, 12);
-  assert.equal(mirror.composed().hand.turn, 3);
-  assert.equal(mirror.pending, 0);
-});
-
-test("a gap asks for the frames since the version shown, and the answer fills it in order", () => {
-  const mirror = createMirror();
-  mirror.snapshot(snapshot(10, 1));
-  receive(mirror, update(13, 4));
-  receive(mirror, update(14, 5));
-  assert.equal(mirror.since, 10); // the page sends {"type": "resync", "since": 10}
-  // The server's answer: 11 to 13 (13 again: it cannot know which ones came), own part first.
-  const own = { id: 7, turn: 3, seat: 1, cards: ["As", "Kd", "Qh", "Jc"], legal_actions: { fold: true } };
-  resync(mirror, [
-    update(11, 2),
-    { type: "private", version: 12, you: { seat: 1 }, hand: own },
-    update(12, 3),
-    update(13, 4),
-  ]);
-  assert.equal(mirror.publicPart.version, 14);
-  assert.equal(mirror.pending, 0);
-  assert.equal(mirror.composed().hand.turn, 5);
-  assert.deepEqual(mirror.composed().hand.seats[0].cards, ["As", "Kd", "Qh", "Jc"]);
-  assert.equal(mirror.composed().hand.legal_actions, null); // made for turn 3, not 5
-});
-
-test("an answer that stops short leaves the later updates pending (the page asks again)", () => {
-  const mirror = createMirror();
-  mirror.snapshot(snapshot(10));
-  receive(mirror, update(14, 5));
-  resync(mirror, [update(11, 2), update(12, 3)]); // 13 not kept yet on the server
-  assert.equal(mirror.publicPart.version, 12);
-  assert.equal(mirror.pending, 1);
-  assert.equal(mirror.since, 12);
-  resync(mirror, [update(13, 4)]);
-  assert.equal(mirror.publicPart.version, 14);
-  assert.equal(mirror.pending, 0);
-});
-
-test("a snapshot drops the pending updates it covers and the next one follows it", () => {
-  const mirror = createMirror();
-  mirror.snapshot(snapshot(10));
-  receive(mirror, update(12, 3));
-  receive(mirror, update(14, 5));
-  mirror.snapshot(snapshot(13));
-  const next = mirror.nextPending();
-  assert.equal(next.version, 14);
-  mirror.update(next);
-  assert.equal(mirror.nextPending(), null);
-  assert.equal(mirror.pending, 0);
-  assert.equal(mirror.publicPart.version, 14);
-  assert.equal(receive(mirror, update(12, 3)), "stale");
-});
-
 test("before any snapshot there is nothing to resync from", () => {
   assert.equal(createMirror().since, null);
 });
 
-test("updates before any snapshot, or not newer than shown, are ignored", () => {
+test("a snapshot shows its version, and the next update follows it", () => {
   const mirror = createMirror();
-  assert.equal(mirror.classify(update(3, 1)), "stale");
   mirror.snapshot(snapshot(10));
-  assert.equal(mirror.classify(update(10, 1)), "stale");
-  assert.equal(mirror.publicPart.version, 10);
+  assert.equal(mirror.since, 10);
+  assert.equal(mirror.update(update(11, 2)), true);
+  assert.equal(mirror.since, 11);
+  assert.equal(mirror.composed().hand.turn, 2);
+  mirror.snapshot(snapshot(13));
+  assert.equal(mirror.since, 13);
+  assert.equal(mirror.composed().hand.turn, 1);
 });
 
 test("only the betting moved: the seats' stacks follow the hand's", () => {
   const mirror = createMirror();
   mirror.snapshot(snapshot(10));
-  receive(mirror, update(11, 2));
+  mirror.update(update(11, 2));
   assert.deepEqual(mirror.composed().seats, [{ seat: 1, stack: 98 }]);
 });
 
@@ -135,7 +62,7 @@ test("the own part lays the player's cards over the public hand, and the legal a
   assert.deepEqual(state.hand.seats[0].cards, ["As", "Kd", "Qh", "Jc"]);
   assert.deepEqual(state.hand.legal_actions, { check: true });
   // The public update of the next turn comes: the own part made for turn 1 shows no actions.
-  receive(mirror, update(11, 2));
+  mirror.update(update(11, 2));
   state = mirror.composed();
   assert.equal(state.hand.legal_actions, null);
   assert.deepEqual(state.hand.seats[0].cards, ["As", "Kd", "Qh", "Jc"]);

@@ -1,17 +1,22 @@
 """The live table page in Debian's Chromium against a real daphne: two players (a laptop and
 a phone) sit, place wagers, see their own cards and only the backs of the other's, decide, and
-see one board settle both; the wallets shown match the ledger. Set SHOWDOWN_SCREENSHOTS=<dir>
-to keep screenshots."""
+see one board settle both; the wallets shown match the ledger. Its `state` frames are shown in
+version order, as a poker table's updates are (static/js/table_socket.js). Set
+SHOWDOWN_SCREENSHOTS=<dir> to keep screenshots."""
 
+import json
 import os
+import re
 from pathlib import Path
 
 import pytest
 
 from cashier.selectors import wallet_balance
 from cashier.verify import ledger_verify
-from showdown.models import ShowdownRound
+from showdown.live import live_seat_take
+from showdown.models import ShowdownRound, ShowdownTable
 from tests.factories import make_funded_player, make_showdown_table
+from tests.poker.table_page import beside_the_browser, frames_sent, record_calls
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -153,3 +158,63 @@ def test_a_seat_left_after_a_settled_round_is_offered_at_once(signed_in_page, mo
     page.click('.sdl-seat[data-seat="1"] .sdl-sit')
     page.wait_for_selector("#sdl-wager:not([hidden])")
     assert page.errors == []
+
+
+class StateTamper:
+    """Forwards the server's frames to the page; once armed, keeps back the first `state` frame
+    and delivers it after the next one (`swap`) or never (`drop`)."""
+
+    def __init__(self) -> None:
+        self.mode: str | None = None
+        self.kept: str | None = None
+
+    def route(self, socket) -> None:
+        server = socket.connect_to_server()
+        server.on_message(lambda message: self.from_server(socket, message))
+
+    def from_server(self, socket, message) -> None:
+        if self.mode is None or json.loads(message).get("type") != "state":
+            socket.send(message)
+            return
+        if self.kept is None:
+            self.kept = message
+            return
+        socket.send(message)
+        if self.mode == "swap":
+            socket.send(self.kept)
+        self.mode = None
+
+
+# Seats 1 and 2 taken: no "Sit here" in them any more.
+SEATED = """() => [1, 2].every((n) =>
+  !document.querySelector(`.sdl-seat[data-seat="${n}"] .sdl-sit`))"""
+
+
+@pytest.mark.parametrize("mode", ["swap", "drop"])
+def test_state_frames_that_cross_are_shown_in_order(signed_in_page, mode):
+    """Two changes whose `state` frames cross on the way: the later one waits for the earlier
+    (no resync); one that never comes is asked for once, since the version shown."""
+    table = make_showdown_table(seats=7, bet_seconds=60, action_seconds=60)
+    ann, bob, cat = (make_funded_player(name) for name in ("ann", "bob", "cat"))
+    page = signed_in_page(cat, LAPTOP)
+    try:
+        record_calls(page)
+        tamper = StateTamper()
+        page.route_web_socket(re.compile(r"/ws/showdown/"), tamper.route)
+        page.goto(f"/showdown/live/{table.pk}/")
+        page.wait_for_selector(".sdl-sit")
+        before = ShowdownTable.objects.get(pk=table.pk).version
+        tamper.mode = mode
+        for seat, player in ((1, ann), (2, bob)):
+            beside_the_browser(live_seat_take, player=player, table_id=table.pk, seat=seat)
+        assert ShowdownTable.objects.get(pk=table.pk).version == before + 2
+        page.wait_for_function(SEATED)  # Playwright relays frames meanwhile
+        assert tamper.mode is None, "the first state frame was kept back"
+        if mode == "swap":
+            assert frames_sent(page, "resync") == [], "the crossed frame came: nothing to ask"
+        else:
+            assert frames_sent(page, "resync") == [{"type": "resync", "since": before}]
+        assert frames_sent(page, "snapshot") == []
+        assert page.errors == []
+    finally:
+        page.context.close()
