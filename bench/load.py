@@ -537,7 +537,7 @@ def progress_of(state: dict) -> tuple[int, int] | None:
 
 
 # How long a client waits for a missing version before it asks for what it missed with
-# `resync` (bench.mirror's GAP_WAIT_SECONDS and static/js/table_state.js's GAP_WAIT_MS).
+# `resync` (bench.mirror's GAP_WAIT_SECONDS and static/js/table_socket.js's GAP_WAIT_MS).
 GAP_WAIT_SECONDS = 0.05
 
 

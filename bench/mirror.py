@@ -2,10 +2,10 @@
 table from `snapshot` and `update` frames and the player's own part from `snapshot` and
 `private` frames, composed into the STATE a fresh snapshot would show.
 
-static/js/table_state.js does the same for the page (tested under node, tests/js/); this is its
-Python twin for the sockets of the tests (tests/factories.py) and of bench/load.py, so the tests
-check that the small frames add up to the whole state. Not part of the room: nothing in it
-imports this.
+static/js/table_state.js does the same for the page, with the updates in order from
+static/js/table_socket.js (both tested under node, tests/js/); this is their Python twin for the
+sockets of the tests (tests/factories.py) and of bench/load.py, so the tests check that the
+small frames add up to the whole state. Not part of the room: nothing in it imports this.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def compose(public: dict[str, Any], own: dict[str, Any] | None) -> dict[str, Any
 
 
 # How long a client waits for a missing version before it asks for what it missed with
-# `resync` (static/js/table_state.js waits as long: GAP_WAIT_MS).
+# `resync` (static/js/table_socket.js waits as long: GAP_WAIT_MS).
 GAP_WAIT_SECONDS = 0.05
 
 
