@@ -11,9 +11,11 @@ checking that every socket gets the table's versions in order.
 
 Measured per action (a six-seat pot-limit table, calls and checks, each action its own
 committed transaction; the hands' starts are run the same way but not counted):
-- the database thread's CPU and wall time in each part of the post-commit work: `frames_keep`
-  (the frame log), the hand-off or wait for the group sends (`deliver`), `timeouts_send` (the
-  turn's Celery task), and the whole of `broadcast.send`;
+- the CPU and wall time of each part of the post-commit work, in the thread that ran it (the
+  database thread, or the sender thread of config/after_commit.py): `frames_keep` (the frame
+  log), the wait for or the hand-off of the group sends (`_run_on_layer`), the timeout's
+  hand-off and its `timeouts_send` (the turn's Celery task), and the whole of
+  `broadcast.send`;
 - the table's turn: the wall time `in_table_order` held the table;
 - until the sockets had it: from the action's start until every socket got its public frame;
 - the whole process's CPU per action (the loop's publishes and receives included), and the
@@ -22,6 +24,7 @@ committed transaction; the hands' starts are run the same way but not counted):
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/room_bench_sendpath \\
     REDIS_URL=redis://127.0.0.1:6379/9 .venv/bin/python -m bench.sendpath [--actions 600]
+        [--no-wait] [--profile FILE]
 
 The database named by DATABASE_URL is dropped and created again; the timeouts go to a queue of
 the bench's own, deleted at the end (no worker runs them).
@@ -244,7 +247,7 @@ async def _main(args) -> int:
     await sockets.close()
     stats.delete(settings.CELERY_TASK_DEFAULT_QUEUE)
     delivered = [sockets.heard[v] - t for v, t in started_at.items()]
-    _report(args, samples, held, delivered, sockets.disorder)
+    _report(samples, held, delivered)
     n = len(held)
     cpu, loop_cpu, elapsed = (after[i] - before[i + 1] for i in range(3))
     mode = "acting once the turn was free" if args.no_wait else "acting once the sockets heard"
@@ -272,7 +275,7 @@ def _profile_start(path: str | None):
     return profile
 
 
-def _report(args, samples, held: list[float], delivered: list[float], disorder: int) -> None:
+def _report(samples, held: list[float], delivered: list[float]) -> None:
     from django.conf import settings
 
     n = len(held)
