@@ -28,6 +28,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils.module_loading import import_string
 
+from config.after_commit import blocking_send_queue
+
 log = logging.getLogger(__name__)
 
 
@@ -59,10 +61,16 @@ def timeout_register(kind: str, handler: str) -> None:
 
 def timeouts_set(timeouts: Iterable[Timeout]) -> None:
     """Send these timeouts when the current transaction commits (at once outside one): a
-    change that rolls back sets no timer."""
+    change that rolls back sets no timer. In a process serving sockets the send runs on its
+    sender thread (config/after_commit.py), so the table's owner does not wait for the
+    broker before its next command; elsewhere it runs in this thread."""
     items = list(dict.fromkeys(timeouts))  # the same timeout twice in a change is sent once
     if items:
-        transaction.on_commit(functools.partial(timeouts_send, items))
+        transaction.on_commit(functools.partial(_timeouts_send_after_commit, items))
+
+
+def _timeouts_send_after_commit(timeouts: list[Timeout]) -> None:
+    blocking_send_queue(functools.partial(timeouts_send, timeouts), f"timeouts {timeouts}")
 
 
 def timeouts_send(timeouts: Iterable[Timeout]) -> None:

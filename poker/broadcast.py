@@ -21,8 +21,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from asgiref.sync import async_to_sync
-from channels.layers import InMemoryChannelLayer, get_channel_layer
+from channels.layers import get_channel_layer
 
+from config.after_commit import layer_send_queue, socket_loop_remember
 from config.frame_log import Missed, frames_keep, frames_missed_in
 from poker.engine.hand import Hand as EngineHand
 from poker.engine.views import events_for
@@ -259,33 +260,34 @@ def frames_missed(*, table_id: int, user_id: int | None, since: int) -> Missed |
     return frames_missed_in(public=log_stream(table_id), private=own, since=since)
 
 
-# The event loop serving the sockets, for the embedded in-memory layer (set by the consumer).
-_socket_loop: asyncio.AbstractEventLoop | None = None
-
-
 def remember_socket_loop(loop: asyncio.AbstractEventLoop) -> None:
-    global _socket_loop
-    _socket_loop = loop
+    """This process serves sockets on `loop`: what it sends after a commit is handed to that
+    loop's line of sends (config/after_commit.py)."""
+    socket_loop_remember(loop)
 
 
-def _run_on_layer(call) -> None:
+def _run_on_layer(call, what: str) -> None:
     """Run `call(layer)`, an async function using the channel layer, from synchronous code.
 
-    The embedded room's in-memory layer keeps plain asyncio queues, which only wake their
-    reader when written from the sockets' own loop; a timer running in the embedded worker
-    thread therefore hands its send to that loop.
+    In a process serving sockets (daphne, the embedded room) it is handed to the process's
+    line of sends on the sockets' loop and not waited for (`config.after_commit`): the
+    table's owner goes on to its next command while the frames leave, in the order they were
+    handed off. That also suits the embedded room's in-memory layer, whose asyncio queues wake
+    their reader only when written from the sockets' own loop. Elsewhere (a Celery worker, a
+    command, a test without sockets) it runs now and is waited for; a failure is logged either
+    way, never raised.
     """
     layer = get_channel_layer()
-    loop = _socket_loop
-    if isinstance(layer, InMemoryChannelLayer) and loop is not None and loop.is_running():
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is not loop:
-            asyncio.run_coroutine_threadsafe(call(layer), loop).result(timeout=5)
-            return
-    async_to_sync(call)(layer)
+
+    async def run() -> None:
+        await call(layer)
+
+    if layer_send_queue(run, what):
+        return
+    try:
+        async_to_sync(call)(layer)
+    except Exception:
+        log.exception("could not send %s", what)
 
 
 def send(*, table_id: int, frames: dict[str, Any]) -> None:
@@ -314,9 +316,12 @@ def frames_send(*, version: int, public: Sent, private: Iterable[Sent] = ()) -> 
     send each private frame to its player's own group (`table.private`), then the public
     frame to the table's group (`table.update`): a page that applies both shows its own part
     with the change that made it. Kept first, so any frame a socket has received can be read
-    again by a socket that missed it (`frames_missed_in`). A dead layer or log costs a log
-    line, not the change (a page that misses frames asks for them again, and gets a snapshot
-    when they are gone)."""
+    again by a socket that missed it (`frames_missed_in`). The keeping is waited for (one
+    Redis round trip); the sends are handed to the process's line of sends and not waited for
+    where the process serves sockets (`_run_on_layer`, config/after_commit.py), so a table's
+    owner takes its next command while they leave, still in the order of the versions. A dead
+    layer or log costs a log line, not the change (a page that misses frames asks for them
+    again, and gets a snapshot when they are gone)."""
     private = list(private)
     stream, group, text = public
     try:
@@ -333,10 +338,7 @@ def frames_send(*, version: int, public: Sent, private: Iterable[Sent] = ()) -> 
         )
         await layer.group_send(group, {"type": "table.update", "text": text})
 
-    try:
-        _run_on_layer(deliver)
-    except Exception:
-        log.exception("could not broadcast version %s of %s", version, stream)
+    _run_on_layer(deliver, f"version {version} of {stream}")
 
 
 def send_heartbeats(versions: dict[int, int], group_of: Callable[[int], str] = group_name) -> None:
@@ -349,10 +351,7 @@ def send_heartbeats(versions: dict[int, int], group_of: Callable[[int], str] = g
             message = {"type": "table.heartbeat", "version": version}
             await layer.group_send(group_of(table_id), message)
 
-    try:
-        _run_on_layer(beat)
-    except Exception:
-        log.exception("could not send the tables' heartbeats")
+    _run_on_layer(beat, "the tables' heartbeats")
 
 
 def send_lobby(*, table_id: int, seats_taken: int) -> None:
@@ -362,10 +361,7 @@ def send_lobby(*, table_id: int, seats_taken: int) -> None:
     async def deliver(layer) -> None:
         await layer.group_send(LOBBY_GROUP, message)
 
-    try:
-        _run_on_layer(deliver)
-    except Exception:
-        log.exception("could not tell the lobby about table %s", table_id)
+    _run_on_layer(deliver, f"the lobby's update of table {table_id}")
 
 
 def send_player_excluded(*, table_ids: list[int], user_id: int, message: str) -> None:
@@ -379,10 +375,7 @@ def send_player_excluded(*, table_ids: list[int], user_id: int, message: str) ->
                 {"type": "table.player_excluded", "message": message},
             )
 
-    try:
-        _run_on_layer(tell)
-    except Exception:
-        log.exception("could not close the sockets of excluded player %s", user_id)
+    _run_on_layer(tell, f"the exclusion of player {user_id} to their sockets")
 
 
 def send_table_frame(*, table_id: int, frame: dict[str, Any]) -> None:
@@ -393,10 +386,7 @@ def send_table_frame(*, table_id: int, frame: dict[str, Any]) -> None:
     async def deliver(layer) -> None:
         await layer.group_send(group_name(table_id), message)
 
-    try:
-        _run_on_layer(deliver)
-    except Exception:
-        log.exception("could not send a %s frame to table %s", frame.get("type"), table_id)
+    _run_on_layer(deliver, f"a {frame.get('type')} frame to table {table_id}")
 
 
 def send_to_player(*, user_id: int, frame: dict[str, Any]) -> None:
@@ -406,7 +396,4 @@ def send_to_player(*, user_id: int, frame: dict[str, Any]) -> None:
     async def deliver(layer) -> None:
         await layer.group_send(player_group_name(user_id), message)
 
-    try:
-        _run_on_layer(deliver)
-    except Exception:
-        log.exception("could not tell player %s", user_id)
+    _run_on_layer(deliver, f"a notice to player {user_id}")

@@ -157,7 +157,9 @@ _table_queues: dict[Hashable, _TableQueue] = {}
 async def in_table_order(table_id: Hashable, func: Callable[..., T], *args: Any) -> T:
     """Run `func` on the process's database threads (config/db_threads.py), one call per table
     at a time, first come first served: a table's commands run in the order they reached the
-    owner and their broadcasts leave in the order they committed. Calls for different tables
+    owner and their broadcasts leave in the order they committed (the call hands its sends to
+    the process's first-in-first-out line of sends before it returns, config/after_commit.py,
+    so the next call does not wait for them). Calls for different tables
     run side by side. Only commands take this turn: a socket's reads (its snapshot) run on the
     database threads directly, as every frame carries the table's version. `table_id` is a
     poker table's id, or another kind's `order_key`."""

@@ -8,7 +8,7 @@ import threading
 import pytest
 from channels.layers import channel_layers, get_channel_layer
 
-from config import frame_log
+from config import after_commit, frame_log
 from poker import broadcast
 
 
@@ -40,8 +40,9 @@ async def test_sends_from_a_timer_thread_wake_sockets_on_the_in_memory_layer(set
     assert await asyncio.wait_for(layer.receive(ann), timeout=3) == public
     assert await asyncio.wait_for(layer.receive(ben), timeout=3) == public  # and nothing else
     await asyncio.to_thread(thread.join)
-    # `send` waited for its group sends, so anything else it sent is queued already: a marker
+    # Once the line of sends is drained, anything else `send` sent is queued already: a marker
     # sent now must be the next message on each channel (its queue is first in, first out).
+    await after_commit.sends_drained()
     for channel in (ann, ben):
         await layer.send(channel, {"type": "test.marker"})
         assert await asyncio.wait_for(layer.receive(channel), timeout=3) == {"type": "test.marker"}
@@ -122,3 +123,65 @@ def test_the_log_keeps_the_last_frames_of_each_stream(log_backend, settings):
     assert oldest == 4 and kept == [(4, "4"), (5, "5"), (6, "6")]
     assert broadcast.frames_missed(table_id=5, user_id=None, since=2) is None  # 3 is gone
     assert broadcast.frames_missed(table_id=5, user_id=None, since=3).frames == ["4", "5", "6"]
+
+
+@pytest.fixture(params=["redis", "memory"])
+def layer_backend(request, settings):
+    """The room's pub/sub layer on the test run's Redis, and the embedded room's in-memory one
+    (with its in-memory frame log)."""
+    if request.param == "memory":
+        settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+        settings.FRAME_LOG_REDIS_URL = ""
+    elif "Redis" not in settings.CHANNEL_LAYERS["default"]["BACKEND"]:
+        pytest.skip("the pub/sub layer needs REDIS_URL")
+    channel_layers.backends.clear()
+    frame_log.frames_forget_all()
+    yield request.param
+    frame_log.frames_forget_all()
+
+
+async def test_a_socket_gets_every_version_in_order_under_many_quick_changes(layer_backend):
+    """A table's owner commits change after change on its database threads and goes on
+    without waiting for the sends: every socket still gets every version, in order, each
+    private part before its public frame, and every frame was in the frame log before any
+    socket had it."""
+    layer = get_channel_layer()
+    broadcast.remember_socket_loop(asyncio.get_running_loop())
+    sockets = {}
+    for user_id in (7, 8, None):  # two players and a spectator
+        channel = await layer.new_channel()
+        await layer.group_add(broadcast.group_name(5), channel)
+        if user_id is not None:
+            await layer.group_add(broadcast.user_group_name(5, user_id), channel)
+        sockets[user_id] = channel
+    turn = asyncio.Lock()  # the owner's turn: one change of the table at a time
+
+    async def change(version: int) -> None:
+        private_to = (7,) if version % 3 else (7, 8)
+        frames = change_frames(version, private_to)
+        async with turn:
+            await asyncio.to_thread(lambda: broadcast.send(table_id=5, frames=frames))
+
+    async def read(user_id, channel) -> list[int]:
+        got: list[int] = []
+        while len(got) < len(versions):
+            message = await asyncio.wait_for(layer.receive(channel), timeout=5)
+            frame = json.loads(message["text"])
+            if message["type"] == "table.update":
+                # Kept before it was sent: a socket that missed it could read it again (read
+                # on the loop, which holds the sends meanwhile: the in-memory layer keeps only
+                # 100 messages a channel).
+                kept = broadcast.frames_missed(table_id=5, user_id=user_id, since=len(got))
+                assert kept is not None and message["text"] in kept.frames
+                got.append(frame["version"])
+            else:
+                assert frame["you"] == user_id and frame["version"] == len(got) + 1
+        return got
+
+    versions = range(1, 201)
+    readers = [asyncio.create_task(read(u, c)) for u, c in sockets.items()]
+    await asyncio.gather(*(change(v) for v in versions))
+    for reader in readers:
+        assert await reader == list(versions)
+    await after_commit.sends_drained()
+    broadcast.remember_socket_loop(None)

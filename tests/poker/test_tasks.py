@@ -2,6 +2,7 @@
 one test per kind of timer on a worker (a turn, the next hand, a sitter-out's eviction), the
 rest on the fake clock, calling the timeout task here as the worker would."""
 
+import asyncio
 import os
 import signal
 import time
@@ -256,3 +257,38 @@ async def test_sockets_see_the_timeout_a_worker_played(celery_worker_process):
         state = await socket.until_state(lambda s: s["seats"][slow - 1]["status"] == "sitting_out")
         assert state["last_result"]["hand_id"] == hand.pk
         await socket.close()
+
+
+async def test_a_process_serving_sockets_sends_timeouts_after_commit_and_stale_ones_do_nothing(
+    celery_worker_process,
+):
+    """daphne's owner hands a change's timeout to its sender thread, behind the change's
+    frames (config/after_commit.py), instead of sending it before its next command: the
+    worker still gets every turn's timeout, and the one for a turn played in time does
+    nothing (turn 1's is due half a second before turn 2's: had it acted, the big blind
+    would have checked that much early)."""
+    from asgiref.sync import sync_to_async
+
+    from config import after_commit
+
+    after_commit.socket_loop_remember(asyncio.get_running_loop())
+    try:
+        table, players = await sync_to_async(seated_table)(action_seconds=1)
+        hand = await sync_to_async(deal)(table)
+        first = EngineHand.from_dict(hand.state).to_act
+        await asyncio.sleep(0.5)
+        await sync_to_async(services.table_act)(
+            table=table, player=players[first], action="call", amount=None, turn=1, seq=1
+        )
+        called = time.monotonic()
+        await after_commit.sends_drained()
+        hand = await sync_to_async(wait_for)(
+            lambda: Hand.objects.filter(pk=hand.pk, turn__gte=3).first(),
+            what="turn 2's timeout to check",
+            log=celery_worker_process.log_path,
+        )
+        assert time.monotonic() - called >= 0.9
+    finally:
+        after_commit.socket_loop_remember(None)
+    actions = [(e["seat"], e["action"]) for e in hand.state["events"] if e["type"] == "action"]
+    assert actions[:2] == [(first, "call"), (3 - first, "check")]
