@@ -319,3 +319,20 @@ def test_inside_a_transaction_the_action_takes_the_lock(three_handed):
         action(table, players, statements)
     assert statements.sent[0][0].endswith("FOR UPDATE")
     assert [tx for _, tx in statements.writes()] == [True]
+
+
+def test_a_change_that_needs_the_database_is_left_to_the_lock_with_the_memory_as_it_was(
+    three_handed,
+):
+    """The optimistic path runs the service with every statement refused: one that reads or
+    writes the database is not for it, and the memory it took is put back untouched."""
+    table, players = three_handed
+    action(table, players)
+    memory = unit.memory_peek(table.pk)
+    assert memory is not None
+    seen: list[int] = []
+    assert not unit.table_change_unlocked(
+        table.pk, lambda change: seen.append(Seat.objects.count())
+    )
+    assert seen == [], "the read was refused before it reached the database"
+    assert unit.memory_peek(table.pk) is memory
