@@ -4,7 +4,8 @@
 A six-seat pot-limit table plays hands through `poker.services.table_act` in this one process,
 each action its own committed transaction as in production (no socket, no channel layer
 worker: frames are sent to the Redis layer after commit as usual). Every action's wall time
-and its statements (Django's `execute_wrapper`; BEGIN and COMMIT not counted) are recorded, and
+and its statements (Django's `execute_wrapper`) and round trips (the statements, and BEGIN and
+COMMIT for each transaction the action opened) are recorded, and
 cProfile runs over the actions; the table prints per-action means and the functions with the
 most cumulative time. Set POKER_TABLES_IN_MEMORY=0 to measure without the table's memory.
 
@@ -31,6 +32,27 @@ from bench.frames import django_on_scratch_database
 SEATS = 6
 
 
+class Counter:
+    """One action's statements (Django's `execute_wrapper`) and the transactions it opened:
+    each is two round trips more (psycopg sends BEGIN and COMMIT as commands of their own); a
+    statement in autocommit is its own transaction."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.statements = self.transactions = 0
+        self.in_transaction = False
+
+    def __call__(self, execute, sql, params, many, context):
+        self.statements += 1
+        in_transaction = context["connection"].in_atomic_block
+        if in_transaction and not self.in_transaction:
+            self.transactions += 1
+        self.in_transaction = in_transaction
+        return execute(sql, params, many, context)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--actions", type=int, default=400)
@@ -55,15 +77,12 @@ def main(argv: list[str] | None = None) -> int:
         max_seats=SEATS,
     )
     players = {n: make_seated_player(table, f"b{n}", n) for n in range(1, SEATS + 1)}
-    statements = [0]
-
-    def count(execute, sql, params, many, context):
-        statements[0] += 1
-        return execute(sql, params, many, context)
+    count = Counter()
 
     walls: list[float] = []
     cpus: list[float] = []
     trips: list[int] = []
+    round_trips: list[int] = []
     profile = cProfile.Profile()
     done = 0
     while done < args.actions:
@@ -75,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         engine = EngineHand.from_dict(hand.state)
         legal = engine.legal_actions()
         action = "call" if legal.call else "check"
-        statements[0] = 0
+        count.reset()
         with connection.execute_wrapper(count):
             started, cpu = time.perf_counter(), time.thread_time()
             if not args.no_profile:
@@ -91,7 +110,8 @@ def main(argv: list[str] | None = None) -> int:
             profile.disable()
             walls.append(time.perf_counter() - started)
             cpus.append(time.thread_time() - cpu)
-        trips.append(statements[0])
+        trips.append(count.statements)
+        round_trips.append(count.statements + 2 * count.transactions)
         done += 1
     walls.sort()
     print(
@@ -102,7 +122,9 @@ def main(argv: list[str] | None = None) -> int:
         f"p95 {1000 * walls[int(0.95 * (len(walls) - 1))]:.2f} ms; "
         f"this thread's CPU mean {1000 * statistics.fmean(cpus):.2f} ms; "
         f"statements per action mean {statistics.fmean(trips):.2f}, "
-        f"median {statistics.median(trips)}"
+        f"median {statistics.median(trips)}; "
+        f"round trips (with BEGIN and COMMIT) mean {statistics.fmean(round_trips):.2f}, "
+        f"median {statistics.median(round_trips)}"
     )
     if args.no_profile:
         return 0
@@ -110,7 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     stats = pstats.Stats(profile, stream=out)
     # Where an action's time goes, per action (cumulative, so the parts overlap).
     focus = {
-        "table_change": "table_change (the whole change)",
+        "table_change_unlocked": "table_change_unlocked (the optimistic path)",
+        "table_change": "table_change (the whole change, locked)",
         "lock_table": "the table lock",
         "table_seats": "reading the seats",
         "running_hand": "reading the running hand",

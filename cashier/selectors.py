@@ -41,21 +41,39 @@ def table_stacks_and_wallets(*, table, wallet_owner_ids) -> tuple[dict[int, int]
 
     Read on every change at every table, so it is one plain statement: Django took longer to
     build this query than the database to answer it (docs/benchmarks.md, issue 23)."""
-    stacks: dict[int, int] = {}
-    wallets = dict.fromkeys(wallet_owner_ids, 0)
+    sql, params = table_stacks_and_wallets_query(
+        table_id=table.pk, wallet_owner_ids=wallet_owner_ids
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    return table_stacks_and_wallets_of(rows, wallet_owner_ids=wallet_owner_ids)
+
+
+def table_stacks_and_wallets_query(*, table_id: int, wallet_owner_ids) -> tuple[str, list[Any]]:
+    """The read of `table_stacks_and_wallets` as SQL and its parameters, rows of (kind,
+    owner_id, balance): a poker action's one statement reads it beside its writes
+    (poker/services/action_write.py)."""
     sql = (
         f"SELECT kind, owner_id, balance FROM {Account._meta.db_table} "
         "WHERE (kind = %s AND table_id = %s AND balance > 0)"
     )
-    params: list[Any] = [Account.Kind.TABLE_STACK.value, table.pk]
-    if wallets:
-        places = ", ".join(["%s"] * len(wallets))
+    params: list[Any] = [Account.Kind.TABLE_STACK.value, table_id]
+    owners = sorted(set(wallet_owner_ids))
+    if owners:
+        places = ", ".join(["%s"] * len(owners))
         sql += f" OR (kind = %s AND owner_id IN ({places}))"
-        params += [Account.Kind.WALLET.value, *sorted(wallets)]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
+        params += [Account.Kind.WALLET.value, *owners]
+    return sql, params
+
+
+def table_stacks_and_wallets_of(rows, *, wallet_owner_ids) -> tuple[dict[int, int], dict[int, int]]:
+    """(stacks, wallets) from the rows of `table_stacks_and_wallets_query`."""
+    stacks: dict[int, int] = {}
+    wallets = dict.fromkeys(wallet_owner_ids, 0)
     for kind, owner_id, balance in rows:
+        if kind is None:
+            continue  # no account at all (the statement's outer join)
         (stacks if kind == Account.Kind.TABLE_STACK else wallets)[owner_id] = balance
     return stacks, wallets
 

@@ -139,6 +139,7 @@ def frames_and_view(
     extra_user_ids: Iterable[int] = (),
     seats: dict[int, Seat] | None = None,
     seats_fresh: bool = False,
+    money: tuple[frozenset[int], tuple[dict[int, int], dict[int, int]]] | None = None,
 ) -> tuple[dict[str, Any], TableView]:
     """({"version": the table's version, "public": JSON text of the `update` frame, "private":
     {user id: JSON text of their `private` frame}}, the view they were built from);
@@ -146,7 +147,8 @@ def frames_and_view(
     left). `seats`, the change's own read of
     them, serve a change that is only betting (which moves no seat) or whose seats are
     `seats_fresh` (every seat it altered is one of these objects); any other change reads them
-    afresh. The view is what a table's memory keeps (poker.services.unit)."""
+    afresh. `money`, the stacks and wallets the change's write read (poker.services.unit),
+    spares reading them again. The view is what a table's memory keeps."""
     all_events = _events_in_order(events, hand_row=hand_row, engine=engine, since=since)
     # Cards shown by choice after the hand change its result: the frame carries the last result
     # so the seat and the last-hand panel show them, not only the log (issue 24 item 4).
@@ -159,6 +161,7 @@ def frames_and_view(
         engine=engine,
         last_result=not betting,
         seats=seats if betting or seats_fresh else None,
+        money=money,
     )
     user_ids = _players_concerned(view, all_events, betting=betting)
     user_ids.update(extra_user_ids)

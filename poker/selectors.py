@@ -126,15 +126,23 @@ class TableView:
         engine: EngineHand | None = None,
         last_result: bool = True,
         seats: dict[int, Seat] | None = None,
+        money: tuple[frozenset[int], tuple[dict[int, int], dict[int, int]]] | None = None,
     ) -> None:
         """`last_result=False` skips reading the last ended hand (a change that is only
         betting does not send it; `self.last_result` is then None); `seats`, already read by
-        the caller with their players' profiles, spare reading them again."""
+        the caller with their players' profiles, spare reading them again, and so does
+        `money`, (the wallets' owners, (stacks, wallets)), as `table_stacks_and_wallets` gave
+        them after the change's writes, when those owners include every seated player."""
         self.table = table
         self.seats = seats if seats is not None else table_seats(table_id=table.pk)
-        self.stacks, self.wallets = table_stacks_and_wallets(
-            table=table, wallet_owner_ids=[seat.player_id for seat in self.seats.values()]
-        )
+        owners = [seat.player_id for seat in self.seats.values()]
+        if money is not None and money[0].issuperset(owners):
+            stacks, wallets = money[1]
+            self.stacks, self.wallets = dict(stacks), dict(wallets)
+        else:
+            self.stacks, self.wallets = table_stacks_and_wallets(
+                table=table, wallet_owner_ids=owners
+            )
         # A hand that just finished in the caller's change is the table's last hand: no hand
         # runs (the table is locked) and it is the last result (two reads spared).
         just_finished = (

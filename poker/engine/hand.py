@@ -12,6 +12,7 @@ Amounts are integer cents. Bets and raises are "to" amounts: the player's total 
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, TypeGuard
@@ -1160,6 +1161,25 @@ class Hand:
         """The hand a `snapshot()` saved, with its deck back: it plays on as before."""
         _check_deck(deck)
         return cls.from_dict({**snapshot, "setup": {**snapshot["setup"], "deck": list(deck)}})
+
+    def copy(self) -> Hand:
+        """An independent hand in the same state: acting on it leaves this one as it is.
+
+        What the hand changes as it plays is copied (its lists, and the lists inside them);
+        what is fixed once dealt (the setup, the deck, the rake, each logged event) is shared,
+        as nothing changes it in place but `show` after the hand, which this copy's
+        `result` does not share. Cheaper than `from_dict(to_dict())`, which checks the setup
+        again (the optimistic path of a table's action: poker/services/unit.py)."""
+        other = Hand.__new__(Hand)
+        for name in Hand.__slots__:
+            setattr(other, name, getattr(self, name))
+        for name in ("stacks", "bets", "committed", "folded", "board", "burns", "acted"):
+            setattr(other, name, list(getattr(self, name)))
+        other.must_show = list(self.must_show)
+        other.hole_cards = [list(cards) for cards in self.hole_cards]
+        other.events = list(self.events)
+        other.result = copy.deepcopy(self.result)
+        return other
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), separators=(",", ":"))

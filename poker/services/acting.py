@@ -3,6 +3,7 @@ the cashier in the same transaction) and tidying the seats between hands."""
 
 from __future__ import annotations
 
+import functools
 import math
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -34,6 +35,7 @@ from poker.services.unit import (
     check_amount,
     is_int,
     table_change,
+    table_change_unlocked,
 )
 from poker.services.waiting import seats_offer
 
@@ -56,46 +58,60 @@ def table_act(*, table, player, action: Any, amount: Any, turn: Any, seq: Any) -
         raise TableError(
             "bad_field", _("seq must be a positive whole number, not %(seq)s.") % {"seq": repr(seq)}
         )
+    act = functools.partial(
+        action_apply, player=player, action=action, amount=amount, turn=turn, seq=seq
+    )
     try:
-        # The hot path: the seats, the hand and its engine come from the table's memory when
-        # this process made its last change (poker/services/unit.py).
+        # The hot path: a mid-hand action at a table this process remembers is one fenced
+        # statement without the lock (poker/services/unit.py); anything else, or a write the
+        # fence refused, runs under the table's lock, recalling the seats, the hand and its
+        # engine from the table's memory when this process made its last change.
+        if table_change_unlocked(table, act):
+            return
         with table_change(table, recall=True) as change:
-            seat = change.seat_of(player)
-            hand_row = change.running_hand()
-            if hand_row is None:
-                raise TableError("no_hand", _("No hand is running at this table."))
-            last = hand_row.last_seq_of(player.pk)
-            if seq <= last:
-                raise TableError(
-                    "duplicate_seq",
-                    _("Action %(seq)s was already received (the last one was %(last)s).")
-                    % {"seq": seq, "last": last},
-                )
-            if turn != hand_row.turn:
-                raise TableError(
-                    "stale_turn",
-                    _("That action was for turn %(turn)s; it is now turn %(current)s.")
-                    % {"turn": turn, "current": hand_row.turn},
-                )
-            if not hand_row.is_dealt(seat.number):
-                raise TableError("not_your_turn", _("You are not in this hand."))
-            engine = change.engine_of(hand_row)
-            if engine.to_act != seat.number:
-                raise TableError(
-                    "not_your_turn",
-                    _("It is seat %(to_act)s's turn, not yours.") % {"to_act": engine.to_act},
-                )
-            since = len(engine.events)
-            try:
-                engine.act(seat.number, action, amount)
-            except IllegalAction as error:
-                raise TableError(error.code, action_refusal_message(error)) from error
-            change.save_later(hand_row.last_seq_set(seat.number, seq), ["last_seq"])
-            change.seats_fresh = True  # an action alters seats only through change.seats()
-            change.users.add(player.pk)
-            advance(change, hand_row, engine, since=since, now=timezone.now())
+            act(change)
     except HandRefused as refused:
         raise TableError("hand_cancelled", refused.reason) from refused
+
+
+def action_apply(change: TableChange, *, player, action: str, amount, turn: int, seq: int) -> None:
+    """`table_act`'s checks and move at the table `change` holds (locked, or on the optimistic
+    path: then it stops before moving the table's memory if the hand ends, `advance`)."""
+    seat = change.seat_of(player)
+    hand_row = change.running_hand()
+    if hand_row is None:
+        raise TableError("no_hand", _("No hand is running at this table."))
+    last = hand_row.last_seq_of(player.pk)
+    if seq <= last:
+        raise TableError(
+            "duplicate_seq",
+            _("Action %(seq)s was already received (the last one was %(last)s).")
+            % {"seq": seq, "last": last},
+        )
+    if turn != hand_row.turn:
+        raise TableError(
+            "stale_turn",
+            _("That action was for turn %(turn)s; it is now turn %(current)s.")
+            % {"turn": turn, "current": hand_row.turn},
+        )
+    if not hand_row.is_dealt(seat.number):
+        raise TableError("not_your_turn", _("You are not in this hand."))
+    engine = change.engine_of(hand_row)
+    if engine.to_act != seat.number:
+        raise TableError(
+            "not_your_turn",
+            _("It is seat %(to_act)s's turn, not yours.") % {"to_act": engine.to_act},
+        )
+    since = len(engine.events)
+    try:
+        engine.act(seat.number, action, amount)
+    except IllegalAction as error:
+        raise TableError(error.code, action_refusal_message(error)) from error
+    change.seats_fresh = True  # an action alters seats only through change.seats()
+    change.users.add(player.pk)
+    advance(change, hand_row, engine, since=since, now=timezone.now())
+    # After `advance`, where the optimistic path may still stop with the memory as it was.
+    change.save_later(hand_row.last_seq_set(seat.number, seq), ["last_seq"])
 
 
 def advance(
@@ -111,6 +127,8 @@ def advance(
     leaving = {number for number, seat in change.seats().items() if seat.leave_pending}
     while not engine.is_over and engine.to_act in leaving:
         engine.act(engine.to_act, engine.default_action())
+    charged = hand_row.time_bank_from is not None and now > hand_row.time_bank_from
+    change.betting_only(beyond=engine.is_over or charged)  # the rows move from here
     change.hand(hand_row, engine, since)
     time_bank_charge(change, hand_row, engine, since=since, now=now)
     if engine.is_over:

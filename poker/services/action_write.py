@@ -1,14 +1,19 @@
-"""A mid-hand action's writes as one statement (issue 23 item 1).
+"""A mid-hand action's writes as one statement (issue 23 item 1), and the read its frames need.
 
-An action that leaves its hand running writes four things that need nothing from each other:
-the hand's new events (appended to its log), the hand row's played columns, the acting
-player's last seq, and last the table's new version and lease, fenced by the version and
-epoch the change read. On PostgreSQL they go as one plain-SQL statement, data-modifying WITH
-queries ending in the table's fenced UPDATE, whose RETURNING says whether the fence held
-(every part runs once, in the statement's one snapshot; none reads another's rows). The rows
-of several events or players are array parameters (`unnest`), so the statement's text is the
-same for every action. On SQLite (the embedded room) the same parts run as separate
-statements in the same order, the hand's and the table's with the very same SQL.
+An action that leaves its hand running writes four things: the table's new version and
+lease, fenced by the version and epoch the change read, and, only if that row was written, the
+hand's new events (appended to its log), the hand row's played columns and the acting player's
+last seq; its frames then show the table's stacks and the players' wallets. On PostgreSQL all
+of it is one plain-SQL statement: the table's fenced UPDATE as the first data-modifying WITH
+query, each other part writing only `WHERE EXISTS` a row it returned, and the stacks and
+wallets (cashier.selectors) joined to that row: no row back means the fence refused and
+nothing was written. So the statement is all or nothing on its own, and the optimistic path
+(poker/services/unit.py `table_change_unlocked`) sends it in autocommit without the table's
+lock, its fence also naming the lease live and the table's settings (`Held`). The rows of
+several events or players are array parameters (`unnest`), so the statement's text is the
+same for every action of a table. On SQLite (the embedded room, always under the lock) the
+same parts run as separate statements, the table's last, and the caller's transaction rolls
+them back when the fence refused.
 
 Only models with no `pre_save`/`post_save` receivers go through here (`receivers`): the ORM
 path (poker/services/unit.py `persist`) sends those signals, this one does not, so a receiver
@@ -20,13 +25,20 @@ change wrote (a hand's end, seats, a deal) keeps the ORM path.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.db import connection
 from django.db.models import Field, Model, signals
 from django.utils import timezone
 
+from cashier.selectors import (
+    table_stacks_and_wallets,
+    table_stacks_and_wallets_of,
+    table_stacks_and_wallets_query,
+)
 from poker.models import Hand, HandEvent, HandPlayer, Table
 
 # What playing a hand changes of its row: not its table, number, deck, setup or start, fixed
@@ -38,6 +50,11 @@ HAND_PLAYED: tuple[str, ...] = tuple(
 )
 # What every change writes of the table's row, fenced.
 TABLE_FENCED: tuple[str, ...] = ("version", "lease_owner", "lease_epoch", "lease_expires_at")
+# What staff may edit of a table (the admin's form; the rest moves only with a new version):
+# the optimistic path's fence names them too (`Held`).
+TABLE_SETTINGS: tuple[str, ...] = tuple(
+    field.name for field in Table._meta.concrete_fields if field.editable and not field.primary_key
+)
 
 MODELS: tuple[type[Model], ...] = (HandEvent, Hand, HandPlayer, Table)
 SAVE_SIGNALS = (signals.pre_save, signals.post_save)
@@ -95,44 +112,62 @@ def _prep(row: Model, name: str) -> Any:
     return field.get_db_prep_save(getattr(row, field.attname), connection)
 
 
+@dataclass(frozen=True)
+class Held:
+    """What the optimistic path's fence names beyond the version and the epoch
+    (poker/services/unit.py `table_change_unlocked`, which holds no lock): the lease still live
+    at `live_at`, and every setting staff may edit still what the `settings` row holds (the
+    admin writes those without a new version, so the version alone would not show them)."""
+
+    live_at: datetime
+    settings: Table
+
+
 @functools.cache
-def _sql(vendor: str) -> dict[str, str]:
-    """The statement's parts, built once per database vendor from the models' names."""
+def _sql(vendor: str, held: bool) -> dict[str, str]:
+    """The statement's parts, built once per database vendor (and fence) from the models'
+    names."""
     event, hand, player, table = (_q(model._meta.db_table) for model in MODELS)
     event_columns = ", ".join(_column(HandEvent, n) for n in ("hand", "seq", "kind", "payload"))
     event_columns += ", " + _column(HandEvent, "created_at")
     hand_set = ", ".join(f"{_column(Hand, name)} = %s" for name in HAND_PLAYED)
     table_set = ", ".join(f"{_column(Table, name)} = %s" for name in TABLE_FENCED)
+    fence = (
+        f"{_q('id')} = %s AND {_column(Table, 'version')} = %s"
+        f" AND {_column(Table, 'lease_epoch')} = %s"
+    )
+    if held:
+        same = "IS NOT DISTINCT FROM" if vendor == "postgresql" else "IS"
+        fence += f" AND {_column(Table, 'lease_expires_at')} > %s"
+        fence += "".join(f" AND {_column(Table, name)} {same} %s" for name in TABLE_SETTINGS)
     parts = {
         "hand": f"UPDATE {hand} SET {hand_set} WHERE {_q('id')} = %s",
-        "table": (
-            f"UPDATE {table} SET {table_set}"
-            f" WHERE {_q('id')} = %s AND {_column(Table, 'version')} = %s"
-            f" AND {_column(Table, 'lease_epoch')} = %s RETURNING {_q('id')}"
-        ),
+        "table": f"UPDATE {table} SET {table_set} WHERE {fence} RETURNING {_q('id')}",
     }
     last_seq = _column(HandPlayer, "last_seq")
     if vendor == "postgresql":
-        parts["events"] = (
-            f"INSERT INTO {event} ({event_columns})"
+        # The table's fenced row first; every other part writes only if it was written.
+        written = "EXISTS (SELECT 1 FROM fenced)"
+        parts["one"] = (
+            f"WITH fenced AS ({parts['table']}),"
+            f" new_events AS (INSERT INTO {event} ({event_columns})"
             " SELECT %s, e.seq, e.kind, e.payload, %s"
             " FROM unnest(%s::integer[], %s::text[], %s::jsonb[]) AS e(seq, kind, payload)"
-        )
-        parts["players"] = (
-            f"UPDATE {player} AS p SET {last_seq} = v.last_seq"
+            f" WHERE {written}),"
+            f" hand AS ({parts['hand']} AND {written}),"
+            f" players AS (UPDATE {player} AS p SET {last_seq} = v.last_seq"
             " FROM unnest(%s::bigint[], %s::bigint[]) AS v(id, last_seq)"
-            f" WHERE p.{_q('id')} = v.id"
-        )
-        parts["one"] = (
-            f"WITH new_events AS ({parts['events']}),"
-            f" hand AS ({parts['hand']}),"
-            f" players AS ({parts['players']})"
-            f" {parts['table']}"
+            f" WHERE p.{_q('id')} = v.id AND {written})"
+            " SELECT fenced.id, money.kind, money.owner_id, money.balance"
+            " FROM fenced LEFT JOIN ({money}) AS money ON true"
         )
     else:
         parts["events"] = f"INSERT INTO {event} ({event_columns}) VALUES (%s, %s, %s, %s, %s)"
         parts["players"] = f"UPDATE {player} SET {last_seq} = %s WHERE {_q('id')} = %s"
     return parts
+
+
+Money = tuple[dict[int, int], dict[int, int]]
 
 
 def write(
@@ -142,12 +177,16 @@ def write(
     players: list[HandPlayer],
     table: Table,
     fence: tuple[int, int],
-) -> bool:
-    """Append `events`, save the hand's played columns and the players' last seq, and update
-    the table's fenced columns where its (version, lease epoch) is still `fence`: one
-    statement on PostgreSQL. False when the fence refused (the caller rolls back, so nothing
-    of the rest stays)."""
-    sql = _sql(connection.vendor)
+    held: Held | None = None,
+    wallet_owner_ids: Sequence[int] = (),
+) -> Money | None:
+    """Where the table's (version, lease epoch) is still `fence` (and what `held` names):
+    update the table's fenced columns, append `events`, save the hand's played columns and the
+    players' last seq, and read the table's stacks and the wallets of `wallet_owner_ids` for
+    the frames (cashier.selectors.table_stacks_and_wallets), all one statement on
+    PostgreSQL. Returns (stacks, wallets); None when the fence refused, and then nothing was
+    written (on SQLite, whose parts run one by one, the caller's transaction rolls back)."""
+    sql = _sql(connection.vendor, held is not None)
     now = timezone.now()
     for event in events:
         event.created_at = now  # what `auto_now_add` would set
@@ -157,11 +196,19 @@ def write(
     hand_params = [_prep(hand_row, name) for name in HAND_PLAYED] + [hand_row.pk]
     version, epoch = fence
     table_params = [_prep(table, name) for name in TABLE_FENCED] + [table.pk, version, epoch]
+    if held is not None:
+        expires = _field(Table, "lease_expires_at")
+        table_params.append(expires.get_db_prep_value(held.live_at, connection))
+        table_params += [_prep(held.settings, name) for name in TABLE_SETTINGS]
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
+            money_sql, money_params = table_stacks_and_wallets_query(
+                table_id=table.pk, wallet_owner_ids=wallet_owner_ids
+            )
             cursor.execute(
-                sql["one"],
+                sql["one"].replace("{money}", money_sql),
                 [
+                    *table_params,
                     hand_row.pk,
                     created,
                     [event.seq for event in events],
@@ -170,10 +217,15 @@ def write(
                     *hand_params,
                     [row.pk for row in players],
                     [row.last_seq for row in players],
-                    *table_params,
+                    *money_params,
                 ],
             )
-            return cursor.fetchone() is not None
+            rows = cursor.fetchall()
+            if not rows:
+                return None
+            return table_stacks_and_wallets_of(
+                [row[1:] for row in rows], wallet_owner_ids=wallet_owner_ids
+            )
         if events:
             cursor.executemany(
                 sql["events"],
@@ -186,4 +238,6 @@ def write(
         if players:
             cursor.executemany(sql["players"], [(row.last_seq, row.pk) for row in players])
         cursor.execute(sql["table"], table_params)
-        return cursor.fetchone() is not None
+        if cursor.fetchone() is None:
+            return None
+    return table_stacks_and_wallets(table=table, wallet_owner_ids=wallet_owner_ids)

@@ -15,6 +15,16 @@ Every change takes the table's memory out for its transaction and puts back, on 
 its frames were built from; a version that moved on (another process, a direct service call)
 or a rollback leaves nothing to recall, and the next change loads as before.
 
+A mid-hand action at a table this process remembers as its own takes no lock and opens no
+transaction (`table_change_unlocked`, the optimistic path): it is applied to the remembered
+objects and written as one fenced statement in autocommit (poker/services/action_write.py),
+after which the frames, the memory and the timer go at once, as on commit. The fence (the
+version, the lease epoch and live lease, the settings staff may edit) and the owner's one
+command at a time per table (poker/owner.py) make the lock redundant there; a refused write
+drops the memory, and the command runs again under the lock, from the database. A change
+beyond betting (the hand's end and its settlement, a charged time bank) stops before the
+memory moves and runs under the lock.
+
 The process that changes a table holds its lease (`Table.lease_owner`, `lease_epoch`,
 `lease_expires_at`): renewed by its next change, taken with the next epoch by any other
 process. Commands are routed to the holder when it is a live owner (poker/owner.py): a
@@ -39,7 +49,7 @@ import secrets
 import socket
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -88,6 +98,12 @@ class NotTheOwner(Exception):
         super().__init__(f"table {table_id} is owned by {holder}")
         self.table_id = table_id
         self.holder = holder
+
+
+class LockNeeded(Exception):
+    """The optimistic path (`table_change_unlocked`) does not take this change: it is more than
+    betting (the hand ends, a time bank is charged), or it needs the database. Nothing was
+    written; the command runs under the table's lock instead (`table_change`)."""
 
 
 class HandRefused(Exception):
@@ -198,6 +214,9 @@ class TableMemory:
     hand_known: bool = False
     hand: Hand | None = None
     engine: EngineHand | None = None
+    # The table's row as that change wrote it: the optimistic path's starting point (the
+    # locked path reads the row it locks instead).
+    table: Table | None = None
 
 
 # table id -> what this process knows of it, least recently changed first (bounded).
@@ -349,7 +368,10 @@ def _memory_after(change: TableChange, view: TableView, before: TableMemory | No
     frames were built from (the change's own objects where the frames trusted them, else what
     they read afresh inside this transaction, after every write)."""
     memory = TableMemory(
-        version=change.table.version, seats=view.seats, epoch=change.table.lease_epoch
+        version=change.table.version,
+        seats=view.seats,
+        epoch=change.table.lease_epoch,
+        table=change.table,
     )
     row, engine = change.hand_row, change.engine
     if row is not None:
@@ -388,8 +410,16 @@ class TableChange:
     """What one service does at one locked table: its events, the hand it moved, the users
     to tell, and what to schedule after commit."""
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: Table, *, unlocked: bool = False) -> None:
         self.table = table
+        # On the optimistic path (`table_change_unlocked`): no lock, no transaction; the
+        # engine is a copy of the remembered one until the change goes on (`betting_only`),
+        # after which the memory's objects move (`moving`) and a failure drops them.
+        self.unlocked = unlocked
+        self.moving = False
+        # The stacks and wallets the one write read beside it (`persist`): the frames use them
+        # instead of reading them again. (wallet owners asked for, (stacks, wallets))
+        self.money: tuple[frozenset[int], tuple[dict[int, int], dict[int, int]]] | None = None
         self.events: list[TableEvent] = []
         self.hand_row: Hand | None = None
         self.engine: EngineHand | None = None
@@ -413,6 +443,7 @@ class TableChange:
         # What was recalled from the table's memory (`recall`), and its hand's engine.
         self.recalled = False
         self._recalled_engine: tuple[Hand, EngineHand] | None = None
+        self._engine_copied = False
 
     def recall(self, memory: TableMemory) -> None:
         """Start from what the process remembers of the table at this very version: its seats
@@ -463,8 +494,25 @@ class TableChange:
         """The engine's hand of `hand_row`: the remembered one if the row is the remembered
         running hand, else loaded from its snapshot and checked by replaying it (`load`)."""
         if self._recalled_engine is not None and self._recalled_engine[0] is hand_row:
-            return self._recalled_engine[1]
+            engine = self._recalled_engine[1]
+            if self.unlocked and not self._engine_copied:
+                # The optimistic path acts on a copy: a refusal or a hand's end leaves the
+                # memory's engine as it was, for the locked path to recall.
+                engine = engine.copy()
+                self._recalled_engine, self._engine_copied = (hand_row, engine), True
+            return engine
         return load(hand_row)
+
+    def betting_only(self, *, beyond: bool) -> None:
+        """Where a service is about to move the table's rows (the hand's turn and clock, a
+        seat's time bank): on the optimistic path, stop here when the change goes `beyond`
+        betting (the hand ends, a time bank is charged: `LockNeeded`, and the memory, of which
+        only a copy of the engine moved, is recalled under the lock instead). Past this point
+        the memory's objects move, so a failure drops them."""
+        if self.unlocked:
+            if beyond:
+                raise LockNeeded("the change is more than betting")
+            self.moving = True
 
     # what the service did
 
@@ -562,22 +610,99 @@ def table_change(table: Table | int, *, recall: bool = False) -> Iterator[TableC
             ):
                 change.recall(before)
             yield change
-            if change.publish:
-                persist(change)
-                view = _publish(change)
-                transaction.on_commit(
-                    functools.partial(memory_keep, locked.pk, _memory_after(change, view, before))
-                )
-            elif change.rows_to_save:
-                rows_save(change.rows_to_save)
-            timeouts_set(change.schedules)
-            for user_id, frame in change.notices:
-                transaction.on_commit(
-                    functools.partial(broadcast.send_to_player, user_id=user_id, frame=frame)
-                )
+            _change_end(change, before)
     except HandRefused as refused:
         cancel_refused(refused)
         raise
+
+
+def _change_end(change: TableChange, before: TableMemory | None) -> None:
+    """Write the change, build its frames, and on commit send them, keep the table's memory
+    and set the timers, in that order (outside a transaction, the optimistic path's,
+    `on_commit` runs each at once, so the order is the same)."""
+    if change.publish:
+        persist(change)
+        view = _publish(change)
+        memory = _memory_after(change, view, before)
+        transaction.on_commit(functools.partial(memory_keep, change.table.pk, memory))
+    elif change.rows_to_save:
+        rows_save(change.rows_to_save)
+    timeouts_set(change.schedules)
+    for user_id, frame in change.notices:
+        transaction.on_commit(
+            functools.partial(broadcast.send_to_player, user_id=user_id, frame=frame)
+        )
+
+
+def _no_statement(execute, sql, params, many, context):
+    raise LockNeeded("the change reads or writes the database")
+
+
+def table_change_unlocked(table: Table | int, apply: Callable[[TableChange], None]) -> bool:
+    """The optimistic path of a mid-hand action (issue 23): `apply` the command to the table as
+    this process remembers it and write it with the one fenced statement of
+    poker/services/action_write.py in autocommit: no BEGIN, no row lock, no COMMIT, one round
+    trip; then send the frames, keep the memory and set the turn's timer, as a commit would.
+    True when done. False when the command must run under the lock (`table_change`) instead:
+    nothing was written (the table is not remembered here as this process's own, SQLite, a
+    transaction is open, the change goes beyond betting, or the fence refused the write).
+
+    Why no lock is needed:
+    - The fence. The statement writes the table's row only where its version, lease epoch and
+      every setting staff may edit (the admin writes those without a new version) are still
+      the remembered ones and the lease is still live, and its other parts (the events, the
+      hand, the player's seq) write only if that row was written: one statement, all or
+      nothing. Every change of a table by any process bumps its version and a new holder
+      bumps the epoch, so a write that passes starts from exactly the table remembered; a
+      change holding the row's lock makes the statement wait, then fail the fence.
+    - The owner's order. A table's commands run one at a time in its owner
+      (poker.owner.in_table_order), and the memory is taken out for the command
+      (`memory_take`), so no other thread of this process uses these objects meanwhile.
+    - The memory dropped on refusal. Until `betting_only` the change moves only a copy of the
+      engine, and `apply` runs with every statement refused (`LockNeeded`: a change that needs
+      the database, a hand's end and its settlement, is for the locked path): the memory is
+      put back as it was and the locked path recalls it. Past that point the memory has
+      moved: a refused write drops it, and the locked path reloads the table from the
+      database, where it decides the command (or refuses it) as the rules say.
+    """
+    table_id = table if is_int(table) else getattr(table, "pk", None)
+    if (
+        not is_int(table_id)
+        or connection.vendor != "postgresql"
+        or connection.in_atomic_block
+        or not connection.get_autocommit()
+    ):
+        return False
+    memory = memory_take(table_id)
+    if memory is None:
+        return False
+    remembered = memory.table
+    if not (
+        remembered is not None
+        and memory.hand_known
+        and memory.hand is not None
+        and memory.engine is not None
+        and (memory.version, memory.epoch) == (remembered.version, remembered.lease_epoch)
+        and remembered.lease_owner == process_identity()
+    ):
+        memory_keep(table_id, memory)
+        return False
+    change = TableChange(remembered, unlocked=True)
+    change.recall(memory)
+    try:
+        with connection.execute_wrapper(_no_statement):
+            apply(change)
+        if not change.publish:
+            raise LockNeeded("the change shows nothing")
+    except Exception:
+        if not change.moving:
+            memory_keep(table_id, memory)  # as it was: the locked path recalls it
+        return False
+    try:
+        _change_end(change, memory)
+    except (StaleOwner, LockNeeded):
+        return False  # nothing written; the memory moved, so it is not put back
+    return True
 
 
 def persist(change: TableChange) -> None:
@@ -594,21 +719,37 @@ def persist(change: TableChange) -> None:
         events = moved.record(change.engine, insert=False)  # the log's new events
         change.save_later(moved, list(action_write.HAND_PLAYED))
     fence = {"version": table.version, "lease_epoch": change.epoch}
+    now = timezone.now()
+    # The optimistic path's fence also names the lease live now and the table's settings as
+    # remembered (`table_change_unlocked`); it renews the lease it holds. A change under the
+    # lock renews the lease or takes it with the next epoch.
+    held = action_write.Held(live_at=now, settings=table) if change.unlocked else None
     table.version += 1
-    lease_take(table, timezone.now())
+    if change.unlocked:
+        table.lease_expires_at = now + timedelta(seconds=settings.POKER_TABLE_LEASE_SECONDS)
+    else:
+        lease_take(table, now)
     change.save_later(table, list(action_write.TABLE_FENCED))
     rows, change.rows_to_save = change.rows_to_save, []
     if moved is not None and action_write.fits(rows, moved, table):
         players = [row for row, _ in rows if isinstance(row, HandPlayer)]
-        if not action_write.write(
+        # The frames' stacks and wallets are read by the same statement.
+        owners = [] if change._seats is None else [s.player_id for s in change._seats.values()]
+        money = action_write.write(
             events=events,
             hand_row=moved,
             players=players,
             table=table,
             fence=(fence["version"], fence["lease_epoch"]),
-        ):
+            held=held,
+            wallet_owner_ids=owners,
+        )
+        if money is None:
             raise StaleOwner(table.pk)
+        change.money = (frozenset(owners), money)
         return
+    if change.unlocked:
+        raise LockNeeded("only a mid-hand action's writes go without the lock")
     if events:
         HandEvent.objects.bulk_create(events)
     table_fields = next(fields for row, fields in rows if row is table)
@@ -661,6 +802,7 @@ def _publish(change: TableChange) -> TableView:
         extra_user_ids=change.users,
         seats=change._seats,
         seats_fresh=change.seats_fresh,
+        money=change.money,
     )
     transaction.on_commit(lambda: broadcast.send(table_id=table.pk, frames=frames))
     seating = any(event["type"] in ("player_sat", "player_left") for event in change.events)

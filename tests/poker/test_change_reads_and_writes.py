@@ -99,7 +99,7 @@ def test_a_mid_hand_action_s_writes_are_one_statement_storing_what_the_engine_di
         if query["sql"].startswith(("INSERT", "UPDATE", "WITH"))
     ]
     if connection.vendor == "postgresql":
-        assert len(writes) == 1 and writes[0].startswith("WITH new_events AS (INSERT")
+        assert len(writes) == 1 and writes[0].startswith("WITH fenced AS (UPDATE")
     stored = Hand.objects.with_deck().get(pk=row.pk)
     engine = unit.load(stored)  # the snapshot is what its setup, deck and logged events give
     assert stored.turn == row.turn + 1 and stored.status == "running"
@@ -119,8 +119,8 @@ def test_a_mid_hand_action_s_writes_are_one_statement_storing_what_the_engine_di
 
 def test_a_stale_fence_refuses_the_one_statement_and_nothing_of_it_stays(table):
     """Another process took the lease after this change locked and read the table: the
-    statement's fenced part updates no row, its RETURNING is empty, `StaleOwner`; the rest of
-    the statement rolls back with the transaction."""
+    statement's fenced part updates no row, so its other parts write nothing and it returns
+    no row: `StaleOwner`, the transaction rolls back."""
     from django.db import transaction
     from django.db.models import F
 
@@ -145,7 +145,7 @@ def test_a_stale_fence_refuses_the_one_statement_and_nothing_of_it_stays(table):
         change.hand(hand_row, engine, since)
     if connection.vendor == "postgresql":
         sql = [query["sql"] for query in statements.captured_queries]
-        assert sum(s.startswith("WITH new_events AS") for s in sql) == 1, "it was sent"
+        assert sum(s.startswith("WITH fenced AS") for s in sql) == 1, "it was sent"
         assert not any(
             s.startswith(('INSERT INTO "poker_handevent"', 'UPDATE "poker_hand"')) for s in sql
         )

@@ -2,13 +2,15 @@
 statements, so a change that adds a read to every action fails here rather than in a bench.
 
 Counted with Django's query log inside the test's transaction: SAVEPOINT and RELEASE stand
-where the room sends BEGIN and COMMIT. Five statements between them when the table is not in
-this process's memory (the first call here; the owner's later calls skip the seats and the
-hand): the table lock, the seats with their players (once per change), the running hand with
-its players (one query on PostgreSQL: `Hand.objects.with_players()`), one plain-SQL statement
-writing the hand's new event, the hand, the player's last seq and last the table's version,
-fenced by the version and lease epoch read (poker/services/action_write.py, issue 23 item 1;
-four ORM writes while it was not), and the stacks with the wallets for the frames."""
+where the room sends BEGIN and COMMIT. Four statements between them when the table is not in
+this process's memory (the first call here; the owner's later calls are one statement without
+a transaction: tests/poker/test_table_act_unlocked.py): the table lock, the seats with their
+players (once per change), the running hand with its players (one query on PostgreSQL:
+`Hand.objects.with_players()`), and one plain-SQL statement writing the table's version,
+fenced by the version and lease epoch read, then, only if that row was written, the hand's
+new event, the hand and the player's last seq, and reading the stacks with the wallets for the
+frames (poker/services/action_write.py, issue 23 item 1; four ORM writes and a read while it
+was not)."""
 
 import pytest
 from django.db import connection
@@ -26,7 +28,7 @@ pytestmark = [
     ),
 ]
 
-MOST_STATEMENTS_PER_CALL = 7
+MOST_STATEMENTS_PER_CALL = 6  # the four, and SAVEPOINT and RELEASE
 # The action that ends a hand also settles it in the cashier (one statement locking the
 # accounts, writing the entry, its postings and the balances; then the audit record), reveals
 # the deal, tidies the seats and sends every seat: 16 statements since its writes are ordinary
@@ -56,12 +58,16 @@ def test_a_mid_hand_call_takes_no_more_round_trips_than_counted():
         writes = [s for s in sql if s.startswith(("INSERT", "UPDATE", "WITH"))]
         assert len(writes) == 1, "the event, the hand, the player's seq, the table's version"
         [write] = writes
-        assert write.startswith('WITH new_events AS (INSERT INTO "poker_handevent"')
+        assert write.startswith('WITH fenced AS (UPDATE "poker_table" SET '), "first, fenced"
+        table_part = write.split('WITH fenced AS (UPDATE "poker_table" SET ', 1)[1]
+        fence = table_part.split(" WHERE ", 1)[1].split(' RETURNING "id")', 1)[0]
+        assert '"version" =' in fence and '"lease_epoch" =' in fence
+        assert 'INSERT INTO "poker_handevent"' in write
         assert 'UPDATE "poker_hand" SET' in write and 'UPDATE "poker_handplayer"' in write
-        table_part = write.split(') UPDATE "poker_table" SET ', 1)[1]
-        fence = table_part.split(" WHERE ", 1)[1]
-        assert '"version" =' in fence and '"lease_epoch" =' in fence, "last, and fenced"
-        assert fence.endswith('RETURNING "id"'), "its RETURNING tells the fence held"
+        assert write.count("EXISTS (SELECT 1 FROM fenced)") == 3, "only if the fence held"
+        assert "FROM fenced LEFT JOIN (SELECT kind, owner_id, balance FROM cashier_account" in (
+            write
+        ), "its rows tell the fence held, and the money for the frames"
         assert '"deck"' not in "".join(writes), "the deck is written once, by the deal"
 
 

@@ -1,6 +1,7 @@
 """A hand stored without its deck: the snapshot, the setup without the deck, and rebuilding a
 hand from (setup, deck, events), so a store can keep the deck in one place of its own."""
 
+import contextlib
 import json
 from random import Random
 
@@ -37,6 +38,28 @@ def test_a_snapshot_with_its_deck_plays_on_exactly_like_the_hand():
     for game in (hand, copy):
         play(game, "2 call", "3 call")
     assert copy == hand and copy.snapshot() == hand.snapshot()
+
+
+def test_a_copy_plays_on_apart_from_the_hand_it_copied():
+    """`copy` (the optimistic path of a table's action acts on one): acting on the copy, to
+    the end of the hand and cards shown, leaves the original as it was, and the original
+    plays on to the same end."""
+    hand = _mid_hand()
+    before = hand.to_dict()
+    copy = hand.copy()
+    assert copy == hand
+    rng = Random(7)
+    while not copy.is_over:
+        copy.act(*choose_action(rng, copy))
+    for seat in copy.seats:
+        with contextlib.suppress(IllegalAction):  # only the cards nobody saw are shown
+            copy.show(seat)
+    assert hand.to_dict() == before
+    rng = Random(7)
+    while not hand.is_over:
+        hand.act(*choose_action(rng, hand))
+    shown = [event for event in copy.events if event.get("voluntary")]
+    assert hand.events == [event for event in copy.events if event not in shown]
 
 
 def test_a_snapshot_without_its_deck_can_be_read_but_not_played():
