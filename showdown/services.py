@@ -10,11 +10,13 @@ the wallet and from or to `house_bankroll`; a void moves them to `charity`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 
 from django.contrib.auth import get_user_model
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
+from django.db.models import JSONField
 from django.utils import timezone
 from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
@@ -25,10 +27,11 @@ from config.errors import Refused
 from config.inputs import parse_cents, parse_idempotency_key
 from fairness import services as fairness
 from poker.engine.dealer import shuffle_deck
-from poker.engine.showdown import ShowdownError
+from poker.engine.showdown import ShowdownError, ShowdownLimits
 from poker.engine.showdown import ShowdownRound as EngineRound
 from poker.engine.showdown_math import report
-from poker.engine.showdown_paytables import PaytableError
+from poker.engine.showdown_paytables import Paytable as EnginePaytable
+from poker.engine.showdown_paytables import PaytableError, ShowdownPaytables
 from responsible import rules as responsible
 from showdown.models import Paytable, ShowdownRound, ShowdownTable
 
@@ -45,10 +48,15 @@ def deck_shuffle(randbelow: Callable[[int], int]) -> list[str]:
     return shuffle_deck(randbelow)
 
 
-def deal_shuffle(players: dict) -> fairness.Deal:
+def deal_shuffle(players: dict, client_seeds: dict | None = None) -> fairness.Deal:
     """A provably fair deck for these seats (seat -> player): the server's CSPRNG seed mixed
-    with each player's client seed, committed before any card is shown (docs/fairness.md)."""
-    return fairness.deal_draw(players=players, shuffle=lambda randbelow: deck_shuffle(randbelow))
+    with each player's client seed (`client_seeds`: those already read), committed before any
+    card is shown (docs/fairness.md)."""
+    return fairness.deal_draw(
+        players=players,
+        shuffle=lambda randbelow: deck_shuffle(randbelow),
+        client_seeds=client_seeds,
+    )
 
 
 class ShowdownRefused(Refused):
@@ -212,30 +220,96 @@ def _wagers(request: dict) -> dict:
     return {name: request[name] for name in ("ante", "hole_card_bonus", "final_hand_bonus")}
 
 
+# The deal's one read (issue 26): the table's limits and paytables, the player's checks
+# (responsible.rules) and client seed (fairness), as the columns of one SELECT.
+_LIMITS = (
+    "seats",
+    "ante_min",
+    "ante_max",
+    "hole_card_bonus_min",
+    "hole_card_bonus_max",
+    "final_hand_bonus_min",
+    "final_hand_bonus_max",
+    "max_aggregate_payout",
+)
+_PAYTABLES = ("bet", "hole_card_bonus", "final_hand_bonus")
+
+
+def _deal_read_sql() -> str:
+    tables, paytables = ShowdownTable._meta.db_table, Paytable._meta.db_table
+    pays = ", ".join(f"p{n}.kind, p{n}.name, p{n}.pays" for n in range(len(_PAYTABLES)))
+    joins = " ".join(
+        f"JOIN {paytables} p{n} ON p{n}.id = t.{wager}_paytable_id"
+        for n, wager in enumerate(_PAYTABLES)
+    )
+    return (
+        f"SELECT t.name, t.is_open, {', '.join(f't.{name}' for name in _LIMITS)}, {pays}, "
+        f"{responsible.play_check_sql()}, {fairness.client_seed_sql()} "
+        f"FROM {tables} t {joins} WHERE t.id = %(table)s"
+    )
+
+
+_DEAL_READ_SQL = _deal_read_sql()
+
+# The engine's paytables by their stored text: built and checked once per process and content
+# (an edited paytable is other text, so it is built afresh).
+_paytables_built: dict[tuple, ShowdownPaytables] = {}
+
+
+def _paytables(stored: Sequence) -> ShowdownPaytables:
+    """The engine's three paytables from (kind, name, pays as JSON text) each."""
+    key = tuple(stored)
+    if key not in _paytables_built:
+        if len(_paytables_built) > 100:
+            _paytables_built.clear()
+        tables = [
+            EnginePaytable(
+                kind=kind, name=name, pays=json.loads(pays) if isinstance(pays, str) else pays
+            )
+            for kind, name, pays in zip(stored[::3], stored[1::3], stored[2::3], strict=True)
+        ]
+        _paytables_built[key] = ShowdownPaytables(**dict(zip(_PAYTABLES, tables, strict=True)))
+    return _paytables_built[key]
+
+
 def _deal(
     *, player, table, key: str, now, ante: int, hole_card_bonus: int, final_hand_bonus: int
 ) -> ShowdownRound:
-    """The deal's one transaction: the table read, the engine, the round inserted, the wagers
-    posted (the entry stored on the round by the same statement) and the deck committed."""
+    """The deal's one transaction: one read (the table, the player's checks, the client seed),
+    the engine, the round inserted, the wagers posted (the entry stored on the round by the
+    same statement) and the deck committed (one statement)."""
     with transaction.atomic():
-        table = ShowdownTable.objects.select_related(
-            "bet_paytable", "hole_card_bonus_paytable", "final_hand_bonus_paytable"
-        ).get(pk=table.pk)
-        if not table.is_open:
-            raise ShowdownRefused("table_closed", _("%(name)s is closed.") % {"name": table.name})
-        if table.is_live:
+        with connection.cursor() as cursor:
+            now_value = connection.ops.adapt_datetimefield_value(now)
+            cursor.execute(
+                _DEAL_READ_SQL, {"table": table.pk, "player": player.pk, "now": now_value}
+            )
+            row = cursor.fetchone()
+        if row is None:
+            raise ShowdownRefused("unknown_table", _("No such table."))
+        name, is_open, *rest = row
+        limits = dict(zip(_LIMITS, rest, strict=False))
+        stored_paytables = rest[len(_LIMITS) : len(_LIMITS) + 3 * len(_PAYTABLES)]
+        is_active, exclusion_id, client_seed = rest[len(_LIMITS) + 3 * len(_PAYTABLES) :]
+        if not is_open:
+            raise ShowdownRefused("table_closed", _("%(name)s is closed.") % {"name": name})
+        if limits["seats"] > 1:
             raise ShowdownRefused(
                 "live_table",
                 _("%(name)s is a live table: take a seat there and bet in rounds.")
-                % {"name": table.name},
+                % {"name": name},
             )
-        responsible.check_play(player=player, error=ShowdownRefused, now=now)
+        responsible.play_check_refuse(
+            player=player, is_active=is_active, exclusion_id=exclusion_id, error=ShowdownRefused
+        )
         try:
-            game = EngineRound.open(limits=table.limits(), paytables=table.paytables())
+            game = EngineRound.open(
+                limits=ShowdownLimits(**limits), paytables=_paytables(stored_paytables)
+            )
             game.place(
                 SEAT, ante=ante, hole_card_bonus=hole_card_bonus, final_hand_bonus=final_hand_bonus
             )
-            deal = deal_shuffle({SEAT: player})
+            deal = deal_shuffle({SEAT: player}, client_seeds={SEAT: client_seed})
             game.deal(deal.deck)
         except ShowdownError as error:
             raise _refused(error) from error
@@ -243,7 +317,7 @@ def _deal(
             raise ShowdownRefused("bad_paytable", str(error)) from error
         state, deck = _stored_state(game)
         staked = ante + hole_card_bonus + final_hand_bonus
-        round_ = ShowdownRound.objects.create(
+        round_ = ShowdownRound(
             player=player,
             table=table,
             state=state,
@@ -255,6 +329,7 @@ def _deal(
             deal_key=key,
             created_at=now,
         )
+        _round_insert(round_)
         round_.wager_entry = banked_wager_place(
             player=player,
             round_id=round_.pk,
@@ -264,6 +339,35 @@ def _deal(
         )
         fairness.deal_commit(kind=fairness.Kind.ROUND, ref_id=round_.pk, deal=deal, now=now)
         return round_
+
+
+def _insert_sql() -> str:
+    fields = [f for f in ShowdownRound._meta.concrete_fields if not f.primary_key]
+    return (
+        f"INSERT INTO {ShowdownRound._meta.db_table} ({', '.join(f.column for f in fields)}) "
+        f"VALUES ({', '.join(['%s'] * len(fields))}) RETURNING id"
+    )
+
+
+_INSERT_SQL = _insert_sql()
+
+
+def _round_insert(round_: ShowdownRound) -> None:
+    """A new round's row: one plain INSERT of its fields (the ORM's query building cost more
+    than the insert; the same unique indexes refuse a repeated key or a second unfinished
+    round with IntegrityError)."""
+    if connection.vendor != "postgresql":
+        round_.save(force_insert=True)
+        return
+    params = [
+        field.get_db_prep_save(getattr(round_, field.attname), connection)
+        for field in ShowdownRound._meta.concrete_fields
+        if not field.primary_key
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(_INSERT_SQL, params)
+        (round_.pk,) = cursor.fetchone()
+    round_._state.adding, round_._state.db = False, connection.alias
 
 
 # What a decision writes on the round besides its entries (in the settlement's statement).
@@ -280,6 +384,42 @@ _DECIDED_FIELDS = (
     "decide_key",
     "settled_at",
 )
+
+
+def _lock_sql() -> str:
+    columns = ", ".join(field.column for field in ShowdownRound._meta.concrete_fields)
+    return (
+        f"SELECT {columns} FROM {ShowdownRound._meta.db_table} "
+        "WHERE id = %s AND player_id = %s AND live_round_id IS NULL FOR UPDATE"
+    )
+
+
+_LOCK_SQL = _lock_sql()
+
+
+def _round_locked(*, round_id: int, player) -> ShowdownRound | None:
+    """The player's online round, its row locked (`FOR UPDATE`): one plain SELECT and the
+    model built from its row (`Model.from_db`, the JSON columns decoded as the ORM would),
+    as the ORM's query building cost more than the rest of the decision's Python."""
+    if connection.vendor != "postgresql":
+        return (
+            ShowdownRound.objects.select_for_update()
+            .filter(pk=round_id, player=player, live_round__isnull=True)
+            .first()
+        )
+    with connection.cursor() as cursor:
+        cursor.execute(_LOCK_SQL, [round_id, player.pk])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    fields = ShowdownRound._meta.concrete_fields
+    values = [
+        json.loads(value) if isinstance(field, JSONField) and value is not None else value
+        for field, value in zip(fields, row, strict=True)
+    ]
+    round_ = ShowdownRound.from_db(connection.alias, [f.attname for f in fields], values)
+    round_.player = player
+    return round_
 
 
 def round_decide(
@@ -304,11 +444,7 @@ def round_decide(
         raise ShowdownRefused("unknown_round", _("You have no such round."))
     now = now or timezone.now()
     with transaction.atomic():
-        round_ = (
-            ShowdownRound.objects.select_for_update()
-            .filter(pk=round_id, player=player, live_round__isnull=True)
-            .first()
-        )
+        round_ = _round_locked(round_id=round_id, player=player)
         if round_ is None:
             raise ShowdownRefused("unknown_round", _("You have no such round."))
         if round_.decide_key and round_.decide_key == key:
