@@ -29,7 +29,7 @@ from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Model, Q
 from django.utils import timezone
-from psycopg import Cursor as PgCursor
+from psycopg import RawCursor
 from psycopg.types.numeric import Int8Dumper
 
 from audit.models import AuditRecord
@@ -86,6 +86,18 @@ class Link:
     pk: int | None
     values: dict
     where: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row inserted by the same statement once its entries are posted (never on a
+    refusal), passed with the `Link`s: `model`'s fields `values` (field name -> value, or
+    `EntryId(n)`), its id among them when other rows of the statement name it (drawn by the
+    caller from the model's sequence). A banked deal inserts its round and its deck's
+    commitment so."""
+
+    model: type[Model]
+    values: dict
 
 
 @dataclass
@@ -191,15 +203,16 @@ def _ids_forget(legs: Sequence[Leg]) -> None:
         _account_ids.pop((database, leg.key), None)
 
 
-def _links(link: Link | Sequence[Link] | None) -> tuple[Link, ...]:
+def _links(link: Link | Row | Sequence[Link | Row] | None) -> tuple[Link | Row, ...]:
     if link is None:
         return ()
-    return (link,) if isinstance(link, Link) else tuple(link)
+    return (link,) if isinstance(link, Link | Row) else tuple(link)
 
 
-def _link_shape(links: tuple[Link, ...]) -> tuple:
+def _link_shape(links: tuple[Link | Row, ...]) -> tuple:
     """What the statement's text depends on in its links: per link the model, per value a
-    cast or the number of the entry whose id it takes, and which conditions are IS NULL."""
+    cast or the number of the entry whose id it takes, and which conditions are IS NULL (a
+    `Row` has no conditions: None)."""
     return tuple(
         (
             link.model,
@@ -207,24 +220,36 @@ def _link_shape(links: tuple[Link, ...]) -> tuple:
                 (name, value.n if isinstance(value, EntryId) else None)
                 for name, value in link.values.items()
             ),
-            link.pk is not None,
-            tuple((name, value is None) for name, value in link.where.items()),
+            link.pk is not None if isinstance(link, Link) else None,
+            tuple((name, value is None) for name, value in link.where.items())
+            if isinstance(link, Link)
+            else None,
         )
         for link in links
     )
 
 
+def _link_value_sql(model: type[Model], name: str, n: int | None) -> str:
+    if n is not None:
+        return f"(SELECT id FROM ids WHERE ids.n = {int(n) + 1})"
+    return f"%s::{model._meta.get_field(name).db_type(connection)}"
+
+
 def _link_sql(shape: tuple) -> str:
     ctes = []
     for number, (model, fields, by_pk, where) in enumerate(shape):
+        if where is None:  # a Row
+            columns = ", ".join(model._meta.get_field(name).column for name, _n in fields)
+            values = ", ".join(_link_value_sql(model, name, n) for name, n in fields)
+            ctes.append(
+                f", linked{number} AS (INSERT INTO {model._meta.db_table} ({columns}) "
+                f"SELECT {values} WHERE EXISTS (SELECT 1 FROM entry))"
+            )
+            continue
         sets = []
         for name, n in fields:
             model_field = model._meta.get_field(name)
-            if n is not None:
-                value = f"(SELECT id FROM ids WHERE ids.n = {int(n) + 1})"
-            else:
-                value = f"%s::{model_field.db_type(connection)}"
-            sets.append(f"{model_field.column} = {value}")
+            sets.append(f"{model_field.column} = {_link_value_sql(model, name, n)}")
         conditions = [f"{model._meta.pk.column} = %s::bigint"] if by_pk else []
         for name, is_null in where:
             model_field = model._meta.get_field(name)
@@ -241,7 +266,7 @@ def _link_sql(shape: tuple) -> str:
     return "".join(ctes)
 
 
-def _link_params(links: tuple[Link, ...]) -> list:
+def _link_params(links: tuple[Link | Row, ...]) -> list:
     params: list = []
     for link in links:
         params += [
@@ -249,6 +274,8 @@ def _link_params(links: tuple[Link, ...]) -> list:
             for name, value in link.values.items()
             if not isinstance(value, EntryId)
         ]
+        if isinstance(link, Row):
+            continue
         if link.pk is not None:
             params.append(link.pk)
         params += [
@@ -349,13 +376,29 @@ FROM locked ORDER BY locked.id
     return sql
 
 
+_numbered: dict[str, str] = {}
+
+
+def _numbered_placeholders(sql: str) -> str:
+    """The statement with PostgreSQL's own `$1, $2, ...` for its `%s` (it holds no other `%`),
+    once per text: psycopg's raw cursor sends it as it is, where its ordinary cursor parsed
+    the whole text on every call (psycopg caches only short statements with few parameters)."""
+    if sql not in _numbered:
+        parts = sql.split("%s")
+        _numbered[sql] = "".join(
+            f"{part}${n}" if n < len(parts) else part for n, part in enumerate(parts, 1)
+        )
+    return _numbered[sql]
+
+
 def _prepared_execute(sql, params, many, context):
     """Django's executor, but through a server-side binding cursor that prepares the statement
     (psycopg keeps it per connection): planning the WITH took longer than running it."""
     db = context["connection"]
     db.validate_no_broken_transaction()
     with db.wrap_database_errors:
-        cursor = PgCursor(db.connection)
+        cursor = RawCursor(db.connection)
+        sql = _numbered_placeholders(sql)
         # Every whole number as bigint: psycopg would send 1 as smallint and 10**9 as integer,
         # and each mix of types would be prepared as a statement of its own.
         cursor.adapters.register_dumper(int, Int8Dumper)
@@ -369,7 +412,7 @@ def _run_in_one_statement(
     now: datetime,
     end_hand: tuple[int, int] | None,
     busy_hand_id,
-    links: tuple[Link, ...],
+    links: tuple[Link | Row, ...],
     ids: dict[tuple, int],
     records: list[RecordRow],
 ) -> tuple[list[int], bool, list[Account]]:
@@ -445,7 +488,7 @@ def _run_step_by_step(
     now: datetime,
     end_hand: tuple[int, int] | None,
     busy_hand_id,
-    links: tuple[Link, ...],
+    links: tuple[Link | Row, ...],
 ) -> tuple[list[int], bool, list[Account]]:
     legs = [leg for movement in entries for leg in movement.legs]
     locked = list(
@@ -475,12 +518,17 @@ def _run_step_by_step(
                     in_hand_id=end_hand[1]
                 ).update(in_hand_id=None)
             for link in links:
-                link.model._default_manager.filter(**_link_filter(link)).update(
-                    **{
-                        name: entry_ids[value.n] if isinstance(value, EntryId) else value
-                        for name, value in link.values.items()
-                    }
-                )
+                values = {
+                    name: entry_ids[value.n] if isinstance(value, EntryId) else value
+                    for name, value in link.values.items()
+                }
+                if isinstance(link, Row):
+                    meta = link.model._meta
+                    link.model._default_manager.create(
+                        **{meta.get_field(name).attname: value for name, value in values.items()}
+                    )
+                else:
+                    link.model._default_manager.filter(**_link_filter(link)).update(**values)
     except IntegrityError:
         hand_ids = [entry_fields["hand_id"] for entry_fields in fields]
         if hand_ids[0] is None or not Entry.objects.filter(hand_id__in=hand_ids).exists():
@@ -501,7 +549,7 @@ def entry_post_locked(
     now: datetime | None = None,
     end_hand: tuple[int, int] | None = None,
     busy_hand_id: int | None = None,
-    link: tuple[type[Model], int, str] | Link | None = None,
+    link: tuple[type[Model], int, str] | Link | Row | Sequence[Link | Row] | None = None,
 ) -> Posted:
     """Lock the legs' accounts (and, with `end_hand=(table id, hand id)`, every stack marked in
     that hand), check and post one entry, clearing those marks; or post nothing and say why.
@@ -527,7 +575,7 @@ def entries_post_locked(
     now: datetime | None = None,
     end_hand: tuple[int, int] | None = None,
     busy_hand_id: int | None = None,
-    link: Link | Sequence[Link] | None = None,
+    link: Link | Row | Sequence[Link | Row] | None = None,
 ) -> Posted:
     """`entry_post_locked` for several entries in one statement (a banked decision's Bet and
     settlement): each balances on its own and gets its own audit record; their accounts are

@@ -35,6 +35,7 @@ from cashier.posting import (
     Link,
     Movement,
     Posted,
+    Row,
     entries_post_locked,
     entry_post_locked,
     refusal_of,
@@ -703,11 +704,17 @@ def _short(posted: Posted, legs: list[Leg], kind: str) -> Account | None:
 
 @transaction.atomic(savepoint=False)
 def banked_wager_place(
-    *, player, round_id: int, amount: int, now=None, link: tuple | None = None
+    *,
+    player,
+    round_id: int,
+    amount: int,
+    now=None,
+    link: tuple | Link | Row | Sequence[Link | Row] | None = None,
 ) -> Entry:
     """Wallet -> bets in play: a round's wagers as they are placed (the Ante and side bets at
     the deal, the Call or Raise bet at the decision). `link=(model, pk, field)`: the row that
-    names this entry, written in the same statement (cashier.posting)."""
+    names this entry, written in the same statement (cashier.posting); or `Link`s and `Row`s
+    (a deal's new round naming its entry, and its deck's commitment)."""
     player, round_id = _check_player(player), _check_round_id(round_id)
     amount = _check_amount(amount, what="wager")
     legs = _banked_legs(player=player, wager=amount)
@@ -779,7 +786,7 @@ def banked_decision_settle(
     staked: int,
     net: int,
     now=None,
-    link: Link | Sequence[Link] | None = None,
+    link: Link | Row | Sequence[Link | Row] | None = None,
 ) -> tuple[Entry | None, Entry]:
     """A decided round in one statement: the Call or Raise `bet` (0 on a fold: no entry)
     from the wallet into bets in play, then the settlement of the round's `staked` cents as
