@@ -19,7 +19,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from cashier.posting import Link
+from cashier.posting import Link, Row
 from config.errors import Refused
 from fairness.models import ClientSeed, Commitment, CommitmentSeat, ServerSeed
 from poker.engine import dealer
@@ -116,22 +116,7 @@ _COMMIT_FIELDS = (
 def deal_commit(*, kind: str, ref_id: int, deal: Deal, now: datetime | None = None) -> Commitment:
     """Store a deal's commitment with its secrets and its seats, in the caller's transaction:
     one statement on PostgreSQL (the commitment and its seats' rows in one WITH)."""
-    if kind not in Kind.values:
-        raise FairnessRefused(
-            "bad_kind", _("Unknown kind of deal %(kind)s.") % {"kind": repr(kind)}
-        )
-    values = {
-        "kind": kind,
-        "ref_id": ref_id,
-        "commitment": deal.commitment,
-        "salt": deal.salt.hex(),
-        "server_seed": deal.server_seed.hex(),
-        "client_seeds": {str(seat): seed for seat, seed in deal.client_seeds.items()},
-        "players": {str(seat): user_id for seat, user_id in deal.players.items()},
-        "server_seed_hash": deal.server_seed_hash,
-        "server_seed_published_at": deal.server_seed_published_at,
-        "created_at": now or timezone.now(),
-    }
+    values = _commit_values(kind=kind, ref_id=ref_id, deal=deal, now=now)
     if connection.vendor != "postgresql":
         row = Commitment.objects.create(**values)
         CommitmentSeat.objects.bulk_create(
@@ -145,6 +130,47 @@ def deal_commit(*, kind: str, ref_id: int, deal: Deal, now: datetime | None = No
     return Commitment.from_db(
         connection.alias, ["id", *_COMMIT_FIELDS], [pk, *(values[n] for n in _COMMIT_FIELDS)]
     )
+
+
+def commitment_id_sql() -> str:
+    """A new commitment's id drawn from its sequence, as a column of a caller's SELECT
+    (PostgreSQL): a banked deal draws it with its read and writes `deal_commit_rows`."""
+    return f"nextval(pg_get_serial_sequence('{Commitment._meta.db_table}', 'id'))"
+
+
+def deal_commit_rows(
+    *, kind: str, ref_id: int, deal: Deal, commitment_id: int, now: datetime
+) -> list[Row]:
+    """`deal_commit`'s rows (the commitment with the id `commitment_id_sql` drew, then its
+    seats) as rows a ledger statement inserts with its entries (cashier.posting.Row): a
+    banked deal commits its deck in the statement that posts its wagers."""
+    values = _commit_values(kind=kind, ref_id=ref_id, deal=deal, now=now)
+    return [
+        Row(Commitment, {"id": commitment_id, **values}),
+        *(
+            Row(CommitmentSeat, {"commitment": commitment_id, "player": user_id, "seat": seat})
+            for seat, user_id in deal.players.items()
+        ),
+    ]
+
+
+def _commit_values(*, kind: str, ref_id: int, deal: Deal, now: datetime | None) -> dict:
+    if kind not in Kind.values:
+        raise FairnessRefused(
+            "bad_kind", _("Unknown kind of deal %(kind)s.") % {"kind": repr(kind)}
+        )
+    return {
+        "kind": kind,
+        "ref_id": ref_id,
+        "commitment": deal.commitment,
+        "salt": deal.salt.hex(),
+        "server_seed": deal.server_seed.hex(),
+        "client_seeds": {str(seat): seed for seat, seed in deal.client_seeds.items()},
+        "players": {str(seat): user_id for seat, user_id in deal.players.items()},
+        "server_seed_hash": deal.server_seed_hash,
+        "server_seed_published_at": deal.server_seed_published_at,
+        "created_at": now or timezone.now(),
+    }
 
 
 def _commit_sql() -> str:

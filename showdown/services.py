@@ -21,7 +21,7 @@ from django.utils import timezone
 from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
-from cashier.posting import EntryId, Link
+from cashier.posting import EntryId, Link, Row
 from cashier.services import banked_decision_settle, banked_round_void, banked_wager_place
 from config.errors import Refused
 from config.inputs import parse_cents, parse_idempotency_key
@@ -235,8 +235,16 @@ _LIMITS = (
 _PAYTABLES = ("bet", "hole_card_bonus", "final_hand_bonus")
 
 
-def _deal_read_sql() -> str:
+def _deal_read_sql(vendor: str) -> str:
+    """The read; on PostgreSQL it also draws the ids of the round and its deck's commitment,
+    which the deal's one writing statement inserts."""
     tables, paytables = ShowdownTable._meta.db_table, Paytable._meta.db_table
+    new_ids = (
+        f"nextval(pg_get_serial_sequence('{ShowdownRound._meta.db_table}', 'id')), "
+        f"{fairness.commitment_id_sql()}"
+        if vendor == "postgresql"
+        else "NULL, NULL"
+    )
     pays = ", ".join(f"p{n}.kind, p{n}.name, p{n}.pays" for n in range(len(_PAYTABLES)))
     joins = " ".join(
         f"JOIN {paytables} p{n} ON p{n}.id = t.{wager}_paytable_id"
@@ -244,12 +252,12 @@ def _deal_read_sql() -> str:
     )
     return (
         f"SELECT t.name, t.is_open, {', '.join(f't.{name}' for name in _LIMITS)}, {pays}, "
-        f"{responsible.play_check_sql()}, {fairness.client_seed_sql()} "
+        f"{responsible.play_check_sql()}, {fairness.client_seed_sql()}, {new_ids} "
         f"FROM {tables} t {joins} WHERE t.id = %(table)s"
     )
 
 
-_DEAL_READ_SQL = _deal_read_sql()
+_deal_read_sqls: dict[str, str] = {}
 
 # The engine's paytables by their stored text: built and checked once per process and content
 # (an edited paytable is other text, so it is built afresh).
@@ -281,8 +289,11 @@ def _deal(
     with transaction.atomic():
         with connection.cursor() as cursor:
             now_value = connection.ops.adapt_datetimefield_value(now)
+            if connection.vendor not in _deal_read_sqls:
+                _deal_read_sqls[connection.vendor] = _deal_read_sql(connection.vendor)
             cursor.execute(
-                _DEAL_READ_SQL, {"table": table.pk, "player": player.pk, "now": now_value}
+                _deal_read_sqls[connection.vendor],
+                {"table": table.pk, "player": player.pk, "now": now_value},
             )
             row = cursor.fetchone()
         if row is None:
@@ -290,7 +301,9 @@ def _deal(
         name, is_open, *rest = row
         limits = dict(zip(_LIMITS, rest, strict=False))
         stored_paytables = rest[len(_LIMITS) : len(_LIMITS) + 3 * len(_PAYTABLES)]
-        is_active, exclusion_id, client_seed = rest[len(_LIMITS) + 3 * len(_PAYTABLES) :]
+        is_active, exclusion_id, client_seed, round_id, commitment_id = rest[
+            len(_LIMITS) + 3 * len(_PAYTABLES) :
+        ]
         if not is_open:
             raise ShowdownRefused("table_closed", _("%(name)s is closed.") % {"name": name})
         if limits["seats"] > 1:
@@ -318,6 +331,7 @@ def _deal(
         state, deck = _stored_state(game)
         staked = ante + hole_card_bonus + final_hand_bonus
         round_ = ShowdownRound(
+            id=round_id,
             player=player,
             table=table,
             state=state,
@@ -329,45 +343,45 @@ def _deal(
             deal_key=key,
             created_at=now,
         )
-        _round_insert(round_)
+        if round_id is None:  # SQLite: the round first, for its id; then the wagers, the deck
+            round_.save(force_insert=True)
+            round_.wager_entry = banked_wager_place(
+                player=player,
+                round_id=round_.pk,
+                amount=staked,
+                now=now,
+                link=(ShowdownRound, round_.pk, "wager_entry"),
+            )
+            fairness.deal_commit(kind=fairness.Kind.ROUND, ref_id=round_.pk, deal=deal, now=now)
+            return round_
+        # PostgreSQL: the round and the deck's commitment are rows of the wagers' statement.
         round_.wager_entry = banked_wager_place(
             player=player,
-            round_id=round_.pk,
+            round_id=round_id,
             amount=staked,
             now=now,
-            link=(ShowdownRound, round_.pk, "wager_entry"),
+            link=[
+                _round_row(round_),
+                *fairness.deal_commit_rows(
+                    kind=fairness.Kind.ROUND,
+                    ref_id=round_id,
+                    deal=deal,
+                    commitment_id=commitment_id,
+                    now=now,
+                ),
+            ],
         )
-        fairness.deal_commit(kind=fairness.Kind.ROUND, ref_id=round_.pk, deal=deal, now=now)
+        round_._state.adding, round_._state.db = False, connection.alias
         return round_
 
 
-def _insert_sql() -> str:
-    fields = [f for f in ShowdownRound._meta.concrete_fields if not f.primary_key]
-    return (
-        f"INSERT INTO {ShowdownRound._meta.db_table} ({', '.join(f.column for f in fields)}) "
-        f"VALUES ({', '.join(['%s'] * len(fields))}) RETURNING id"
-    )
-
-
-_INSERT_SQL = _insert_sql()
-
-
-def _round_insert(round_: ShowdownRound) -> None:
-    """A new round's row: one plain INSERT of its fields (the ORM's query building cost more
-    than the insert; the same unique indexes refuse a repeated key or a second unfinished
-    round with IntegrityError)."""
-    if connection.vendor != "postgresql":
-        round_.save(force_insert=True)
-        return
-    params = [
-        field.get_db_prep_save(getattr(round_, field.attname), connection)
-        for field in ShowdownRound._meta.concrete_fields
-        if not field.primary_key
-    ]
-    with connection.cursor() as cursor:
-        cursor.execute(_INSERT_SQL, params)
-        (round_.pk,) = cursor.fetchone()
-    round_._state.adding, round_._state.db = False, connection.alias
+def _round_row(round_: ShowdownRound) -> Row:
+    """The new round as a row of the wagers' ledger statement, naming its wager entry."""
+    values = {
+        field.name: getattr(round_, field.attname) for field in ShowdownRound._meta.concrete_fields
+    }
+    values["wager_entry"] = EntryId(0)
+    return Row(ShowdownRound, values)
 
 
 # What a decision writes on the round besides its entries (in the settlement's statement).
