@@ -70,14 +70,29 @@ def main(argv: Sequence[str] | None = None) -> None:
                     idempotency_key=f"{tag}-{n}-decide",
                 )
 
+        def transactions() -> int:
+            """Transactions committed in this database so far (PostgreSQL's statistics, which
+            a backend reports at most once a second: read after a pause)."""
+            time.sleep(1.5)
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_stat_clear_snapshot()")
+                cursor.execute(
+                    "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()"
+                )
+                return int(cursor.fetchone()[0])
+
         play(20, "warm")
+        committed = transactions()
         with connection.execute_wrapper(count):
             cpu, wall = time.process_time(), time.perf_counter()
             play(args.rounds, "timed")
             cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        committed = transactions() - committed - 2  # the two reads of the figure
+        sent = sum(statements.values())
         print(
-            f"per round: {sum(statements.values()) / args.rounds:.2f} statements "
-            f"(plus BEGIN, COMMIT x 2), our CPU {cpu / args.rounds * 1000:.2f} ms, "
+            f"per round: {sent / args.rounds:.2f} statements in "
+            f"{committed / args.rounds:.2f} transactions (a statement outside BEGIN ... COMMIT "
+            f"is its own), our CPU {cpu / args.rounds * 1000:.2f} ms, "
             f"wall {wall / args.rounds * 1000:.2f} ms"
         )
         for sql, times in statements.most_common():

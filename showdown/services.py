@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from datetime import datetime, timedelta
 
 from django.contrib.auth import get_user_model
@@ -283,10 +284,18 @@ def _paytables(stored: Sequence) -> ShowdownPaytables:
 def _deal(
     *, player, table, key: str, now, ante: int, hole_card_bonus: int, final_hand_bonus: int
 ) -> ShowdownRound:
-    """The deal's one transaction: one read (the table, the player's checks, the client seed),
-    the engine, the round inserted, the wagers posted (the entry stored on the round by the
-    same statement) and the deck committed (one statement)."""
-    with transaction.atomic():
+    """The deal: one read (the table, the player's checks, the client seed, on PostgreSQL the
+    new ids), the engine, then the round inserted, the wagers posted and the deck committed.
+
+    On PostgreSQL the writes are one statement, which is its own transaction: the deal sends
+    no BEGIN and no COMMIT. The read locks nothing, so it sees what it would have seen as the
+    transaction's first statement (READ COMMITTED); what the money depends on (the wallet's
+    balance, one round per key and one unfinished round per table) is checked by the writing
+    statement itself, under its locks and unique indexes. Elsewhere (SQLite) the round, the
+    posting and the commitment are separate statements, in one transaction; so is a deal
+    called inside a caller's transaction (a savepoint, so a refusal leaves it usable)."""
+    alone = connection.vendor == "postgresql" and transaction.get_autocommit()
+    with nullcontext() if alone else transaction.atomic():
         with connection.cursor() as cursor:
             now_value = connection.ops.adapt_datetimefield_value(now)
             if connection.vendor not in _deal_read_sqls:
