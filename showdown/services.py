@@ -1,6 +1,8 @@
 """The banked game's services (RULES.md 9, online: one player against the house).
 
-Each is one transaction: lock, check, call the engine, post to the cashier, write the round.
+Each is one transaction: lock, check, call the engine, post to the cashier, write the round;
+on PostgreSQL an online deal and decision are a read and one writing statement, which is the
+transaction (issue 26: `_deal`, `round_decide`).
 Refusals raise `ShowdownRefused(code, message)` (or the cashier's `CashierError`, both kinds
 of `config.errors.Refused`) and change nothing. Money moves only through
 `cashier.services.banked_*`: the wagers placed at the deal and the Call/Raise bet at the
@@ -22,8 +24,13 @@ from django.utils import timezone
 from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
-from cashier.posting import EntryId, Link, Row
-from cashier.services import banked_decision_settle, banked_round_void, banked_wager_place
+from cashier.posting import EntryId, Guard, Link, Row
+from cashier.services import (
+    CashierError,
+    banked_decision_settle,
+    banked_round_void,
+    banked_wager_place,
+)
 from config.errors import Refused
 from config.inputs import parse_cents, parse_idempotency_key
 from fairness import services as fairness
@@ -409,21 +416,22 @@ _DECIDED_FIELDS = (
 )
 
 
-def _lock_sql() -> str:
+def _read_sql(*, lock: bool) -> str:
     columns = ", ".join(field.column for field in ShowdownRound._meta.concrete_fields)
     return (
         f"SELECT {columns} FROM {ShowdownRound._meta.db_table} "
-        "WHERE id = %s AND player_id = %s AND live_round_id IS NULL FOR UPDATE"
+        "WHERE id = %s AND player_id = %s AND live_round_id IS NULL"
+        + (" FOR UPDATE" if lock else "")
     )
 
 
-_LOCK_SQL = _lock_sql()
+_READ_SQL = {lock: _read_sql(lock=lock) for lock in (False, True)}
 
 
-def _round_locked(*, round_id: int, player) -> ShowdownRound | None:
-    """The player's online round, its row locked (`FOR UPDATE`): one plain SELECT and the
-    model built from its row (`Model.from_db`, the JSON columns decoded as the ORM would),
-    as the ORM's query building cost more than the rest of the decision's Python."""
+def _round_read(*, round_id: int, player, lock: bool) -> ShowdownRound | None:
+    """The player's online round (its row locked with `lock`): one plain SELECT and the model
+    built from its row (`Model.from_db`, the JSON columns decoded as the ORM would), as the
+    ORM's query building cost more than the rest of the decision's Python."""
     if connection.vendor != "postgresql":
         return (
             ShowdownRound.objects.select_for_update()
@@ -431,7 +439,7 @@ def _round_locked(*, round_id: int, player) -> ShowdownRound | None:
             .first()
         )
     with connection.cursor() as cursor:
-        cursor.execute(_LOCK_SQL, [round_id, player.pk])
+        cursor.execute(_READ_SQL[lock], [round_id, player.pk])
         row = cursor.fetchone()
     if row is None:
         return None
@@ -466,59 +474,85 @@ def round_decide(
     if isinstance(round_id, bool) or not isinstance(round_id, int):
         raise ShowdownRefused("unknown_round", _("You have no such round."))
     now = now or timezone.now()
-    with transaction.atomic():
-        round_ = _round_locked(round_id=round_id, player=player)
-        if round_ is None:
-            raise ShowdownRefused("unknown_round", _("You have no such round."))
-        if round_.decide_key and round_.decide_key == key:
-            if round_.decision != decision:
-                raise ShowdownRefused(
-                    "idempotency_conflict",
-                    _("This idempotency key was already used for a different decision."),
-                )
-            return round_
-        if round_.status == Status.SETTLED:
-            raise ShowdownRefused("settled", _("This round is already settled."))
-        if round_.status == Status.VOIDED:
-            raise ShowdownRefused(
-                "voided", _("This round was voided after 90 days; its wagers went to charity.")
-            )
-        game = _engine_round(round_)
-        bet = round_.ante * {"fold": 0, "call": 1, "raise": 2}[decision]
+    # PostgreSQL, outside a caller's transaction: the round is read without a lock and the
+    # one statement that settles it posts only if the round is still dealt (its Guard), so
+    # the decision sends no BEGIN and COMMIT; one that lost to another request (a twin
+    # decision, a void) is read again and answered as the lock would have answered it.
+    alone = connection.vendor == "postgresql" and transaction.get_autocommit()
+    for _attempt in range(2):
         try:
-            game.decide(SEAT, decision)
-        except ShowdownError as error:
-            raise _refused(error) from error
-        assert game.result is not None
-        seat = game.result["seats"][0]
-        round_.state, round_.deck = _stored_state(game)
-        round_.status = Status.SETTLED
-        round_.decision = decision
-        round_.bet = bet
-        round_.staked = seat["staked"]
-        round_.result = game.result
-        round_.net = seat["net"]
-        round_.payout_capped = game.result["payout_cap"]["applied"]
-        round_.decide_key = key
-        round_.settled_at = now
-        # The Bet, the settlement, the round's row and the deck's reveal: one statement.
-        written = {name: getattr(round_, name) for name in _DECIDED_FIELDS}
-        written["result_entry"] = EntryId(1 if bet else 0)
-        if bet:
-            written["bet_entry"] = EntryId(0)
-        round_.bet_entry, round_.result_entry = banked_decision_settle(
-            player=player,
-            round_id=round_.pk,
-            bet=bet,
-            staked=seat["staked"],
-            net=seat["net"],
-            now=now,
-            link=[
-                Link(ShowdownRound, round_.pk, written),
-                fairness.deal_reveal_link(kind=fairness.Kind.ROUND, ref_id=round_.pk, now=now),
-            ],
-        )
+            with nullcontext() if alone else transaction.atomic():
+                return _decide(
+                    player=player,
+                    round_id=round_id,
+                    decision=decision,
+                    key=key,
+                    now=now,
+                    lock=not alone,
+                )
+        except CashierError as error:
+            if error.code != "moved_on":
+                raise
+    raise ShowdownRefused("busy", _("This round is busy; try again."))
+
+
+def _decide(*, player, round_id: int, decision: str, key: str, now, lock: bool) -> ShowdownRound:
+    """One attempt: the round read (locked with `lock`), checked, decided by the engine, and
+    the Bet, the settlement, the round's row and the deck's reveal written by one statement
+    that posts only while the round is still dealt."""
+    round_ = _round_read(round_id=round_id, player=player, lock=lock)
+    if round_ is None:
+        raise ShowdownRefused("unknown_round", _("You have no such round."))
+    if round_.decide_key and round_.decide_key == key:
+        if round_.decision != decision:
+            raise ShowdownRefused(
+                "idempotency_conflict",
+                _("This idempotency key was already used for a different decision."),
+            )
         return round_
+    if round_.status == Status.SETTLED:
+        raise ShowdownRefused("settled", _("This round is already settled."))
+    if round_.status == Status.VOIDED:
+        raise ShowdownRefused(
+            "voided", _("This round was voided after 90 days; its wagers went to charity.")
+        )
+    game = _engine_round(round_)
+    bet = round_.ante * {"fold": 0, "call": 1, "raise": 2}[decision]
+    try:
+        game.decide(SEAT, decision)
+    except ShowdownError as error:
+        raise _refused(error) from error
+    assert game.result is not None
+    seat = game.result["seats"][0]
+    round_.state, round_.deck = _stored_state(game)
+    round_.status = Status.SETTLED
+    round_.decision = decision
+    round_.bet = bet
+    round_.staked = seat["staked"]
+    round_.result = game.result
+    round_.net = seat["net"]
+    round_.payout_capped = game.result["payout_cap"]["applied"]
+    round_.decide_key = key
+    round_.settled_at = now
+    # The Bet, the settlement, the round's row and the deck's reveal: one statement.
+    written = {name: getattr(round_, name) for name in _DECIDED_FIELDS}
+    written["result_entry"] = EntryId(1 if bet else 0)
+    if bet:
+        written["bet_entry"] = EntryId(0)
+    round_.bet_entry, round_.result_entry = banked_decision_settle(
+        player=player,
+        round_id=round_.pk,
+        bet=bet,
+        staked=seat["staked"],
+        net=seat["net"],
+        now=now,
+        link=[
+            Link(ShowdownRound, round_.pk, written),
+            fairness.deal_reveal_link(kind=fairness.Kind.ROUND, ref_id=round_.pk, now=now),
+        ],
+        guard=Guard(ShowdownRound, round_.pk, {"status": Status.DEALT}),
+    )
+    return round_
 
 
 def round_void(*, round_id: int, now: datetime | None = None) -> ShowdownRound | None:
