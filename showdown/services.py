@@ -392,9 +392,12 @@ def _deal(
 
 
 def _round_row(round_: ShowdownRound) -> Row:
-    """The new round as a row of the wagers' ledger statement, naming its wager entry."""
+    """The new round as a row of the wagers' ledger statement, naming its wager entry (its
+    empty fields left out: NULL)."""
     values = {
-        field.name: getattr(round_, field.attname) for field in ShowdownRound._meta.concrete_fields
+        field.name: value
+        for field in ShowdownRound._meta.concrete_fields
+        if (value := getattr(round_, field.attname)) is not None
     }
     values["wager_entry"] = EntryId(0)
     return Row(ShowdownRound, values)
