@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, connection, connections, transaction
 from django.db.models import F, Model, Q
 from django.utils import timezone
-from psycopg import Cursor as PgCursor
+from psycopg import RawCursor
 from psycopg.types.numeric import Int8Dumper
 
 from audit.models import AuditRecord
@@ -88,12 +88,37 @@ class Link:
     where: dict = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Row:
+    """One row inserted by the same statement once its entries are posted (never on a
+    refusal), passed with the `Link`s: `model`'s fields `values` (field name -> value, or
+    `EntryId(n)`), its id among them when other rows of the statement name it (drawn by the
+    caller from the model's sequence). A banked deal inserts its round and its deck's
+    commitment so."""
+
+    model: type[Model]
+    values: dict
+
+
+@dataclass(frozen=True)
+class Guard:
+    """A row that must still be as the caller read it for the statement to post anything:
+    `model`'s row `pk` where `where` holds (field name -> value, None for IS NULL), locked
+    (`FOR UPDATE`) before the accounts. A caller that read the row without a lock posts only
+    if nobody changed it meanwhile (a banked decision: its round still dealt); otherwise
+    nothing is posted and `Posted.refusal` is "moved_on"."""
+
+    model: type[Model]
+    pk: int
+    where: dict
+
+
 @dataclass
 class Posted:
     """What happened: the entry (None when refused), the rows as they were locked (before
     the movement) by `Leg.key`, and why nothing was posted ("missing": an account of a leg
     does not exist; "below_zero"; "busy": a stack plays another hand; "settled": the hand
-    already has its entry)."""
+    already has its entry; "moved_on": the `Guard`'s row is no longer as it was read)."""
 
     entry: Entry | None
     locked: dict[tuple, Account] = field(default_factory=dict)
@@ -191,15 +216,16 @@ def _ids_forget(legs: Sequence[Leg]) -> None:
         _account_ids.pop((database, leg.key), None)
 
 
-def _links(link: Link | Sequence[Link] | None) -> tuple[Link, ...]:
+def _links(link: Link | Row | Sequence[Link | Row] | None) -> tuple[Link | Row, ...]:
     if link is None:
         return ()
-    return (link,) if isinstance(link, Link) else tuple(link)
+    return (link,) if isinstance(link, Link | Row) else tuple(link)
 
 
-def _link_shape(links: tuple[Link, ...]) -> tuple:
+def _link_shape(links: tuple[Link | Row, ...]) -> tuple:
     """What the statement's text depends on in its links: per link the model, per value a
-    cast or the number of the entry whose id it takes, and which conditions are IS NULL."""
+    cast or the number of the entry whose id it takes, and which conditions are IS NULL (a
+    `Row` has no conditions: None)."""
     return tuple(
         (
             link.model,
@@ -207,24 +233,36 @@ def _link_shape(links: tuple[Link, ...]) -> tuple:
                 (name, value.n if isinstance(value, EntryId) else None)
                 for name, value in link.values.items()
             ),
-            link.pk is not None,
-            tuple((name, value is None) for name, value in link.where.items()),
+            link.pk is not None if isinstance(link, Link) else None,
+            tuple((name, value is None) for name, value in link.where.items())
+            if isinstance(link, Link)
+            else None,
         )
         for link in links
     )
 
 
+def _link_value_sql(model: type[Model], name: str, n: int | None) -> str:
+    if n is not None:
+        return f"(SELECT id FROM ids WHERE ids.n = {int(n) + 1})"
+    return f"%s::{model._meta.get_field(name).db_type(connection)}"
+
+
 def _link_sql(shape: tuple) -> str:
     ctes = []
     for number, (model, fields, by_pk, where) in enumerate(shape):
+        if where is None:  # a Row
+            columns = ", ".join(model._meta.get_field(name).column for name, _n in fields)
+            values = ", ".join(_link_value_sql(model, name, n) for name, n in fields)
+            ctes.append(
+                f", linked{number} AS (INSERT INTO {model._meta.db_table} ({columns}) "
+                f"SELECT {values} WHERE EXISTS (SELECT 1 FROM entry))"
+            )
+            continue
         sets = []
         for name, n in fields:
             model_field = model._meta.get_field(name)
-            if n is not None:
-                value = f"(SELECT id FROM ids WHERE ids.n = {int(n) + 1})"
-            else:
-                value = f"%s::{model_field.db_type(connection)}"
-            sets.append(f"{model_field.column} = {value}")
+            sets.append(f"{model_field.column} = {_link_value_sql(model, name, n)}")
         conditions = [f"{model._meta.pk.column} = %s::bigint"] if by_pk else []
         for name, is_null in where:
             model_field = model._meta.get_field(name)
@@ -241,33 +279,73 @@ def _link_sql(shape: tuple) -> str:
     return "".join(ctes)
 
 
-def _link_params(links: tuple[Link, ...]) -> list:
+def _link_params(links: tuple[Link | Row, ...]) -> list:
+    # The connection itself, not Django's proxy (which looks it up again on every attribute
+    # each field's preparation reads: thousands of look-ups a second at a busy table).
+    db = connections[connection.alias]
     params: list = []
     for link in links:
         params += [
-            link.model._meta.get_field(name).get_db_prep_save(value, connection)
+            link.model._meta.get_field(name).get_db_prep_save(value, db)
             for name, value in link.values.items()
             if not isinstance(value, EntryId)
         ]
+        if isinstance(link, Row):
+            continue
         if link.pk is not None:
             params.append(link.pk)
         params += [
-            link.model._meta.get_field(name).get_db_prep_save(value, connection)
+            link.model._meta.get_field(name).get_db_prep_save(value, db)
             for name, value in link.where.items()
             if value is not None
         ]
     return params
 
 
-_statements: dict[tuple[int, tuple], str] = {}
+_statements: dict[tuple, str] = {}
 
 
-def _statement(count: int, link_shape: tuple) -> str:
+def _guard_shape(guard: Guard | None) -> tuple | None:
+    if guard is None:
+        return None
+    return (guard.model, tuple((name, value is None) for name, value in guard.where.items()))
+
+
+def _guard_sql(shape: tuple | None) -> str:
+    """The guard's CTE (a row locked as the caller read it), or one that always holds."""
+    if shape is None:
+        return "guarded AS MATERIALIZED (SELECT 1)"
+    model, where = shape
+    conditions = [f"{model._meta.pk.column} = %s::bigint"]
+    for name, is_null in where:
+        model_field = model._meta.get_field(name)
+        conditions.append(
+            f"{model_field.column} IS NULL"
+            if is_null
+            else f"{model_field.column} = %s::{model_field.db_type(connection)}"
+        )
+    return (
+        f"guarded AS MATERIALIZED (SELECT 1 FROM {model._meta.db_table} "
+        f"WHERE {' AND '.join(conditions)} FOR UPDATE)"
+    )
+
+
+def _guard_params(guard: Guard | None) -> list:
+    if guard is None:
+        return []
+    return [guard.pk] + [
+        guard.model._meta.get_field(name).get_db_prep_save(value, connection)
+        for name, value in guard.where.items()
+        if value is not None
+    ]
+
+
+def _statement(count: int, link_shape: tuple, guard_shape: tuple | None = None) -> str:
     """The WITH statement (see the module doc) for `count` entries. Its text depends only on
     that and the links' shape, not on the legs (passed as arrays), so PostgreSQL plans it once
     per connection and kind of movement. The entries' columns and their audit records go as
     one row of values each (scalars: cheaper to send than arrays)."""
-    key = (count, link_shape)
+    key = (count, link_shape, guard_shape)
     if key in _statements:
         return _statements[key]
     account, entry, posting = (
@@ -287,14 +365,15 @@ def _statement(count: int, link_shape: tuple) -> str:
     entry_rows = ", ".join(f"({n}, {entry_row})" for n in range(1, count + 1))
     entry_names = ", ".join(_ENTRY_FIELDS)
     sql = f"""
-WITH wanted AS MATERIALIZED (
+WITH {_guard_sql(guard_shape)}, wanted AS MATERIALIZED (
     SELECT * FROM unnest(%s::bigint[], %s::text[], %s::bigint[], %s::bigint[], %s::int[],
         %s::bigint[], %s::boolean[], %s::int[]) WITH ORDINALITY
         AS w (id, kind, owner_id, table_id, shard, amount, guarded, n, ord)
 ), locked AS MATERIALIZED (
     SELECT {_LOCK_COLUMNS} FROM {account}
-    WHERE id = ANY(%s::bigint[])
-        OR (kind = 'table_stack' AND table_id = %s::bigint AND in_hand_id = %s::bigint)
+    WHERE (id = ANY(%s::bigint[])
+        OR (kind = 'table_stack' AND table_id = %s::bigint AND in_hand_id = %s::bigint))
+        AND EXISTS (SELECT 1 FROM guarded)
     ORDER BY id FOR UPDATE
 ), legs AS MATERIALIZED (
     SELECT l.id AS account_id, l.kind, l.balance, l.in_hand_id, w.amount, w.guarded, w.n, w.ord
@@ -342,11 +421,27 @@ WITH wanted AS MATERIALIZED (
     ORDER BY r.n
 ){_link_sql(link_shape)}
 SELECT (SELECT array_agg(ids.id ORDER BY ids.n) FROM ids WHERE ids.id IN (SELECT id FROM entry))
-    AS entry_ids, (SELECT ok FROM ok) AS all_ok, {_LOCK_COLUMNS}
-FROM locked ORDER BY locked.id
+    AS entry_ids, (SELECT ok FROM ok) AS all_ok, EXISTS (SELECT 1 FROM guarded) AS held,
+    {", ".join(f"locked.{name}" for name in _LOCK_COLUMNS.split(", "))}
+FROM (SELECT 1) AS one LEFT JOIN locked ON true ORDER BY locked.id
 """
     _statements[key] = sql
     return sql
+
+
+_numbered: dict[str, str] = {}
+
+
+def _numbered_placeholders(sql: str) -> str:
+    """The statement with PostgreSQL's own `$1, $2, ...` for its `%s` (it holds no other `%`),
+    once per text: psycopg's raw cursor sends it as it is, where its ordinary cursor parsed
+    the whole text on every call (psycopg caches only short statements with few parameters)."""
+    if sql not in _numbered:
+        parts = sql.split("%s")
+        _numbered[sql] = "".join(
+            f"{part}${n}" if n < len(parts) else part for n, part in enumerate(parts, 1)
+        )
+    return _numbered[sql]
 
 
 def _prepared_execute(sql, params, many, context):
@@ -355,7 +450,8 @@ def _prepared_execute(sql, params, many, context):
     db = context["connection"]
     db.validate_no_broken_transaction()
     with db.wrap_database_errors:
-        cursor = PgCursor(db.connection)
+        cursor = RawCursor(db.connection)
+        sql = _numbered_placeholders(sql)
         # Every whole number as bigint: psycopg would send 1 as smallint and 10**9 as integer,
         # and each mix of types would be prepared as a statement of its own.
         cursor.adapters.register_dumper(int, Int8Dumper)
@@ -369,13 +465,15 @@ def _run_in_one_statement(
     now: datetime,
     end_hand: tuple[int, int] | None,
     busy_hand_id,
-    links: tuple[Link, ...],
+    links: tuple[Link | Row, ...],
     ids: dict[tuple, int],
     records: list[RecordRow],
-) -> tuple[list[int], bool, list[Account]]:
+    guard: Guard | None = None,
+) -> tuple[list[int], bool, list[Account], bool]:
     legs = [leg for movement in entries for leg in movement.legs]
     wanted_ids = [ids.get(leg.key) for leg in legs]
     params: list = [
+        *_guard_params(guard),
         wanted_ids,
         [leg.kind for leg in legs],
         [leg.owner_id for leg in legs],
@@ -399,7 +497,7 @@ def _run_in_one_statement(
         ),
         *_link_params(links),
     ]
-    sql = _statement(len(entries), _link_shape(links))
+    sql = _statement(len(entries), _link_shape(links), _guard_shape(guard))
     with connection.cursor() as cursor:
         if getattr(settings, "DB_PREPARED_STATEMENTS", False):
             if hasattr(cursor, "debug_sql"):  # DEBUG: Django logs the statement, as for any
@@ -412,7 +510,9 @@ def _run_in_one_statement(
             cursor.execute(sql, params)
             rows = cursor.fetchall()
     locked = []
-    for _entry_ids, _ok, pk, kind, owner_id, table_id, shard, balance, in_hand_id in rows:
+    for _entry_ids, _ok, _held, pk, kind, owner_id, table_id, shard, balance, in_hand_id in rows:
+        if pk is None:  # no account locked (the row that carries the flags alone)
+            continue
         row = Account(
             id=pk,
             kind=kind,
@@ -424,9 +524,8 @@ def _run_in_one_statement(
         )
         row._state.adding, row._state.db = False, connection.alias
         locked.append(row)
-    entry_ids = list(rows[0][0] or []) if rows else []
-    ok = bool(rows[0][1]) if rows else False
-    return entry_ids, ok, locked
+    entry_ids = list(rows[0][0] or [])
+    return entry_ids, bool(rows[0][1]), locked, bool(rows[0][2])
 
 
 def _link_filter(link: Link) -> dict:
@@ -445,15 +544,22 @@ def _run_step_by_step(
     now: datetime,
     end_hand: tuple[int, int] | None,
     busy_hand_id,
-    links: tuple[Link, ...],
-) -> tuple[list[int], bool, list[Account]]:
+    links: tuple[Link | Row, ...],
+    guard: Guard | None = None,
+) -> tuple[list[int], bool, list[Account], bool]:
     legs = [leg for movement in entries for leg in movement.legs]
+    if guard is not None and not (
+        guard.model._default_manager.select_for_update()
+        .filter(**_link_filter(Link(guard.model, guard.pk, {}, guard.where)))
+        .exists()
+    ):
+        return [], False, [], False
     locked = list(
         Account.objects.select_for_update().filter(_lock_condition(legs, end_hand)).order_by("pk")
     )
     by_key = {_key(account): account for account in locked}
     if _refusal([m.legs for m in entries], by_key, busy_hand_id=busy_hand_id):
-        return [], False, locked
+        return [], False, locked, True
     entry_ids = []
     try:
         with transaction.atomic():
@@ -475,18 +581,23 @@ def _run_step_by_step(
                     in_hand_id=end_hand[1]
                 ).update(in_hand_id=None)
             for link in links:
-                link.model._default_manager.filter(**_link_filter(link)).update(
-                    **{
-                        name: entry_ids[value.n] if isinstance(value, EntryId) else value
-                        for name, value in link.values.items()
-                    }
-                )
+                values = {
+                    name: entry_ids[value.n] if isinstance(value, EntryId) else value
+                    for name, value in link.values.items()
+                }
+                if isinstance(link, Row):
+                    meta = link.model._meta
+                    link.model._default_manager.create(
+                        **{meta.get_field(name).attname: value for name, value in values.items()}
+                    )
+                else:
+                    link.model._default_manager.filter(**_link_filter(link)).update(**values)
     except IntegrityError:
         hand_ids = [entry_fields["hand_id"] for entry_fields in fields]
         if hand_ids[0] is None or not Entry.objects.filter(hand_id__in=hand_ids).exists():
             raise
-        return [], True, locked
-    return entry_ids, True, locked
+        return [], True, locked, True
+    return entry_ids, True, locked, True
 
 
 def entry_post_locked(
@@ -501,7 +612,7 @@ def entry_post_locked(
     now: datetime | None = None,
     end_hand: tuple[int, int] | None = None,
     busy_hand_id: int | None = None,
-    link: tuple[type[Model], int, str] | Link | None = None,
+    link: tuple[type[Model], int, str] | Link | Row | Sequence[Link | Row] | None = None,
 ) -> Posted:
     """Lock the legs' accounts (and, with `end_hand=(table id, hand id)`, every stack marked in
     that hand), check and post one entry, clearing those marks; or post nothing and say why.
@@ -527,13 +638,15 @@ def entries_post_locked(
     now: datetime | None = None,
     end_hand: tuple[int, int] | None = None,
     busy_hand_id: int | None = None,
-    link: Link | Sequence[Link] | None = None,
+    link: Link | Row | Sequence[Link | Row] | None = None,
+    guard: Guard | None = None,
 ) -> Posted:
     """`entry_post_locked` for several entries in one statement (a banked decision's Bet and
     settlement): each balances on its own and gets its own audit record; their accounts are
     locked once and each guarded account is checked after every entry in turn; all of them
     are posted, or none (then `refusal` says why, as for one entry). `Posted.entry` is the
-    last entry, `Posted.entries` all of them in order."""
+    last entry, `Posted.entries` all of them in order. With a `guard`, nothing is posted
+    unless its row is still as the caller read it (refusal "moved_on")."""
     if not entries:
         raise ValueError("a statement posts at least one entry")
     for movement in entries:
@@ -544,14 +657,16 @@ def entries_post_locked(
     fields = [_entry_fields(movement) for movement in entries]
     links = _links(link)
     if connection.vendor == "postgresql":
-        entry_ids, ok, rows = _post_in_one_statement(
-            entries, fields, now, end_hand, busy_hand_id, links
+        entry_ids, ok, rows, held = _post_in_one_statement(
+            entries, fields, now, end_hand, busy_hand_id, links, guard
         )
     else:
-        entry_ids, ok, rows = _post_step_by_step(
-            entries, fields, now, end_hand, busy_hand_id, links
+        entry_ids, ok, rows, held = _post_step_by_step(
+            entries, fields, now, end_hand, busy_hand_id, links, guard
         )
     locked = {_key(account): account for account in rows}
+    if not held:
+        return Posted(None, locked, "moved_on")
     if not entry_ids:
         refusal = _refusal([m.legs for m in entries], locked, busy_hand_id=busy_hand_id)
         return Posted(None, locked, refusal or ("settled" if ok else "missing"))
@@ -583,11 +698,13 @@ def _entry_fields(movement: Movement) -> dict:
 
 
 def _post_step_by_step(
-    entries: Sequence[Movement], fields: list[dict], now, end_hand, busy_hand_id, link
-) -> tuple[list[int], bool, list[Account]]:
+    entries: Sequence[Movement], fields: list[dict], now, end_hand, busy_hand_id, link, guard=None
+) -> tuple[list[int], bool, list[Account], bool]:
     """Elsewhere (SQLite): the same steps one by one, then each entry's audit record."""
     with transaction.atomic(savepoint=False):
-        entry_ids, ok, rows = _run_step_by_step(entries, fields, now, end_hand, busy_hand_id, link)
+        entry_ids, ok, rows, held = _run_step_by_step(
+            entries, fields, now, end_hand, busy_hand_id, link, guard
+        )
         # The audit log holds every entry by reference, in the same transaction (audit/).
         ids = {_key(account): account.pk for account in rows}
         for movement, entry_fields, entry_id in zip(entries, fields, entry_ids, strict=False):
@@ -598,7 +715,7 @@ def _post_step_by_step(
                 payload=_record_payload(movement.legs, entry_fields, ids),
                 now=now,
             )
-    return entry_ids, ok, rows
+    return entry_ids, ok, rows, held
 
 
 def _record_payload(legs: Sequence[Leg], fields: dict, ids: dict[tuple, int]) -> dict:
@@ -613,8 +730,8 @@ def _record_payload(legs: Sequence[Leg], fields: dict, ids: dict[tuple, int]) ->
 
 
 def _post_in_one_statement(
-    entries: Sequence[Movement], fields: list[dict], now, end_hand, busy_hand_id, links
-) -> tuple[list[int], bool, list[Account]]:
+    entries: Sequence[Movement], fields: list[dict], now, end_hand, busy_hand_id, links, guard=None
+) -> tuple[list[int], bool, list[Account], bool]:
     """PostgreSQL: the one statement, with the entries' audit records in it. Outside a
     transaction it is its own (one round trip; the deferred checks run at its end). An
     account id this process knew but the statement did not find is looked up once more."""
@@ -632,14 +749,14 @@ def _post_in_one_statement(
             )
             for movement, entry_fields in zip(entries, fields, strict=True)
         ]
-        entry_ids, ok, rows = _run_in_one_statement(
-            entries, fields, now, end_hand, busy_hand_id, links, ids, records
+        entry_ids, ok, rows, held = _run_in_one_statement(
+            entries, fields, now, end_hand, busy_hand_id, links, ids, records, guard
         )
-        if entry_ids or ok:
+        if entry_ids or ok or not held:
             break
         found = {_key(account): account.pk for account in rows}
         if all(found.get(leg.key) == ids.get(leg.key) for leg in legs):
             break  # what it knew is what the database holds: a real refusal
         _ids_forget(legs)
         ids = _ids_known(legs, look_up=True)
-    return entry_ids, ok, rows
+    return entry_ids, ok, rows, held

@@ -31,10 +31,12 @@ from cashier.gates import DEPOSIT, PLAY, WITHDRAWAL, money_checks_run
 from cashier.models import Account, Entry, Posting, house_shard
 from cashier.posting import (
     EntryId,
+    Guard,
     Leg,
     Link,
     Movement,
     Posted,
+    Row,
     entries_post_locked,
     entry_post_locked,
     refusal_of,
@@ -671,14 +673,19 @@ def _banked_post(
     return _banked_post_many(entries=[movement], now=now, link=link)
 
 
-def _banked_post_many(*, entries: list[Movement], now, link=None) -> Posted:
-    """`_banked_post` for several entries in one statement (a decision's Bet and settlement)."""
+def _banked_post_many(*, entries: list[Movement], now, link=None, guard=None) -> Posted:
+    """`_banked_post` for several entries in one statement (a decision's Bet and settlement).
+    Outside a caller's transaction that statement is its own (no BEGIN and COMMIT around
+    it: `banked_wager_place` and `banked_decision_settle` open none); the accounts opened on
+    first use before a retry are empty rows, harmless if the movement is then refused."""
     legs = [leg for movement in entries for leg in movement.legs]
     if isinstance(link, tuple):
         model, pk, name = link
         link = Link(model, pk, {name: EntryId(0)})
     for _attempt in range(2):
-        posted = entries_post_locked(entries=entries, now=now, link=link)
+        posted = entries_post_locked(entries=entries, now=now, link=link, guard=guard)
+        if posted.refusal == "moved_on":
+            raise CashierError("moved_on", _("This round changed meanwhile; nothing was posted."))
         if posted.refusal != "missing":
             return posted
         for leg in legs:
@@ -701,13 +708,18 @@ def _short(posted: Posted, legs: list[Leg], kind: str) -> Account | None:
     return None
 
 
-@transaction.atomic(savepoint=False)
 def banked_wager_place(
-    *, player, round_id: int, amount: int, now=None, link: tuple | None = None
+    *,
+    player,
+    round_id: int,
+    amount: int,
+    now=None,
+    link: tuple | Link | Row | Sequence[Link | Row] | None = None,
 ) -> Entry:
     """Wallet -> bets in play: a round's wagers as they are placed (the Ante and side bets at
     the deal, the Call or Raise bet at the decision). `link=(model, pk, field)`: the row that
-    names this entry, written in the same statement (cashier.posting)."""
+    names this entry, written in the same statement (cashier.posting); or `Link`s and `Row`s
+    (a deal's new round naming its entry, and its deck's commitment)."""
     player, round_id = _check_player(player), _check_round_id(round_id)
     amount = _check_amount(amount, what="wager")
     legs = _banked_legs(player=player, wager=amount)
@@ -770,7 +782,6 @@ def banked_round_settle(*, player, round_id: int, staked: int, net: int, now=Non
     return _posted_or_not_in_play(posted, legs, round_id=round_id, amount=staked)
 
 
-@transaction.atomic(savepoint=False)
 def banked_decision_settle(
     *,
     player,
@@ -779,14 +790,17 @@ def banked_decision_settle(
     staked: int,
     net: int,
     now=None,
-    link: Link | Sequence[Link] | None = None,
+    link: Link | Row | Sequence[Link | Row] | None = None,
+    guard: Guard | None = None,
 ) -> tuple[Entry | None, Entry]:
     """A decided round in one statement: the Call or Raise `bet` (0 on a fold: no entry)
     from the wallet into bets in play, then the settlement of the round's `staked` cents as
     `banked_round_settle` posts it; two entries, each balanced and audited on its own, both
     or neither. `link`: the round's row written by the same statement (`EntryId(0)` the Bet,
     `EntryId(1)` or `EntryId(0)` without a Bet the settlement). Refused as the two services
-    are (`insufficient_funds` for the Bet, `not_in_play` for the settlement)."""
+    are (`insufficient_funds` for the Bet, `not_in_play` for the settlement). `guard`: the
+    round's row as the caller read it (cashier.posting.Guard); refused with `moved_on`, and
+    nothing posted, when another request changed it meanwhile."""
     player, round_id = _check_player(player), _check_round_id(round_id)
     staked = _check_amount(staked, what="staked amount")
     net = parse_cents(net, field="net result", minimum=-staked, error=CashierError)
@@ -801,7 +815,7 @@ def banked_decision_settle(
         )
     settle_legs = _banked_legs(player=player, staked=staked, net=net)
     entries.append(Movement(settle_legs, Reason.BANKED_PAYOUT, player=player, memo=memo))
-    posted = _banked_post_many(entries=entries, now=now, link=link)
+    posted = _banked_post_many(entries=entries, now=now, link=link, guard=guard)
     if posted.entry is None and bet and _short(posted, bet_legs, Kind.WALLET):
         wallet = _short(posted, bet_legs, Kind.WALLET)
         raise CashierError(

@@ -8,17 +8,18 @@ until the reveal: never logged, never in a frame (docs/fairness.md).
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from cashier.posting import Link
+from cashier.posting import Link, Row
 from config.errors import Refused
 from fairness.models import ClientSeed, Commitment, CommitmentSeat, ServerSeed
 from poker.engine import dealer
@@ -45,6 +46,12 @@ class Deal:
     server_seed_published_at: datetime | None = None
 
 
+def client_seed_sql() -> str:
+    """A player's client seed (NULL when they have none yet) as one column of a caller's
+    SELECT, for the player `%(player)s`: a banked deal reads it with its table."""
+    return f"(SELECT seed FROM {ClientSeed._meta.db_table} WHERE player_id = %(player)s)"
+
+
 def _seed_for(player) -> str:
     """The player's client seed; a random one is drawn and kept when they have none yet."""
     found = ClientSeed.objects.filter(player=player).values_list("seed", flat=True).first()
@@ -62,56 +69,134 @@ def deal_draw(
     players: Mapping[int, User],
     shuffle: Callable[[Callable[[int], int]], list[str]] | None = None,
     published: ServerSeed | None = None,
+    client_seeds: Mapping[int, str | None] | None = None,
 ) -> Deal:
     """Shuffle for a deal among `players` (seat -> user): a 32-byte server seed (`published`
     ahead by `table_seed_take`, else a fresh one) keyed over each player's client seed,
     Fisher-Yates over that HMAC stream, and the commitment SHA-256(salt || deck) under a fresh
     salt. `shuffle` is the dealer's Fisher-Yates (looked up at call time, so tests may deal a
-    known deck)."""
+    known deck). `client_seeds` (seat -> seed, None when the player has none yet): seeds the
+    caller already read (`client_seed_sql`), so only a missing one is looked up or drawn."""
     server_seed = (
         bytes.fromhex(published.seed)
         if published is not None
         else secrets.token_bytes(scheme.SEED_BYTES)
     )
     salt = secrets.token_bytes(scheme.SEED_BYTES)
-    client_seeds = {int(seat): _seed_for(player) for seat, player in players.items()}
-    stream = scheme.HmacStream(scheme.mixed_key(server_seed, client_seeds))
+    known = client_seeds or {}
+    seeds = {int(seat): known.get(seat) or _seed_for(player) for seat, player in players.items()}
+    stream = scheme.HmacStream(scheme.mixed_key(server_seed, seeds))
     deck = list((shuffle or dealer.shuffle_deck)(stream.randbelow))
     return Deal(
         deck=deck,
         commitment=scheme.commitment(deck, salt),
         salt=salt,
         server_seed=server_seed,
-        client_seeds=client_seeds,
+        client_seeds=seeds,
         players={int(seat): player.pk for seat, player in players.items()},
         server_seed_hash=published.seed_hash if published is not None else "",
         server_seed_published_at=published.published_at if published is not None else None,
     )
 
 
+_COMMIT_FIELDS = (
+    "kind",
+    "ref_id",
+    "commitment",
+    "salt",
+    "server_seed",
+    "client_seeds",
+    "players",
+    "server_seed_hash",
+    "server_seed_published_at",
+    "created_at",
+)
+
+
 def deal_commit(*, kind: str, ref_id: int, deal: Deal, now: datetime | None = None) -> Commitment:
-    """Store a deal's commitment with its secrets, in the caller's transaction."""
+    """Store a deal's commitment with its secrets and its seats, in the caller's transaction:
+    one statement on PostgreSQL (the commitment and its seats' rows in one WITH)."""
+    values = _commit_values(kind=kind, ref_id=ref_id, deal=deal, now=now)
+    if connection.vendor != "postgresql":
+        row = Commitment.objects.create(**values)
+        CommitmentSeat.objects.bulk_create(
+            CommitmentSeat(commitment=row, player_id=user_id, seat=seat)
+            for seat, user_id in deal.players.items()
+        )
+        return row
+    with connection.cursor() as cursor:
+        cursor.execute(_COMMIT_SQL, _commit_params(values, deal.players))
+        (pk,) = cursor.fetchone()
+    return Commitment.from_db(
+        connection.alias, ["id", *_COMMIT_FIELDS], [pk, *(values[n] for n in _COMMIT_FIELDS)]
+    )
+
+
+def commitment_id_sql() -> str:
+    """A new commitment's id drawn from its sequence, as a column of a caller's SELECT
+    (PostgreSQL): a banked deal draws it with its read and writes `deal_commit_rows`."""
+    return f"nextval(pg_get_serial_sequence('{Commitment._meta.db_table}', 'id'))"
+
+
+def deal_commit_rows(
+    *, kind: str, ref_id: int, deal: Deal, commitment_id: int, now: datetime
+) -> list[Row]:
+    """`deal_commit`'s rows (the commitment with the id `commitment_id_sql` drew, then its
+    seats) as rows a ledger statement inserts with its entries (cashier.posting.Row): a
+    banked deal commits its deck in the statement that posts its wagers."""
+    values = _commit_values(kind=kind, ref_id=ref_id, deal=deal, now=now)
+    return [
+        Row(Commitment, {"id": commitment_id, **values}),
+        *(
+            Row(CommitmentSeat, {"commitment": commitment_id, "player": user_id, "seat": seat})
+            for seat, user_id in deal.players.items()
+        ),
+    ]
+
+
+def _commit_values(*, kind: str, ref_id: int, deal: Deal, now: datetime | None) -> dict:
     if kind not in Kind.values:
         raise FairnessRefused(
             "bad_kind", _("Unknown kind of deal %(kind)s.") % {"kind": repr(kind)}
         )
-    row = Commitment.objects.create(
-        kind=kind,
-        ref_id=ref_id,
-        commitment=deal.commitment,
-        salt=deal.salt.hex(),
-        server_seed=deal.server_seed.hex(),
-        client_seeds={str(seat): seed for seat, seed in deal.client_seeds.items()},
-        players={str(seat): user_id for seat, user_id in deal.players.items()},
-        server_seed_hash=deal.server_seed_hash,
-        server_seed_published_at=deal.server_seed_published_at,
-        created_at=now or timezone.now(),
+    return {
+        "kind": kind,
+        "ref_id": ref_id,
+        "commitment": deal.commitment,
+        "salt": deal.salt.hex(),
+        "server_seed": deal.server_seed.hex(),
+        "client_seeds": {str(seat): seed for seat, seed in deal.client_seeds.items()},
+        "players": {str(seat): user_id for seat, user_id in deal.players.items()},
+        "server_seed_hash": deal.server_seed_hash,
+        "server_seed_published_at": deal.server_seed_published_at,
+        "created_at": now or timezone.now(),
+    }
+
+
+def _commit_sql() -> str:
+    commitments, seats = Commitment._meta.db_table, CommitmentSeat._meta.db_table
+    casts = ["text", "bigint", "text", "text", "text", "jsonb", "jsonb", "text", "timestamptz"]
+    return (
+        f"WITH c AS (INSERT INTO {commitments} ({', '.join(_COMMIT_FIELDS)}) "
+        f"VALUES ({', '.join(f'%s::{cast}' for cast in [*casts, 'timestamptz'])}) RETURNING id), "
+        f"s AS (INSERT INTO {seats} (commitment_id, player_id, seat) "
+        "SELECT c.id, p.player_id, p.seat FROM c, unnest(%s::bigint[], %s::int[]) "
+        "AS p (player_id, seat)) SELECT id FROM c"
     )
-    CommitmentSeat.objects.bulk_create(
-        CommitmentSeat(commitment=row, player_id=user_id, seat=seat)
-        for seat, user_id in deal.players.items()
-    )
-    return row
+
+
+_COMMIT_SQL = _commit_sql()
+
+
+def _commit_params(values: dict, players: dict[int, int]) -> list:
+    return [
+        *(
+            json.dumps(values[name]) if name in ("client_seeds", "players") else values[name]
+            for name in _COMMIT_FIELDS
+        ),
+        list(players.values()),
+        list(players),
+    ]
 
 
 def deal_reveal(*, kind: str, ref_id: int, now: datetime | None = None) -> Commitment | None:

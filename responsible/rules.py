@@ -12,7 +12,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from django.contrib.auth import get_user_model
-from django.db.models import OuterRef, Subquery, Sum
+from django.db import connection
+from django.db.models import Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -58,26 +59,38 @@ def check_account_open(*, player, error: type[Refused]) -> None:
         )
 
 
+def play_check_sql() -> str:
+    """`check_play`'s query as two columns of a caller's SELECT (the account's `is_active`,
+    read afresh, and the id of the longest exclusion running now), for the player
+    `%(player)s` at `%(now)s`: a banked deal reads them with its table in one query."""
+    users, exclusions = get_user_model()._meta.db_table, Exclusion._meta.db_table
+    return (
+        f"(SELECT u.is_active FROM {users} u WHERE u.id = %(player)s), "
+        f"(SELECT x.id FROM {exclusions} x WHERE x.player_id = %(player)s "
+        "AND x.starts_at <= %(now)s AND x.ends_at > %(now)s ORDER BY x.ends_at DESC LIMIT 1)"
+    )
+
+
+def play_check_refuse(
+    *, player, is_active: bool | None, exclusion_id: int | None, error: type[Refused]
+) -> None:
+    """Refuse as `check_play` does, from the two columns of `play_check_sql` (the refusal
+    reads the exclusion it names)."""
+    if not is_active:
+        check_account_open(player=player, error=error)  # raises with the suspension's words
+    if exclusion_id is not None:
+        raise error("excluded", exclusion_message(Exclusion.objects.get(pk=exclusion_id)))
+
+
 def check_play(*, player, error: type[Refused], now: datetime | None = None) -> None:
     """Refuse a seat, a buy-in, a top-up or a new banked round to a suspended or excluded
-    player. One query for both (a banked round pays it on every deal): the account's
-    `is_active`, read afresh, and the longest exclusion running now; the refusal reads the
-    exclusion it names."""
-    now = now or timezone.now()
-    running = Exclusion.objects.filter(
-        player=OuterRef("pk"), starts_at__lte=now, ends_at__gt=now
-    ).order_by("-ends_at")
-    found = (
-        get_user_model()
-        .objects.filter(pk=player.pk)
-        .annotate(exclusion_id=Subquery(running.values("pk")[:1]))
-        .values_list("is_active", "exclusion_id")
-        .first()
-    )
-    if found is None or not found[0]:
-        check_account_open(player=player, error=error)  # raises with the suspension's words
-    if found is not None and found[1] is not None:
-        raise error("excluded", exclusion_message(Exclusion.objects.get(pk=found[1])))
+    player. One query for both (`play_check_sql`): the account's `is_active`, read afresh, and
+    the longest exclusion running now."""
+    with connection.cursor() as cursor:
+        now = connection.ops.adapt_datetimefield_value(now or timezone.now())
+        cursor.execute(f"SELECT {play_check_sql()}", {"player": player.pk, "now": now})
+        is_active, exclusion_id = cursor.fetchone()
+    play_check_refuse(player=player, is_active=is_active, exclusion_id=exclusion_id, error=error)
 
 
 def limit_effective(limit: DepositLimit, *, now: datetime) -> int | None:

@@ -1,6 +1,8 @@
 """The banked game's services (RULES.md 9, online: one player against the house).
 
-Each is one transaction: lock, check, call the engine, post to the cashier, write the round.
+Each is one transaction: lock, check, call the engine, post to the cashier, write the round;
+on PostgreSQL an online deal and decision are a read and one writing statement, which is the
+transaction (issue 26: `_deal`, `round_decide`).
 Refusals raise `ShowdownRefused(code, message)` (or the cashier's `CashierError`, both kinds
 of `config.errors.Refused`) and change nothing. Money moves only through
 `cashier.services.banked_*`: the wagers placed at the deal and the Call/Raise bet at the
@@ -10,25 +12,34 @@ the wallet and from or to `house_bankroll`; a void moves them to `charity`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from datetime import datetime, timedelta
 
 from django.contrib.auth import get_user_model
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
+from django.db.models import JSONField
 from django.utils import timezone
 from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
-from cashier.posting import EntryId, Link
-from cashier.services import banked_decision_settle, banked_round_void, banked_wager_place
+from cashier.posting import EntryId, Guard, Link, Row
+from cashier.services import (
+    CashierError,
+    banked_decision_settle,
+    banked_round_void,
+    banked_wager_place,
+)
 from config.errors import Refused
 from config.inputs import parse_cents, parse_idempotency_key
 from fairness import services as fairness
 from poker.engine.dealer import shuffle_deck
-from poker.engine.showdown import ShowdownError
+from poker.engine.showdown import ShowdownError, ShowdownLimits
 from poker.engine.showdown import ShowdownRound as EngineRound
 from poker.engine.showdown_math import report
-from poker.engine.showdown_paytables import PaytableError
+from poker.engine.showdown_paytables import Paytable as EnginePaytable
+from poker.engine.showdown_paytables import PaytableError, ShowdownPaytables
 from responsible import rules as responsible
 from showdown.models import Paytable, ShowdownRound, ShowdownTable
 
@@ -45,10 +56,15 @@ def deck_shuffle(randbelow: Callable[[int], int]) -> list[str]:
     return shuffle_deck(randbelow)
 
 
-def deal_shuffle(players: dict) -> fairness.Deal:
+def deal_shuffle(players: dict, client_seeds: dict | None = None) -> fairness.Deal:
     """A provably fair deck for these seats (seat -> player): the server's CSPRNG seed mixed
-    with each player's client seed, committed before any card is shown (docs/fairness.md)."""
-    return fairness.deal_draw(players=players, shuffle=lambda randbelow: deck_shuffle(randbelow))
+    with each player's client seed (`client_seeds`: those already read), committed before any
+    card is shown (docs/fairness.md)."""
+    return fairness.deal_draw(
+        players=players,
+        shuffle=lambda randbelow: deck_shuffle(randbelow),
+        client_seeds=client_seeds,
+    )
 
 
 class ShowdownRefused(Refused):
@@ -212,30 +228,117 @@ def _wagers(request: dict) -> dict:
     return {name: request[name] for name in ("ante", "hole_card_bonus", "final_hand_bonus")}
 
 
+# The deal's one read (issue 26): the table's limits and paytables, the player's checks
+# (responsible.rules) and client seed (fairness), as the columns of one SELECT.
+_LIMITS = (
+    "seats",
+    "ante_min",
+    "ante_max",
+    "hole_card_bonus_min",
+    "hole_card_bonus_max",
+    "final_hand_bonus_min",
+    "final_hand_bonus_max",
+    "max_aggregate_payout",
+)
+_PAYTABLES = ("bet", "hole_card_bonus", "final_hand_bonus")
+
+
+def _deal_read_sql(vendor: str) -> str:
+    """The read; on PostgreSQL it also draws the ids of the round and its deck's commitment,
+    which the deal's one writing statement inserts."""
+    tables, paytables = ShowdownTable._meta.db_table, Paytable._meta.db_table
+    new_ids = (
+        f"nextval(pg_get_serial_sequence('{ShowdownRound._meta.db_table}', 'id')), "
+        f"{fairness.commitment_id_sql()}"
+        if vendor == "postgresql"
+        else "NULL, NULL"
+    )
+    pays = ", ".join(f"p{n}.kind, p{n}.name, p{n}.pays" for n in range(len(_PAYTABLES)))
+    joins = " ".join(
+        f"JOIN {paytables} p{n} ON p{n}.id = t.{wager}_paytable_id"
+        for n, wager in enumerate(_PAYTABLES)
+    )
+    return (
+        f"SELECT t.name, t.is_open, {', '.join(f't.{name}' for name in _LIMITS)}, {pays}, "
+        f"{responsible.play_check_sql()}, {fairness.client_seed_sql()}, {new_ids} "
+        f"FROM {tables} t {joins} WHERE t.id = %(table)s"
+    )
+
+
+_deal_read_sqls: dict[str, str] = {}
+
+# The engine's paytables by their stored text: built and checked once per process and content
+# (an edited paytable is other text, so it is built afresh).
+_paytables_built: dict[tuple, ShowdownPaytables] = {}
+
+
+def _paytables(stored: Sequence) -> ShowdownPaytables:
+    """The engine's three paytables from (kind, name, pays as JSON text) each."""
+    key = tuple(stored)
+    if key not in _paytables_built:
+        if len(_paytables_built) > 100:
+            _paytables_built.clear()
+        tables = [
+            EnginePaytable(
+                kind=kind, name=name, pays=json.loads(pays) if isinstance(pays, str) else pays
+            )
+            for kind, name, pays in zip(stored[::3], stored[1::3], stored[2::3], strict=True)
+        ]
+        _paytables_built[key] = ShowdownPaytables(**dict(zip(_PAYTABLES, tables, strict=True)))
+    return _paytables_built[key]
+
+
 def _deal(
     *, player, table, key: str, now, ante: int, hole_card_bonus: int, final_hand_bonus: int
 ) -> ShowdownRound:
-    """The deal's one transaction: the table read, the engine, the round inserted, the wagers
-    posted (the entry stored on the round by the same statement) and the deck committed."""
-    with transaction.atomic():
-        table = ShowdownTable.objects.select_related(
-            "bet_paytable", "hole_card_bonus_paytable", "final_hand_bonus_paytable"
-        ).get(pk=table.pk)
-        if not table.is_open:
-            raise ShowdownRefused("table_closed", _("%(name)s is closed.") % {"name": table.name})
-        if table.is_live:
+    """The deal: one read (the table, the player's checks, the client seed, on PostgreSQL the
+    new ids), the engine, then the round inserted, the wagers posted and the deck committed.
+
+    On PostgreSQL the writes are one statement, which is its own transaction: the deal sends
+    no BEGIN and no COMMIT. The read locks nothing, so it sees what it would have seen as the
+    transaction's first statement (READ COMMITTED); what the money depends on (the wallet's
+    balance, one round per key and one unfinished round per table) is checked by the writing
+    statement itself, under its locks and unique indexes. Elsewhere (SQLite) the round, the
+    posting and the commitment are separate statements, in one transaction; so is a deal
+    called inside a caller's transaction (a savepoint, so a refusal leaves it usable)."""
+    alone = connection.vendor == "postgresql" and transaction.get_autocommit()
+    with nullcontext() if alone else transaction.atomic():
+        with connection.cursor() as cursor:
+            now_value = connection.ops.adapt_datetimefield_value(now)
+            if connection.vendor not in _deal_read_sqls:
+                _deal_read_sqls[connection.vendor] = _deal_read_sql(connection.vendor)
+            cursor.execute(
+                _deal_read_sqls[connection.vendor],
+                {"table": table.pk, "player": player.pk, "now": now_value},
+            )
+            row = cursor.fetchone()
+        if row is None:
+            raise ShowdownRefused("unknown_table", _("No such table."))
+        name, is_open, *rest = row
+        limits = dict(zip(_LIMITS, rest, strict=False))
+        stored_paytables = rest[len(_LIMITS) : len(_LIMITS) + 3 * len(_PAYTABLES)]
+        is_active, exclusion_id, client_seed, round_id, commitment_id = rest[
+            len(_LIMITS) + 3 * len(_PAYTABLES) :
+        ]
+        if not is_open:
+            raise ShowdownRefused("table_closed", _("%(name)s is closed.") % {"name": name})
+        if limits["seats"] > 1:
             raise ShowdownRefused(
                 "live_table",
                 _("%(name)s is a live table: take a seat there and bet in rounds.")
-                % {"name": table.name},
+                % {"name": name},
             )
-        responsible.check_play(player=player, error=ShowdownRefused, now=now)
+        responsible.play_check_refuse(
+            player=player, is_active=is_active, exclusion_id=exclusion_id, error=ShowdownRefused
+        )
         try:
-            game = EngineRound.open(limits=table.limits(), paytables=table.paytables())
+            game = EngineRound.open(
+                limits=ShowdownLimits(**limits), paytables=_paytables(stored_paytables)
+            )
             game.place(
                 SEAT, ante=ante, hole_card_bonus=hole_card_bonus, final_hand_bonus=final_hand_bonus
             )
-            deal = deal_shuffle({SEAT: player})
+            deal = deal_shuffle({SEAT: player}, client_seeds={SEAT: client_seed})
             game.deal(deal.deck)
         except ShowdownError as error:
             raise _refused(error) from error
@@ -243,7 +346,8 @@ def _deal(
             raise ShowdownRefused("bad_paytable", str(error)) from error
         state, deck = _stored_state(game)
         staked = ante + hole_card_bonus + final_hand_bonus
-        round_ = ShowdownRound.objects.create(
+        round_ = ShowdownRound(
+            id=round_id,
             player=player,
             table=table,
             state=state,
@@ -255,15 +359,48 @@ def _deal(
             deal_key=key,
             created_at=now,
         )
+        if round_id is None:  # SQLite: the round first, for its id; then the wagers, the deck
+            round_.save(force_insert=True)
+            round_.wager_entry = banked_wager_place(
+                player=player,
+                round_id=round_.pk,
+                amount=staked,
+                now=now,
+                link=(ShowdownRound, round_.pk, "wager_entry"),
+            )
+            fairness.deal_commit(kind=fairness.Kind.ROUND, ref_id=round_.pk, deal=deal, now=now)
+            return round_
+        # PostgreSQL: the round and the deck's commitment are rows of the wagers' statement.
         round_.wager_entry = banked_wager_place(
             player=player,
-            round_id=round_.pk,
+            round_id=round_id,
             amount=staked,
             now=now,
-            link=(ShowdownRound, round_.pk, "wager_entry"),
+            link=[
+                _round_row(round_),
+                *fairness.deal_commit_rows(
+                    kind=fairness.Kind.ROUND,
+                    ref_id=round_id,
+                    deal=deal,
+                    commitment_id=commitment_id,
+                    now=now,
+                ),
+            ],
         )
-        fairness.deal_commit(kind=fairness.Kind.ROUND, ref_id=round_.pk, deal=deal, now=now)
+        round_._state.adding, round_._state.db = False, connection.alias
         return round_
+
+
+def _round_row(round_: ShowdownRound) -> Row:
+    """The new round as a row of the wagers' ledger statement, naming its wager entry (its
+    empty fields left out: NULL)."""
+    values = {
+        field.name: value
+        for field in ShowdownRound._meta.concrete_fields
+        if (value := getattr(round_, field.attname)) is not None
+    }
+    values["wager_entry"] = EntryId(0)
+    return Row(ShowdownRound, values)
 
 
 # What a decision writes on the round besides its entries (in the settlement's statement).
@@ -280,6 +417,43 @@ _DECIDED_FIELDS = (
     "decide_key",
     "settled_at",
 )
+
+
+def _read_sql(*, lock: bool) -> str:
+    columns = ", ".join(field.column for field in ShowdownRound._meta.concrete_fields)
+    return (
+        f"SELECT {columns} FROM {ShowdownRound._meta.db_table} "
+        "WHERE id = %s AND player_id = %s AND live_round_id IS NULL"
+        + (" FOR UPDATE" if lock else "")
+    )
+
+
+_READ_SQL = {lock: _read_sql(lock=lock) for lock in (False, True)}
+
+
+def _round_read(*, round_id: int, player, lock: bool) -> ShowdownRound | None:
+    """The player's online round (its row locked with `lock`): one plain SELECT and the model
+    built from its row (`Model.from_db`, the JSON columns decoded as the ORM would), as the
+    ORM's query building cost more than the rest of the decision's Python."""
+    if connection.vendor != "postgresql":
+        return (
+            ShowdownRound.objects.select_for_update()
+            .filter(pk=round_id, player=player, live_round__isnull=True)
+            .first()
+        )
+    with connection.cursor() as cursor:
+        cursor.execute(_READ_SQL[lock], [round_id, player.pk])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    fields = ShowdownRound._meta.concrete_fields
+    values = [
+        json.loads(value) if isinstance(field, JSONField) and value is not None else value
+        for field, value in zip(fields, row, strict=True)
+    ]
+    round_ = ShowdownRound.from_db(connection.alias, [f.attname for f in fields], values)
+    round_.player = player
+    return round_
 
 
 def round_decide(
@@ -303,63 +477,85 @@ def round_decide(
     if isinstance(round_id, bool) or not isinstance(round_id, int):
         raise ShowdownRefused("unknown_round", _("You have no such round."))
     now = now or timezone.now()
-    with transaction.atomic():
-        round_ = (
-            ShowdownRound.objects.select_for_update()
-            .filter(pk=round_id, player=player, live_round__isnull=True)
-            .first()
-        )
-        if round_ is None:
-            raise ShowdownRefused("unknown_round", _("You have no such round."))
-        if round_.decide_key and round_.decide_key == key:
-            if round_.decision != decision:
-                raise ShowdownRefused(
-                    "idempotency_conflict",
-                    _("This idempotency key was already used for a different decision."),
-                )
-            return round_
-        if round_.status == Status.SETTLED:
-            raise ShowdownRefused("settled", _("This round is already settled."))
-        if round_.status == Status.VOIDED:
-            raise ShowdownRefused(
-                "voided", _("This round was voided after 90 days; its wagers went to charity.")
-            )
-        game = _engine_round(round_)
-        bet = round_.ante * {"fold": 0, "call": 1, "raise": 2}[decision]
+    # PostgreSQL, outside a caller's transaction: the round is read without a lock and the
+    # one statement that settles it posts only if the round is still dealt (its Guard), so
+    # the decision sends no BEGIN and COMMIT; one that lost to another request (a twin
+    # decision, a void) is read again and answered as the lock would have answered it.
+    alone = connection.vendor == "postgresql" and transaction.get_autocommit()
+    for _attempt in range(2):
         try:
-            game.decide(SEAT, decision)
-        except ShowdownError as error:
-            raise _refused(error) from error
-        assert game.result is not None
-        seat = game.result["seats"][0]
-        round_.state, round_.deck = _stored_state(game)
-        round_.status = Status.SETTLED
-        round_.decision = decision
-        round_.bet = bet
-        round_.staked = seat["staked"]
-        round_.result = game.result
-        round_.net = seat["net"]
-        round_.payout_capped = game.result["payout_cap"]["applied"]
-        round_.decide_key = key
-        round_.settled_at = now
-        # The Bet, the settlement, the round's row and the deck's reveal: one statement.
-        written = {name: getattr(round_, name) for name in _DECIDED_FIELDS}
-        written["result_entry"] = EntryId(1 if bet else 0)
-        if bet:
-            written["bet_entry"] = EntryId(0)
-        round_.bet_entry, round_.result_entry = banked_decision_settle(
-            player=player,
-            round_id=round_.pk,
-            bet=bet,
-            staked=seat["staked"],
-            net=seat["net"],
-            now=now,
-            link=[
-                Link(ShowdownRound, round_.pk, written),
-                fairness.deal_reveal_link(kind=fairness.Kind.ROUND, ref_id=round_.pk, now=now),
-            ],
-        )
+            with nullcontext() if alone else transaction.atomic():
+                return _decide(
+                    player=player,
+                    round_id=round_id,
+                    decision=decision,
+                    key=key,
+                    now=now,
+                    lock=not alone,
+                )
+        except CashierError as error:
+            if error.code != "moved_on":
+                raise
+    raise ShowdownRefused("busy", _("This round is busy; try again."))
+
+
+def _decide(*, player, round_id: int, decision: str, key: str, now, lock: bool) -> ShowdownRound:
+    """One attempt: the round read (locked with `lock`), checked, decided by the engine, and
+    the Bet, the settlement, the round's row and the deck's reveal written by one statement
+    that posts only while the round is still dealt."""
+    round_ = _round_read(round_id=round_id, player=player, lock=lock)
+    if round_ is None:
+        raise ShowdownRefused("unknown_round", _("You have no such round."))
+    if round_.decide_key and round_.decide_key == key:
+        if round_.decision != decision:
+            raise ShowdownRefused(
+                "idempotency_conflict",
+                _("This idempotency key was already used for a different decision."),
+            )
         return round_
+    if round_.status == Status.SETTLED:
+        raise ShowdownRefused("settled", _("This round is already settled."))
+    if round_.status == Status.VOIDED:
+        raise ShowdownRefused(
+            "voided", _("This round was voided after 90 days; its wagers went to charity.")
+        )
+    game = _engine_round(round_)
+    bet = round_.ante * {"fold": 0, "call": 1, "raise": 2}[decision]
+    try:
+        game.decide(SEAT, decision)
+    except ShowdownError as error:
+        raise _refused(error) from error
+    assert game.result is not None
+    seat = game.result["seats"][0]
+    round_.state, round_.deck = _stored_state(game)
+    round_.status = Status.SETTLED
+    round_.decision = decision
+    round_.bet = bet
+    round_.staked = seat["staked"]
+    round_.result = game.result
+    round_.net = seat["net"]
+    round_.payout_capped = game.result["payout_cap"]["applied"]
+    round_.decide_key = key
+    round_.settled_at = now
+    # The Bet, the settlement, the round's row and the deck's reveal: one statement.
+    written = {name: getattr(round_, name) for name in _DECIDED_FIELDS}
+    written["result_entry"] = EntryId(1 if bet else 0)
+    if bet:
+        written["bet_entry"] = EntryId(0)
+    round_.bet_entry, round_.result_entry = banked_decision_settle(
+        player=player,
+        round_id=round_.pk,
+        bet=bet,
+        staked=seat["staked"],
+        net=seat["net"],
+        now=now,
+        link=[
+            Link(ShowdownRound, round_.pk, written),
+            fairness.deal_reveal_link(kind=fairness.Kind.ROUND, ref_id=round_.pk, now=now),
+        ],
+        guard=Guard(ShowdownRound, round_.pk, {"status": Status.DEALT}),
+    )
+    return round_
 
 
 def round_void(*, round_id: int, now: datetime | None = None) -> ShowdownRound | None:

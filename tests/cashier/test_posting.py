@@ -15,7 +15,15 @@ from audit.services import content_hash
 from audit.verify import audit_verify
 from cashier import posting
 from cashier.models import Account, Entry
-from cashier.posting import EntryId, Leg, Link, Movement, entries_post_locked, entry_post_locked
+from cashier.posting import (
+    EntryId,
+    Guard,
+    Leg,
+    Link,
+    Movement,
+    entries_post_locked,
+    entry_post_locked,
+)
 from cashier.verify import ledger_verify
 from tests.conftest import REPO_ROOT
 from tests.factories import make_funded_player, make_table
@@ -286,3 +294,33 @@ def test_the_database_refuses_two_entries_that_balance_only_together():
     assert (Entry.objects.count(), AuditRecord.objects.count()) == before
     assert Account.objects.get(kind=Kind.WALLET, owner=alice).balance == 1_000
     assert audit_verify().ok and ledger_verify().ok
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_guard_that_no_longer_holds_posts_nothing():
+    """A `Guard` names a row as the caller read it: when it no longer holds (another request
+    changed the row), the statement posts no entry and writes no link, and says "moved_on";
+    while it holds, the statement posts as without it."""
+    alice = make_funded_player("alice", cents=1_000)
+    _open_house_shard()
+    stack = Account.objects.create(kind=Kind.TABLE_STACK, owner=alice, table=make_table())
+    Account.objects.filter(pk=stack.pk).update(in_hand_id=7)  # changed since it was "read"
+    before = (Entry.objects.count(), AuditRecord.objects.count())
+    gone = entries_post_locked(
+        entries=_bet_then_settle(alice, bet=300, staked=300, paid=500),
+        link=Link(Account, stack.pk, {"in_hand_id": EntryId(1)}),
+        guard=Guard(Account, stack.pk, {"in_hand_id": None}),
+    )
+    assert gone.entry is None and gone.entries == [] and gone.refusal == "moved_on"
+    assert (Entry.objects.count(), AuditRecord.objects.count()) == before
+    assert Account.objects.get(pk=stack.pk).in_hand_id == 7
+    assert Account.objects.get(kind=Kind.WALLET, owner=alice).balance == 1_000
+    held = entries_post_locked(
+        entries=_bet_then_settle(alice, bet=300, staked=300, paid=500),
+        link=Link(Account, stack.pk, {"in_hand_id": EntryId(1)}),
+        guard=Guard(Account, stack.pk, {"in_hand_id": 7}),
+    )
+    assert held.entry is not None and Account.objects.get(pk=stack.pk).in_hand_id == held.entry.pk
+    assert Account.objects.get(kind=Kind.WALLET, owner=alice).balance == 1_200
+    Account.objects.filter(pk=stack.pk).update(in_hand_id=None)
+    assert audit_verify().ok and ledger_verify(skip={"banked_entries_match_rounds"}).ok

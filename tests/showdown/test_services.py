@@ -460,3 +460,78 @@ def test_a_decision_posts_and_writes_the_round_in_one_statement(
         if entry is not None:
             assert sum(entry.postings.values_list("amount", flat=True)) == 0
     assert_conserved(gambler, net=first.net + stored.net)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's one statement")
+@pytest.mark.django_db(transaction=True)
+def test_a_round_is_four_statements_each_its_own_transaction(gambler, showdown_table, next_deck):
+    """Issue 26: outside a caller's transaction a deal is its read and one statement (the
+    wagers, the round, the deck's commitment and its seats), a decision its read and one
+    statement (the Bet, the settlement, the round, the reveal), and none of the four runs
+    inside a BEGIN ... COMMIT of its own: four round trips a round."""
+    first = deal(gambler, showdown_table, key="deal-0")  # opens the house's accounts
+    first = round_decide(player=gambler, round_id=first.pk, decision="fold", idempotency_key="0")
+    next_deck(*ROYAL)
+    in_transaction = []
+
+    def status(execute, sql, params, many, context):
+        in_transaction.append(connection.connection.info.transaction_status != 0)  # not IDLE
+        return execute(sql, params, many, context)
+
+    with CaptureQueriesContext(connection) as statements, connection.execute_wrapper(status):
+        dealt = deal(gambler, showdown_table)
+        decided = round_decide(
+            player=gambler, round_id=dealt.pk, decision="raise", idempotency_key="decide-1"
+        )
+    assert len(statements) == 4, [q["sql"][:60] for q in statements]
+    assert in_transaction == [False] * 4
+    stored = ShowdownRound.objects.get(pk=dealt.pk)
+    assert stored.wager_entry_id == dealt.wager_entry.pk and stored.status == "settled"
+    assert stored.state == decided.state and stored.net == decided.net
+    commitment = Commitment.objects.get(kind=Commitment.Kind.ROUND, ref_id=dealt.pk)
+    assert list(commitment.seats.values_list("player_id", "seat")) == [(gambler.pk, 1)]
+    assert commitment.created_at == dealt.created_at and commitment.revealed_at is not None
+    assert_conserved(gambler, net=first.net + decided.net)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_refused_deal_outside_a_transaction_leaves_nothing(showdown_table):
+    """The deal's writes are one statement: refused by the wallet, nothing of the round, its
+    commitment or its entry stays (and the key is free for a deal the wallet can pay)."""
+    poor = make_funded_player("poor", cents=600)
+    with pytest.raises(CashierError) as refused:
+        deal(poor, showdown_table)
+    assert refused.value.code == "insufficient_funds"
+    assert not ShowdownRound.objects.exists() and not Commitment.objects.exists()
+    assert not Entry.objects.filter(reason="banked_bet").exists()
+    assert deal(poor, showdown_table, hole_card_bonus=0, final_hand_bonus=0).staked == 500
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_decision_that_lost_to_another_posts_nothing_and_answers_as_the_lock_would(
+    gambler, showdown_table, monkeypatch
+):
+    """A decision reads its round without a lock; if another request settled it meanwhile,
+    the settling statement's guard (the round still dealt) posts nothing, and the round read
+    again answers: the same key replays, another is refused as settled. One settlement."""
+    from showdown import services
+
+    dealt = deal(gambler, showdown_table)
+    real = services._round_read
+    stale = [real(round_id=dealt.pk, player=gambler, lock=False) for _twice in range(2)]
+    first = round_decide(player=gambler, round_id=dealt.pk, decision="call", idempotency_key="a")
+    reads = []
+
+    def read_stale_first(**kwargs):
+        reads.append(kwargs)
+        return stale.pop() if len(reads) == 1 else real(**kwargs)
+
+    monkeypatch.setattr(services, "_round_read", read_stale_first)
+    with pytest.raises(ShowdownRefused) as refused:
+        round_decide(player=gambler, round_id=dealt.pk, decision="raise", idempotency_key="b")
+    assert refused.value.code == "settled" and len(reads) == 2
+    reads.clear()
+    again = round_decide(player=gambler, round_id=dealt.pk, decision="call", idempotency_key="a")
+    assert again.result_entry_id == first.result_entry.pk and len(reads) == 2
+    assert Entry.objects.filter(reason="banked_payout").count() == 1
+    assert_conserved(gambler, net=first.net)
