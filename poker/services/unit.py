@@ -407,6 +407,13 @@ class TableChange:
         # True when every seat this change altered is one of `seats()` (the acting path): the
         # frames then show those objects instead of reading the seats again.
         self.seats_fresh = False
+        # A view of the table this change built before its frames (a deal's commitment
+        # frame), whose money, waiting list, last result and seed hash the frames reuse.
+        self.frames_reuse: TableView | None = None
+        # (the table's stacks, the seated players' wallets) read in this change after its last
+        # money movement (`acting.table_money`): the frames show them instead of reading them
+        # again. Whatever moves money in the change afterwards sets it back to None.
+        self.money: tuple[dict[int, int], dict[int, int]] | None = None
         self._running: Hand | None = None
         self._running_loaded = False
         self._seats: dict[int, Seat] | None = None
@@ -661,6 +668,8 @@ def _publish(change: TableChange) -> TableView:
         extra_user_ids=change.users,
         seats=change._seats,
         seats_fresh=change.seats_fresh,
+        reuse=change.frames_reuse,
+        money=change.money,
     )
     transaction.on_commit(lambda: broadcast.send(table_id=table.pk, frames=frames))
     seating = any(event["type"] in ("player_sat", "player_left") for event in change.events)
