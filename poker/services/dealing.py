@@ -95,7 +95,10 @@ def table_hand_start(*, table: Table | int) -> Hand | None:
     The seats are read once (`change.seats()`) and every seat the deal alters is one of them,
     so both frames show those objects; the stacks and wallets are read once for the plan and
     both frames (a deal moves no money: it only marks the stacks in the hand)."""
-    with table_change(table) as change:
+    # The table's owner, which ended the last hand, deals from its memory of the seats and
+    # of no hand running (poker/services/unit.py): the deal alters seats only through
+    # `change.seats()` and shows its hand through `change.hand()`.
+    with table_change(table, recall=True) as change:
         table = change.table
         now = timezone.now()
         if not table.is_open or change.running_hand() is not None:

@@ -363,6 +363,8 @@ def _memory_after(change: TableChange, view: TableView, before: TableMemory | No
             events = row.state.get("events", ()) if isinstance(row.state, dict) else ()
             if len(events) == len(engine.events) and view.hand_row is row:
                 memory.hand_known, memory.hand, memory.engine = True, row, engine
+        elif row.status != Hand.Status.RUNNING and view.hand_row is None:
+            memory.hand_known = True  # its hand ended and none runs: the deal need not look
         return memory
     if view.hand_row is None:
         return memory  # no running hand, or one the view could not read: read it next time
