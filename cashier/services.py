@@ -20,6 +20,7 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
@@ -499,23 +500,60 @@ def _stacks(*, table_id: int, player_ids: list[int]) -> dict[int, Account]:
     return {owner_id: locked[account.pk] for owner_id, account in found.items()}
 
 
-@transaction.atomic
 def hand_stacks_commit(*, table_id: int, hand_id: int, players: list) -> None:
-    """Mark these stacks as playing hand `hand_id`: no top-up or cash-out until it ends."""
+    """Mark these stacks as playing hand `hand_id`: no top-up or cash-out until it ends.
+
+    One UPDATE, every deal: it marks all the stacks or none, and only while each exists, none
+    is in another hand and the hand is not settled; when it marks fewer than all, nothing was
+    written and the reads after it say which rule refused (a refusal, as before)."""
     table_id, hand_id = _check_table_id(table_id), _check_hand_id(hand_id)
+    player_ids = sorted(set(_player_ids(players)))
+    account, entry = (connection.ops.quote_name(m._meta.db_table) for m in (Account, Entry))
+    places = ", ".join(["%s"] * len(player_ids))
+    stacks = f"kind = %s AND table_id = %s AND owner_id IN ({places})"
+    free = "(in_hand_id IS NULL OR in_hand_id = %s)"
+    # The rows are locked in id order first where the database locks rows (no deadlock with
+    # a movement locking two of them, which also goes in id order).
+    locked = (
+        f"id IN (SELECT id FROM {account} WHERE {stacks} ORDER BY id FOR UPDATE) AND "
+        if connection.features.has_select_for_update
+        else ""
+    )
+    where: list[Any] = [Kind.TABLE_STACK.value, table_id, *player_ids]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {account} SET in_hand_id = %s WHERE {locked}{stacks} AND {free} "
+            f"AND NOT EXISTS (SELECT 1 FROM {entry} WHERE hand_id = %s) "
+            f"AND (SELECT COUNT(*) FROM {account} WHERE {stacks} AND {free}) = %s",
+            [
+                hand_id,
+                *(where if locked else []),
+                *where,
+                hand_id,
+                hand_id,
+                *where,
+                hand_id,
+                len(player_ids),
+            ],
+        )
+        if cursor.rowcount == len(player_ids):
+            return
+    _stacks_commit_refuse(table_id=table_id, hand_id=hand_id, player_ids=player_ids)
+
+
+def _stacks_commit_refuse(*, table_id: int, hand_id: int, player_ids: list[int]) -> None:
+    """Why `hand_stacks_commit` marked nothing, for people."""
     if Entry.objects.filter(hand_id=hand_id).exists():
         raise CashierError(
             "already_settled", _("Hand %(hand_id)s is already settled.") % {"hand_id": hand_id}
         )
-    stacks = _stacks(table_id=table_id, player_ids=_player_ids(players))
-    busy = {uid: s for uid, s in stacks.items() if s.in_hand_id not in (None, hand_id)}
-    if busy:
-        raise CashierError(
-            "in_hand",
-            _("Player id(s) %(player_ids)s are still in hand %(in_hand_id)s.")
-            % {"player_ids": sorted(busy), "in_hand_id": next(iter(busy.values())).in_hand_id},
-        )
-    Account.objects.filter(pk__in=[s.pk for s in stacks.values()]).update(in_hand_id=hand_id)
+    stacks = _stacks(table_id=table_id, player_ids=player_ids)  # unknown_account, else locked
+    busy = {uid: s.in_hand_id for uid, s in stacks.items() if s.in_hand_id not in (None, hand_id)}
+    raise CashierError(
+        "in_hand",
+        _("Player id(s) %(player_ids)s are still in hand %(in_hand_id)s.")
+        % {"player_ids": sorted(busy), "in_hand_id": next(iter(busy.values()), None)},
+    )
 
 
 def hand_settle(

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.contrib.auth.models import User
-from django.db import IntegrityError, connection, transaction
+from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -52,16 +52,23 @@ def client_seed_sql() -> str:
     return f"(SELECT seed FROM {ClientSeed._meta.db_table} WHERE player_id = %(player)s)"
 
 
-def _seed_for(player) -> str:
-    """The player's client seed; a random one is drawn and kept when they have none yet."""
-    found = ClientSeed.objects.filter(player=player).values_list("seed", flat=True).first()
-    if found is not None:
-        return found
-    try:
-        with transaction.atomic():
-            return ClientSeed.objects.create(player=player, seed=secrets.token_hex(16)).seed
-    except IntegrityError:  # drawn at the same moment by another table: keep that one
-        return ClientSeed.objects.get(player=player).seed
+def _seeds_for(player_ids: list[int]) -> dict[int, str]:
+    """Each player's client seed (user id -> seed) in one read; a random one is drawn and kept
+    for those who have none yet (one INSERT, then one read of what was kept: a seed drawn at
+    the same moment by another table wins)."""
+    seeds = dict(
+        ClientSeed.objects.filter(player_id__in=player_ids).values_list("player_id", "seed")
+    )
+    missing = [user_id for user_id in player_ids if user_id not in seeds]
+    if missing:
+        ClientSeed.objects.bulk_create(
+            [ClientSeed(player_id=user_id, seed=secrets.token_hex(16)) for user_id in missing],
+            ignore_conflicts=True,
+        )
+        seeds.update(
+            ClientSeed.objects.filter(player_id__in=missing).values_list("player_id", "seed")
+        )
+    return seeds
 
 
 def deal_draw(
@@ -84,7 +91,9 @@ def deal_draw(
     )
     salt = secrets.token_bytes(scheme.SEED_BYTES)
     known = client_seeds or {}
-    seeds = {int(seat): known.get(seat) or _seed_for(player) for seat, player in players.items()}
+    unknown = [player.pk for seat, player in players.items() if not known.get(seat)]
+    drawn = _seeds_for(unknown) if unknown else {}
+    seeds = {int(seat): known.get(seat) or drawn[player.pk] for seat, player in players.items()}
     stream = scheme.HmacStream(scheme.mixed_key(server_seed, seeds))
     deck = list((shuffle or dealer.shuffle_deck)(stream.randbelow))
     return Deal(
@@ -237,24 +246,47 @@ def table_seed_publish(*, table_id: int, now: datetime | None = None) -> ServerS
     pending = ServerSeed.objects.filter(table_id=table_id, taken_at__isnull=True).first()
     if pending is not None:
         return pending
-    seed = secrets.token_bytes(scheme.SEED_BYTES)
-    return ServerSeed.objects.create(
-        table_id=table_id,
-        seed=seed.hex(),
-        seed_hash=scheme.server_seed_hash(seed),
-        published_at=now or timezone.now(),
-    )
+    drawn = _seed_drawn(table_id, now or timezone.now())
+    drawn.save(force_insert=True)
+    return drawn
 
 
 def table_seed_take(*, table_id: int, now: datetime | None = None) -> tuple[ServerSeed, ServerSeed]:
-    """A hand starts: take the table's published seed for it and publish the next one.
-    Returns (the seed taken, the next). A table with none waiting (dealt before seeds were
-    published) draws one now: that hand's seed was published as it was dealt."""
+    """A hand starts: take the table's published seed for it and publish the next one, in two
+    statements (the taken seed stamped and read back by one UPDATE ... RETURNING, the next one
+    inserted). Returns (the seed taken, the next). A table with none waiting (dealt before
+    seeds were published) draws one now: that hand's seed was published as it was dealt.
+    Call it under the table's lock."""
     now = now or timezone.now()
-    taken = table_seed_publish(table_id=table_id, now=now)
-    taken.taken_at = now
-    taken.save(update_fields=["taken_at"])
-    return taken, table_seed_publish(table_id=table_id, now=now)
+    stamped = ServerSeed._meta.get_field("taken_at").get_db_prep_save(now, connection)
+    taken = next(
+        iter(
+            ServerSeed.objects.raw(
+                f"UPDATE {connection.ops.quote_name(ServerSeed._meta.db_table)} "
+                "SET taken_at = %s WHERE table_id = %s AND taken_at IS NULL RETURNING *",
+                [stamped, table_id],
+            )
+        ),
+        None,
+    )
+    if taken is not None:
+        return taken, ServerSeed.objects.bulk_create([_seed_drawn(table_id, now)])[0]
+    taken, upcoming = ServerSeed.objects.bulk_create(
+        [_seed_drawn(table_id, now, taken_at=now), _seed_drawn(table_id, now)]
+    )
+    return taken, upcoming
+
+
+def _seed_drawn(table_id: int, now: datetime, *, taken_at: datetime | None = None) -> ServerSeed:
+    """A new server seed for the table, published `now` (and taken then, with `taken_at`)."""
+    seed = secrets.token_bytes(scheme.SEED_BYTES)
+    return ServerSeed(
+        table_id=table_id,
+        seed=seed.hex(),
+        seed_hash=scheme.server_seed_hash(seed),
+        published_at=now,
+        taken_at=taken_at,
+    )
 
 
 def hand_commit(*, hand_id: int, deal: Deal, now: datetime | None = None) -> Commitment:
@@ -262,9 +294,11 @@ def hand_commit(*, hand_id: int, deal: Deal, now: datetime | None = None) -> Com
     return deal_commit(kind=Kind.HAND, ref_id=hand_id, deal=deal, now=now)
 
 
-def hand_reveal(*, hand_id: int, now: datetime | None = None) -> Commitment | None:
-    """A poker hand is over: its deck, salt and seeds open to its players."""
-    return deal_reveal(kind=Kind.HAND, ref_id=hand_id, now=now)
+def hand_reveal(*, hand_id: int, now: datetime | None = None) -> bool:
+    """A poker hand is over: its deck, salt and seeds open to its players (one UPDATE, as
+    `deal_reveal_stamp`). True when it opened them now; False when the hand has no commitment
+    (dealt before commitments existed) or they were open already."""
+    return deal_reveal_stamp(kind=Kind.HAND, ref_id=hand_id, now=now)
 
 
 def client_seed_set(*, player, seed: object, now: datetime | None = None) -> ClientSeed:

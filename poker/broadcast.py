@@ -139,7 +139,10 @@ def frames_and_view(
     extra_user_ids: Iterable[int] = (),
     seats: dict[int, Seat] | None = None,
     seats_fresh: bool = False,
-    money: tuple[frozenset[int], tuple[dict[int, int], dict[int, int]]] | None = None,
+    hand_known: bool = False,
+    money: tuple[dict[int, int], dict[int, int]] | None = None,
+    next_seed_hash: str | None = None,
+    reuse: TableView | None = None,
 ) -> tuple[dict[str, Any], TableView]:
     """({"version": the table's version, "public": JSON text of the `update` frame, "private":
     {user id: JSON text of their `private` frame}}, the view they were built from);
@@ -147,8 +150,9 @@ def frames_and_view(
     left). `seats`, the change's own read of
     them, serve a change that is only betting (which moves no seat) or whose seats are
     `seats_fresh` (every seat it altered is one of these objects); any other change reads them
-    afresh. `money`, the stacks and wallets the change's write read (poker.services.unit),
-    spares reading them again. The view is what a table's memory keeps."""
+    afresh. `hand_known`, `money`, `next_seed_hash` and `reuse` are what the change knows
+    already, as `TableView` takes them (a deal reads the table once for its two frames). The
+    view is what a table's memory keeps (poker.services.unit)."""
     all_events = _events_in_order(events, hand_row=hand_row, engine=engine, since=since)
     # Cards shown by choice after the hand change its result: the frame carries the last result
     # so the seat and the last-hand panel show them, not only the log (issue 24 item 4).
@@ -161,7 +165,10 @@ def frames_and_view(
         engine=engine,
         last_result=not betting,
         seats=seats if betting or seats_fresh else None,
+        hand_known=hand_known,
         money=money,
+        next_seed_hash=next_seed_hash,
+        reuse=reuse,
     )
     user_ids = _players_concerned(view, all_events, betting=betting)
     user_ids.update(extra_user_ids)

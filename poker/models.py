@@ -116,6 +116,9 @@ class Table(models.Model):
     # showdown and an all-in runout take on the page (poker.engine.views).
     next_hand_at = models.DateTimeField(null=True, blank=True, editable=False)
     version = models.PositiveBigIntegerField(default=0, editable=False)
+    # The number of the table's last hand dealt: the next deal's number is one more, read with
+    # the locked row instead of a MAX over the table's hands (issue 23).
+    hands_dealt = models.PositiveIntegerField(default=0, editable=False)
     # The lease of the process holding the table in memory (poker/services/unit.py): who holds
     # it, the fencing number each new holder increments (a write names the one it holds and is
     # refused if it moved on), and until when the holder has it unless it renews it.
@@ -469,8 +472,14 @@ class Hand(models.Model):
 
     @classmethod
     def prefetch_players(cls, hands: list[Hand]) -> None:
-        """Read the `HandPlayer` rows of several hands in one query (those not read yet)."""
-        todo = {hand.pk: hand for hand in hands if getattr(hand, "_seated_players", None) is None}
+        """Read the `HandPlayer` rows of several hands in one query (those not read yet, nor
+        read with their hand by `with_players()`)."""
+        todo = {
+            hand.pk: hand
+            for hand in hands
+            if getattr(hand, "_seated_players", None) is None
+            and getattr(hand, "hand_player_rows", None) is None
+        }
         if not todo:
             return
         for hand in todo.values():

@@ -126,23 +126,33 @@ class TableView:
         engine: EngineHand | None = None,
         last_result: bool = True,
         seats: dict[int, Seat] | None = None,
-        money: tuple[frozenset[int], tuple[dict[int, int], dict[int, int]]] | None = None,
+        hand_known: bool = False,
+        money: tuple[dict[int, int], dict[int, int]] | None = None,
+        next_seed_hash: str | None = None,
+        reuse: TableView | None = None,
     ) -> None:
         """`last_result=False` skips reading the last ended hand (a change that is only
         betting does not send it; `self.last_result` is then None); `seats`, already read by
-        the caller with their players' profiles, spare reading them again, and so does
-        `money`, (the wallets' owners, (stacks, wallets)), as `table_stacks_and_wallets` gave
-        them after the change's writes, when those owners include every seated player."""
+        the caller with their players' profiles, spare reading them again. What the caller
+        knows spares the rest of the reads: `hand_known`, `hand_row` is the running hand
+        (None: none runs); `money`, (the table's stacks, the seated players' wallets) as
+        `table_stacks_and_wallets` reads them; `next_seed_hash`, the published seed's hash;
+        `reuse`, a view of the same change built earlier (with its last result), after which
+        the change moved no money, no waiting list, no ended hand and no seed (a deal's
+        commitment frame, then the deal's)."""
         self.table = table
         self.seats = seats if seats is not None else table_seats(table_id=table.pk)
-        owners = [seat.player_id for seat in self.seats.values()]
-        if money is not None and money[0].issuperset(owners):
-            stacks, wallets = money[1]
-            self.stacks, self.wallets = dict(stacks), dict(wallets)
-        else:
-            self.stacks, self.wallets = table_stacks_and_wallets(
-                table=table, wallet_owner_ids=owners
+        if money is None and reuse is not None:
+            money = reuse.stacks, reuse.wallets
+        self.stacks: dict[int, int]
+        self.wallets: dict[int, int]
+        self.stacks, self.wallets = (
+            (dict(money[0]), dict(money[1]))
+            if money is not None
+            else table_stacks_and_wallets(
+                table=table, wallet_owner_ids=[seat.player_id for seat in self.seats.values()]
             )
+        )
         # A hand that just finished in the caller's change is the table's last hand: no hand
         # runs (the table is locked) and it is the last result (two reads spared).
         just_finished = (
@@ -150,7 +160,7 @@ class TableView:
         )
         if just_finished is not None:
             hand_row = engine = None
-        elif hand_row is None or hand_row.status != Hand.Status.RUNNING:
+        elif (hand_row is None or hand_row.status != Hand.Status.RUNNING) and not hand_known:
             hand_row = Hand.objects.filter(table=table, status=Hand.Status.RUNNING).first()
             engine = None
         self.hand_row = hand_row
@@ -163,45 +173,55 @@ class TableView:
         self.engine_stacks: dict[int, int] = {}
         if engine is not None:
             self.engine_stacks = dict(zip(engine.seats, engine.stacks, strict=True))
-        if not last_result:
-            ended = None
-        elif just_finished is not None:
-            ended = just_finished
-        else:
-            ended = (
-                Hand.objects.filter(
-                    table=table, status__in=[Hand.Status.FINISHED, Hand.Status.CANCELLED]
-                )
-                .only("id", "number", "status", "cancel_reason", "result")
-                .annotate(
-                    cancel_code=Subquery(
-                        HandIncident.objects.filter(hand=OuterRef("pk")).values("code")[:1]
-                    )
-                )
-                .order_by("-id")
-                .first()
-            )
-        Hand.prefetch_players([row for row in (self.hand_row, ended) if row is not None])
-        names: dict[int, str] = {}
-        if ended is not None:
-            names = {
-                seat.player_id: player_json(seat.player)["display_name"]
-                for seat in self.seats.values()
-            }
-            missing = [u for u in ended.player_ids().values() if u not in names]
-            if missing:
-                from django.contrib.auth import get_user_model
-
-                for user in (
-                    get_user_model().objects.filter(pk__in=missing).select_related("profile")
-                ):
-                    names[user.pk] = player_json(user)["display_name"]
-        self.last_result = result_json(ended, names)
         # The waiting list in order, (player id, offer deadline or None); only for a change
         # that is not just betting (betting never moves the list) and for snapshots.
-        self.waiting: list[tuple[int, Any]] | None = self._waiting_read() if last_result else None
+        self.waiting: list[tuple[int, Any]] | None = None
         # The published hash of the server seed the next hand will use (docs/fairness.md).
-        self.next_seed_hash = table_seed_hash(table_id=table.pk) if last_result else None
+        self.next_seed_hash: str | None = None
+        self.last_result: dict[str, Any] | None = None
+        if last_result and reuse is not None and reuse.waiting is not None:
+            Hand.prefetch_players([self.hand_row] if self.hand_row is not None else [])
+            self.last_result, self.waiting = reuse.last_result, reuse.waiting
+            self.next_seed_hash = reuse.next_seed_hash
+        elif last_result:
+            ended = just_finished if just_finished is not None else self._ended_read()
+            Hand.prefetch_players([row for row in (self.hand_row, ended) if row is not None])
+            self.last_result = result_json(ended, self._names(ended))
+            self.waiting = self._waiting_read()
+            self.next_seed_hash = next_seed_hash or table_seed_hash(table_id=table.pk)
+        else:
+            Hand.prefetch_players([self.hand_row] if self.hand_row is not None else [])
+
+    def _ended_read(self) -> Hand | None:
+        """The table's last ended hand (finished or cancelled), with its players and the code
+        of its incident, in one read."""
+        return (
+            Hand.objects.with_players()
+            .filter(table=self.table, status__in=[Hand.Status.FINISHED, Hand.Status.CANCELLED])
+            .only("id", "number", "status", "cancel_reason", "result")
+            .annotate(
+                cancel_code=Subquery(
+                    HandIncident.objects.filter(hand=OuterRef("pk")).values("code")[:1]
+                )
+            )
+            .order_by("-id")
+            .first()
+        )
+
+    def _names(self, ended: Hand | None) -> dict[int, str]:
+        """The display names of the players of the last hand, seated or not."""
+        if ended is None:
+            return {}
+        names = {
+            seat.player_id: player_json(seat.player)["display_name"] for seat in self.seats.values()
+        }
+        missing = [u for u in ended.player_ids().values() if u not in names]
+        if missing:
+            from django.contrib.auth import get_user_model
+
+            for user in get_user_model().objects.filter(pk__in=missing).select_related("profile"):
+                names[user.pk] = player_json(user)["display_name"]
+        return names
 
     @cached_property
     def table_json(self) -> dict[str, Any]:

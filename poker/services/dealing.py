@@ -7,11 +7,10 @@ import secrets
 from datetime import timedelta
 
 from django.db import transaction
-from django.db.models import Max
 from django.utils import timezone
 
 from cashier import services as cashier
-from cashier.selectors import table_stacks
+from cashier.selectors import table_stacks_and_wallets
 from fairness import services as fairness
 from poker import broadcast
 from poker.engine import dealer
@@ -57,12 +56,16 @@ def _commitment_announce(
     seats,
     server_seed_hash: str,
     next_server_seed_hash: str,
+    money: tuple[dict[int, int], dict[int, int]],
 ) -> None:
     """Every socket at the table gets the hand's commitment in a frame of its own, sent before
-    the frame that deals it: built now, before the hand's row exists, so it holds no card."""
+    the frame that deals it: built now, before the hand's row exists, so it holds no card.
+    Its version is written with the deal's button, big blind and hand number (one UPDATE);
+    its frames are built from what the deal read (the seats, stacks and wallets, no hand
+    running, the next seed's hash), and their other reads serve the deal's frames too."""
     table = change.table
     table.version += 1
-    table.save(update_fields=["version"])
+    table.save(update_fields=["version", "button_seat", "big_blind_seat", "hands_dealt"])
     event: HandCommitment = {
         "type": "hand_commitment",
         "hand_number": number,
@@ -71,15 +74,31 @@ def _commitment_announce(
         "server_seed_hash": server_seed_hash,
         "next_server_seed_hash": next_server_seed_hash,
     }
-    frames = broadcast.frames_for_change(
-        table=table, events=[event], hand_row=None, engine=None, since=0
+    frames, change.frames_reuse = broadcast.frames_and_view(
+        table=table,
+        events=[event],
+        hand_row=None,
+        engine=None,
+        since=0,
+        seats=change.seats(),
+        seats_fresh=True,
+        hand_known=True,
+        money=money,
+        next_seed_hash=next_server_seed_hash,
     )
     transaction.on_commit(lambda: broadcast.send(table_id=table.pk, frames=frames))
 
 
 def table_hand_start(*, table: Table | int) -> Hand | None:
-    """Deal the next hand if the table is ready for one; else nothing (safe to call anytime)."""
-    with table_change(table) as change:
+    """Deal the next hand if the table is ready for one; else nothing (safe to call anytime).
+
+    The seats are read once (`change.seats()`) and every seat the deal alters is one of them,
+    so both frames show those objects; the stacks and wallets are read once for the plan and
+    both frames (a deal moves no money: it only marks the stacks in the hand)."""
+    # The table's owner, which ended the last hand, deals from its memory of the seats and
+    # of no hand running (poker/services/unit.py): the deal alters seats only through
+    # `change.seats()` and shows its hand through `change.hand()`.
+    with table_change(table, recall=True) as change:
         table = change.table
         now = timezone.now()
         if not table.is_open or change.running_hand() is not None:
@@ -87,8 +106,13 @@ def table_hand_start(*, table: Table | int) -> Hand | None:
         slack = timedelta(seconds=START_SLACK_SECONDS)
         if table.next_hand_at is not None and now < table.next_hand_at - slack:
             return None
-        seats = list(Seat.objects.filter(table=table).select_related("player"))
-        stacks = table_stacks(table=table)
+        by_number = change.seats()
+        change.seats_fresh = True  # the deal alters only these seat objects
+        seats = [by_number[number] for number in sorted(by_number)]
+        money = table_stacks_and_wallets(
+            table=table, wallet_owner_ids=[seat.player_id for seat in seats]
+        )
+        stacks = money[0]
         plan = _plan_deal(table, seats, stacks)
         # Who asked to sit out at their next big blind sits out now that it reaches them,
         # and the hand is planned again without them (docs/rules.md "Seat options").
@@ -128,7 +152,9 @@ def table_hand_start(*, table: Table | int) -> Hand | None:
             rake=table.engine_rake(),
             **table.engine_stakes(),
         )
-        number = (Hand.objects.filter(table=table).aggregate(top=Max("number"))["top"] or 0) + 1
+        number = table.hands_dealt + 1
+        table.button_seat, table.big_blind_seat = plan.button, plan.big_blind
+        table.hands_dealt = number
         _commitment_announce(
             change,
             number=number,
@@ -136,6 +162,7 @@ def table_hand_start(*, table: Table | int) -> Hand | None:
             seats=plan.dealt,
             server_seed_hash=deal.server_seed_hash,
             next_server_seed_hash=upcoming.seed_hash,
+            money=money,
         )
         hand_row = Hand.objects.create(
             table=table,
@@ -163,19 +190,22 @@ def table_hand_start(*, table: Table | int) -> Hand | None:
                 )
             )
         # Dealt in: playing, any big blind owed is posted. Sitting out where the big blind
-        # went by: a missed big blind (RULES.md 4).
+        # went by: a missed big blind (RULES.md 4). One UPDATE for the dealt seats (one more
+        # when a big blind was missed).
+        missed = []
         for seat in seats:
             if seat.number in plan.dealt:
                 seat.status = Status.PLAYING
                 seat.posts_big_blind_next = False
                 seat.missed_big_blind = False
-                seat.save(update_fields=["status", "posts_big_blind_next", "missed_big_blind"])
             elif seat.number in plan.missed_big_blind:
                 seat.missed_big_blind = True
-                seat.save(update_fields=["missed_big_blind"])
-        table.button_seat = plan.button
-        table.big_blind_seat = plan.big_blind
-        table.save(update_fields=["button_seat", "big_blind_seat"])
+                missed.append(seat)
+        Seat.objects.filter(pk__in=[s.pk for s in seats if s.number in plan.dealt]).update(
+            status=Status.PLAYING, posts_big_blind_next=False, missed_big_blind=False
+        )
+        if missed:
+            Seat.objects.filter(pk__in=[seat.pk for seat in missed]).update(missed_big_blind=True)
         change.hand(hand_row, engine, 0)
         advance(change, hand_row, engine, since=0, now=now, new_hand=True)
         return hand_row

@@ -385,6 +385,8 @@ def _memory_after(change: TableChange, view: TableView, before: TableMemory | No
             events = row.state.get("events", ()) if isinstance(row.state, dict) else ()
             if len(events) == len(engine.events) and view.hand_row is row:
                 memory.hand_known, memory.hand, memory.engine = True, row, engine
+        elif row.status != Hand.Status.RUNNING and view.hand_row is None:
+            memory.hand_known = True  # its hand ended and none runs: the deal need not look
         return memory
     if view.hand_row is None:
         return memory  # no running hand, or one the view could not read: read it next time
@@ -417,9 +419,6 @@ class TableChange:
         # after which the memory's objects move (`moving`) and a failure drops them.
         self.unlocked = unlocked
         self.moving = False
-        # The stacks and wallets the one write read beside it (`persist`): the frames use them
-        # instead of reading them again. (wallet owners asked for, (stacks, wallets))
-        self.money: tuple[frozenset[int], tuple[dict[int, int], dict[int, int]]] | None = None
         self.events: list[TableEvent] = []
         self.hand_row: Hand | None = None
         self.engine: EngineHand | None = None
@@ -437,6 +436,14 @@ class TableChange:
         # True when every seat this change altered is one of `seats()` (the acting path): the
         # frames then show those objects instead of reading the seats again.
         self.seats_fresh = False
+        # A view of the table this change built before its frames (a deal's commitment
+        # frame), whose money, waiting list, last result and seed hash the frames reuse.
+        self.frames_reuse: TableView | None = None
+        # (the table's stacks, the seated players' wallets) read in this change after its last
+        # money movement (`acting.table_money`, or beside a mid-hand action's one write in
+        # `persist`): the frames show them instead of reading them again. Whatever moves money
+        # in the change afterwards sets it back to None.
+        self.money: tuple[dict[int, int], dict[int, int]] | None = None
         self._running: Hand | None = None
         self._running_loaded = False
         self._seats: dict[int, Seat] | None = None
@@ -746,7 +753,8 @@ def persist(change: TableChange) -> None:
         )
         if money is None:
             raise StaleOwner(table.pk)
-        change.money = (frozenset(owners), money)
+        # The wallets read are every seated player's only when the seats were the change's.
+        change.money = money if change._seats is not None else None
         return
     if change.unlocked:
         raise LockNeeded("only a mid-hand action's writes go without the lock")
@@ -802,6 +810,7 @@ def _publish(change: TableChange) -> TableView:
         extra_user_ids=change.users,
         seats=change._seats,
         seats_fresh=change.seats_fresh,
+        reuse=change.frames_reuse,
         money=change.money,
     )
     transaction.on_commit(lambda: broadcast.send(table_id=table.pk, frames=frames))

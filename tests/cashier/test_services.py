@@ -275,6 +275,32 @@ def test_hand_settle_posts_one_balanced_entry_with_rake(table):
     assert_ledger_sound()
 
 
+def test_the_in_hand_marks_are_one_update_marking_all_the_stacks_or_none(
+    table, django_assert_num_queries
+):
+    """A deal marks its players' stacks in one statement, which checks what the service's
+    reads checked before: a refusal marks none of them."""
+    alice, bob, carol = seat_three(table)
+    outsider = make_funded_player("outsider")  # no stack at this table
+    with django_assert_num_queries(1):
+        hand_stacks_commit(table_id=table.pk, hand_id=41, players=[alice, bob])
+    hand_stacks_commit(table_id=table.pk, hand_id=41, players=[alice, bob])  # again: fine
+    refusals = [
+        ([bob, carol], 42, "in_hand"),  # bob is in hand 41: carol stays free too
+        ([carol, outsider], 42, "unknown_account"),
+    ]
+    for players, hand_id, code in refusals:
+        with pytest.raises(CashierError) as error:
+            hand_stacks_commit(table_id=table.pk, hand_id=hand_id, players=players)
+        assert error.value.code == code
+        marks = dict(
+            Account.objects.filter(kind=Account.Kind.TABLE_STACK).values_list(
+                "owner_id", "in_hand_id"
+            )
+        )
+        assert marks == {alice.pk: 41, bob.pk: 41, carol.pk: None}
+
+
 def test_settling_ends_the_hand_for_every_marked_stack(table):
     alice, bob, carol = seat_three(table)
     hand_stacks_commit(table_id=table.pk, hand_id=31, players=[alice, bob, carol])

@@ -2,9 +2,12 @@
 the seeds mixed into the deck, the secrets kept out of repr, the admin and the API while a
 deal runs."""
 
-import pytest
+from datetime import timedelta
 
-from fairness.models import ClientSeed, Commitment
+import pytest
+from django.utils import timezone
+
+from fairness.models import ClientSeed, Commitment, ServerSeed
 from fairness.services import (
     FairnessRefused,
     client_seed_set,
@@ -12,6 +15,7 @@ from fairness.services import (
     deal_draw,
     deal_reveal,
     deal_reveal_stamp,
+    table_seed_take,
 )
 from poker.engine import fairness as scheme
 from tests.factories import make_player
@@ -176,3 +180,38 @@ def test_reveal_stamp_opens_a_deal_once_in_one_update(player, django_assert_num_
     row.refresh_from_db()
     assert row.revealed_at == stamped
     assert deal_reveal_stamp(kind="round", ref_id=12345) is False  # no such deal
+
+
+def test_the_dealt_players_client_seeds_are_one_read(
+    player, other_player, django_assert_num_queries
+):
+    client_seed_set(player=player, seed="mine")
+    deal_draw(players={1: player, 2: other_player})  # the other's seed drawn and kept
+    with django_assert_num_queries(1):
+        deal = deal_draw(players={1: player, 2: other_player})
+    assert deal.client_seeds == {1: "mine", 2: ClientSeed.objects.get(player=other_player).seed}
+
+
+def test_a_table_seed_is_taken_by_one_update_and_the_next_published_by_one_insert(
+    django_assert_num_queries,
+):
+    """docs/fairness.md: the seed a hand uses was published before it; taking it publishes
+    the next. A table with none waiting (dealt before seeds were published) draws one taken
+    at once."""
+    dealt = timezone.now()
+    first, upcoming = table_seed_take(table_id=4242, now=dealt)
+    assert first.taken_at == dealt and upcoming.taken_at is None
+    assert upcoming.published_at == dealt and first.seed != upcoming.seed
+    later = dealt + timedelta(seconds=30)
+    with django_assert_num_queries(2):
+        taken, after = table_seed_take(table_id=4242, now=later)
+    assert (taken.pk, taken.seed, taken.seed_hash) == (
+        upcoming.pk,
+        upcoming.seed,
+        upcoming.seed_hash,
+    )
+    assert taken.published_at == dealt and taken.taken_at == later
+    stored = ServerSeed.objects.get(pk=upcoming.pk)
+    assert stored.taken_at == later and stored.published_at == dealt
+    assert ServerSeed.objects.get(table_id=4242, taken_at__isnull=True) == after
+    assert scheme.server_seed_hash(bytes.fromhex(after.seed)) == after.seed_hash

@@ -35,8 +35,9 @@ MOST_STATEMENTS_PER_CALL = 6  # the four, and SAVEPOINT and RELEASE
 # ORM writes (the events, every player's result in one `bulk_update`, the hand, the table;
 # issue 23), 14 while they were one hand-built statement, 19 when the settlement took a
 # savepoint and four statements of its own (issue 26), 26 before the seats and the last
-# result were reused.
-MOST_STATEMENTS_TO_END_A_HAND = 16
+# result were reused; 14 since the reveal is one UPDATE and the stacks with the wallets are
+# read once for the seats and the frames (issue 23).
+MOST_STATEMENTS_TO_END_A_HAND = 14
 
 
 def test_a_mid_hand_call_takes_no_more_round_trips_than_counted():
@@ -96,3 +97,50 @@ def test_the_action_that_ends_a_hand_reads_the_seats_and_the_hand_once():
     assert len(sql) <= MOST_STATEMENTS_TO_END_A_HAND, "\n".join(s[:120] for s in sql)
     assert sum('FROM "poker_seat"' in s for s in sql) == 1, "the seats are read once"
     assert sum('FROM "poker_hand"' in s for s in sql) == 1, "the hand is read once"
+
+
+# A deal at six seats after a hand (issue 23): the table lock, the running hand (none), the
+# seats once, the stacks with the wallets once, the server seed taken (one UPDATE ... RETURNING)
+# and the next one published (one INSERT), every dealt player's client seed in one read, the
+# table's rake schedule, the table's version with the button, the big blind and the hand's
+# number (one UPDATE, no MAX over the hands), the last result and the waiting list for the
+# frames (read once for the commitment's frame and the deal's), the hand, its events, its
+# players, the commitment and its seats, the in-hand marks (one UPDATE, no savepoint), the
+# dealt seats (one UPDATE) and the persist's one statement: 19 (18 here: the table has no
+# rake schedule), and the test's SAVEPOINT, RELEASE and next_hand_at cleared; 17 at the
+# table's owner, which remembers the seats and that no hand runs. 50 before: every seat its
+# own UPDATE, a client seed read per player, the seats read
+# three times, the frames of the commitment and of the deal each read afresh.
+MOST_STATEMENTS_TO_DEAL = 21
+
+
+def test_a_deal_reads_the_table_once_for_its_plan_and_both_frames():
+    """Counted without the table's memory (these tests do not commit, so it is never kept;
+    tests/poker/test_table_memory.py counts the deal that recalls it)."""
+    table = make_table(next_hand_delay_seconds=3600)
+    players = {n: make_seated_player(table, f"p{n}", n) for n in range(1, 7)}
+    seqs = dict.fromkeys(players, 0)
+    hand = deal_hand(table)
+    while hand.status == Hand.Status.RUNNING:  # a hand ended: the deal has a last result
+        row = Hand.objects.with_deck().get(pk=hand.pk)
+        engine = peek(row)
+        seqs[engine.to_act] += 1
+        services.table_act(
+            table=table, player=players[engine.to_act], action="fold"
+            if engine.legal_actions().call else "check", amount=None, turn=row.turn,
+            seq=seqs[engine.to_act],
+        )  # fmt: skip
+        hand.refresh_from_db()
+    with CaptureQueriesContext(connection) as statements:
+        dealt = deal_hand(table)
+    assert dealt is not None and dealt.number == hand.number + 1
+    sql = [query["sql"] for query in statements.captured_queries]
+    listing = "\n".join(s[:120] for s in sql)
+    assert len(sql) <= MOST_STATEMENTS_TO_DEAL, listing
+    assert sum('FROM "poker_seat"' in s for s in sql) == 1, "the seats are read once"
+    assert sum("FROM cashier_account" in s and s.startswith("SELECT") for s in sql) == 1
+    assert sum('FROM "fairness_clientseed"' in s for s in sql) == 1, "one read of the seeds"
+    assert sum('"fairness_serverseed"' in s for s in sql) == 2, "seed taken, next published"
+    assert sum(s.startswith('UPDATE "poker_seat"') for s in sql) == 1, "one UPDATE of seats"
+    assert sum(s.startswith("SAVEPOINT") for s in sql) == 1, "the test's own, no other"
+    assert not any("MAX(" in s for s in sql), "the hand's number is the table's counter"

@@ -11,6 +11,7 @@ from datetime import timedelta
 import pytest
 from django.db import connection
 from django.test import override_settings
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from poker import services
@@ -421,4 +422,24 @@ def test_a_change_that_showed_the_hand_from_a_look_leaves_a_hand_that_deals_on(t
         if Hand.objects.filter(pk=hand.pk, status="running").exists():
             act(table, players)
     assert Hand.objects.get(pk=hand.pk).status != "running"
+    assert_memory_is_the_database(table)
+
+
+def test_the_deal_after_a_hand_recalls_the_seats_and_that_no_hand_runs(three_handed):
+    """The process that ended a hand (the table's owner) deals the next one without reading
+    the seats or looking for a running hand; the memory it leaves is the database."""
+    table, players = three_handed
+    while Hand.objects.filter(table=table, status="running").exists():
+        act(table, players, "fold")
+    memory = assert_memory_is_the_database(table)
+    assert memory.hand_known and memory.hand is None, "the hand ended, none runs"
+    with CaptureQueriesContext(connection) as statements:
+        dealt = deal_hand(table)
+    assert dealt is not None
+    sql = [query["sql"] for query in statements.captured_queries]
+    assert not any('FROM "poker_seat"' in s for s in sql), "the seats are recalled"
+    assert not any(s.startswith('SELECT "poker_hand"."id", "poker_hand"."table_id"') for s in sql)
+    memory = assert_memory_is_the_database(table)
+    assert memory.hand is not None and memory.hand.pk == dealt.pk
+    act(table, players)  # the first action recalls the dealt hand
     assert_memory_is_the_database(table)
