@@ -72,6 +72,9 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
 def _settler(server: ledger.Server, records: bool) -> tuple[Callable[[int], None], int]:
     """What one measurement repeats, and the PostgreSQL backend it runs on."""
     if records:
+        from django.core.management import call_command
+
+        call_command("migrate", verbosity=0)
         writer = psycopg.connect(server.url(ledger.LEDGER_DB), autocommit=True)
 
         def write(count: int) -> None:
