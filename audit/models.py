@@ -9,9 +9,10 @@ the chain is filled in by a deferred trigger at commit (migration 0002), so the 
 the last one a transaction takes (no deadlock with the row locks it took before) and is held
 only while it commits; the same migration refuses UPDATE and DELETE. A commit that finds the
 head held by another commit does not wait for it: its records are linked by the next commit,
-the beat's `audit.link_pending` or `verify_audit` (migration 0006). On SQLite (the embedded
-room) `audit_record` fills the chain in itself. `AuditChainHead` is the one row holding the
-chain's last `seq` and `hash`, so deleting the newest record is noticed too.
+the beat's `audit.link_pending` or `verify_audit` (migration 0006); a commit finds what to
+link by transaction, its own and those `audit_chainpending` lists (migration 0007). On SQLite
+(the embedded room) `audit_record` fills the chain in itself. `AuditChainHead` is the one row
+holding the chain's last `seq` and `hash`, so deleting the newest record is noticed too.
 """
 
 from __future__ import annotations

@@ -49,6 +49,8 @@ def _restricted_tables() -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
         # The audit log: written only by INSERT; its chain trigger runs as the owner.
         AuditRecord._meta.db_table: (("SELECT", "INSERT"), ()),
         AuditChainHead._meta.db_table: (("SELECT",), ()),
+        # The transactions whose records wait to be linked (audit 0007): the linker's only.
+        "audit_chainpending": (("SELECT",), ()),
         # A hand's event log (poker.HandEvent, named not imported: the cashier is below the
         # games): written once per event, like the ledger.
         "poker_handevent": (("SELECT", "INSERT"), ()),

@@ -326,6 +326,71 @@ def test_a_commit_that_finds_the_head_busy_does_not_wait_and_the_next_commit_lin
     assert audit_verify().ok
 
 
+def _listed() -> list[int]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT txid FROM audit_chainpending ORDER BY txid")
+        return [txid for (txid,) in cursor.fetchall()]
+
+
+@postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_a_commit_beside_a_held_head_lists_its_transaction_and_the_next_link_clears_it():
+    """Migration 0007: what is left unlinked is found by its transaction, not by a scan of every
+    unlinked index entry since the last VACUUM."""
+    audit_record(action="test.first")
+    assert _listed() == []
+    other = _holding_the_head()
+    try:
+        with transaction.atomic():
+            busy = [audit_record(action="test.while_busy", payload={"n": n}).pk for n in range(3)]
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT txid_current()")
+                txid = cursor.fetchone()[0]
+    finally:
+        _let_go(other)
+    assert _listed() == [txid]
+    audit_record(action="test.later")
+    assert _listed() == []
+    chained = list(AuditRecord.objects.order_by("seq"))
+    assert [r.pk for r in chained[1:4]] == busy and [r.seq for r in chained] == [1, 2, 3, 4, 5]
+    assert audit_verify().ok
+
+
+@postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_the_guard_refuses_a_content_change_even_with_the_linkers_mark():
+    """The linker's UPDATE may set only the chain's fields of an unlinked record; the same mark
+    set by hand (as the tables' owner could) does not let content change."""
+    audit_record(action="test.first")
+    other = _holding_the_head()
+    try:
+        held = audit_record(action="test.held", payload={"amount": 100})
+    finally:
+        _let_go(other)
+    mark = "SELECT set_config('audit.linking', txid_current()::text, true)"
+    for change in (
+        "payload = '{\"amount\": 1}'",
+        "reason = 'edited'",
+        "content_hash = repeat('0', 64)",
+    ):
+        with (
+            pytest.raises(IntegrityError, match="refused"),
+            transaction.atomic(),
+            connection.cursor() as cursor,
+        ):
+            cursor.execute(mark)
+            cursor.execute(
+                f"UPDATE audit_auditrecord SET seq = 2, {change} WHERE id = %s", [held.pk]
+            )
+    with pytest.raises(IntegrityError, match="refused"), connection.cursor() as cursor:
+        cursor.execute("UPDATE audit_auditrecord SET seq = 2 WHERE id = %s", [held.pk])  # no mark
+    held.refresh_from_db()
+    assert held.seq is None and held.payload == {"amount": 100}
+    assert audit_verify().ok  # links it
+    held.refresh_from_db()
+    assert held.seq == 2
+
+
 @postgres_only
 @pytest.mark.django_db(transaction=True)
 def test_the_beat_links_what_a_busy_head_left_and_never_a_row_written_without_triggers():
