@@ -27,9 +27,7 @@ import statistics
 import sys
 import time
 
-from bench.frames import django_on_scratch_database
-
-SEATS = 6
+from bench.frames import django_on_scratch_database, six_seat_table
 
 
 class Counter:
@@ -69,14 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     from poker import services
     from poker.engine.hand import Hand as EngineHand
     from poker.models import Hand, Table
-    from tests.factories import default_rake_schedule_row, make_seated_player, make_table
 
-    table = make_table(
-        rake_schedule=default_rake_schedule_row(Table.Structure.POT_LIMIT),
-        next_hand_delay_seconds=3600,
-        max_seats=SEATS,
-    )
-    players = {n: make_seated_player(table, f"b{n}", n) for n in range(1, SEATS + 1)}
+    table, players = six_seat_table()
     count = Counter()
 
     walls: list[float] = []

@@ -62,6 +62,20 @@ def django_on_scratch_database() -> None:
     call_command("migrate", verbosity=0)
 
 
+def six_seat_table():
+    """A six-seat pot-limit table with a player in every seat, that deals only when asked
+    (the in-process benches): (table, {seat: player})."""
+    from poker.models import Table
+    from tests.factories import default_rake_schedule_row, make_seated_player, make_table
+
+    table = make_table(
+        rake_schedule=default_rake_schedule_row(Table.Structure.POT_LIMIT),
+        next_hand_delay_seconds=3600,
+        max_seats=SEATS,
+    )
+    return table, {n: make_seated_player(table, f"b{n}", n) for n in range(1, SEATS + 1)}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--hands", type=int, default=20)

@@ -29,9 +29,8 @@ import statistics
 import sys
 import time
 
-from bench.frames import django_on_scratch_database
+from bench.frames import SEATS, django_on_scratch_database, six_seat_table
 
-SEATS = 6
 WARMUP = 2  # hands not counted: their one-off imports (the URL conf at the first reveal), caches
 KINDS = ("deal", "mid", "end")
 
@@ -112,14 +111,8 @@ def main(argv: list[str] | None = None) -> int:
     from poker import services
     from poker.engine.hand import Hand as EngineHand
     from poker.models import Hand, Table
-    from tests.factories import default_rake_schedule_row, make_seated_player, make_table
 
-    table = make_table(
-        rake_schedule=default_rake_schedule_row(Table.Structure.POT_LIMIT),
-        next_hand_delay_seconds=3600,
-        max_seats=SEATS,
-    )
-    players = {n: make_seated_player(table, f"b{n}", n) for n in range(1, SEATS + 1)}
+    table, players = six_seat_table()
     recorder = Recorder(args.profile)
     deals = hands_ended = 0
     coin = random.Random(1)  # which actions run profiled: an end's place in a hand is fixed

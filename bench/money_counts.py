@@ -39,7 +39,6 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         from cashier.services import hand_settle
         from showdown.models import ShowdownTable
-        from showdown.services import round_deal, round_decide
 
         def settle(count: int, first_hand: int) -> None:
             for n in range(count):
@@ -59,20 +58,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         def play(count: int, tag: str) -> None:
             for n in range(count):
-                dealt = round_deal(
-                    player=player,
-                    table=table,
-                    ante=showdown.ANTE,
-                    hole_card_bonus=showdown.HOLE_CARD_BONUS,
-                    final_hand_bonus=showdown.FINAL_HAND_BONUS,
-                    idempotency_key=f"{tag}-{n}-deal",
-                )
-                round_decide(
-                    player=player,
-                    round_id=dealt.pk,
-                    decision=showdown.DECISIONS[n % len(showdown.DECISIONS)],
-                    idempotency_key=f"{tag}-{n}-decide",
-                )
+                showdown.round_play(player=player, table=table, n=n, tag=tag)
 
         settle(30, 10**9)
         play(10, "warm")

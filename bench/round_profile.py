@@ -43,7 +43,6 @@ def main(argv: Sequence[str] | None = None) -> None:
         from django.db import connection
 
         from showdown.models import ShowdownTable
-        from showdown.services import round_deal, round_decide
 
         table = ShowdownTable.objects.get(pk=table_id)
         player = get_user_model().objects.get(pk=players[0])
@@ -55,20 +54,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         def play(count_: int, tag: str) -> None:
             for n in range(count_):
-                dealt = round_deal(
-                    player=player,
-                    table=table,
-                    ante=showdown.ANTE,
-                    hole_card_bonus=showdown.HOLE_CARD_BONUS,
-                    final_hand_bonus=showdown.FINAL_HAND_BONUS,
-                    idempotency_key=f"{tag}-{n}-deal",
-                )
-                round_decide(
-                    player=player,
-                    round_id=dealt.pk,
-                    decision=showdown.DECISIONS[n % len(showdown.DECISIONS)],
-                    idempotency_key=f"{tag}-{n}-decide",
-                )
+                showdown.round_play(player=player, table=table, n=n, tag=tag)
 
         def transactions() -> int:
             """Transactions committed in this database so far (PostgreSQL's statistics, which

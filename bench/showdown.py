@@ -223,13 +223,33 @@ def _prepare_service(clients: int) -> tuple[int, list[int]]:
     return table.pk, ids
 
 
+def round_play(*, player, table, n: int, tag: str) -> None:
+    """Round `n` of a run tagged `tag`: dealt with the bench's wagers and decided by
+    DECISIONS[n % 4] (the idempotency keys tell the runs apart)."""
+    from showdown.services import round_deal, round_decide
+
+    dealt = round_deal(
+        player=player,
+        table=table,
+        ante=ANTE,
+        hole_card_bonus=HOLE_CARD_BONUS,
+        final_hand_bonus=FINAL_HAND_BONUS,
+        idempotency_key=f"{tag}-{n}-deal",
+    )
+    round_decide(
+        player=player,
+        round_id=dealt.pk,
+        decision=DECISIONS[n % len(DECISIONS)],
+        idempotency_key=f"{tag}-{n}-decide",
+    )
+
+
 def _play_rounds(table_id: int, player_id: int, seconds: float, tag: str, queue) -> None:
     """Deal and decide rounds for `seconds` (in a child process); report how many."""
     from django.contrib.auth import get_user_model
     from django.db import connections
 
     from showdown.models import ShowdownTable
-    from showdown.services import round_deal, round_decide
 
     connections.close_all()  # never share the parent's socket
     table = ShowdownTable.objects.get(pk=table_id)
@@ -237,20 +257,7 @@ def _play_rounds(table_id: int, player_id: int, seconds: float, tag: str, queue)
     rounds = 0
     deadline = time.perf_counter() + seconds
     while time.perf_counter() < deadline:
-        dealt = round_deal(
-            player=player,
-            table=table,
-            ante=ANTE,
-            hole_card_bonus=HOLE_CARD_BONUS,
-            final_hand_bonus=FINAL_HAND_BONUS,
-            idempotency_key=f"{tag}-{rounds}-deal",
-        )
-        round_decide(
-            player=player,
-            round_id=dealt.pk,
-            decision=DECISIONS[rounds % len(DECISIONS)],
-            idempotency_key=f"{tag}-{rounds}-decide",
-        )
+        round_play(player=player, table=table, n=rounds, tag=tag)
         rounds += 1
     connections.close_all()
     queue.put(rounds)

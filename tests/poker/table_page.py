@@ -3,6 +3,7 @@ through `window.tablePage.state()`, sitting down, playing a hand out by clicking
 the cashier against what the page shows.
 """
 
+import json
 import os
 import time
 from collections.abc import Callable
@@ -228,3 +229,30 @@ def assert_ledger_agrees(table, players: dict, result: dict, *, rake: int) -> No
         for p in players.values()
     )
     assert money_held + rake == len(players) * FUNDS
+
+
+class FrameTamper:
+    """Forwards the server's frames to the page; once armed, keeps back the first frame of the
+    versioned `kind` (a poker table's `update`, a live Showdown table's `state`) and delivers
+    it after the next one (`swap`) or never (`drop`)."""
+
+    def __init__(self, kind: str = "update") -> None:
+        self.kind = kind
+        self.mode: str | None = None
+        self.kept: str | None = None
+
+    def route(self, socket) -> None:
+        server = socket.connect_to_server()
+        server.on_message(lambda message: self.from_server(socket, message))
+
+    def from_server(self, socket, message) -> None:
+        if self.mode is None or json.loads(message).get("type") != self.kind:
+            socket.send(message)
+            return
+        if self.kept is None:
+            self.kept = message
+            return
+        socket.send(message)
+        if self.mode == "swap":
+            socket.send(self.kept)
+        self.mode = None

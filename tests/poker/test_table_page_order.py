@@ -8,7 +8,6 @@ never for the whole state. Playwright stands between the page and the server
 (`page.route_web_socket`) and delivers the table's frames out of order, or drops one.
 """
 
-import json
 import re
 
 import pytest
@@ -18,6 +17,7 @@ from tests.factories import act_for_the_player_to_act, deal_hand, make_seated_pl
 from tests.poker.table_page import (
     HAND_STARTED,
     LAPTOP,
+    FrameTamper,
     beside_the_browser,
     close_and_settle,
     frames_sent,
@@ -28,31 +28,6 @@ from tests.poker.table_page import (
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 SHOWN_VERSION = "(version) => window.tablePage.state().version >= version"
-
-
-class FrameTamper:
-    """Forwards the server's frames to the page; once armed, keeps back the first `update` and
-    delivers it after the next one (`swap`) or never (`drop`)."""
-
-    def __init__(self) -> None:
-        self.mode: str | None = None
-        self.kept: str | None = None
-
-    def route(self, socket) -> None:
-        server = socket.connect_to_server()
-        server.on_message(lambda message: self.from_server(socket, message))
-
-    def from_server(self, socket, message) -> None:
-        if self.mode is None or json.loads(message).get("type") != "update":
-            socket.send(message)
-            return
-        if self.kept is None:
-            self.kept = message
-            return
-        socket.send(message)
-        if self.mode == "swap":
-            socket.send(self.kept)
-        self.mode = None
 
 
 def act_twice(table, players: dict) -> int:

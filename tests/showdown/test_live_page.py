@@ -4,7 +4,6 @@ see one board settle both; the wallets shown match the ledger. Its `state` frame
 version order, as a poker table's updates are (static/js/table_socket.js). Set
 SHOWDOWN_SCREENSHOTS=<dir> to keep screenshots."""
 
-import json
 import os
 import re
 from pathlib import Path
@@ -16,7 +15,7 @@ from cashier.verify import ledger_verify
 from showdown.live import live_seat_take
 from showdown.models import ShowdownRound, ShowdownTable
 from tests.factories import make_funded_player, make_showdown_table
-from tests.poker.table_page import beside_the_browser, frames_sent, record_calls
+from tests.poker.table_page import FrameTamper, beside_the_browser, frames_sent, record_calls
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -160,31 +159,6 @@ def test_a_seat_left_after_a_settled_round_is_offered_at_once(signed_in_page, mo
     assert page.errors == []
 
 
-class StateTamper:
-    """Forwards the server's frames to the page; once armed, keeps back the first `state` frame
-    and delivers it after the next one (`swap`) or never (`drop`)."""
-
-    def __init__(self) -> None:
-        self.mode: str | None = None
-        self.kept: str | None = None
-
-    def route(self, socket) -> None:
-        server = socket.connect_to_server()
-        server.on_message(lambda message: self.from_server(socket, message))
-
-    def from_server(self, socket, message) -> None:
-        if self.mode is None or json.loads(message).get("type") != "state":
-            socket.send(message)
-            return
-        if self.kept is None:
-            self.kept = message
-            return
-        socket.send(message)
-        if self.mode == "swap":
-            socket.send(self.kept)
-        self.mode = None
-
-
 # Seats 1 and 2 taken: no "Sit here" in them any more.
 SEATED = """() => [1, 2].every((n) =>
   !document.querySelector(`.sdl-seat[data-seat="${n}"] .sdl-sit`))"""
@@ -199,7 +173,7 @@ def test_state_frames_that_cross_are_shown_in_order(signed_in_page, mode):
     page = signed_in_page(cat, LAPTOP)
     try:
         record_calls(page)
-        tamper = StateTamper()
+        tamper = FrameTamper("state")
         page.route_web_socket(re.compile(r"/ws/showdown/"), tamper.route)
         page.goto(f"/showdown/live/{table.pk}/")
         page.wait_for_selector(".sdl-sit")
