@@ -24,7 +24,7 @@ from poker.models import Hand, HandEvent, Seat, Table
 from poker.selectors import table_seats
 from poker.services import TableError, table_act, unit
 from tests.factories import deal_hand, make_seated_player, make_table
-from tests.poker.test_table_memory import Replays, assert_memory_is_the_database, running
+from tests.poker.table_memory import Replays, assert_memory_is_the_database, running
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
