@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 
 from audit.services import Subject, audit_record
 from cashier import services as cashier
-from cashier.selectors import buy_in_terms, table_stacks_and_wallets, wallet_balance
+from cashier.selectors import buy_in_terms, table_stacks_and_wallets
 from config.timeouts import Timeout
 from fairness import services as fairness
 from poker import broadcast
@@ -229,14 +229,14 @@ def finish(change: TableChange, hand_row: Hand, engine: EngineHand, now: datetim
     change.schedule_hand_start(delay)
 
 
-def table_money(change: TableChange) -> dict[int, int]:
-    """The table's stacks now (user id -> cents), read with the seated players' wallets once
-    per change after its last money movement (`change.money`, which the frames reuse: a hand's
+def table_money(change: TableChange) -> tuple[dict[int, int], dict[int, int]]:
+    """(the table's stacks, the seated players' wallets), user id -> cents, read once per
+    change after its last money movement (`change.money`, which the frames reuse: a hand's
     end reads them once for its seats and its frames)."""
     if change.money is None:
         owners = [seat.player_id for seat in change.seats().values()]
         change.money = table_stacks_and_wallets(table=change.table, wallet_owner_ids=owners)
-    return change.money[0]
+    return change.money
 
 
 def hand_reveal(change: TableChange, hand_row: Hand, now: datetime) -> None:
@@ -263,15 +263,11 @@ def seats_auto_top_up(change: TableChange, hand_row: Hand) -> None:
     ]
     if not wanting:
         return
-    stacks = table_money(change)
-    wallets = change.money[1] if change.money is not None else {}
+    stacks, wallets = table_money(change)
     for seat in wanting:
         stack = stacks.get(seat.player_id, 0)
         terms = buy_in_terms(player=seat.player, table=table)
-        wallet = wallets.get(seat.player_id)
-        if wallet is None:
-            wallet = wallet_balance(player=seat.player)
-        amount = min(terms.high - stack, wallet)
+        amount = min(terms.high - stack, wallets[seat.player_id])
         if amount <= 0 or (stack == 0 and amount < terms.low):
             continue
         move = cashier.table_top_up if stack > 0 else cashier.table_buy_in
@@ -296,7 +292,7 @@ def seats_auto_top_up(change: TableChange, hand_row: Hand) -> None:
 def tidy_seats(change: TableChange, now: datetime) -> None:
     """Between hands: timed-out players sit out, leavers are cashed out, the bust sit out."""
     table = change.table
-    stacks = table_money(change)
+    stacks, _wallets = table_money(change)
     for seat in sorted(change.seats().values(), key=lambda seat: seat.number):
         if seat.leave_pending or seat.leave_after_hand:
             # Who made them leave (staff removing them, closing the table, suspending them)
