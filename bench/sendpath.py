@@ -204,12 +204,13 @@ async def _main(args) -> int:
     from channels.layers import get_channel_layer
     from django.conf import settings
 
-    from poker import broadcast, owner
+    from config import after_commit
+    from poker import owner
 
     samples: dict[str, list[tuple[float, float, str]]] = defaultdict(list)
     sent = _instrument(samples)
     loop = asyncio.get_running_loop()
-    broadcast.remember_socket_loop(loop)
+    after_commit.socket_loop_remember(loop)
     table, players = await owner.in_table_order(0, _seated_table)
     sockets = Sockets(get_channel_layer(), table.pk, [p.pk for p in players.values()] + [None])
     await sockets.open()

@@ -23,7 +23,7 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
-from config.after_commit import layer_send_queue, socket_loop_remember
+from config.after_commit import layer_send_queue
 from config.frame_log import Missed, frames_keep, frames_missed_in
 from poker.engine.hand import Hand as EngineHand
 from poker.engine.views import events_for
@@ -268,12 +268,6 @@ def frames_missed(*, table_id: int, user_id: int | None, since: int) -> Missed |
     player's (config.frame_log.frames_missed_in)."""
     own = None if user_id is None else log_stream(table_id, user_id)
     return frames_missed_in(public=log_stream(table_id), private=own, since=since)
-
-
-def remember_socket_loop(loop: asyncio.AbstractEventLoop) -> None:
-    """This process serves sockets on `loop`: what it sends after a commit is handed to that
-    loop's line of sends (config/after_commit.py)."""
-    socket_loop_remember(loop)
 
 
 def _run_on_layer(call, what: str) -> None:

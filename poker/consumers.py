@@ -21,6 +21,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.utils.translation import gettext as _
 
+from config.after_commit import socket_loop_remember
 from config.db_pool import DatabaseBusy, refuse_when_pool_exhausted
 from config.db_threads import in_db_thread
 from config.frames import Resync, Snapshot
@@ -31,7 +32,6 @@ from poker.broadcast import (
     frames_missed,
     group_name,
     player_group_name,
-    remember_socket_loop,
     user_group_name,
 )
 from poker.commands import (
@@ -114,7 +114,7 @@ class TableConsumer(TableSocket):
             await self.send_error("excluded", excluded)
             await self.close(code=CLOSE_EXCLUDED)
             return
-        remember_socket_loop(asyncio.get_running_loop())
+        socket_loop_remember(asyncio.get_running_loop())
         await owner.owner_start()
         self.group = group_name(self.table_id)
         self.user_group = user_group_name(self.table_id, self.user.pk)

@@ -22,12 +22,12 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.conf import settings
 
+from config.after_commit import socket_loop_remember
 from config.db_threads import in_db_thread
 from config.frame_log import Missed, frames_missed_in
 from config.frames import Resync, Snapshot
 from config.sockets import TableSocket
 from poker import owner
-from poker.broadcast import remember_socket_loop
 from showdown import live
 from showdown.commands import SHOWDOWN, Command, Decide, LeaveSeat, PlaceWagers, TakeSeat
 from showdown.live_selectors import live_table_view
@@ -62,7 +62,7 @@ class LiveShowdownConsumer(TableSocket):
         if not await _table_is_live(self.table_id):
             await self.close(code=CLOSE_NO_TABLE)
             return
-        remember_socket_loop(asyncio.get_running_loop())
+        socket_loop_remember(asyncio.get_running_loop())
         await owner.owner_start()
         self.group = live.group_name(self.table_id)
         self.user_group = live.user_group_name(self.table_id, self.user.pk)

@@ -20,7 +20,7 @@ async def test_sends_from_a_timer_thread_wake_sockets_on_the_in_memory_layer(set
     channel_layers.backends.clear()
     layer = get_channel_layer()
     loop = asyncio.get_running_loop()
-    broadcast.remember_socket_loop(loop)
+    after_commit.socket_loop_remember(loop)
     ann, ben = await layer.new_channel(), await layer.new_channel()
     for channel, user_id in ((ann, 7), (ben, 8)):
         await layer.group_add(broadcast.group_name(5), channel)
@@ -146,7 +146,7 @@ async def test_a_socket_gets_every_version_in_order_under_many_quick_changes(lay
     private part before its public frame, and every frame was in the frame log before any
     socket had it."""
     layer = get_channel_layer()
-    broadcast.remember_socket_loop(asyncio.get_running_loop())
+    after_commit.socket_loop_remember(asyncio.get_running_loop())
     sockets = {}
     for user_id in (7, 8, None):  # two players and a spectator
         channel = await layer.new_channel()
@@ -184,4 +184,4 @@ async def test_a_socket_gets_every_version_in_order_under_many_quick_changes(lay
     for reader in readers:
         assert await reader == list(versions)
     await after_commit.sends_drained()
-    broadcast.remember_socket_loop(None)
+    after_commit.socket_loop_remember(None)
