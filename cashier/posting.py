@@ -263,20 +263,26 @@ def _link_sql(shape: tuple) -> str:
         for name, n in fields:
             model_field = model._meta.get_field(name)
             sets.append(f"{model_field.column} = {_link_value_sql(model, name, n)}")
-        conditions = [f"{model._meta.pk.column} = %s::bigint"] if by_pk else []
-        for name, is_null in where:
-            model_field = model._meta.get_field(name)
-            conditions.append(
-                f"{model_field.column} IS NULL"
-                if is_null
-                else f"{model_field.column} = %s::{model_field.db_type(connection)}"
-            )
-        conditions.append("EXISTS (SELECT 1 FROM entry)")
+        conditions = [*_conditions_sql(model, where, by_pk=by_pk), "EXISTS (SELECT 1 FROM entry)"]
         ctes.append(
             f", linked{number} AS (UPDATE {model._meta.db_table} SET {', '.join(sets)} "
             f"WHERE {' AND '.join(conditions)})"
         )
     return "".join(ctes)
+
+
+def _conditions_sql(model, where: tuple, *, by_pk: bool) -> list[str]:
+    """A row's WHERE conditions (its key first when `by_pk`; each (field, is NULL) of `where`
+    as IS NULL or a typed parameter), as a link's UPDATE and a guard's lock name the row."""
+    conditions = [f"{model._meta.pk.column} = %s::bigint"] if by_pk else []
+    for name, is_null in where:
+        model_field = model._meta.get_field(name)
+        conditions.append(
+            f"{model_field.column} IS NULL"
+            if is_null
+            else f"{model_field.column} = %s::{model_field.db_type(connection)}"
+        )
+    return conditions
 
 
 def _link_params(links: tuple[Link | Row, ...]) -> list:
@@ -316,14 +322,7 @@ def _guard_sql(shape: tuple | None) -> str:
     if shape is None:
         return "guarded AS MATERIALIZED (SELECT 1)"
     model, where = shape
-    conditions = [f"{model._meta.pk.column} = %s::bigint"]
-    for name, is_null in where:
-        model_field = model._meta.get_field(name)
-        conditions.append(
-            f"{model_field.column} IS NULL"
-            if is_null
-            else f"{model_field.column} = %s::{model_field.db_type(connection)}"
-        )
+    conditions = _conditions_sql(model, where, by_pk=True)
     return (
         f"guarded AS MATERIALIZED (SELECT 1 FROM {model._meta.db_table} "
         f"WHERE {' AND '.join(conditions)} FOR UPDATE)"
