@@ -234,12 +234,34 @@ def assert_ledger_agrees(table, players: dict, result: dict, *, rake: int) -> No
 class FrameTamper:
     """Forwards the server's frames to the page; once armed, keeps back the first frame of the
     versioned `kind` (a poker table's `update`, a live Showdown table's `state`) and delivers
-    it after the next one (`swap`) or never (`drop`)."""
+    it after the next one (`swap`) or never (`drop`).
+
+    Playwright relays the two frames of a swap one by one; on a busy machine they reached the
+    page more than the page's gap wait apart (static/js/table_socket.js GAP_WAIT_MS), and the
+    page rightly asked for the one it had not seen. So the page's timers stand still while the
+    tamper is armed (Playwright's clock, installed by `route` before the page loads): frames
+    still arrive, and only the wait for a missing one is held until `timers_resume`."""
 
     def __init__(self, kind: str = "update") -> None:
         self.kind = kind
         self.mode: str | None = None
         self.kept: str | None = None
+        self.page = None
+
+    def install(self, page, url_pattern) -> None:
+        """Before the page loads: its clock, and the route of its table socket."""
+        page.clock.install()
+        page.route_web_socket(url_pattern, self.route)
+        self.page = page
+
+    def arm(self, mode: str) -> None:
+        """Hold the page's timers, then start keeping back the next frame of `kind`."""
+        # Playwright's Python API takes the time in seconds; one millisecond on from now.
+        self.page.clock.pause_at((self.page.evaluate("Date.now()") + 1) / 1000)
+        self.mode = mode
+
+    def timers_resume(self) -> None:
+        self.page.clock.resume()
 
     def route(self, socket) -> None:
         server = socket.connect_to_server()
@@ -256,3 +278,12 @@ class FrameTamper:
         if self.mode == "swap":
             socket.send(self.kept)
         self.mode = None
+
+
+def relayed_all(tamper: FrameTamper, page, seconds: float = 30) -> None:
+    """Until the tamper has passed on the frame after the one it keeps back (Playwright runs
+    the relay while the test waits in one of its calls)."""
+    deadline = time.monotonic() + seconds
+    while tamper.mode is not None:
+        assert time.monotonic() < deadline, "the frame after the kept one never came"
+        page.wait_for_timeout(20)

@@ -18,6 +18,7 @@ from tests.poker.table_page import (
     HAND_STARTED,
     LAPTOP,
     FrameTamper,
+    relayed_all,
     beside_the_browser,
     close_and_settle,
     frames_sent,
@@ -53,21 +54,26 @@ def test_updates_that_cross_are_applied_in_order(signed_in_page, mode):
     page = signed_in_page(viewer, LAPTOP)
     record_calls(page)
     tamper = FrameTamper()
-    page.route_web_socket(re.compile(r"/ws/tables/"), tamper.route)
+    tamper.install(page, re.compile(r"/ws/tables/"))
     open_table(page, table)
     page.wait_for_function(HAND_STARTED)
     before = page.evaluate("window.tablePage.state().version")
-    tamper.mode = mode
+    tamper.arm(mode)
     version = act_twice(table, players)
     assert version == before + 2
-    page.wait_for_function(SHOWN_VERSION, arg=version)  # Playwright relays frames meanwhile
+    if mode == "swap":
+        page.wait_for_function(SHOWN_VERSION, arg=version)  # Playwright relays frames meanwhile
+        assert frames_sent(page, "resync") == [], "the crossed update came: nothing to ask"
+        tamper.timers_resume()
+    else:
+        relayed_all(tamper, page)
+        assert frames_sent(page, "resync") == [], "asked before its wait ran out"
+        tamper.timers_resume()
+        page.wait_for_function(SHOWN_VERSION, arg=version)
+        assert frames_sent(page, "resync") == [{"type": "resync", "since": before}]
     assert tamper.mode is None, "the first update was kept back"
     state = page.evaluate("window.tablePage.state()")
     assert state["hand"]["turn"] == Hand.objects.get(table=table, status="running").turn
-    if mode == "swap":
-        assert frames_sent(page, "resync") == [], "the crossed update came: nothing to ask"
-    else:
-        assert frames_sent(page, "resync") == [{"type": "resync", "since": before}]
     assert frames_sent(page, "snapshot") == []
     assert page.errors == []
     close_and_settle(table, [page])

@@ -15,7 +15,13 @@ from cashier.verify import ledger_verify
 from showdown.live import live_seat_take
 from showdown.models import ShowdownRound, ShowdownTable
 from tests.factories import make_funded_player, make_showdown_table
-from tests.poker.table_page import FrameTamper, beside_the_browser, frames_sent, record_calls
+from tests.poker.table_page import (
+    FrameTamper,
+    beside_the_browser,
+    frames_sent,
+    record_calls,
+    relayed_all,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -174,20 +180,25 @@ def test_state_frames_that_cross_are_shown_in_order(signed_in_page, mode):
     try:
         record_calls(page)
         tamper = FrameTamper("state")
-        page.route_web_socket(re.compile(r"/ws/showdown/"), tamper.route)
+        tamper.install(page, re.compile(r"/ws/showdown/"))
         page.goto(f"/showdown/live/{table.pk}/")
         page.wait_for_selector(".sdl-sit")
         before = ShowdownTable.objects.get(pk=table.pk).version
-        tamper.mode = mode
+        tamper.arm(mode)
         for seat, player in ((1, ann), (2, bob)):
             beside_the_browser(live_seat_take, player=player, table_id=table.pk, seat=seat)
         assert ShowdownTable.objects.get(pk=table.pk).version == before + 2
-        page.wait_for_function(SEATED)  # Playwright relays frames meanwhile
-        assert tamper.mode is None, "the first state frame was kept back"
         if mode == "swap":
+            page.wait_for_function(SEATED)  # Playwright relays frames meanwhile
             assert frames_sent(page, "resync") == [], "the crossed frame came: nothing to ask"
+            tamper.timers_resume()
         else:
+            relayed_all(tamper, page)
+            assert frames_sent(page, "resync") == [], "asked before its wait ran out"
+            tamper.timers_resume()
+            page.wait_for_function(SEATED)
             assert frames_sent(page, "resync") == [{"type": "resync", "since": before}]
+        assert tamper.mode is None, "the first state frame was kept back"
         assert frames_sent(page, "snapshot") == []
         assert page.errors == []
     finally:
