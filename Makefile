@@ -19,12 +19,15 @@ run: $(VENV)/.installed
 	DEBUG=true $(PY) manage.py runroom 127.0.0.1:8000
 
 # The whole suite against PostgreSQL and Redis on 127.0.0.1 (started if down), with a real
-# Celery worker and Debian's Chromium for the browser tests.
+# Celery worker and Debian's Chromium for the browser tests. Bytecode is written even where the
+# environment says not to (PYTHONDONTWRITEBYTECODE): every test process, daphne and Celery
+# worker imports the same modules, and the test modules' rewritten asserts are cached there.
 test: $(VENV)/.installed
 	.ci/services
 	.ci/chromium
 	.ci/gettext
-	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
+	PYTHONDONTWRITEBYTECODE= DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) \
+	  $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 lint: $(VENV)/.installed node_modules/.installed
 	$(VENV)/bin/ruff check .
