@@ -18,12 +18,12 @@ from tests.poker.table_page import (
     HAND_STARTED,
     LAPTOP,
     FrameTamper,
-    relayed_all,
     beside_the_browser,
     close_and_settle,
     frames_sent,
     open_table,
     record_calls,
+    relayed_all,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
