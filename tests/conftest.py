@@ -47,6 +47,16 @@ def pytest_configure(config):
 # by DELETE keeps them, so post_migrate finds them there and writes nothing.
 FLUSH_KEEPS = frozenset({"django_content_type", "auth_permission"})
 
+# A schema of each test database holding a copy of every row the data migrations left (the
+# paytables, the Showdown tables, the staff roles and their permissions, the audit chain's
+# head), made before any test ran (`django_db_setup` below); the flush by DELETE puts them back.
+MIGRATED_ROWS = "test_migrated_rows"
+
+# What this process's flushes found: the tables copied in MIGRATED_ROWS, and whether the last
+# flush was the DELETE that put them back (else a TRUNCATE, and post_migrate and
+# `migration_data_reload` must make them again).
+_flushing = {"copied": frozenset(), "restored": False}
+
 
 def _flush_by_delete() -> None:
     """A transactional test ends with Django's flush, a TRUNCATE of every table: on PostgreSQL
@@ -54,29 +64,82 @@ def _flush_by_delete() -> None:
     post_migrate then inserts the content types and permissions again in ~30 commits. The few
     rows a test leaves go faster with DELETE (~10 ms), after taking TRUNCATE's lock and with
     the tables' triggers off (the ledger's and the audit log's immutability triggers, and the
-    foreign keys, which TRUNCATE skips too). That needs a superuser, as the tests' PostgreSQL
-    role is; otherwise, or when a test resets sequences, the flush stays Django's TRUNCATE."""
+    foreign keys, which TRUNCATE skips too); in the same transaction the data migrations' rows
+    come back from MIGRATED_ROWS, so nothing is left to reload and post_migrate (~200 ms of
+    queries that find every content type and permission there) is skipped. That needs a
+    superuser, as the tests' PostgreSQL role is; otherwise, or when a test resets sequences,
+    the flush stays Django's TRUNCATE, followed by post_migrate and `migration_data_reload`."""
+    from django.core.management.commands import flush
     from django.db.backends.postgresql.operations import DatabaseOperations
 
     truncate = DatabaseOperations.sql_flush
 
     def sql_flush(self, style, tables, *, reset_sequences=False, allow_cascade=False):
+        _flushing["restored"] = False
         if not tables or reset_sequences or not _superuser(self.connection):
+            # post_migrate makes the content types and permissions anew, with new ids: the
+            # copied roles' permissions would name the old ones. The reload serves from now on.
+            if tables:
+                _flushing["copied"] = frozenset()
             return truncate(
                 self, style, tables, reset_sequences=reset_sequences, allow_cascade=allow_cascade
             )
-        emptied = [self.quote_name(table) for table in sorted(tables) if table not in FLUSH_KEEPS]
+        kept = sorted(table for table in tables if table not in FLUSH_KEEPS)
+        emptied = [self.quote_name(table) for table in kept]
+        restored = [table for table in kept if table in _flushing["copied"]]
+        _flushing["restored"] = bool(_flushing["copied"])
         return [
             "SET LOCAL session_replication_role = replica",
             # TRUNCATE's lock: a server or worker still writing commits first, then goes too.
             f"LOCK TABLE {', '.join(emptied)} IN ACCESS EXCLUSIVE MODE",
             *(f"{style.SQL_KEYWORD('DELETE FROM')} {style.SQL_FIELD(table)}" for table in emptied),
+            *(
+                f"INSERT INTO {self.quote_name(table)} "
+                f"SELECT * FROM {MIGRATED_ROWS}.{self.quote_name(table)}"
+                for table in restored
+            ),
         ]
+
+    emit_post_migrate_signal = flush.emit_post_migrate_signal
+
+    def post_migrate_unless_restored(*args, **kwargs):
+        if not _flushing["restored"]:
+            emit_post_migrate_signal(*args, **kwargs)
 
     DatabaseOperations.sql_flush = sql_flush
     DatabaseOperations.execute_sql_flush = _flush_again_after_a_deadlock(
         DatabaseOperations.execute_sql_flush
     )
+    flush.emit_post_migrate_signal = post_migrate_unless_restored
+
+
+def _migrated_rows_copy() -> None:
+    """Copy every row of the migrated database into MIGRATED_ROWS (PostgreSQL, as a superuser:
+    where the flush is the DELETE that puts them back)."""
+    if connection.vendor != "postgresql" or not _superuser(connection):
+        return
+    schema = MIGRATED_ROWS
+    copied = set()
+    with connection.cursor() as cursor:
+        cursor.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+        cursor.execute(f"CREATE SCHEMA {schema}")
+        for table in connection.introspection.django_table_names(only_existing=True):
+            if table in FLUSH_KEEPS:
+                continue
+            name = connection.ops.quote_name(table)
+            cursor.execute(f"SELECT EXISTS (SELECT FROM {name})")
+            if cursor.fetchone()[0]:
+                cursor.execute(f"CREATE TABLE {schema}.{name} AS TABLE {name}")
+                copied.add(table)
+    _flushing["copied"] = frozenset(copied)
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """pytest-django's test database (migrated, or a clone of the migrated one), with a copy
+    of the rows its data migrations left, made before any test runs (see `_flush_by_delete`)."""
+    with django_db_blocker.unblock():
+        _migrated_rows_copy()
 
 
 FLUSH_TRIES = 5
@@ -768,9 +831,11 @@ def pytest_runtest_setup(item):
 def pytest_runtest_teardown(item, nextitem):
     """A transactional test ends with a flush that empties every table, the rows the data
     migrations loaded included. Tests that run after it in the same process (pytest-xdist
-    shares files among processes in no fixed order) expect those rows: load them again."""
+    shares files among processes in no fixed order) expect those rows: load them again, unless
+    the flush put them back itself (`_flush_by_delete`)."""
+    _flushing["restored"] = False
     yield
-    if nextitem is None or not _flushes_the_database(item):
+    if nextitem is None or not _flushes_the_database(item) or _flushing["restored"]:
         return
     from pytest_django.plugin import blocking_manager_key
 

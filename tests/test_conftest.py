@@ -31,10 +31,12 @@ def test_passwords_hash_quickly_in_the_format_a_server_verifies():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_flush_empties_even_the_immutable_tables_and_the_reload_brings_back_the_roles():
+def test_a_flush_empties_even_the_immutable_tables_and_leaves_what_the_migrations_left():
     """The flush by DELETE (tests/conftest.py) empties the ledger and the audit log, whose
-    triggers refuse a DELETE; the reload then puts back the staff roles with the permissions
-    the migrations gave them, and writes no audit record of it, as the migrations wrote none."""
+    triggers refuse a DELETE, and in the same transaction puts back every row the data
+    migrations left (the staff roles with their permissions, the paytables), as the migrations
+    left them and with no audit record of it, as the migrations wrote none. A flush that resets
+    sequences is a TRUNCATE: the reload then makes the same roles again."""
     from django.contrib.auth.models import Group
     from django.core.management import call_command
 
@@ -49,20 +51,31 @@ def test_a_flush_empties_even_the_immutable_tables_and_the_reload_brings_back_th
             for group in Group.objects.filter(name__in=_role_names())
         }
 
-    roles = role_permissions()
-    assert len(roles) == len(_role_names())
-    # as a transactional test's teardown calls it (Django's TransactionTestCase), then as one
-    # that resets sequences does (a TRUNCATE, after which post_migrate makes new permissions)
+    def migrated_rows() -> dict:
+        return {
+            "groups": sorted(Group.objects.values_list("pk", "name")),
+            "paytables": sorted(Paytable.objects.values_list("pk", "name", "edge")),
+            "tables": sorted(ShowdownTable.objects.values_list("pk", "name")),
+        }
+
+    roles, migrated = role_permissions(), migrated_rows()
+    assert len(roles) == len(_role_names()) and all(migrated.values())
     for reset_sequences in (False, True):
         make_funded_player("flushed")
         make_staff("sue", "support")
+        Paytable.objects.filter(pk=migrated["paytables"][0][0]).update(name="changed")
         assert Entry.objects.exists() and AuditRecord.objects.exists()
 
+        # as a transactional test's teardown calls it (Django's TransactionTestCase), then as
+        # one that resets sequences does (a TRUNCATE, after which post_migrate makes new
+        # permissions)
         call_command("flush", verbosity=0, interactive=False, reset_sequences=reset_sequences)
         assert not Entry.objects.exists() and not AuditRecord.objects.exists()
-        assert not Group.objects.exists()
-
-        migration_data_reload()
+        if reset_sequences:
+            assert not Group.objects.exists()
+            migration_data_reload()
+        else:
+            assert migrated_rows() == migrated, "the very rows the migrations left"
         assert role_permissions() == roles
         assert not AuditRecord.objects.exists()
         assert Paytable.objects.exists() and ShowdownTable.objects.exists()
