@@ -256,8 +256,20 @@ class FrameTamper:
 
     def arm(self, mode: str) -> None:
         """Hold the page's timers, then start keeping back the next frame of `kind`."""
-        # Playwright's Python API takes the time in seconds; one millisecond on from now.
-        self.page.clock.pause_at((self.page.evaluate("Date.now()") + 1) / 1000)
+        from playwright.sync_api import Error
+
+        # In seconds (Playwright's Python API), a moment on from the page's time now; the page's
+        # time may pass it before the call arrives on a busy machine ("cannot fast-forward to
+        # the past"): then a moment on from its new time.
+        for _ in range(20):
+            try:
+                self.page.clock.pause_at((self.page.evaluate("Date.now()") + 20) / 1000)
+                break
+            except Error as error:
+                if "to the past" not in str(error):
+                    raise
+        else:
+            pytest.fail("the page's clock ran past every time it was paused at")
         self.mode = mode
 
     def timers_resume(self) -> None:
