@@ -7,6 +7,7 @@ const assert = require("node:assert/strict");
 const { afterEach, beforeEach, mock, test } = require("node:test");
 const tableSocket = require("../../static/js/table_socket.js");
 const { createMirror } = require("../../static/js/table_state.js");
+const { tableState, update } = require("./table_frames.js");
 
 const { ANSWER_MS, BEHIND_GRACE_MS, GAP_WAIT_MS } = tableSocket;
 
@@ -123,23 +124,8 @@ function showdownPage() {
   return page;
 }
 
-function snapshotState(version, you = null) {
-  const hand = {
-    id: 7, turn: 1, to_act: 1, you: you, legal_actions: you ? { check: true } : null,
-    seats: [{ seat: 1, stack: 100, cards: you === 1 ? ["As", "Kd", "Qh", "Jc"] : null }],
-    result: null,
-  };
-  return { version: version, you: you ? { seat: you } : null, hand: hand,
-    seats: [{ seat: 1, stack: 100 }], last_result: null };
-}
-
 function snapshot(version, you = null) {
-  return { type: "snapshot", state: snapshotState(version, you), log: [], chat: [], heartbeat_seconds: 1 };
-}
-
-function update(version, turn) {
-  const changes = { id: 7, turn: turn, to_act: 1, seats: [{ seat: 1, stack: 100 - turn }] };
-  return { type: "update", version: version, events: [], hand_changes: changes };
+  return { type: "snapshot", state: tableState(version, you), log: [], chat: [], heartbeat_seconds: 1 };
 }
 
 /* A poker page connected and shown `version`. */

@@ -6,21 +6,7 @@
 const assert = require("node:assert/strict");
 const { test } = require("node:test");
 const { createMirror } = require("../../static/js/table_state.js");
-
-function snapshot(version, you = null) {
-  const hand = {
-    id: 7, turn: 1, to_act: 1, you: you, legal_actions: you ? { check: true } : null,
-    seats: [{ seat: 1, stack: 100, cards: you === 1 ? ["As", "Kd", "Qh", "Jc"] : null }],
-    result: null,
-  };
-  return { version: version, you: you ? { seat: you } : null, hand: hand,
-    seats: [{ seat: 1, stack: 100 }], last_result: null };
-}
-
-function update(version, turn) {
-  const changes = { id: 7, turn: turn, to_act: 1, seats: [{ seat: 1, stack: 100 - turn }] };
-  return { type: "update", version: version, events: [], hand_changes: changes };
-}
+const { tableState: snapshot, update } = require("./table_frames.js");
 
 test("before any snapshot there is nothing to resync from", () => {
   assert.equal(createMirror().since, null);
