@@ -70,6 +70,8 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.mirror import GAP_WAIT_SECONDS
+
 ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = Path(sys.executable).parent
 PG_URL = os.environ.get("LOAD_PG_URL", "postgres://postgres@127.0.0.1:5432")
@@ -534,11 +536,6 @@ def progress_of(state: dict) -> tuple[int, int] | None:
     if last and last.get("hand_id", last.get("id")) is not None:
         return last.get("hand_id", last.get("id")), 1 << 30
     return None
-
-
-# How long a client waits for a missing version before it asks for what it missed with
-# `resync` (bench.mirror's GAP_WAIT_SECONDS and static/js/table_socket.js's GAP_WAIT_MS).
-GAP_WAIT_SECONDS = 0.05
 
 
 def new_mirror():
