@@ -3,8 +3,9 @@
 "An online round's cost").
 
 In this one process, one player plays rounds at the bench's table (bench/showdown.py's wagers
-and decisions) after a warm-up; `time.process_time()` over the rounds without the profiler,
-then the same number again under cProfile, whose table of the most cumulative time is printed
+and decisions) after a warm-up; `time.process_time()` over the rounds without the profiler
+(beside the PostgreSQL backend's CPU over the same rounds, from /proc: the server must run on
+this machine), then the same number again under cProfile, whose table of the most cumulative time is printed
 with each statement's text once (Django's `execute_wrapper`; psycopg adds BEGIN and COMMIT).
 
     BENCH_DATABASE_NAME=bench_<you> .venv/bin/python -m bench.round_profile [--rounds 300]
@@ -24,6 +25,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from bench import ledger, showdown
+from bench.settle_backend import backend_cpu
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -69,16 +71,21 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         play(20, "warm")
         committed = transactions()
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_backend_pid()")
+            backend = cursor.fetchone()[0]
         with connection.execute_wrapper(count):
-            cpu, wall = time.process_time(), time.perf_counter()
+            server_cpu, cpu, wall = backend_cpu(backend), time.process_time(), time.perf_counter()
             play(args.rounds, "timed")
             cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+            server_cpu = backend_cpu(backend) - server_cpu
         committed = transactions() - committed - 2  # the two reads of the figure
         sent = sum(statements.values())
         print(
             f"per round: {sent / args.rounds:.2f} statements in "
             f"{committed / args.rounds:.2f} transactions (a statement outside BEGIN ... COMMIT "
             f"is its own), our CPU {cpu / args.rounds * 1000:.2f} ms, "
+            f"the PostgreSQL backend's CPU {server_cpu / args.rounds * 1000:.2f} ms, "
             f"wall {wall / args.rounds * 1000:.2f} ms"
         )
         for sql, times in statements.most_common():
