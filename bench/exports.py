@@ -151,7 +151,8 @@ def before_one_body(_args) -> tuple[int, int]:
 PEER_SQL = (
     "COPY (SELECT e.id, e.created_at, e.reason, pu.username, '' AS table_name, e.hand_id, "
     "'' AS created_by, e.memo, p.id, p.account_id, a.kind, coalesce(au.username, ''), '', "
-    "p.amount FROM cashier_entry e JOIN cashier_posting p ON p.entry_id = e.id "
+    "CASE WHEN a.kind IN ('house_bankroll', 'banked_bets_in_play') THEN a.shard::text "
+    "ELSE '' END, p.amount FROM cashier_entry e JOIN cashier_posting p ON p.entry_id = e.id "
     "JOIN cashier_account a ON a.id = p.account_id "
     "LEFT JOIN auth_user pu ON pu.id = e.player_id LEFT JOIN auth_user au ON au.id = a.owner_id "
     "ORDER BY e.id, p.id) TO STDOUT WITH CSV HEADER"

@@ -32,6 +32,7 @@ JOURNAL_COLUMNS = (
     "account_kind",
     "account_owner",
     "account_table",
+    "account_shard",
     "amount",
 )
 
@@ -52,11 +53,15 @@ def day_bounds(date_from: date | None, date_to: date | None) -> tuple[datetime |
 
 
 def _account_label(account: Account) -> dict:
+    """Which account: its id, kind, owner and table, and for one of the house's sharded
+    accounts (bets in play, the bankroll: `SHARDED_KIND_VALUES`) which shard; None for any
+    other account. The house's figure of such a kind is the sum over its shards."""
     return {
         "account_id": account.pk,
         "account_kind": account.kind,
         "account_owner": account.owner.get_username() if account.owner_id else "",
         "account_table": account.table.name if account.table_id else "",
+        "account_shard": account.shard if account.kind in SHARDED_KIND_VALUES else None,
     }
 
 
@@ -277,8 +282,8 @@ def _one_figure(account_id: int) -> list[int]:
 
 def balances_at(*, at: datetime, account_id: int | None = None) -> list[dict]:
     """Every account's balance from the postings of entries made before `at` (0 for accounts
-    with none by then). The shards of a sharded house account are one row, under the id of
-    its first shard, holding their sum."""
+    with none by then). The shards of a sharded house account are one row holding their sum:
+    `account_shard` "all", under the id of its first shard (the lowest id of that kind)."""
     accounts = Account.objects.select_related("owner", "table").order_by("id")
     if account_id is not None:
         accounts = accounts.filter(pk__in=_one_figure(account_id))
@@ -297,6 +302,7 @@ def balances_at(*, at: datetime, account_id: int | None = None) -> list[dict]:
             continue
         row = {**_account_label(account), "at": at.isoformat(), "balance": balance}
         if account.kind in SHARDED_KIND_VALUES:
+            row["account_shard"] = "all"
             first_of_kind[account.kind] = row
         rows.append(row)
     return rows

@@ -1,16 +1,19 @@
 """What auditors export beside the ledger: the audit log itself and the daily report.
 
-Plain rows (lists of dicts) that `cashier/audit_api.py` renders as JSON or CSV. The daily report is
-computed from ledger postings only (never from stored balances or service-side tables), so it
-agrees with the journal export by construction.
+Plain rows (lists of dicts) that `cashier/audit_api.py` renders as JSON or CSV. The daily report's
+amounts are computed from ledger postings only (never from stored balances or service-side
+tables), so they agree with the journal export by construction. One count is not in the ledger:
+how many players' rounds a live Showdown board's one shared settlement entry settled (a seat
+that lost every stake has no leg of its own in it); the banked game tells the report that
+(`shared_settlement_rounds_register`, from its AppConfig).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
-from datetime import UTC, date, timedelta
+from collections.abc import Callable, Iterator
+from datetime import UTC, date, datetime, timedelta
 
 from django.db.models import Count, F, Max, Min, Q, QuerySet, Sum
 from django.db.models.functions import TruncDate
@@ -162,6 +165,19 @@ def audit_log_manifest(records: QuerySet[AuditRecord]) -> dict:
 
 # -- the daily report
 
+# The rounds settled by shared settlement entries (a banked_payout entry that names no player:
+# a live Showdown board settles all its seats in one), per UTC day of the entry, for entries
+# made in [start, end). Registered by the app that knows its rounds (the cashier never imports
+# it); without one, such an entry counts once.
+SharedRoundsCounter = Callable[[datetime, datetime], dict[date, int]]
+_shared_rounds: list[SharedRoundsCounter] = []
+
+
+def shared_settlement_rounds_register(counter: SharedRoundsCounter) -> None:
+    """Count the rounds of shared banked settlement entries with `counter` (one counter: a
+    second registration replaces the first, so a repeated `ready()` changes nothing)."""
+    _shared_rounds[:] = [counter]
+
 
 def report_days(date_from: date | None, date_to: date | None, *, today: date) -> list[date]:
     """The UTC days a report covers: `to` defaults to today and `from` to `to` (one day)."""
@@ -192,14 +208,22 @@ def _empty_day(day: date) -> dict:
 
 def daily_report(*, days: list[date]) -> list[dict]:
     """Per UTC day, from the ledger: deposits and withdrawals (entries and cents), rake per
-    table, the banked game's result for the house (its settlements: one per online round and
-    one per live round for all its seats; their stakes; the house bankroll's movement, all
-    its shards summed), voids to charity, and staff balance adjustments (credited to and
-    debited from wallets). Amounts are cents; withdrawals and debits are shown positive. Each
-    day also carries the signed anchor of the audit chain's head its last daily verification
-    wrote (audit/anchor.py), for auditors to keep outside the database."""
+    table, the banked game's result for the house, voids to charity, and staff balance
+    adjustments (credited to and debited from wallets). Amounts are cents; withdrawals and
+    debits are shown positive. Each day also carries the signed anchor of the audit chain's
+    head its last daily verification wrote (audit/anchor.py), for auditors to keep outside the
+    database.
+
+    The banked game: `rounds_settled` is one per player's round settled that day (the day of
+    its settlement entry), as it has been since the report began, when every round, a live
+    table's seats included, settled in an entry of its own: an online round's entry names its
+    player and counts once; a live board's one entry for all its seats counts each seat's round
+    (`shared_settlement_rounds_register`). `staked` is the stakes those settlements took out of
+    bets in play and `house_result` the house bankroll's movement in them, each the sum over
+    the house's shards: one house figure."""
     report = {day: _empty_day(day) for day in days}
     start, end = day_bounds(days[0], days[-1])
+    assert start is not None and end is not None  # days are never empty
     legs = (
         Posting.objects.filter(entry__created_at__gte=start, entry__created_at__lt=end)
         .annotate(day=TruncDate("entry__created_at", tzinfo=UTC))
@@ -221,7 +245,6 @@ def daily_report(*, days: list[date]) -> list[dict]:
         elif reason == Entry.Reason.BANKED_PAYOUT and kind == Kind.HOUSE_BANKROLL:
             row["banked"]["house_result"] = leg["total"]
         elif reason == Entry.Reason.BANKED_PAYOUT and kind == Kind.BANKED_BETS_IN_PLAY:
-            row["banked"]["rounds_settled"] = leg["entries"]
             row["banked"]["staked"] = -leg["total"]
         elif reason == Entry.Reason.VOID and kind == Kind.CHARITY:
             row["voids_to_charity"] = {"count": leg["entries"], "amount": leg["total"]}
@@ -231,6 +254,21 @@ def daily_report(*, days: list[date]) -> list[dict]:
                 "credited": leg["credited"] or 0,
                 "debited": -(leg["debited"] or 0),
             }
+    for day, rounds in _banked_rounds_settled(start, end).items():
+        if day in report:
+            report[day]["banked"]["rounds_settled"] = rounds
+    for day, anchor in _audit_anchors(start, end).items():
+        report[day]["audit_anchor"] = anchor
+    for rake in daily_rake(date_from=days[0], date_to=days[-1]):
+        row = report[date.fromisoformat(rake["date"])]
+        row["rake"].append({k: v for k, v in rake.items() if k != "date"})
+        row["rake_total"] += rake["rake"]
+    return list(report.values())
+
+
+def _audit_anchors(start: datetime, end: datetime) -> dict[date, dict]:
+    """Per UTC day, the anchor of the day's last linked daily verification of the audit log."""
+    anchors: dict[date, dict] = {}
     verifications = (
         AuditRecord.objects.filter(
             action="verify.audit", created_at__gte=start, created_at__lt=end, seq__isnull=False
@@ -241,12 +279,34 @@ def daily_report(*, days: list[date]) -> list[dict]:
     for created_at, payload in verifications:
         anchor = payload.get("anchor") if isinstance(payload, dict) else None
         if anchor:
-            report[created_at.astimezone(UTC).date()]["audit_anchor"] = anchor
-    for rake in daily_rake(date_from=days[0], date_to=days[-1]):
-        row = report[date.fromisoformat(rake["date"])]
-        row["rake"].append({k: v for k, v in rake.items() if k != "date"})
-        row["rake_total"] += rake["rake"]
-    return list(report.values())
+            anchors[created_at.astimezone(UTC).date()] = anchor
+    return anchors
+
+
+def _banked_rounds_settled(start: datetime, end: datetime) -> dict[date, int]:
+    """Players' rounds settled per UTC day: each banked settlement entry naming its player is
+    one round; a shared one (naming no player) counts the rounds the banked game says it
+    settled, or once if no app counts them."""
+    counted: dict[date, int] = {}
+    payouts = (
+        Entry.objects.filter(
+            reason=Entry.Reason.BANKED_PAYOUT, created_at__gte=start, created_at__lt=end
+        )
+        .annotate(day=TruncDate("created_at", tzinfo=UTC))
+        .values("day")
+        .annotate(
+            named=Count("id", filter=Q(player__isnull=False)),
+            shared=Count("id", filter=Q(player__isnull=True)),
+        )
+        .values_list("day", "named", "shared")
+        .order_by()
+    )
+    for day, named, shared in payouts:
+        counted[day] = named + (0 if _shared_rounds else shared)
+    for counter in _shared_rounds:
+        for day, rounds in counter(start, end).items():
+            counted[day] = counted.get(day, 0) + rounds
+    return counted
 
 
 def daily_report_flat(days: list[dict]) -> list[dict]:

@@ -15,6 +15,13 @@ class ShowdownConfig(AppConfig):
         for check in BANKED_CHECKS:
             ledger_check_register(check)
 
+        # The auditors' daily report counts each seat's round of a live board, which settles
+        # all its seats in one entry naming no player; only this app knows how many it settled.
+        from cashier.audit_reports import shared_settlement_rounds_register
+        from showdown.selectors import shared_settlement_rounds
+
+        shared_settlement_rounds_register(shared_settlement_rounds)
+
         # The live table's timers ride the room's one timer path (config.timeouts).
         from config.timeouts import timeout_register
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import UTC, date, datetime
+
 from django.db.models import Count, Q, QuerySet, Sum, Value
 from django.db.models.functions import Coalesce, TruncDate
 
+from cashier.models import Entry
 from fairness.models import Commitment
 from fairness.published import commitment_of
 from showdown.models import ShowdownRound, ShowdownTable
@@ -75,6 +78,25 @@ def house_days() -> QuerySet:
             capped=Count("id", filter=Q(payout_capped=True)),
         )
         .order_by("-day")
+    )
+
+
+def shared_settlement_rounds(start: datetime, end: datetime) -> dict[date, int]:
+    """For the auditors' daily report (cashier.audit_reports): the players' rounds settled by
+    a live board's one shared settlement entry (a banked payout naming no player) made in
+    [start, end), per UTC day of that entry."""
+    return dict(
+        ShowdownRound.objects.filter(
+            result_entry__reason=Entry.Reason.BANKED_PAYOUT,
+            result_entry__player__isnull=True,
+            result_entry__created_at__gte=start,
+            result_entry__created_at__lt=end,
+        )
+        .annotate(day=TruncDate("result_entry__created_at", tzinfo=UTC))
+        .values("day")
+        .annotate(rounds=Count("id"))
+        .values_list("day", "rounds")
+        .order_by()
     )
 
 
