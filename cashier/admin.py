@@ -8,11 +8,19 @@ A correction is a balance adjustment: asked for here and approved by another sta
 from django import forms
 from django.contrib import admin
 from django.contrib.auth import get_user_model
+from django.db.models import Count, Sum
 from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
 
 from cashier.adjustments import adjustment_approve, adjustment_reject, adjustment_request
-from cashier.models import Account, BalanceAdjustment, Entry, Posting
+from cashier.models import (
+    HOUSE_SHARDS,
+    SHARDED_KIND_VALUES,
+    Account,
+    BalanceAdjustment,
+    Entry,
+    Posting,
+)
 from config.admin import ReadOnlyAdmin, ReasonForm, money, parse_dollars, tool_view
 
 
@@ -36,16 +44,59 @@ class PostingInline(admin.TabularInline):
 
 @admin.register(Account)
 class AccountAdmin(ReadOnlyAdmin):
-    list_display = ["id", "kind", "owner", "table", "balance_dollars", "in_hand_id", "created_at"]
+    """Every account, one row each: the house's bets in play and bankroll are split into shards
+    (issue 26; a player's rounds use shard `player id % HOUSE_SHARDS`), so each of those kinds
+    is up to HOUSE_SHARDS rows here, named by shard; above the list, the house's one figure
+    per kind (the sum of its shards), as reports and the auditors' exports show it."""
+
+    list_display = ["id", "kind", "shard_label", "owner", "table", "balance_dollars",
+                    "in_hand_id", "created_at"]  # fmt: skip
     list_filter = ["kind", "table"]
     search_fields = ["owner__username", "table__name"]
     list_select_related = ["owner", "table"]
-    fields = ["kind", "owner", "table", "balance_dollars", "in_hand_id", "created_at"]
+    fields = ["kind", "shard_label", "owner", "table", "balance_dollars", "in_hand_id",
+              "created_at"]  # fmt: skip
     readonly_fields = fields
 
     @admin.display(description="balance", ordering="balance")
     def balance_dollars(self, account: Account) -> str:
         return money(account.balance)
+
+    @admin.display(description="house shard", ordering="shard")
+    def shard_label(self, account: Account) -> str:
+        if account.kind not in SHARDED_KIND_VALUES:
+            return "-"
+        return f"{account.shard} of {HOUSE_SHARDS}"
+
+    def changelist_view(self, request, extra_context=None):
+        extra = {
+            **(extra_context or {}),
+            "house_figures": house_figures(),
+            "house_shards": HOUSE_SHARDS,
+        }
+        return super().changelist_view(request, extra)
+
+
+def house_figures() -> list[dict]:
+    """Per sharded house kind, its one figure: the shards' stored balances summed, and how
+    many shard accounts exist (they open on first use)."""
+    found = {
+        kind: (total, shards)
+        for kind, total, shards in Account.objects.filter(kind__in=SHARDED_KIND_VALUES)
+        .values("kind")
+        .annotate(total=Sum("balance"), shards=Count("id"))
+        .values_list("kind", "total", "shards")
+        .order_by()
+    }
+    return [
+        {
+            "kind": kind,
+            "label": Account.Kind(kind).label,
+            "shards": found.get(kind, (0, 0))[1],
+            "balance": money(found.get(kind, (0, 0))[0]),
+        }
+        for kind in SHARDED_KIND_VALUES
+    ]
 
 
 @admin.register(Entry)

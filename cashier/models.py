@@ -139,8 +139,8 @@ class Account(models.Model):
             parts.append(str(self.owner))
         if self.table_id:
             parts.append(f"table {self.table_id}")
-        if self.shard:
-            parts.append(f"shard {self.shard}")
+        if self.kind in SHARDED_KIND_VALUES:
+            parts.append(f"shard {self.shard} of {HOUSE_SHARDS}")
         return " / ".join(parts)
 
 
