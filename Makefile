@@ -45,7 +45,7 @@ node_modules/.installed: package.json package-lock.json
 bench: $(VENV)/.installed
 	.ci/services
 	$(PY) -m bench.engine
-	$(PY) -m bench.showdown
+	$(PY) -m bench.showdown --service
 	$(PY) -m bench.ledger
 	$(PY) -m bench.audit
 

@@ -10,7 +10,10 @@ The peer: the same machine's `pgbench` running a one-row update transaction
 of clients, for the same time. Both run against scratch databases created and dropped here, on
 the PostgreSQL server named by `BENCH_DATABASE_URL` (default postgres://postgres@127.0.0.1:5432).
 
-    .venv/bin/python -m bench.ledger [--seconds 5] [--clients 1 2] [--quick]
+    .venv/bin/python -m bench.ledger [--seconds 5] [--clients 1 2 4] [--quick]
+
+It exits 1 when verify_ledger or verify_audit finds a problem after the run (issue 26: both
+pass after every benchmark), having printed the figures and the problems.
 """
 
 from __future__ import annotations
@@ -232,7 +235,7 @@ def measure_pgbench(
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=5.0, help="per measurement")
-    parser.add_argument("--clients", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--clients", type=int, nargs="+", default=[1, 2, 4])
     parser.add_argument("--quick", action="store_true", help="2 seconds per measurement")
     args = parser.parse_args(argv)
     seconds = 2.0 if args.quick else args.seconds
@@ -310,15 +313,17 @@ def main(argv: Sequence[str] | None = None) -> None:
             )
 
         # The bench settles hand ids that no table dealt, so poker's hand check does not apply.
-        report = ledger_verify(skip={"hand_settlements_match_hands"})
+        final = ledger_verify(skip={"hand_settlements_match_hands"})
         print(
-            f"  (ledger after the run: {report.entries:,} entries, {report.postings:,} postings, "
-            f"{'consistent' if report.ok else 'NOT CONSISTENT: ' + '; '.join(report.problems)})"
+            f"  (ledger after the run: {final.entries:,} entries, {final.postings:,} postings, "
+            f"{'consistent' if final.ok else 'NOT CONSISTENT: ' + '; '.join(final.problems)})"
         )
         connections.close_all()
     finally:
         server.drop(LEDGER_DB)
         server.drop(PGBENCH_DB)
+    if not (report.ok and audited.ok and final.ok):
+        sys.exit("verify_ledger or verify_audit failed after the run (above)")
 
 
 if __name__ == "__main__":

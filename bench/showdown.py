@@ -9,7 +9,9 @@ docs/benchmarks.md.
 `showdown.services` (deal: the wagers into play; decide: the Bet into play, the board, the
 settlement to the wallet and the house; every movement a ledger entry) against pgbench's
 one-row update TPS with the same number of clients in the same run, on scratch databases
-(bench/ledger.py's server, `BENCH_DATABASE_URL`). ``--service-only`` skips the engine.
+(bench/ledger.py's server, `BENCH_DATABASE_URL`), 1, 2 and 4 clients unless ``--clients``
+says otherwise. ``--service-only`` skips the engine. The run exits 1 when verify_ledger or
+verify_audit finds a problem in what it wrote (issue 26: both pass after every benchmark).
 """
 
 import argparse
@@ -268,9 +270,10 @@ def _measure_service(table_id: int, players: list[int], seconds: float, tag: str
     return forked_rate(_play_rounds, worker_args, seconds=seconds, what="Showdown bench client")
 
 
-def measure_service(client_counts: Sequence[int], seconds: float) -> None:
+def measure_service(client_counts: Sequence[int], seconds: float) -> bool:
     """Rounds per second through the services against pgbench's one-row update, per client
-    count, then verify_ledger over everything the run wrote."""
+    count, then verify_ledger and verify_audit over everything the run wrote: True when both
+    pass."""
     from bench.ledger import SERVER_URL, Server, find_pgbench, measure_pgbench
 
     server = Server.from_url(SERVER_URL)
@@ -315,6 +318,7 @@ def measure_service(client_counts: Sequence[int], seconds: float) -> None:
     finally:
         server.drop(SERVICE_DB)
         server.drop(PGBENCH_DB)
+    return report.ok and audited.ok
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -322,7 +326,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="a short run (smaller samples)")
     parser.add_argument("--service", action="store_true", help="add the services on PostgreSQL")
     parser.add_argument("--service-only", action="store_true", help="only the services")
-    parser.add_argument("--clients", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--clients", type=int, nargs="+", default=[1, 2, 4])
     parser.add_argument("--seconds", type=float, default=5.0, help="per service measurement")
     args = parser.parse_args(argv)
     settings = QUICK if args.quick else FULL
@@ -331,8 +335,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         for section in (measure_rounds, measure_calculator):
             for measurement in section(settings):
                 print(measurement.line(), flush=True)
-    if args.service or args.service_only:
-        measure_service(args.clients, 2.0 if args.quick else args.seconds)
+    service = args.service or args.service_only
+    if service and not measure_service(args.clients, 2.0 if args.quick else args.seconds):
+        sys.exit("verify_ledger or verify_audit failed after the run (above)")
 
 
 if __name__ == "__main__":
