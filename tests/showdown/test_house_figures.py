@@ -30,11 +30,10 @@ def csv_rows(response) -> list[dict]:
     return list(csv.DictReader(io.StringIO(response.getvalue().decode())))
 
 
-@pytest.fixture
-def a_live_and_an_online_round(monkeypatch):
-    """A live board of three seats on three shards (Ann wins, Bob folds and loses his Ante,
-    so no wallet leg of his in the board's entry; Cat loses everything) and an online round
-    of Dan's; (live rounds, online round)."""
+def play_a_live_board(monkeypatch) -> list[ShowdownRound]:
+    """A live board of three seats on three shards, settled in one entry: Ann wins (royal
+    flush, raised), Bob folds and loses his Ante, Cat calls and loses everything (so no wallet
+    leg of hers in the board's entry); the seats' rounds, in seat order."""
     table = make_showdown_table(seats=7, bet_seconds=15, action_seconds=20)
     ann, bob, cat = (seated(table, n, s) for n, s in (("ann", 1), ("bob", 3), ("cat", 6)))
     assert len({house_shard(p.pk) for p in (ann, bob, cat)}) == 3
@@ -46,8 +45,13 @@ def a_live_and_an_online_round(monkeypatch):
     for player, decision in ((ann, "raise"), (bob, "fold"), (cat, "call")):
         live_decide(player=player, table_id=table.pk, decision=decision, idempotency_key="d")
     assert LiveRound.objects.get().phase == LiveRound.Phase.SETTLED
-    live = list(ShowdownRound.objects.filter(live_round__isnull=False))
+    return list(ShowdownRound.objects.filter(live_round__isnull=False).order_by("live_seat"))
 
+
+@pytest.fixture
+def a_live_and_an_online_round(monkeypatch):
+    """`play_a_live_board` and an online round of Dan's; (live rounds, online round)."""
+    live = play_a_live_board(monkeypatch)
     dan = make_funded_player("dan")
     deck = showdown_deck(*NOTHING)
     monkeypatch.setattr(services, "deck_shuffle", lambda randbelow: list(deck))
