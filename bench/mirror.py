@@ -6,17 +6,30 @@ static/js/table_state.js does the same for the page, with the updates in order f
 static/js/table_socket.js (both tested under node, tests/js/); this is their Python twin for the
 sockets of the tests (tests/factories.py) and of bench/load.py, so the tests check that the
 small frames add up to the whole state. Not part of the room: nothing in it imports this.
+The frames are poker/frames.py's TypedDicts (read for their types only: the benchmark's
+clients need not load the room's modules).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict, cast
+
+if TYPE_CHECKING:
+    from poker.frames import PrivateHand, TableFrame, TableState, UpdateFrame, YouJson
 
 
-def own_part(state: dict[str, Any]) -> dict[str, Any]:
+class OwnPart(TypedDict):
+    """A player's own part as of `version`: a `private` frame but its `type`."""
+
+    version: int
+    you: YouJson | None
+    hand: PrivateHand | None
+
+
+def own_part(state: TableState) -> OwnPart:
     """A snapshot's STATE split like a `private` frame: `you` and the player's own hand part."""
     hand = state.get("hand")
-    mine = None
+    mine: PrivateHand | None = None
     if hand is not None and hand.get("you") is not None:
         seat = next(s for s in hand["seats"] if s["seat"] == hand["you"])
         mine = {
@@ -29,10 +42,10 @@ def own_part(state: dict[str, Any]) -> dict[str, Any]:
     return {"version": state["version"], "you": state.get("you"), "hand": mine}
 
 
-def compose(public: dict[str, Any], own: dict[str, Any] | None) -> dict[str, Any]:
+def compose(public: TableState, own: OwnPart | None) -> TableState:
     """The public STATE with the player's own part laid over it: `you`, their hole cards and,
     when the hand is at the turn their part was made for, their legal actions."""
-    state = {**public, "you": own["you"] if own is not None else public.get("you")}
+    state: TableState = {**public, "you": own["you"] if own is not None else public.get("you")}
     hand = public.get("hand")
     if hand is not None:
         hand = {**hand, "you": None, "legal_actions": None}
@@ -66,9 +79,9 @@ class TableMirror:
     a snapshot), `stale` frames older than what it shows (ignored)."""
 
     def __init__(self) -> None:
-        self.public: dict[str, Any] | None = None
-        self.own: dict[str, Any] | None = None
-        self.pending: dict[int, dict[str, Any]] = {}
+        self.public: TableState | None = None  # the public parts (`you` as the snapshot's)
+        self.own: OwnPart | None = None
+        self.pending: dict[int, UpdateFrame] = {}
         self.gaps = 0
         self.broken = 0
         self.stale = 0
@@ -78,31 +91,30 @@ class TableMirror:
         return self.public["version"] if self.public is not None else 0
 
     @property
-    def state(self) -> dict[str, Any] | None:
+    def state(self) -> TableState | None:
         return None if self.public is None else compose(self.public, self.own)
 
-    def apply(self, frame: dict[str, Any]) -> bool:
+    def apply(self, frame: TableFrame) -> bool:
         """True when the frame changed what the client shows."""
-        kind = frame.get("type")
-        if kind == "snapshot":
+        if frame["type"] == "snapshot":
             state = frame["state"]
-            self.public = dict(state)
+            self.public = state.copy()
             if self.own is None or self.own["version"] <= state["version"]:
                 self.own = own_part(state)
             self._pending_apply()
             return True
-        if kind == "resync":
+        if frame["type"] == "resync":
             changed = False
-            for missed in frame["frames"]:
-                changed = self.apply(missed) or changed
+            for missed in frame["frames"]:  # `update` and `private` frames
+                changed = self.apply(cast("TableFrame", missed)) or changed
             return changed
-        if kind == "private":
+        if frame["type"] == "private":
             if self.own is not None and frame["version"] < self.own["version"]:
                 self.stale += 1
                 return False
             self.own = {"version": frame["version"], "you": frame["you"], "hand": frame["hand"]}
             return True
-        if kind == "update" and self.public is not None:
+        if frame["type"] == "update" and self.public is not None:
             version = frame["version"]
             if version <= self.public["version"] or version in self.pending:
                 self.stale += 1
@@ -128,10 +140,11 @@ class TableMirror:
             changed = self._update(self.pending.pop(self.public["version"] + 1)) or changed
         return changed
 
-    def _update(self, frame: dict[str, Any]) -> bool:
+    def _update(self, frame: UpdateFrame) -> bool:
         """Apply the next update (False: it changes a hand this client never saw)."""
         version = frame["version"]
-        public = {**self.public, "version": version}
+        assert self.public is not None, "an update is applied after a snapshot"
+        public: TableState = {**self.public, "version": version}
         if "hand_changes" in frame:
             changes = frame["hand_changes"]
             hand = public.get("hand")

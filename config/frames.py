@@ -8,6 +8,13 @@ active language for people, and the frame's own `seq` and `key` echoed so the cl
 which frame it answers. Nothing here touches the database, the channel layer or a socket: the
 sockets' consumers (config/sockets.py) call it and send `Refusal.frame()`.
 
+What the sockets send back is typed too, one TypedDict per frame with its `type` as a
+`Literal` (issue 23 item 6): the frames every socket shares are here (`ErrorFrame`,
+`PongFrame`, `HeartbeatFrame`, `ResyncFrame`, `SupersededFrame`); each socket's own are beside
+its commands (`poker.frames`, `showdown.frames`, `lobby.frames`, each with the map of its
+socket's frames by type). tests/poker/test_protocol_names.py holds docs/protocol.md to them and
+tests/poker/test_frame_types.py holds the frames the sockets really send to them.
+
 The field readers below raise `FrameRefused`; a protocol's command parsers use them, so one
 rule and one code hold per kind of field on every socket: a whole number or a flag of the
 wrong kind is `bad_field`, money is `bad_amount` (config.inputs.parse_cents), an idempotency
@@ -18,7 +25,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import (
+    Any,
+    Literal,
+    NotRequired,
+    TypedDict,
+    TypeGuard,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
 from django.utils.translation import gettext as _
 
@@ -37,6 +53,67 @@ class FrameRefused(Refused):
     """A frame of the wrong shape, refused before any service sees it."""
 
 
+# -- the frames every socket sends (docs/protocol.md "Server -> client", "Error frames")
+
+
+class ErrorFrame(TypedDict):
+    """A refused frame or command, to its sender alone; nothing changed."""
+
+    type: Literal["error"]
+    code: str
+    message: str
+    seq: int | None  # the refused frame's, when an integer
+    key: str | None  # the refused frame's, when a string (its first 64 characters)
+
+
+class PongFrame(TypedDict):
+    type: Literal["pong"]
+    echo: Any  # the `ping`'s, any JSON value
+
+
+class HeartbeatFrame(TypedDict):
+    """Through the table's group every `heartbeat_seconds`: the table's current version."""
+
+    type: Literal["heartbeat"]
+    version: int
+
+
+class ResyncFrame(TypedDict):
+    """The versioned frames a socket missed after `since`, as they were sent, oldest first."""
+
+    type: Literal["resync"]
+    since: int
+    frames: list[dict[str, Any]]  # each one of the socket's own versioned frames
+    heartbeat_seconds: NotRequired[int]  # a page reconnecting with `?since=`
+
+
+class SupersededFrame(TypedDict):
+    """To an older socket of the same player at the same table, before it closes (4409)."""
+
+    type: Literal["superseded"]
+
+
+def frame_type(definition: type) -> str:
+    """The `type` a frame's TypedDict declares (its one Literal value)."""
+    (name,) = get_args(get_type_hints(definition)["type"])
+    return str(name)
+
+
+def frame_fields(definition: type) -> dict[str, bool]:
+    """{field: whether every frame of this type has it} of a frame's TypedDict, `type` aside,
+    in declared order. Read from the annotations, not `__required_keys__`, which counts a
+    NotRequired field as required in a module with `from __future__ import annotations`."""
+    hints = get_type_hints(definition, include_extras=True)
+    return {
+        name: get_origin(hint) is not NotRequired for name, hint in hints.items() if name != "type"
+    }
+
+
+def frames_by_type(union: Any) -> dict[str, type]:
+    """{type: TypedDict} of a socket's frames (a union of TypedDicts)."""
+    return {frame_type(each): each for each in get_args(union)}
+
+
 @dataclass(frozen=True)
 class Refusal:
     """A refused frame or command: the one error frame of every socket. Nothing changed."""
@@ -46,7 +123,7 @@ class Refusal:
     seq: int | None = None
     key: str | None = None
 
-    def frame(self) -> dict[str, Any]:
+    def frame(self) -> ErrorFrame:
         return {
             "type": "error",
             "code": self.code,
@@ -153,7 +230,7 @@ def refusal_for(error: Refused, frame: Mapping[str, Any] | Any = None) -> Refusa
 # -- field readers for the protocols' command parsers
 
 
-def is_whole(value: Any) -> bool:
+def is_whole(value: Any) -> TypeGuard[int]:
     """An integer, and not a bool (True is 1 to Python, never to a player)."""
     return isinstance(value, int) and not isinstance(value, bool)
 

@@ -18,6 +18,7 @@ import asyncio
 import json
 import logging
 import re
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -28,7 +29,17 @@ from django.utils.translation import gettext as _
 
 from config.errors import Refused
 from config.frame_log import Missed
-from config.frames import Ping, Protocol, Refusal, parse_frame, refusal_for
+from config.frames import (
+    HeartbeatFrame,
+    Ping,
+    PongFrame,
+    Protocol,
+    Refusal,
+    ResyncFrame,
+    SupersededFrame,
+    parse_frame,
+    refusal_for,
+)
 from config.i18n import socket_language_activate
 from config.ratelimit import rate_limit_hit
 
@@ -49,7 +60,8 @@ class FrameConsumer(AsyncWebsocketConsumer):
             return
         try:
             if isinstance(command, Ping):
-                await self.send_frame({"type": "pong", "echo": command.echo})
+                pong: PongFrame = {"type": "pong", "echo": command.echo}
+                await self.send_frame(pong)
             else:
                 await self.handle(command)
         except Refused as error:  # a service saying no: nothing changed
@@ -64,7 +76,8 @@ class FrameConsumer(AsyncWebsocketConsumer):
         """Carry out one parsed command (each socket's own)."""
         raise NotImplementedError
 
-    async def send_frame(self, frame: dict[str, Any]) -> None:
+    async def send_frame(self, frame: Mapping[str, Any]) -> None:
+        """One frame (a TypedDict of config.frames or of the socket's own frames), as JSON."""
         await self.send(text_data=json.dumps(frame, separators=(",", ":")))
 
     async def send_error(self, code: str, message: str) -> None:
@@ -149,9 +162,10 @@ class TableSocket(FrameConsumer):
         """The whole state now, with `heartbeat_seconds`."""
         raise NotImplementedError
 
-    async def resync_hello(self, frame: dict[str, Any]) -> None:
-        """What a reconnecting page's resync adds to tell it what a snapshot would have."""
-        frame["heartbeat_seconds"] = settings.POKER_HEARTBEAT_SECONDS
+    async def resync_hello(self, frame: ResyncFrame) -> ResyncFrame:
+        """A reconnecting page's resync, with what it adds to tell the page what a snapshot
+        would have."""
+        return {**frame, "heartbeat_seconds": settings.POKER_HEARTBEAT_SECONDS}
 
     async def resync_send(self, since: int, *, hello: bool = False) -> None:
         """The frames this socket missed after `since`, from the frame log, in one `resync`
@@ -172,13 +186,13 @@ class TableSocket(FrameConsumer):
             self.snapshot_asked_at = loop.time()
             await self.snapshot_send()
             return
-        frame: dict[str, Any] = {
+        frame: ResyncFrame = {
             "type": "resync",
             "since": since,
             "frames": [json.loads(text) for text in missed.frames],
         }
         if hello:
-            await self.resync_hello(frame)
+            frame = await self.resync_hello(frame)
         await self.send_frame(frame)
 
     async def snapshot_requested(self) -> None:
@@ -203,11 +217,13 @@ class TableSocket(FrameConsumer):
     async def table_heartbeat(self, message: dict) -> None:
         """The room's periodic beat through the table's group (docs/protocol.md): it proves
         this socket is still in the group and tells the page which version is current."""
-        await self.send_frame({"type": "heartbeat", "version": message["version"]})
+        beat: HeartbeatFrame = {"type": "heartbeat", "version": message["version"]}
+        await self.send_frame(beat)
 
     async def table_supersede(self, message: dict) -> None:
         if message["channel"] == self.channel_name:
             return
         self.superseded = True
-        await self.send_frame({"type": "superseded"})
+        superseded: SupersededFrame = {"type": "superseded"}
+        await self.send_frame(superseded)
         await self.close(code=CLOSE_SUPERSEDED)

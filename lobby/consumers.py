@@ -10,7 +10,9 @@ from typing import Any
 
 from config.sockets import FrameConsumer
 from lobby.commands import LOBBY
+from lobby.frames import WelcomeFrame
 from poker.broadcast import LOBBY_GROUP, player_group_name
+from poker.frames import LobbyUpdateFrame
 
 
 class LobbyConsumer(FrameConsumer):
@@ -25,9 +27,11 @@ class LobbyConsumer(FrameConsumer):
         for group in self.joined_groups:
             await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
-        await self.send_frame(
-            {"type": "welcome", "username": user.get_username() if signed_in else None}
-        )
+        welcome: WelcomeFrame = {
+            "type": "welcome",
+            "username": user.get_username() if signed_in else None,
+        }
+        await self.send_frame(welcome)
 
     async def disconnect(self, code: int) -> None:
         for group in self.joined_groups:
@@ -37,9 +41,11 @@ class LobbyConsumer(FrameConsumer):
         """Never called: `ping`, the lobby's one frame, is answered by the base consumer."""
         raise AssertionError(f"the lobby parsed {command!r}, which it has no use for")
 
-    async def lobby_update(self, event: dict) -> None:
-        """Relay a lobby change broadcast by a service after its transaction commits."""
-        await self.send_frame({"type": "lobby.update", "update": event["update"]})
+    async def lobby_update(self, event: LobbyUpdateFrame) -> None:
+        """Relay a lobby change broadcast by a service after its transaction commits
+        (poker.broadcast.send_lobby: the channel-layer message is the frame)."""
+        update: LobbyUpdateFrame = {"type": "lobby.update", "update": event["update"]}
+        await self.send_frame(update)
 
     async def player_notice(self, message: dict) -> None:
         """What concerns this player wherever they are (a seat offered), already JSON."""

@@ -10,6 +10,8 @@ own part this change may have moved. No message on the channel layer carries one
 hidden cards to another player's socket; never the deck or burns.
 
 Both are serialised to JSON here, once, so a socket forwards text without encoding it again.
+Each frame is built as its TypedDict of poker/frames.py (docs/protocol.md's frames, defined
+once).
 """
 
 from __future__ import annotations
@@ -27,6 +29,17 @@ from config.after_commit import layer_send_queue
 from config.frame_log import Missed, frames_keep, frames_missed_in
 from poker.engine.hand import Hand as EngineHand
 from poker.engine.views import events_for
+from poker.frames import (
+    ChatFrame,
+    ChatRemovedFrame,
+    HandJson,
+    LobbyUpdateFrame,
+    PrivateFrame,
+    PrivateHand,
+    SeatOfferEndedFrame,
+    SeatOfferFrame,
+    UpdateFrame,
+)
 from poker.models import Hand, Seat, Table
 from poker.selectors import TableView, player_json
 
@@ -86,7 +99,7 @@ def player_group_name(user_id: int) -> str:
     return f"player-{user_id}"
 
 
-def _dumps(frame: dict[str, Any]) -> str:
+def _dumps(frame: Mapping[str, Any]) -> str:
     return json.dumps(frame, separators=(",", ":"))
 
 
@@ -94,7 +107,7 @@ def _dumps(frame: dict[str, Any]) -> str:
 _HAND_FIXED = ("number", "game", "structure", "stakes", "button", "you", "legal_actions")
 
 
-def _hand_changes(hand: dict[str, Any], events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def _hand_changes(hand: HandJson, events: Sequence[Mapping[str, Any]]) -> HandJson:
     """The public hand without what the betting cannot change, and only the seats it moved:
     those the events name, or all when a street was dealt (the bets went to the pot)."""
     changes = {key: value for key, value in hand.items() if key not in _HAND_FIXED}
@@ -104,7 +117,7 @@ def _hand_changes(hand: dict[str, Any], events: Sequence[Mapping[str, Any]]) -> 
     return changes
 
 
-def private_hand(view: TableView, seat_number: int | None, legal=None) -> dict[str, Any] | None:
+def private_hand(view: TableView, seat_number: int | None, legal=None) -> PrivateHand | None:
     """A player's own part of the running hand: their seat, hole cards and (when it is their
     turn) legal actions, tied to the hand id and turn they belong to."""
     engine, hand_row = view.engine, view.hand_row
@@ -113,7 +126,7 @@ def private_hand(view: TableView, seat_number: int | None, legal=None) -> dict[s
     if legal is None:
         legal = engine.legal_actions()
     index = engine.seats.index(seat_number)
-    return {
+    return {  # PrivateHand
         "id": hand_row.pk,
         "turn": hand_row.turn,
         "seat": seat_number,
@@ -212,10 +225,10 @@ def _players_concerned(
 
 def _public_frame(
     view: TableView, events: Sequence[Mapping[str, Any]], *, betting: bool, version: int
-) -> dict[str, Any]:
+) -> UpdateFrame:
     """The `update` frame: betting sends only what it moved of the hand; anything else also
     the seats, the last result, the waiting list and the next seed's hash."""
-    public: dict[str, Any] = {"type": "update", "version": version, "events": events}
+    public: UpdateFrame = {"type": "update", "version": version, "events": events}
     hand = view.hand_json(None)
     if betting and hand is not None:
         public["hand_changes"] = _hand_changes(hand, events)
@@ -246,14 +259,13 @@ def _private_frames(view: TableView, user_ids: set[int], *, version: int) -> dic
     private = {}
     for user_id, player in players.items():
         seat = view.seat_of(user_id)
-        private[user_id] = _dumps(
-            {
-                "type": "private",
-                "version": version,
-                "you": view.you_json(player),
-                "hand": private_hand(view, seat.number if seat else None, legal),
-            }
-        )
+        frame: PrivateFrame = {
+            "type": "private",
+            "version": version,
+            "you": view.you_json(player),
+            "hand": private_hand(view, seat.number if seat else None, legal),
+        }
+        private[user_id] = _dumps(frame)
     return private
 
 
@@ -360,7 +372,10 @@ def send_heartbeats(versions: dict[int, int], group_of: Callable[[int], str] = g
 
 def send_lobby(*, table_id: int, seats_taken: int) -> None:
     """Tell lobby sockets a table's seats changed (they refresh their table list)."""
-    message = {"type": "lobby.update", "update": {"table": table_id, "seats_taken": seats_taken}}
+    message: LobbyUpdateFrame = {
+        "type": "lobby.update",
+        "update": {"table": table_id, "seats_taken": seats_taken},
+    }
 
     async def deliver(layer) -> None:
         await layer.group_send(LOBBY_GROUP, message)
@@ -382,7 +397,7 @@ def send_player_excluded(*, table_ids: list[int], user_id: int, message: str) ->
     _run_on_layer(tell, f"the exclusion of player {user_id} to their sockets")
 
 
-def send_table_frame(*, table_id: int, frame: dict[str, Any]) -> None:
+def send_table_frame(*, table_id: int, frame: ChatFrame | ChatRemovedFrame) -> None:
     """A frame outside the table's versioned state (chat) to every socket at the table, as
     it is: the sockets forward `table.update` messages' text unchanged."""
     message = {"type": "table.update", "text": _dumps(frame)}
@@ -390,10 +405,10 @@ def send_table_frame(*, table_id: int, frame: dict[str, Any]) -> None:
     async def deliver(layer) -> None:
         await layer.group_send(group_name(table_id), message)
 
-    _run_on_layer(deliver, f"a {frame.get('type')} frame to table {table_id}")
+    _run_on_layer(deliver, f"a {frame['type']} frame to table {table_id}")
 
 
-def send_to_player(*, user_id: int, frame: dict[str, Any]) -> None:
+def send_to_player(*, user_id: int, frame: SeatOfferFrame | SeatOfferEndedFrame) -> None:
     """A frame to every open page of one player (their lobby and table sockets)."""
     message = {"type": "player.notice", "text": _dumps(frame)}
 

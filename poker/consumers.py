@@ -24,7 +24,7 @@ from django.utils.translation import gettext as _
 from config.after_commit import socket_loop_remember
 from config.db_pool import DatabaseBusy, refuse_when_pool_exhausted
 from config.db_threads import in_db_thread
-from config.frames import Resync, Snapshot
+from config.frames import Resync, ResyncFrame, Snapshot
 from config.sockets import TableSocket
 from poker import owner, services
 from poker.broadcast import (
@@ -50,8 +50,9 @@ from poker.commands import (
     WaitingJoin,
     WaitingLeave,
 )
+from poker.frames import ChatLine, ExcludedFrame, SnapshotFrame, TableResyncFrame
 from poker.models import Table
-from poker.selectors import chat_recent, table_snapshot_for
+from poker.selectors import TableSnapshot, chat_recent, table_snapshot_for
 from responsible import rules as responsible
 
 log = logging.getLogger(__name__)
@@ -180,15 +181,18 @@ class TableConsumer(TableSocket):
     async def frames_missed(self, since: int) -> Missed | None:
         return await _frames_missed(self.table_id, self.user.pk, since)
 
-    async def resync_hello(self, frame: dict[str, Any]) -> None:
+    async def resync_hello(self, frame: ResyncFrame) -> TableResyncFrame:
         """A reconnecting page's resync also brings the heartbeat and the recent chat."""
-        frame["heartbeat_seconds"] = settings.POKER_HEARTBEAT_SECONDS
-        frame["chat"] = await _chat_read(self.table_id)
+        return {
+            **frame,
+            "heartbeat_seconds": settings.POKER_HEARTBEAT_SECONDS,
+            "chat": await _chat_read(self.table_id),
+        }
 
     async def snapshot_send(self) -> None:
         """The whole STATE now, read from the database, with the heartbeat the page expects."""
         snapshot = await _snapshot_for(self.table_id, self.user)
-        frame = {
+        frame: SnapshotFrame = {
             "type": "snapshot",
             "state": snapshot["state"],
             "log": snapshot["log"],
@@ -200,7 +204,8 @@ class TableConsumer(TableSocket):
     async def table_player_excluded(self, message: dict) -> None:
         """The player started a time-out or self-exclusion: say so and close; the seat is
         already leaving after the hand (responsible.services.exclusion_start)."""
-        await self.send_frame({"type": "excluded", "message": message["message"]})
+        excluded: ExcludedFrame = {"type": "excluded", "message": message["message"]}
+        await self.send_frame(excluded)
         await self.close(code=CLOSE_EXCLUDED)
 
 
@@ -210,7 +215,7 @@ def _frames_missed(table_id: int, user_id: int, since: int) -> Missed | None:
 
 
 @in_db_thread
-def _chat_read(table_id: int) -> list[dict]:
+def _chat_read(table_id: int) -> list[ChatLine]:
     return chat_recent(table_id=table_id)
 
 
@@ -228,7 +233,7 @@ def _exclusion_message(user) -> str | None:
 
 
 @in_db_thread
-def _snapshot_for(table_id: int, user) -> dict:
+def _snapshot_for(table_id: int, user) -> TableSnapshot:
     """A table deleted by staff is `no_table`, as for a service. Read from the database on
     the sockets' database threads, not in the table's turn at its owner: every frame carries
     the table's version, so a snapshot read beside a command is never applied out of order

@@ -22,6 +22,17 @@ from cashier.services import dollars
 from fairness.published import table_seed_hash
 from poker.engine.hand import Hand as EngineHand
 from poker.engine.views import events_for, redact_event, view_for
+from poker.frames import (
+    BuyInRule,
+    ChatLine,
+    PlayerJson,
+    SeatJson,
+    TableJson,
+    TableState,
+    WaitingJson,
+    WaitingPlace,
+    YouJson,
+)
 from poker.models import (
     ChatMessage,
     Hand,
@@ -32,13 +43,6 @@ from poker.models import (
     TableBar,
     WaitingEntry,
 )
-
-
-class PlayerJson(TypedDict):
-    """How a player appears at a table and in its events: never the username or email."""
-
-    id: int
-    display_name: str
 
 
 def player_json(player) -> PlayerJson:
@@ -55,7 +59,7 @@ def _has_profile(player) -> bool:
         return False
 
 
-def table_json(table: Table) -> dict[str, Any]:
+def table_json(table: Table) -> TableJson:
     return {
         "id": table.pk,
         "name": table.name,
@@ -224,15 +228,15 @@ class TableView:
         return names
 
     @cached_property
-    def table_json(self) -> dict[str, Any]:
+    def table_json(self) -> TableJson:
         return table_json(self.table)
 
     @cached_property
-    def seats_json(self) -> list[dict[str, Any]]:
+    def seats_json(self) -> list[SeatJson]:
         """Every seat as the STATE shows it (not built for a change that is only betting)."""
         return [self._seat_json(n) for n in range(1, self.table.max_seats + 1)]
 
-    def _seat_json(self, number: int) -> dict[str, Any]:
+    def _seat_json(self, number: int) -> SeatJson:
         seat = self.seats.get(number)
         if seat is None:
             return {
@@ -271,7 +275,7 @@ class TableView:
         )
 
     @property
-    def waiting_json(self) -> dict[str, int] | None:
+    def waiting_json(self) -> WaitingJson | None:
         """The list as everyone sees it: how many wait, how many of them hold a seat offer."""
         if self.waiting is None:
             return None
@@ -280,7 +284,7 @@ class TableView:
             "offered": sum(1 for _, expires_at in self.waiting if expires_at is not None),
         }
 
-    def waiting_of(self, user_id: int) -> dict[str, Any] | None:
+    def waiting_of(self, user_id: int) -> WaitingPlace | None:
         """The player's own place in the list (1 = next) and the offer they hold, if any."""
         if self.waiting is None:
             if self.seat_of(user_id) is not None:
@@ -336,7 +340,7 @@ class TableView:
             )
         )
 
-    def you_json(self, player) -> dict[str, Any]:
+    def you_json(self, player) -> YouJson:
         seat = self.seat_of(player.pk)
         terms = None if seat else buy_in_terms(player=player, table=self.table)
         wallets = self.wallets
@@ -350,11 +354,11 @@ class TableView:
             # Why ratholing moved the range, so the sit dialog can say it (docs/protocol.md).
             "buy_in_rule": None
             if terms is None or terms.rule is None
-            else {
-                "rule": terms.rule,
-                "left_with": terms.left_with,
-                "until": None if terms.until is None else terms.until.isoformat(),
-            },
+            else BuyInRule(
+                rule=terms.rule,
+                left_with=terms.left_with,
+                until=None if terms.until is None else terms.until.isoformat(),
+            ),
             "sitting_out": bool(seat and seat.status == Seat.Status.SITTING_OUT),
             "status": seat.status if seat else None,
             "posts_big_blind": bool(seat and seat.posts_big_blind_next),
@@ -383,7 +387,7 @@ class TableView:
             {**event, "hand_id": self.hand_row.pk} for event in events_for(self.engine, in_hand)
         ]
 
-    def state_for(self, player, *, version: int | None = None) -> dict[str, Any]:
+    def state_for(self, player, *, version: int | None = None) -> TableState:
         """STATE for a player (seated or watching), or the public one for `player=None`."""
         seat = self.seat_of(player.pk) if player is not None else None
         return {
@@ -406,13 +410,21 @@ def _iso(timestamp: float | None) -> str | None:
     return datetime.fromtimestamp(timestamp, tz=UTC).isoformat()
 
 
-def table_state_for(*, table: Table, player) -> dict[str, Any]:
+def table_state_for(*, table: Table, player) -> TableState:
     """The personal STATE of docs/protocol.md (a spectator when not seated)."""
     table = Table.objects.get(pk=table.pk)
     return TableView(table).state_for(player)
 
 
-def table_snapshot_for(*, table: Table, player) -> dict[str, Any]:
+class TableSnapshot(TypedDict):
+    """What a `snapshot` frame (poker.frames.SnapshotFrame) carries of the table."""
+
+    state: TableState
+    log: list[dict[str, Any]]
+    chat: list[ChatLine]
+
+
+def table_snapshot_for(*, table: Table, player) -> TableSnapshot:
     """The snapshot frame's parts: the personal STATE, the running hand's log so far and the
     table's recent chat."""
     view = TableView(Table.objects.get(pk=table.pk))
@@ -426,7 +438,7 @@ def table_snapshot_for(*, table: Table, player) -> dict[str, Any]:
 CHAT_RECENT = 50  # lines a page gets when it connects
 
 
-def chat_message_json(message: ChatMessage) -> dict[str, Any]:
+def chat_message_json(message: ChatMessage) -> ChatLine:
     """A chat line as every page gets it: the writer's seat and display name, never more."""
     return {
         "id": message.pk,
@@ -437,7 +449,7 @@ def chat_message_json(message: ChatMessage) -> dict[str, Any]:
     }
 
 
-def chat_recent(*, table_id: int, limit: int = CHAT_RECENT) -> list[dict[str, Any]]:
+def chat_recent(*, table_id: int, limit: int = CHAT_RECENT) -> list[ChatLine]:
     """The table's last chat lines staff have not removed, oldest first."""
     rows = (
         ChatMessage.objects.filter(table_id=table_id, removed_at__isnull=True)

@@ -30,6 +30,7 @@ from config.sockets import TableSocket
 from poker import owner
 from showdown import live
 from showdown.commands import SHOWDOWN, Command, Decide, LeaveSeat, PlaceWagers, TakeSeat
+from showdown.frames import LiveSnapshotFrame, LiveView
 from showdown.live_selectors import live_table_view
 from showdown.models import ShowdownTable
 
@@ -96,14 +97,13 @@ class LiveShowdownConsumer(TableSocket):
         if view is None:
             await self.close(code=CLOSE_NO_TABLE)
             return
-        await self.send_frame(
-            {
-                "type": "snapshot",
-                "version": view["version"],
-                "state": view,
-                "heartbeat_seconds": settings.POKER_HEARTBEAT_SECONDS,
-            }
-        )
+        frame: LiveSnapshotFrame = {
+            "type": "snapshot",
+            "version": view["version"],
+            "state": view,
+            "heartbeat_seconds": settings.POKER_HEARTBEAT_SECONDS,
+        }
+        await self.send_frame(frame)
 
 
 @in_db_thread
@@ -121,7 +121,7 @@ def _frames_missed(table_id: int, user_id: int, since: int) -> Missed | None:
 
 
 @in_db_thread
-def _view(table_id: int, user) -> dict | None:
+def _view(table_id: int, user) -> LiveView | None:
     """Read on the sockets' database threads, not in the table's turn at its owner, as a
     poker table's snapshot: every frame carries the table's version."""
     return live_table_view(table_id=table_id, user=user)

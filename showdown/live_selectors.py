@@ -15,13 +15,23 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 from django.contrib.auth import get_user_model
 
 from cashier.models import Account
 from fairness.models import Commitment
 from fairness.published import commitment_of
+from showdown.frames import (
+    LiveCards,
+    LiveHand,
+    LiveOwnPart,
+    LivePrivateFrame,
+    LiveRoundJson,
+    LiveRoundSeat,
+    LiveView,
+    StateFrame,
+)
 from showdown.models import LiveRound, LiveSeat, ShowdownRound, ShowdownTable
 
 
@@ -35,7 +45,7 @@ def _shown_name(user) -> str:
     return profile.display_name if profile is not None else f"player {user.pk}"
 
 
-def _dumps(frame: dict[str, Any]) -> str:
+def _dumps(frame: StateFrame | LivePrivateFrame) -> str:
     return json.dumps(frame, separators=(",", ":"))
 
 
@@ -52,15 +62,15 @@ class _Table:
                 self.live.seat_rounds.select_related("player__profile").order_by("live_seat")
             )
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> LiveView:
         table, live = self.table, self.live
-        round_view = None
+        round_view: LiveRoundJson | None = None
         if live is not None:
             settled = live.phase == LiveRound.Phase.SETTLED
-            round_seats = []
+            round_seats: list[LiveRoundSeat] = []
             for mine in self.shares:
-                entry: dict[str, Any] = {
-                    "seat": mine.live_seat,
+                entry: LiveRoundSeat = {
+                    "seat": cast(int, mine.live_seat),  # every share of a live round has one
                     "player": _shown_name(mine.player),
                     "you": False,
                     "ante": mine.ante,
@@ -109,13 +119,13 @@ class _Table:
         players.update({mine.player_id: mine.player for mine in self.shares})
         return players
 
-    def own(self, user, wallets: dict[int, int]) -> dict[str, Any]:
+    def own(self, user, wallets: dict[int, int]) -> LiveOwnPart:
         """`user`'s own part: their seat and wallet, their seat in the latest round."""
         my_seat = next((seat for seat in self.seats if seat.player_id == user.pk), None)
         mine = next((share for share in self.shares if share.player_id == user.pk), None)
-        hand = None
+        hand: LiveHand | None = None
         if mine is not None and self.live is not None:
-            hand = {"round": self.live.pk, "seat": mine.live_seat, **_own_cards(mine)}
+            hand = {"round": self.live.pk, "seat": cast(int, mine.live_seat), **_own_cards(mine)}
         return {
             "you": {
                 "player": _shown_name(user),
@@ -126,7 +136,7 @@ class _Table:
         }
 
 
-def _own_cards(mine: ShowdownRound) -> dict[str, Any]:
+def _own_cards(mine: ShowdownRound) -> LiveCards:
     return {
         "hole": (mine.state.get("holes") or {}).get("1", []),
         "decision": mine.decision or None,
@@ -142,7 +152,7 @@ def _wallets(user_ids: Iterable[int]) -> dict[int, int]:
     )
 
 
-def view_merge(public: dict[str, Any], own: dict[str, Any] | None) -> dict[str, Any]:
+def view_merge(public: LiveView, own: LiveOwnPart | LivePrivateFrame | None) -> LiveView:
     """The view of one player: the public view with their own part laid over it (what the
     page does with a `state` frame and the `private` frame of its version)."""
     view = copy.deepcopy(public)
@@ -156,11 +166,14 @@ def view_merge(public: dict[str, Any], own: dict[str, Any] | None) -> dict[str, 
     if hand is not None and live is not None and live["id"] == hand["round"]:
         for entry in live["seats"]:
             if entry["seat"] == hand["seat"]:
-                entry.update({key: hand[key] for key in ("hole", "decision", "bet")}, you=True)
+                entry.update(
+                    LiveCards(hole=hand["hole"], decision=hand["decision"], bet=hand["bet"])
+                )
+                entry["you"] = True
     return view
 
 
-def live_table_view(*, table_id: int, user) -> dict[str, Any] | None:
+def live_table_view(*, table_id: int, user) -> LiveView | None:
     """The snapshot frame's body for `user` (None: no such live table)."""
     table = ShowdownTable.objects.filter(pk=table_id, seats__gt=1).first()
     if table is None:
@@ -186,9 +199,11 @@ def live_table_frames(
         players.update({user.pk: user for user in users})
     wallets = _wallets(players)
     version = table.version
-    public = _dumps({"type": "state", "version": version, "state": read.public()})
+    public = _dumps(StateFrame(type="state", version=version, state=read.public()))
     private = {
-        user_id: _dumps({"type": "private", "version": version, **read.own(user, wallets)})
+        user_id: _dumps(
+            LivePrivateFrame(type="private", version=version, **read.own(user, wallets))
+        )
         for user_id, user in players.items()
     }
     return public, private

@@ -19,6 +19,7 @@ from django.utils.translation import gettext as _
 from audit.services import audit_record
 from config.ratelimit import rate_limit_hit
 from poker import broadcast
+from poker.frames import ChatFrame, ChatRemovedFrame
 from poker.models import ChatMessage, Seat, Table
 from poker.selectors import chat_message_json
 from poker.services.unit import TableError
@@ -66,7 +67,7 @@ def table_chat_send(*, table: Table | int, player, text) -> ChatMessage:
         message = ChatMessage.objects.create(
             table_id=table_id, player=player, seat=seat.number, text=text
         )
-        frame = {"type": "chat", "message": chat_message_json(message)}
+        frame: ChatFrame = {"type": "chat", "message": chat_message_json(message)}
         transaction.on_commit(lambda: broadcast.send_table_frame(table_id=table_id, frame=frame))
     return message
 
@@ -109,7 +110,7 @@ def chat_message_remove(*, message: ChatMessage | int, staff, reason: str) -> Ch
             },
             reason=row.removed_reason,
         )
-        frame = {"type": "chat_removed", "id": row.pk}
+        removed: ChatRemovedFrame = {"type": "chat_removed", "id": row.pk}
         table_id = row.table_id
-        transaction.on_commit(lambda: broadcast.send_table_frame(table_id=table_id, frame=frame))
+        transaction.on_commit(lambda: broadcast.send_table_frame(table_id=table_id, frame=removed))
     return row

@@ -14,7 +14,7 @@ the keys in the order given; `TableChange.event` puts `type` first whatever the 
 from typing import Literal, NotRequired, TypedDict, get_args
 
 from poker.engine.events import event_type
-from poker.selectors import PlayerJson
+from poker.frames import PlayerJson
 
 
 class PlayerSat(TypedDict):

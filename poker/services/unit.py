@@ -66,10 +66,13 @@ from config.timeouts import Timeout, timeouts_set
 from poker import broadcast
 from poker.engine.hand import Hand as EngineHand
 from poker.engine.hand import ReplayMismatch
+from poker.frames import SeatOfferEndedFrame, SeatOfferFrame
 from poker.models import Hand, HandEvent, HandPlayer, Seat, Table
 from poker.selectors import TableView, table_seats
 from poker.services import action_write
 from poker.services.events import TableEvent
+
+PlayerNotice = SeatOfferFrame | SeatOfferEndedFrame  # what `tell_player` sends
 
 log = logging.getLogger(__name__)
 
@@ -430,7 +433,7 @@ class TableChange:
         # The lease epoch this change holds the table under: its write is fenced by it.
         self.epoch = table.lease_epoch
         self.schedules: list[Timeout] = []  # the timers it sets, sent after commit
-        self.notices: list[tuple[int, dict[str, Any]]] = []  # to a player's every page
+        self.notices: list[tuple[int, PlayerNotice]] = []  # to a player's every page
         # Rows the change altered, saved with the hand and the version (`persist`).
         self.rows_to_save: list[tuple[Any, list[str] | None]] = []
         # True when every seat this change altered is one of `seats()` (the acting path): the
@@ -561,7 +564,7 @@ class TableChange:
         as they do when a player sits or leaves."""
         self.lobby_changed = self.publish = True
 
-    def tell_player(self, user_id: int, frame: dict[str, Any]) -> None:
+    def tell_player(self, user_id: int, frame: PlayerNotice) -> None:
         """After commit, `frame` goes to every page the player has open (lobby, any table)."""
         self.notices.append((user_id, frame))
 

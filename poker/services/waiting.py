@@ -22,6 +22,7 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from poker.frames import SeatOfferEndedFrame, SeatOfferEndReason, SeatOfferFrame
 from poker.models import HandPlayer, Seat, Table, WaitingEntry
 from poker.selectors import GameKind, barred_until_of, waiting_position
 from poker.services.bars import table_bar_check
@@ -29,7 +30,7 @@ from poker.services.unit import TableChange, TableError, table_change
 from responsible import rules as responsible
 
 
-def _offer_frame(table: Table, entry: WaitingEntry, now: datetime) -> dict:
+def _offer_frame(table: Table, entry: WaitingEntry, now: datetime) -> SeatOfferFrame:
     expires_at = entry.offer_expires_at
     if expires_at is None:
         raise ValueError("a seat offer frame is for an entry holding an offer")
@@ -42,7 +43,7 @@ def _offer_frame(table: Table, entry: WaitingEntry, now: datetime) -> dict:
     }
 
 
-def _ended_frame(table: Table, reason: str) -> dict:
+def _ended_frame(table: Table, reason: SeatOfferEndReason) -> SeatOfferEndedFrame:
     """reason: "taken" (they sat), "declined", "expired", "closed" (the table closed),
     "removed" (staff took them off the list, or their account was suspended) or "withdrawn"
     (staff gave the seat to someone else: they stay on the list)."""
@@ -173,7 +174,9 @@ def waiting_lists_leave_all(*, player) -> list[int]:
 # -- inside a table change: the staff's waiting-list tools (poker/services/staff.py)
 
 
-def waiting_entry_end(change: TableChange, entry: WaitingEntry, *, reason: str) -> None:
+def waiting_entry_end(
+    change: TableChange, entry: WaitingEntry, *, reason: SeatOfferEndReason
+) -> None:
     """The player leaves the list (`reason` as in `seat_offer_ended`); a seat held for them
     goes to the next in line."""
     entry.delete()
