@@ -20,9 +20,10 @@ class PokerConfig(AppConfig):
         timeout_register("poker.hand_start", "poker.tasks.hand_start_timeout")
         timeout_register("poker.sit_out", "poker.tasks.sit_out_timeout")
 
-        # What a table's owner runs for the others (poker/owner.py): sockets' commands and
-        # the tables' timeouts.
+        # What a table's owner runs for the others (poker/owner.py): sockets' commands, the
+        # tables' timeouts and the sweep's finds.
         from poker.owner import owner_handler_register
 
         owner_handler_register("poker.command", "poker.consumers.command_here")
         owner_handler_register("poker.timeout", "poker.tasks.timeout_here")
+        owner_handler_register("poker.sweep", "poker.tasks.sweep_here")

@@ -7,7 +7,8 @@ or lost timer changes nothing: a turn's timeout does nothing once the turn has m
 the periodic sweep acts on the deadlines stored in the database.
 
 A due timeout acts at the table's owner (poker/owner.py): sent to the live owner holding the
-table (which runs `timeout_here`), else run in this worker."""
+table (which runs `timeout_here`), else run in this worker. The sweep's finds go the same way
+(`sweep_here` at the owner)."""
 
 from dataclasses import astuple
 
@@ -77,8 +78,21 @@ def timeout_here(payload: dict) -> str:
 @shared_task(name="poker.sweep_tables", ignore_result=True)
 def sweep_tables() -> dict:
     """Every few seconds: overdue turns, stuck hands, hands due to start, sitters-out past
-    the limit."""
-    return services.tables_sweep()
+    the limit, seat offers past their time; each at its table's owner (counted as "sent"),
+    or here when no live owner holds the table."""
+    return services.tables_sweep(at_owner=_sweep_at_owner)
+
+
+def _sweep_at_owner(table_id: int, item: dict) -> bool:
+    """Send what the sweep found due at a table to its live owner (True), or not (False: the
+    sweep does it here)."""
+    return command_send_sync(table_id, "poker.sweep", item) is not None
+
+
+def sweep_here(payload: dict) -> str:
+    """The owner's side of a sweep's item (registered in PokerConfig.ready): done if it is
+    still due."""
+    return services.sweep_item_run(item=payload)
 
 
 @shared_task(name="poker.tables_heartbeat", ignore_result=True)

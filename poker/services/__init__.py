@@ -10,7 +10,7 @@ change (`poker.broadcast`) and sets the timers of what comes next (`config.timeo
 from poker.services.acting import MAX_SEQ, table_act, table_show_cards
 from poker.services.chat import chat_message_remove, table_chat_send
 from poker.services.dealing import START_SLACK_SECONDS, table_hand_start
-from poker.services.faults import STUCK_HAND_SECONDS, hand_cancel, tables_sweep
+from poker.services.faults import STUCK_HAND_SECONDS, hand_cancel, sweep_item_run, tables_sweep
 from poker.services.seating import (
     seat_evict,
     table_big_blind_choose,
@@ -51,6 +51,7 @@ __all__ = [
     "hand_turn_timeout",
     "seat_evict",
     "seat_sit_out_timeout",
+    "sweep_item_run",
     "table_act",
     "table_big_blind_choose",
     "table_change",

@@ -4,7 +4,9 @@ lost or late tasks missed, from what the database says."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.utils import timezone
@@ -17,7 +19,7 @@ from poker.services.dealing import table_hand_start
 from poker.services.events import HandCancelled
 from poker.services.seating import seat_evict
 from poker.services.unit import Status, table_change
-from poker.services.waiting import waiting_offers_expire
+from poker.services.waiting import table_offers_pass, waiting_offers_due
 
 log = logging.getLogger(__name__)
 
@@ -60,101 +62,145 @@ def hand_cancel(*, hand: Hand, reason: str, code: str = "cancelled", detail: str
         return True
 
 
-def tables_sweep(*, now: datetime | None = None) -> dict[str, int]:
+# What the sweep found due at one table (a JSON-ready dict, as the owner's command carries
+# it): {"do": one of SWEEP_DOES, "table": id, "hand"/"turn"/"seat": ids, "now": ISO time}.
+SweepItem = dict[str, Any]
+# "do" -> the count of `tables_sweep` a done item adds to.
+SWEEP_DOES = {
+    "turn": "timeouts",
+    "stale": "cancelled",
+    "deal": "started",
+    "evict": "evicted",
+    "offers": "offers",
+}
+
+
+def tables_sweep(
+    *, now: datetime | None = None, at_owner: Callable[[int, SweepItem], bool] | None = None
+) -> dict[str, int]:
     """Catch what lost or late tasks missed, from what the database says (idempotent):
     overdue turns, stuck hands, hands that should have started, sitters-out past the limit,
-    seat offers past their time."""
+    seat offers past their time.
+
+    Each is one change at one table. `at_owner(table_id, item)` sends it to the table's live
+    owner (poker/tasks.py: True when sent; the owner runs `sweep_item_run`, which checks again
+    that it is still due); else, or without `at_owner`, it runs here. The counts are of what
+    was done here ("timeouts": turns timed out, "cancelled": stuck hands, "started": hands
+    dealt, "evicted": sitters-out, "offers": tables whose offers were looked at), and "sent":
+    the items sent to owners, whatever they turn out to do."""
     now = now or timezone.now()
-    done = {"timeouts": 0, "cancelled": 0, "started": 0, "evicted": 0, "offers": 0}
-    done["timeouts"], done["cancelled"] = _overdue_turns_time_out(now)
-    done["cancelled"] += _stale_hands_cancel(now)
-    done["started"] = _idle_tables_deal(now)
-    done["evicted"] = _sitters_out_evict(now)
-    try:
-        done["offers"] = waiting_offers_expire(now=now)
-    except Exception:
-        log.exception("the sweep could not pass on overdue seat offers")
+    done = {"timeouts": 0, "cancelled": 0, "started": 0, "evicted": 0, "offers": 0, "sent": 0}
+    for table_id, item in _sweep_items(now):
+        item["now"] = now.isoformat()
+        if at_owner is not None and at_owner(table_id, item):
+            done["sent"] += 1
+            continue
+        outcome = sweep_item_run(item=item, now=now)
+        if outcome:
+            done[outcome] += 1
     return done
 
 
-def _overdue_turns_time_out(now: datetime) -> tuple[int, int]:
-    """Time out every turn past its deadline; a hand whose turn cannot be timed out and is
-    overdue by STUCK_HAND_SECONDS is cancelled. (turns timed out, hands cancelled)"""
-    timeouts = cancelled = 0
+def _sweep_items(now: datetime) -> Iterator[tuple[int, SweepItem]]:
+    """What is due, table by table, in the sweep's order: turns, stale hands, deals,
+    evictions, offers."""
     overdue = Hand.objects.filter(status=Hand.Status.RUNNING, deadline__lt=now).values_list(
-        "pk", "turn", "deadline"
+        "table_id", "pk", "turn"
     )
-    for hand_id, turn, deadline in overdue:
-        try:
-            if timers.hand_turn_timeout(hand_id=hand_id, turn=turn) in ("check", "fold"):
-                timeouts += 1
-            continue
-        except Exception:
-            log.exception("the sweep could not time out hand %s", hand_id)
-        if deadline is not None and deadline + timedelta(seconds=STUCK_HAND_SECONDS) < now:
-            hand = Hand.objects.get(pk=hand_id)
-            if hand_cancel(
-                hand=hand,
-                reason="The hand stopped moving, so it was cancelled.",
-                code="stuck",
-            ):
-                cancelled += 1
-    return timeouts, cancelled
-
-
-def _stale_hands_cancel(now: datetime) -> int:
-    """Cancel running hands that never got a deadline within STUCK_HAND_SECONDS of starting."""
-    cancelled = 0
+    for table_id, hand_id, turn in list(overdue):
+        yield table_id, {"do": "turn", "table": table_id, "hand": hand_id, "turn": turn}
     stale = Hand.objects.filter(
         status=Hand.Status.RUNNING,
         deadline__isnull=True,
         started_at__lt=now - timedelta(seconds=STUCK_HAND_SECONDS),
-    )
-    for hand in stale:
-        if hand_cancel(
-            hand=hand, reason="The hand never got going, so it was cancelled.", code="stuck"
-        ):
-            cancelled += 1
-    return cancelled
-
-
-def _idle_tables_deal(now: datetime) -> int:
-    """Deal at open tables with players, no running hand and no later start planned."""
-    started = 0
+    ).values_list("table_id", "pk")
+    for table_id, hand_id in list(stale):
+        yield table_id, {"do": "stale", "table": table_id, "hand": hand_id}
     idle = (
         Table.objects.filter(is_open=True)
         .exclude(hands__status=Hand.Status.RUNNING)
         .filter(seats__isnull=False)
+        .exclude(next_hand_at__gt=now)
         .distinct()
+        .values_list("pk", flat=True)
     )
-    for table in idle:
-        if table.next_hand_at and table.next_hand_at > now:
-            continue
-        try:
-            if table_hand_start(table=table.pk) is not None:
-                started += 1
-        except Exception:
-            log.exception("the sweep could not start a hand at table %s", table.pk)
-    return started
-
-
-def _sitters_out_evict(now: datetime) -> int:
-    """Evict the players sitting out past their table's limit (RULES.md 5)."""
-    evicted = 0
+    for table_id in list(idle):
+        yield table_id, {"do": "deal", "table": table_id}
     sitting_out = Seat.objects.filter(
-        status=Status.SITTING_OUT, sat_out_at__isnull=False
-    ).select_related("table")
-    for seat in sitting_out:
-        if seat.sat_out_at is None or seat.leave_pending:
-            continue
-        limit = seat.sat_out_at + timedelta(seconds=seat.table.sit_out_limit_seconds)
-        if limit <= now:
-            try:
-                if seat_evict(table=seat.table_id, seat_id=seat.pk):
-                    evicted += 1
-            except Exception:
-                log.exception("the sweep could not evict seat %s", seat.pk)
-    return evicted
+        status=Status.SITTING_OUT, sat_out_at__isnull=False, leave_pending=False
+    ).values_list("table_id", "pk", "sat_out_at", "table__sit_out_limit_seconds")
+    for table_id, seat_id, sat_out_at, limit in list(sitting_out):
+        if sat_out_at is not None and sat_out_at + timedelta(seconds=limit) <= now:
+            yield table_id, {"do": "evict", "table": table_id, "seat": seat_id}
+    try:
+        offers = waiting_offers_due(now=now)
+    except Exception:
+        log.exception("the sweep could not look for overdue seat offers")
+        offers = []
+    for table_id in offers:
+        yield table_id, {"do": "offers", "table": table_id}
+
+
+def sweep_item_run(*, item: SweepItem, now: datetime | None = None) -> str:
+    """Do one thing the sweep found due, if it still is (the turn may have moved on, the
+    player sat in, the hand started): at the table's owner or where the sweep runs. Returns
+    the count it adds to (`SWEEP_DOES`), or "" when nothing was done. A failure is logged,
+    not raised: the sweep goes on, and the next one tries again."""
+    if now is None:
+        now = datetime.fromisoformat(item["now"]) if item.get("now") else timezone.now()
+    do, table_id = item["do"], item["table"]
+    try:
+        if do == "turn":
+            return _overdue_turn_time_out(item["hand"], item["turn"], now)
+        if do == "stale":
+            return "cancelled" if _stale_hand_cancel(item["hand"], now) else ""
+        if do == "deal":
+            return "started" if table_hand_start(table=table_id) is not None else ""
+        if do == "evict":
+            return "evicted" if seat_evict(table=table_id, seat_id=item["seat"]) else ""
+        if do == "offers":
+            table_offers_pass(table_id=table_id, now=now)
+            return "offers"
+    except Exception:
+        log.exception("the sweep could not %s at table %s (%s)", do, table_id, item)
+        return ""
+    raise ValueError(f"the sweep does not know {do!r}")
+
+
+def _overdue_turn_time_out(hand_id: int, turn: int, now: datetime) -> str:
+    """Time out a turn past its deadline ("timeouts"); a hand whose turn cannot be timed out
+    and is overdue by STUCK_HAND_SECONDS is cancelled ("cancelled")."""
+    try:
+        if timers.hand_turn_timeout(hand_id=hand_id, turn=turn) in ("check", "fold"):
+            return "timeouts"
+        return ""
+    except Exception:
+        log.exception("the sweep could not time out hand %s", hand_id)
+    hand = Hand.objects.filter(pk=hand_id, status=Hand.Status.RUNNING).first()
+    if hand is None or hand.deadline is None:
+        return ""
+    if hand.deadline + timedelta(seconds=STUCK_HAND_SECONDS) >= now:
+        return ""
+    cancelled = hand_cancel(
+        hand=hand, reason="The hand stopped moving, so it was cancelled.", code="stuck"
+    )
+    return "cancelled" if cancelled else ""
+
+
+def _stale_hand_cancel(hand_id: int, now: datetime) -> bool:
+    """Cancel a running hand that never got a deadline within STUCK_HAND_SECONDS of starting
+    (if it still has none)."""
+    hand = Hand.objects.filter(
+        pk=hand_id,
+        status=Hand.Status.RUNNING,
+        deadline__isnull=True,
+        started_at__lt=now - timedelta(seconds=STUCK_HAND_SECONDS),
+    ).first()
+    if hand is None:
+        return False
+    return hand_cancel(
+        hand=hand, reason="The hand never got going, so it was cancelled.", code="stuck"
+    )
 
 
 def _seat_players(hand_row: Hand) -> dict[str, int]:

@@ -5,7 +5,8 @@ holds no offer is offered it for the table's `seat_offer_seconds`, and the seat 
 them: anyone else who tries to sit is told it is offered. An offer ends when the player sits
 (they leave the list), declines (they leave it) or lets it pass (they leave it too, and the
 next in line is offered the seat). Every offer and its end reach each page the player has open
-(`TableChange.tell_player`). The sweep lets overdue offers pass (`waiting_offers_expire`).
+(`TableChange.tell_player`). The sweep lets overdue offers pass (`waiting_offers_due` finds the
+tables, `table_offers_pass` at each table's owner).
 
 All of it happens inside the table's `table_change`, under the table lock, so two seats
 freeing at once, an offer accepted in two tabs, or a player leaving the list while offered are
@@ -237,6 +238,15 @@ def waiting_offers_expire(*, now: datetime | None = None) -> int:
     """For the sweep: let overdue offers pass, and offer the seats an offer missed (a free
     seat nobody holds while someone waits). Returns how many tables it looked at."""
     now = now or timezone.now()
+    table_ids = waiting_offers_due(now=now)
+    for table_id in table_ids:
+        table_offers_pass(table_id=table_id, now=now)
+    return len(table_ids)
+
+
+def waiting_offers_due(*, now: datetime) -> list[int]:
+    """The tables where an offer is overdue or a free seat waits for an offer, by id: the
+    sweep sends each to its table's owner (`table_offers_pass` there)."""
     table_ids = set(
         WaitingEntry.objects.filter(offer_expires_at__lte=now).values_list("table_id", flat=True)
     )
@@ -248,10 +258,14 @@ def waiting_offers_expire(*, now: datetime | None = None) -> int:
         .with_occupancy()
     )
     table_ids.update(table.pk for table in unoffered if table.seats_free > 0)
-    for table_id in sorted(table_ids):
-        with table_change(table_id) as change:
-            seats_offer(change, now=now)
-    return len(table_ids)
+    return sorted(table_ids)
+
+
+def table_offers_pass(*, table_id: int, now: datetime | None = None) -> None:
+    """At one table: overdue offers pass, and free seats go to the next in line (checked
+    again under the table's lock: an offer taken meanwhile stays taken)."""
+    with table_change(table_id) as change:
+        seats_offer(change, now=now or timezone.now())
 
 
 # -- "join a game"
