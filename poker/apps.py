@@ -21,9 +21,13 @@ class PokerConfig(AppConfig):
         timeout_register("poker.sit_out", "poker.tasks.sit_out_timeout")
 
         # What a table's owner runs for the others (poker/owner.py): sockets' commands, the
-        # tables' timeouts and the sweep's finds.
-        from poker.owner import owner_handler_register
+        # tables' timeouts, the sweep's finds and the staff's table tools (which wait for the
+        # owner's answer: command_ask_sync).
+        from poker.owner import command_ask_sync, owner_handler_register
+        from poker.services.staff import STAFF_KIND, staff_tools_route
 
         owner_handler_register("poker.command", "poker.consumers.command_here")
         owner_handler_register("poker.timeout", "poker.tasks.timeout_here")
         owner_handler_register("poker.sweep", "poker.tasks.sweep_here")
+        owner_handler_register(STAFF_KIND, "poker.services.staff.staff_tool_here")
+        staff_tools_route(command_ask_sync)

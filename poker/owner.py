@@ -26,8 +26,11 @@ waiting for an owner that does not answer looks at the lease again; once it has 
 command runs in the socket's process, which takes the lease with the next epoch and rebuilds
 the table from the database (the hand's snapshot checked against its log). A command is never
 sent twice to a live owner: while the lease is alive the socket keeps waiting for the answer.
-A Celery timeout is sent to the live owner without waiting (a lost one is found by the sweep
-from the deadline the database keeps). The row lock and the fenced write (unit.StaleOwner)
+A Celery timeout, and what the sweep finds due, is sent to the live owner without waiting (a
+lost one is found by the next sweep from what the database keeps). A staff tool waits for the
+owner's answer (`command_ask_sync`: from a thread beside this process's owner, or on a channel
+of its own in a process running none) and is told the table is busy if the live owner stays
+silent. The row lock and the fenced write (unit.StaleOwner)
 keep two processes that both believe they own a table from both writing.
 
 The embedded room (`manage.py runroom`: SQLite, the in-memory layer, Celery's worker and beat
@@ -72,7 +75,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import connection, models
+from django.db import connection, connections, models
 from django.utils import timezone, translation
 from django.utils.module_loading import import_string
 from django.utils.translation import gettext as _
@@ -296,7 +299,9 @@ async def _serve(owner: _Owner, message: dict[str, Any]) -> None:
         reply["code"] = "server_error"
         reply["message"] = ""
     served = owner.served.setdefault(str(message.get("kind")), {})
-    outcome = reply.get("code") or reply["result"]
+    result = reply.get("result", "")
+    # By refusal code or result word; a result that carries data (a staff tool's) is "done".
+    outcome = reply.get("code") or (result if not result or result.isidentifier() else "done")
     served[outcome] = served.get(outcome, 0) + 1
     if message.get("reply_to"):
         with contextlib.suppress(Exception):
@@ -591,6 +596,122 @@ def command_send_sync(table_id: int, kind: str, payload: dict[str, Any]) -> str 
         log.exception("table %s: could not send to its owner %s; running here", table_id, holder)
         return None
     return "owner"
+
+
+# How long a synchronous asker (a staff tool) waits for a live owner's answer (`command_ask_sync`).
+ASK_WAIT_SECONDS = 10.0
+
+
+def command_ask_sync(
+    table_id: int, kind: str, payload: dict[str, Any], *, wait: float | None = None
+) -> str | None:
+    """From synchronous code that needs the answer (the staff tools): run the command at the
+    live owner of another process holding the table and wait for its answer, its result or its
+    refusal raised as the same `TableError` code and message. None when no live owner other
+    than this process holds the table: the caller runs it itself (taking the lease), as a
+    timeout does. While that owner's lease is alive the command is never sent twice: after
+    `wait` seconds (`ASK_WAIT_SECONDS`) without an answer the caller is refused as busy (the
+    owner may still run it); once the lease lapsed (the owner died) this returns None, and if
+    another owner took the table the command goes there."""
+    if not routing_enabled():
+        return None
+    holder = holder_read(table_id, _table_kind(kind))
+    if not holder or holder == owner_identity():
+        return None
+    language = translation.get_language()
+    wait = ASK_WAIT_SECONDS if wait is None else wait
+    owner = _owner
+    if owner_channel() is not None and owner is not None and owner.loop.is_running():
+        # This process's owner reads the answers on its own loop; this thread waits for them.
+        try:
+            running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is owner.loop:
+            raise RuntimeError("command_ask_sync waits: call it from a thread, not the loop")
+        asking = _ask_and_wait(table_id, kind, payload, language, holder, wait, on_owner=True)
+        return asyncio.run_coroutine_threadsafe(asking, owner.loop).result()
+    return async_to_sync(_ask_and_wait)(
+        table_id, kind, payload, language, holder, wait, on_owner=False
+    )
+
+
+async def _ask_and_wait(
+    table_id: int,
+    kind: str,
+    payload: dict[str, Any],
+    language: str | None,
+    holder: str,
+    wait: float,
+    *,
+    on_owner: bool,
+) -> str | None:
+    """`command_ask_sync`'s wait, `on_owner`: on this process's owner loop (its channel reads
+    the answer), or on a loop of its own with a fresh channel for the answer."""
+    table_kind = _table_kind(kind)
+    me = owner_identity()
+    answers = None if on_owner else await get_channel_layer().new_channel()
+    give_up = time.monotonic() + wait
+    asked: asyncio.Future | None = None
+    try:
+        while True:
+            if asked is None:
+                if answers is None:
+                    asked = await _ask(holder, table_id, kind, payload, language)
+                else:
+                    asked = await _ask_from(answers, holder, table_id, kind, payload, language)
+            try:
+                reply = await asyncio.wait_for(asyncio.shield(asked), _look_again_seconds())
+            except TimeoutError:
+                # Not on the database threads: with Channels' one thread (SOCKET_DB_THREADS 0)
+                # that may be the very thread waiting for this answer (an admin page's).
+                now_holder = await asyncio.to_thread(_holder_read_apart, table_id, table_kind)
+                if not now_holder or now_holder == me:
+                    return None  # its owner stopped: the caller runs it
+                if now_holder != holder:
+                    _forget(asked)
+                    asked, holder = None, now_holder
+                elif time.monotonic() >= give_up:
+                    raise TableError(
+                        "owner_busy",
+                        _(
+                            "The table did not answer in time and may still do it: look at "
+                            "the table again before you retry."
+                        ),
+                    ) from None
+                continue
+            return _answer(reply)
+    finally:
+        if asked is not None:
+            _forget(asked)
+
+
+def _holder_read_apart(table_id: int, table_kind: str) -> str:
+    """`holder_read` on a thread of its own, which then hands its connection back."""
+    try:
+        return holder_read(table_id, table_kind)
+    finally:
+        connections.close_all()
+
+
+async def _ask_from(
+    answers: str,
+    holder: str,
+    table_id: int,
+    kind: str,
+    payload: dict[str, Any],
+    language: str | None,
+) -> asyncio.Future:
+    """Send a command to the holder's owner with `answers` (a channel of this loop's) for its
+    reply; the future is the reply."""
+    layer = get_channel_layer()
+    message = _command_message(table_id, kind, payload, language, answers, uuid.uuid4().hex)
+    try:
+        await layer.send(channel_of(holder), message)
+    except Exception as error:
+        log.warning("table %s: could not reach its owner %s (%s)", table_id, holder, error)
+        raise DatabaseBusy() from error
+    return asyncio.ensure_future(layer.receive(answers))
 
 
 def _send_sync(channel: str, message: dict[str, Any]) -> None:

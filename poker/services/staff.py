@@ -9,11 +9,22 @@ hand's `hand_cancelled` (every bet back: the hand never posted), `player_leaving
 the running hand (folded at its turns, cashed out when the hand ends) and `player_left` with
 reason `removed` or `table_closed` (cashed out at once). The staff member's reason is for the
 audit log and the incident, never sent to the table: players get a fixed sentence.
+
+A tool runs at the table's owner (issue 23): when another process's live owner holds the table,
+the tool is sent there and its answer awaited (`poker.owner.command_ask_sync`, set as the route
+in PokerConfig.ready); that owner runs the same function (`staff_tool_here`, the staff member
+rebuilt from their id) and its refusal comes back as the same `TableError`. With no live owner,
+or this process's own, the tool runs here as before. A tool that returns a row returns it read
+again here, after the owner's commit.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+from contextvars import ContextVar
 from datetime import timedelta
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
@@ -36,6 +47,45 @@ from poker.services.waiting import (
 from responsible import rules as responsible
 
 STAFF_CANCEL_MESSAGE = "The room's staff cancelled this hand; every bet is returned."
+
+# The owner's command kind for a staff tool (poker/owner.py), and the route to the live owner
+# of another process (`command_ask_sync(table_id, kind, payload)`: its JSON answer, or None to
+# run here), set in PokerConfig.ready; none set (a script without the app), and tools run here.
+STAFF_KIND = "poker.staff"
+_route: Callable[[int, str, dict[str, Any]], str | None] | None = None
+# Set while a tool runs at the owner, which runs it here whatever the lease says.
+_at_the_owner: ContextVar[bool] = ContextVar("staff_tool_at_the_owner", default=False)
+
+
+def staff_tools_route(route: Callable[[int, str, dict[str, Any]], str | None] | None) -> None:
+    global _route
+    _route = route
+
+
+def _sent(table_id: int, tool: str, staff, reason: str, **args: Any) -> str | None:
+    """The tool's answer from the table's live owner in another process (JSON), or None: run
+    it here."""
+    if _route is None or _at_the_owner.get():
+        return None
+    payload = {"tool": tool, "staff": staff.pk, "reason": reason, "args": args}
+    return _route(table_id, STAFF_KIND, payload)
+
+
+def staff_tool_here(payload: dict[str, Any]) -> str:
+    """The owner's side of a staff tool (registered in PokerConfig.ready): the tool run here
+    for the staff member who asked, its result as JSON (a row as its id)."""
+    staff = get_user_model().objects.get(pk=payload["staff"])
+    tool = _TOOLS[payload["tool"]]
+    token = _at_the_owner.set(True)
+    try:
+        result = tool(staff=staff, reason=payload["reason"], **payload["args"])
+    finally:
+        _at_the_owner.reset(token)
+    return json.dumps(getattr(result, "pk", result))
+
+
+def _table_id(table: Table | int) -> int:
+    return table.pk if isinstance(table, Table) else table
 
 
 def _check(staff, reason) -> str:
@@ -62,6 +112,12 @@ def staff_hand_cancel(*, hand: Hand | int, staff, reason: str) -> Hand:
     """Cancel a running hand: every bet back to its stack, everyone at the table told."""
     reason = _check(staff, reason)
     hand_id = getattr(hand, "pk", hand)
+    table_id = getattr(hand, "table_id", None) or (
+        Hand.objects.filter(pk=hand_id).values_list("table_id", flat=True).first()
+    )
+    sent = None if table_id is None else _sent(table_id, "hand_cancel", staff, reason, hand=hand_id)
+    if sent is not None:
+        return Hand.objects.get(pk=hand_id)
     with transaction.atomic():
         row = Hand.objects.filter(pk=hand_id).first()
         if row is None or not hand_cancel(
@@ -141,6 +197,9 @@ def staff_seat_remove(
     reason = _check(staff, reason)
     seat_id = seat.pk if isinstance(seat, Seat) else seat
     table_id = _table_of(Seat, seat_id, TableError("no_seat", _("This seat is free already.")))
+    sent = _sent(table_id, "seat_remove", staff, reason, seat=seat_id, bar_hours=bar_hours)
+    if sent is not None:
+        return json.loads(sent)
     with table_change(table_id) as change:
         row = Seat.objects.filter(pk=seat_id, table=change.table).select_related("player").first()
         if row is None:
@@ -174,6 +233,8 @@ def staff_table_bar_lift(*, bar: TableBar | int, staff, reason: str) -> TableBar
     reason = _check(staff, reason)
     bar_id = bar.pk if isinstance(bar, TableBar) else bar
     table_id = _table_of(TableBar, bar_id, TableError("no_bar", _("There is no such bar.")))
+    if _sent(table_id, "bar_lift", staff, reason, bar=bar_id) is not None:
+        return TableBar.objects.get(pk=bar_id)
     with table_change(table_id) as change:
         bar = TableBar.objects.select_for_update().get(pk=bar_id)
         now = timezone.now()
@@ -195,6 +256,10 @@ def staff_table_close(*, table: Table | int, staff, reason: str) -> dict:
     """Close a table: no new hands; players not in the running hand are cashed out at once,
     the others when it ends. Returns the seats removed and those leaving after the hand."""
     reason = _check(staff, reason)
+    table_id = _table_id(table)
+    sent = _sent(table_id, "table_close", staff, reason, table=table_id)
+    if sent is not None:
+        return json.loads(sent)
     with table_change(table) as change:
         table = change.table
         if not table.is_open:
@@ -228,6 +293,9 @@ def staff_table_close(*, table: Table | int, staff, reason: str) -> dict:
 def staff_table_reopen(*, table: Table | int, staff, reason: str) -> Table:
     """Open a closed table again: players may sit and hands start as usual."""
     reason = _check(staff, reason)
+    table_id = _table_id(table)
+    if _sent(table_id, "table_reopen", staff, reason, table=table_id) is not None:
+        return Table.objects.get(pk=table_id)
     with table_change(table) as change:
         table = change.table
         if table.is_open:
@@ -262,6 +330,10 @@ def staff_waiting_remove(*, table: Table | int, player, staff, reason: str) -> N
     """Take a player off a table's waiting list; a seat offered to them goes to the next in
     line."""
     reason = _check(staff, reason)
+    table_id, player_id = _table_id(table), getattr(player, "pk", player)
+    args = {"table": table_id, "player": player_id}
+    if _sent(table_id, "waiting_remove", staff, reason, **args) is not None:
+        return
     with table_change(table) as change:
         entries, entry = _waiting(change, player)
         _not_own(staff, entry.player_id)
@@ -280,6 +352,11 @@ def staff_waiting_move(*, table: Table | int, player, staff, reason: str, place:
     reason = _check(staff, reason)
     if not isinstance(place, int) or isinstance(place, bool) or place < 1:
         raise TableError("bad_place", _("A place in the list is a whole number from 1."))
+    table_id, player_id = _table_id(table), getattr(player, "pk", player)
+    args = {"table": table_id, "player": player_id, "place": place}
+    sent = _sent(table_id, "waiting_move", staff, reason, **args)
+    if sent is not None:
+        return json.loads(sent)
     with table_change(table) as change:
         entries, entry = _waiting(change, player)
         _not_own(staff, entry.player_id)
@@ -302,6 +379,10 @@ def staff_seat_offer(*, table: Table | int, player, staff, reason: str) -> int |
     every free seat already offered, the newest other offer is withdrawn (its player keeps their
     place). Returns the player whose offer was withdrawn, if any."""
     reason = _check(staff, reason)
+    table_id, player_id = _table_id(table), getattr(player, "pk", player)
+    sent = _sent(table_id, "seat_offer", staff, reason, table=table_id, player=player_id)
+    if sent is not None:
+        return json.loads(sent)
     with table_change(table) as change:
         if not change.table.is_open:
             raise TableError("table_closed", _("This table is closed."))
@@ -321,3 +402,16 @@ def staff_seat_offer(*, table: Table | int, player, staff, reason: str) -> int |
             withdrawn=withdrawn_id,
         )  # fmt: skip
     return withdrawn_id
+
+
+# What the owner runs for `staff_tool_here`, by the name in the command.
+_TOOLS: dict[str, Callable[..., Any]] = {
+    "hand_cancel": staff_hand_cancel,
+    "seat_remove": staff_seat_remove,
+    "bar_lift": staff_table_bar_lift,
+    "table_close": staff_table_close,
+    "table_reopen": staff_table_reopen,
+    "waiting_remove": staff_waiting_remove,
+    "waiting_move": staff_waiting_move,
+    "seat_offer": staff_seat_offer,
+}
