@@ -250,8 +250,10 @@ def owner_identity_set(name: str | None) -> None:
 
 
 # Set (in this thread) while a command runs as the table's owner would (poker/owner.py): a
-# change then refuses a table another live owner holds (`NotTheOwner`). Celery sweeps, staff
-# tools and tests change a table wherever they run, as before.
+# change then refuses a table another live owner holds (`NotTheOwner`). The sweep and the staff
+# tools send their changes to the live owner holding the table (poker/tasks.py,
+# poker/services/staff.py) and change a table where they run only when none other holds it, so
+# they do not set it; nor do tests and scripts, which change a table wherever they run.
 _owner_only = threading.local()
 OWNER_MARK = "owner|"
 
