@@ -5,8 +5,9 @@
 In this one process, one player plays rounds at the bench's table (bench/showdown.py's wagers
 and decisions) after a warm-up; `time.process_time()` over the rounds without the profiler
 (beside the PostgreSQL backend's CPU over the same rounds, from /proc: the server must run on
-this machine), then the same number again under cProfile, whose table of the most cumulative time is printed
-with each statement's text once (Django's `execute_wrapper`; psycopg adds BEGIN and COMMIT).
+this machine), then the same number again under cProfile, whose table of the most cumulative
+time is printed with each statement's text once (Django's `execute_wrapper`; psycopg adds BEGIN
+and COMMIT).
 
     BENCH_DATABASE_NAME=bench_<you> .venv/bin/python -m bench.round_profile [--rounds 300]
         [--top 40] [--no-profile] [--dump FILE]
