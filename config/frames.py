@@ -84,7 +84,7 @@ class ResyncFrame(TypedDict):
     type: Literal["resync"]
     since: int
     frames: list[dict[str, Any]]  # each one of the socket's own versioned frames
-    heartbeat_seconds: NotRequired[int]  # a page reconnecting with `?since=`
+    heartbeat_seconds: NotRequired[float]  # a page reconnecting with `?since=`
 
 
 class SupersededFrame(TypedDict):

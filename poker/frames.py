@@ -175,7 +175,7 @@ class SnapshotFrame(TypedDict):
     state: TableState
     log: list[dict[str, Any]]  # the running hand's events so far, as `update` frames carry them
     chat: list[ChatLine]
-    heartbeat_seconds: int
+    heartbeat_seconds: float  # settings.POKER_HEARTBEAT_SECONDS
 
 
 class TableResyncFrame(ResyncFrame):

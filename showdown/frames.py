@@ -61,7 +61,7 @@ class LiveRoundJson(TypedDict):
     deadline: str | None  # ISO 8601; null once settled
     board: list[str]  # [] until settled
     seats: list[LiveRoundSeat]
-    payout_cap: int | None  # once settled
+    payout_cap: dict[str, Any] | None  # once settled: owed, paid, limit, applied
     commitment: str | None  # from the deal on
 
 
@@ -130,7 +130,7 @@ class LiveSnapshotFrame(TypedDict):
     type: Literal["snapshot"]
     version: int
     state: LiveView
-    heartbeat_seconds: int
+    heartbeat_seconds: float  # settings.POKER_HEARTBEAT_SECONDS
 
 
 ShowdownFrame = (
