@@ -371,6 +371,26 @@ def showdown_deck(hole: str, board: str) -> list[str]:
     return named + [card for card in FULL_DECK if card not in named]
 
 
+def make_admin_client(kind: str, app_label: str):
+    """A test client signed in as a superuser (`kind` "superuser") or as staff allowed only to
+    view `app_label`'s models ("viewer"): admin pages that must read the same to both."""
+    from django.contrib.auth.models import Permission
+    from django.test import Client
+
+    if kind == "superuser":
+        user = make_player("boss", is_staff=True, is_superuser=True)
+    else:
+        user = make_player("clerk", is_staff=True)
+        user.user_permissions.set(
+            Permission.objects.filter(
+                content_type__app_label=app_label, codename__startswith="view_"
+            )
+        )
+    client = Client()
+    client.force_login(user, backend="django.contrib.auth.backends.ModelBackend")
+    return client
+
+
 def make_staff(username: str, *roles: str, **fields):
     """A staff member (`is_staff`) in the named role groups ("support", "table managers",
     "cashier managers": staff/migrations/0002_roles.py, 0003), with a verified e-mail like

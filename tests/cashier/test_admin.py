@@ -3,13 +3,12 @@ shard, one row each, with the house's one figure per kind above the list; staff 
 look."""
 
 import pytest
-from django.contrib.auth.models import Permission
 from django.test import Client
 
 from cashier.models import HOUSE_SHARDS, Account, house_shard
 from cashier.services import banked_round_settle, banked_wager_place
 from config.admin import money
-from tests.factories import make_funded_player, make_player
+from tests.factories import make_admin_client, make_funded_player
 
 pytestmark = pytest.mark.django_db
 
@@ -20,18 +19,7 @@ ACCOUNTS = "/admin/cashier/account/"
 @pytest.fixture(params=["superuser", "viewer"])
 def staff(request) -> Client:
     """A superuser, or staff allowed only to view the cashier's models: the same pages."""
-    if request.param == "superuser":
-        user = make_player("boss", is_staff=True, is_superuser=True)
-    else:
-        user = make_player("clerk", is_staff=True)
-        user.user_permissions.set(
-            Permission.objects.filter(
-                content_type__app_label="cashier", codename__startswith="view_"
-            )
-        )
-    client = Client()
-    client.force_login(user, backend="django.contrib.auth.backends.ModelBackend")
-    return client
+    return make_admin_client(request.param, "cashier")
 
 
 @pytest.fixture

@@ -1,10 +1,9 @@
 """Fixtures the poker tests share (the room's own are in tests/conftest.py)."""
 
 import pytest
-from django.contrib.auth.models import Permission
 from django.test import Client
 
-from tests.factories import make_player, make_staff
+from tests.factories import make_admin_client, make_staff
 
 
 @pytest.fixture
@@ -16,13 +15,4 @@ def manager():
 @pytest.fixture(params=["superuser", "viewer"])
 def staff(request) -> Client:
     """A superuser, or staff allowed only to view the poker models: the same pages either way."""
-    if request.param == "superuser":
-        user = make_player("boss", is_staff=True, is_superuser=True)
-    else:
-        user = make_player("clerk", is_staff=True)
-        user.user_permissions.set(
-            Permission.objects.filter(content_type__app_label="poker", codename__startswith="view_")
-        )
-    client = Client()
-    client.force_login(user, backend="django.contrib.auth.backends.ModelBackend")
-    return client
+    return make_admin_client(request.param, "poker")
