@@ -7,11 +7,16 @@ to the staff member; a silent owner is not asked twice while its lease is alive.
 As in tests/poker/test_owner.py, this process plays one owner (started in the test's loop), and
 another process's owner is either a channel the test reads itself or this process's owner loop
 named in the lease as another host's (`elsewhere_but_here`): the command crosses the channel
-layer to it like any other process's and is served by its loop."""
+layer to it like any other process's and is served by its loop. The last test has the owner
+in another process indeed: a real daphne (`asgi_server`) whose socket took the table's lease."""
 
 import asyncio
+import json
+import os
 import time
+import urllib.request
 from datetime import timedelta
+from urllib.parse import urlsplit
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -21,12 +26,26 @@ from django.db import connections
 from django.utils import timezone
 
 from audit.models import AuditRecord
+from cashier.selectors import wallet_balance
 from poker import owner
-from poker.models import Hand, Seat, Table
+from poker.models import Hand, Seat, Table, TableBar
 from poker.services import TableError, table_sit_out
-from poker.services.staff import staff_table_close, staff_table_reopen, staff_waiting_move
+from poker.services.staff import (
+    staff_seat_remove,
+    staff_table_close,
+    staff_table_reopen,
+    staff_waiting_move,
+)
 from poker.tasks import sweep_tables
-from tests.factories import deal_hand, make_seated_player, make_staff, make_table
+from tests.factories import (
+    deal_hand,
+    make_funded_player,
+    make_seated_player,
+    make_staff,
+    make_table,
+    session_headers_for,
+)
+from tests.lobby.test_runroom import Socket
 from tests.poker.test_owner import ELSEWHERE, lease_set, table_row
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -242,3 +261,93 @@ async def test_a_staff_tool_from_a_process_running_no_owner_waits_on_a_channel_o
     with pytest.raises(TableError) as refused:
         await asyncio.wait_for(asked, 10)
     assert (refused.value.code, refused.value.message) == ("not_waiting", "No.")
+
+
+@database_sync_to_async
+def table_with_bob_and_ann_to_sit():
+    """A table with Bob seated (through the services here) and Ann funded, to sit through her
+    socket; a table manager; Ann's session cookie. No hand starts by itself."""
+    table = make_table(next_hand_delay_seconds=3600)
+    bob = make_seated_player(table, "bob", 2)
+    ann = make_funded_player("ann")
+    (_, cookie), _origin = session_headers_for(ann)
+    return table, ann, bob, make_staff("tm", "table managers"), cookie.decode()
+
+
+def owner_at(server: str) -> dict:
+    """The server's owner as its /healthz reports it (poker/owner.py `owner_report`)."""
+    with urllib.request.urlopen(f"{server}/healthz", timeout=10) as response:
+        return json.loads(response.read())["owner"]
+
+
+# The daphne may take minutes to start on a loaded machine (PROCESS_START_SECONDS).
+@pytest.mark.timeout(240)
+async def test_a_staff_tool_from_a_process_without_an_owner_runs_at_the_daphne_holding_the_table(
+    asgi_server, settings
+):
+    """The whole path between two real processes: Ann's socket at a daphne takes the table's
+    lease (her sit runs at that process's owner); this process, running no owner, asks it to
+    remove her and to close the table, and gets its answers and its refusal."""
+    settings.POKER_OWNER_ROUTING = True  # this process routes, and runs no owner
+    table, ann, bob, manager, cookie = await table_with_bob_and_ann_to_sit()
+    port = urlsplit(asgi_server).port
+    before_served = (await asyncio.to_thread(owner_at, asgi_server)).get("served", {})
+    socket = await Socket.open(port, table.pk, cookie)
+    try:
+        await socket.until(lambda state: True)  # the snapshot
+        await socket.send(
+            {"type": "sit", "seat": 1, "buy_in": table.max_buy_in, "post_big_blind": False}
+        )
+        await socket.until(lambda state: (state["you"] or {}).get("seat") == 1)
+        held = await table_row(table)
+        assert held.lease_owner.startswith(owner.OWNER_MARK), held.lease_owner
+        assert f":{os.getpid()}|" not in held.lease_owner  # the daphne's, not this process's
+        ann_seat = await database_sync_to_async(Seat.objects.get)(table=table, player=ann)
+
+        removed = await in_a_thread(staff_seat_remove)(
+            seat=ann_seat.pk, staff=manager, reason="collusion"
+        )
+        assert removed == "removed"
+        # Her page hears it from the owner: she is standing, her chips back in her wallet.
+        await socket.until(lambda state: (state["you"] or {}).get("seat") is None)
+        closed = await in_a_thread(staff_table_close)(table=table, staff=manager, reason="repairs")
+        assert closed == {"removed": [bob.pk], "leaving": []}
+        await socket.until(lambda state: all(s["player"] is None for s in state["seats"]))
+        # Closed already: the owner's refusal comes back as the same error, nothing recorded.
+        with pytest.raises(TableError) as refused:
+            await in_a_thread(staff_table_close)(table=table.pk, staff=manager, reason="again")
+        assert (refused.value.code, refused.value.message) == (
+            "table_closed",
+            "This table is closed already.",
+        )
+    finally:
+        await socket.close()
+
+    # It all ran at the owner: the lease is still the daphne's, at the same epoch...
+    after = await table_row(table)
+    assert (after.lease_owner, after.lease_epoch) == (held.lease_owner, held.lease_epoch)
+    assert after.version > held.version and not after.is_open
+    # ... whose /healthz counts the three commands it served for the staff member.
+    report = await asyncio.to_thread(owner_at, asgi_server)
+    assert report["role"] == "owner", report
+    staff_served = report["served"].get("poker.staff", {})
+    earlier = before_served.get("poker.staff", {})
+    assert {k: staff_served.get(k, 0) - earlier.get(k, 0) for k in ("done", "table_closed")} == {
+        "done": 2,
+        "table_closed": 1,
+    }, report
+
+    # The database shows what the owner did: no seat left, both cashed out, Ann barred.
+    def books() -> tuple:
+        return (
+            Seat.objects.filter(table=table).count(),
+            wallet_balance(player=ann),
+            wallet_balance(player=bob),
+            TableBar.objects.filter(table=table, player=ann, staff=manager).count(),
+        )
+
+    assert await database_sync_to_async(books)() == (0, 100_000, 100_000, 1)
+    assert await database_sync_to_async(staff_records)(table) == [
+        ("staff.seat_remove", manager.pk, "collusion"),
+        ("staff.table_close", manager.pk, "repairs"),
+    ]
