@@ -132,11 +132,15 @@ def test_the_naive_swap_with_any_position_shuffle_fails():
 
 
 def test_a_modulo_biased_randbelow_fails():
+    """The byte's modulo bias adds N x 0.00293 to the raw frequency's chi-square (51 df): at
+    the battery's minimum of draws (N = 27,040) its p-value stayed above the threshold in 1 of
+    300 trials (largest p 0.025), so with the confirming retry the test failed about one run in
+    150 (it did once in CI). With four times the draws the largest p of 300 trials was 7e-35."""
     report = battery_run(
         shuffle=lambda: shuffle_deck(byte_modulo_randbelow),
         randbelow=byte_modulo_randbelow,
         shuffles=MIN_SHUFFLES,
-        raw_draws=MIN_RAW_DRAWS,
+        raw_draws=4 * MIN_RAW_DRAWS,
     )
     assert not report.passed
     assert {"card_by_position", "raw_frequency"} <= failed(report)
