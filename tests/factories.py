@@ -1,5 +1,10 @@
 """Shared builders for test data; tests call these instead of repeating model set-up."""
 
+import asyncio
+import base64
+import json
+import os
+
 from django.contrib.auth import get_user_model
 
 from bench.mirror import GAP_WAIT_SECONDS, TableMirror
@@ -410,3 +415,73 @@ def make_staff(username: str, *roles: str, **fields):
     if len(roles) != user.groups.count():
         raise ValueError(f"unknown role in {roles!r}")
     return user
+
+
+class WireTableSocket:
+    """A table socket to a real server process (daphne, the embedded room) on 127.0.0.1,
+    speaking RFC 6455 over an asyncio stream (text frames only), with the frames applied as a
+    page applies them (bench.mirror)."""
+
+    def __init__(self, reader, writer) -> None:
+        self.reader, self.writer = reader, writer
+        self.mirror = TableMirror()
+        self.seq = 0
+
+    @classmethod
+    async def open(cls, port: int, table_id: int, cookie: str) -> "WireTableSocket":
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        key = base64.b64encode(os.urandom(16)).decode()
+        writer.write(
+            (
+                f"GET /ws/tables/{table_id}/ HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+                f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+                f"Origin: http://127.0.0.1:{port}\r\nCookie: {cookie}\r\n\r\n"
+            ).encode()
+        )
+        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
+        assert head.startswith(b"HTTP/1.1 101"), head
+        return cls(reader, writer)
+
+    async def send(self, frame: dict) -> None:
+        payload = json.dumps(frame).encode()
+        await self._send_raw(0x1, payload)
+
+    async def _send_raw(self, opcode: int, payload: bytes) -> None:
+        mask = os.urandom(4)
+        size = len(payload)
+        length = bytes([0x80 | size]) if size < 126 else bytes([0x80 | 126]) + size.to_bytes(2)
+        masked = bytes(byte ^ mask[i % 4] for i, byte in enumerate(payload))
+        self.writer.write(bytes([0x80 | opcode]) + length + mask + masked)
+        await self.writer.drain()
+
+    async def receive(self) -> dict:
+        message = b""
+        while True:
+            first, second = await self.reader.readexactly(2)
+            size = second & 0x7F
+            if size >= 126:
+                size = int.from_bytes(await self.reader.readexactly(2 if size == 126 else 8))
+            payload = await self.reader.readexactly(size)
+            opcode = first & 0x0F
+            if opcode == 0x8:
+                raise ConnectionError(f"closed: {int.from_bytes(payload[:2]) if payload else ''}")
+            if opcode == 0x9:
+                await self._send_raw(0xA, payload)
+                continue
+            message += payload
+            if first & 0x80 and opcode in (0x0, 0x1):
+                frame = json.loads(message)
+                self.mirror.apply(frame)
+                return frame
+
+    async def until(self, predicate, timeout: float = 20) -> dict:
+        async with asyncio.timeout(timeout):
+            while True:
+                frame = await self.receive()
+                assert frame["type"] != "error", frame
+                if self.mirror.state is not None and predicate(self.mirror.state):
+                    return self.mirror.state
+
+    async def close(self) -> None:
+        self.writer.close()

@@ -10,7 +10,6 @@ there, and the worker's timeouts (the deals and the fold) were sent to it and ru
 its /healthz report counts them."""
 
 import asyncio
-import base64
 import json
 import os
 import re
@@ -26,8 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.mirror import TableMirror
 from lobby.management.commands.seed_demo import DEMO_PASSWORD
+from tests.factories import WireTableSocket
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BUY_IN = 10_000  # 100 big blinds at the demo's $0.50/$1 pot-limit table
@@ -94,75 +93,6 @@ def first_table_id(base_url: str, cookie: str, name: str) -> int:
     return int(next(table_id for table_id, text in links if text == name))
 
 
-class Socket:
-    """A table socket, speaking RFC 6455 over an asyncio stream (text frames only), with the
-    frames applied as a page applies them (bench.mirror)."""
-
-    def __init__(self, reader, writer) -> None:
-        self.reader, self.writer = reader, writer
-        self.mirror = TableMirror()
-        self.seq = 0
-
-    @classmethod
-    async def open(cls, port: int, table_id: int, cookie: str) -> "Socket":
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        key = base64.b64encode(os.urandom(16)).decode()
-        writer.write(
-            (
-                f"GET /ws/tables/{table_id}/ HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
-                "Upgrade: websocket\r\nConnection: Upgrade\r\n"
-                f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
-                f"Origin: http://127.0.0.1:{port}\r\nCookie: {cookie}\r\n\r\n"
-            ).encode()
-        )
-        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
-        assert head.startswith(b"HTTP/1.1 101"), head
-        return cls(reader, writer)
-
-    async def send(self, frame: dict) -> None:
-        payload = json.dumps(frame).encode()
-        await self._send_raw(0x1, payload)
-
-    async def _send_raw(self, opcode: int, payload: bytes) -> None:
-        mask = os.urandom(4)
-        size = len(payload)
-        length = bytes([0x80 | size]) if size < 126 else bytes([0x80 | 126]) + size.to_bytes(2)
-        masked = bytes(byte ^ mask[i % 4] for i, byte in enumerate(payload))
-        self.writer.write(bytes([0x80 | opcode]) + length + mask + masked)
-        await self.writer.drain()
-
-    async def receive(self) -> dict:
-        message = b""
-        while True:
-            first, second = await self.reader.readexactly(2)
-            size = second & 0x7F
-            if size >= 126:
-                size = int.from_bytes(await self.reader.readexactly(2 if size == 126 else 8))
-            payload = await self.reader.readexactly(size)
-            opcode = first & 0x0F
-            if opcode == 0x8:
-                raise ConnectionError(f"closed: {int.from_bytes(payload[:2]) if payload else ''}")
-            if opcode == 0x9:
-                await self._send_raw(0xA, payload)
-                continue
-            message += payload
-            if first & 0x80 and opcode in (0x0, 0x1):
-                frame = json.loads(message)
-                self.mirror.apply(frame)
-                return frame
-
-    async def until(self, predicate, timeout: float = 20) -> dict:
-        async with asyncio.timeout(timeout):
-            while True:
-                frame = await self.receive()
-                assert frame["type"] != "error", frame
-                if self.mirror.state is not None and predicate(self.mirror.state):
-                    return self.mirror.state
-
-    async def close(self) -> None:
-        self.writer.close()
-
-
 def to_act(state: dict) -> bool:
     hand = state["hand"]
     return hand is not None and hand["legal_actions"] is not None
@@ -172,7 +102,7 @@ async def play_a_hand(port: int, table_id: int, cookies: list[str], database: Pa
     """Both sit, the embedded worker deals, and they check or call until the hand ends; then
     nobody acts in the next hand, and its turn's timer folds the first to act. Returns both
     hands' summaries as the first player's page shows them, and that page's last state."""
-    sockets = [await Socket.open(port, table_id, cookie) for cookie in cookies]
+    sockets = [await WireTableSocket.open(port, table_id, cookie) for cookie in cookies]
     for number, player in enumerate(sockets, start=1):
         await player.until(lambda state: True)  # the snapshot
         sit = {"type": "sit", "seat": number, "buy_in": BUY_IN, "post_big_blind": False}
@@ -185,7 +115,7 @@ async def play_a_hand(port: int, table_id: int, cookies: list[str], database: Pa
     def over(state: dict, hand_id: int) -> bool:
         return (state["last_result"] or {}).get("hand_id") == hand_id
 
-    async def play(player: Socket) -> None:
+    async def play(player: WireTableSocket) -> None:
         while not over(player.mirror.state, hand_id):
             state = await player.until(lambda s: over(s, hand_id) or to_act(s))
             if over(state, hand_id):

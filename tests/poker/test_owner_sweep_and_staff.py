@@ -38,6 +38,7 @@ from poker.services.staff import (
 )
 from poker.tasks import sweep_tables
 from tests.factories import (
+    WireTableSocket,
     deal_hand,
     make_funded_player,
     make_seated_player,
@@ -45,7 +46,6 @@ from tests.factories import (
     make_table,
     session_headers_for,
 )
-from tests.lobby.test_runroom import Socket
 from tests.poker.test_owner import ELSEWHERE, lease_set, table_row
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -292,7 +292,7 @@ async def test_a_staff_tool_from_a_process_without_an_owner_runs_at_the_daphne_h
     table, ann, bob, manager, cookie = await table_with_bob_and_ann_to_sit()
     port = urlsplit(asgi_server).port
     before_served = (await asyncio.to_thread(owner_at, asgi_server)).get("served", {})
-    socket = await Socket.open(port, table.pk, cookie)
+    socket = await WireTableSocket.open(port, table.pk, cookie)
     try:
         await socket.until(lambda state: True)  # the snapshot
         await socket.send(
