@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.db.models import Count
 from django.utils import timezone
 
 from cashier import services as cashier
@@ -116,12 +117,14 @@ def _sweep_items(now: datetime) -> Iterator[tuple[int, SweepItem]]:
     ).values_list("table_id", "pk")
     for table_id, hand_id in list(stale):
         yield table_id, {"do": "stale", "table": table_id, "hand": hand_id}
+    # A table where a hand could start: open, none running or planned, two seats taken at
+    # least (a lone player waiting for opponents is not sent to the owner every sweep).
     idle = (
         Table.objects.filter(is_open=True)
         .exclude(hands__status=Hand.Status.RUNNING)
-        .filter(seats__isnull=False)
         .exclude(next_hand_at__gt=now)
-        .distinct()
+        .annotate(seated=Count("seats"))
+        .filter(seated__gte=2)
         .values_list("pk", flat=True)
     )
     for table_id in list(idle):

@@ -540,6 +540,24 @@ def test_the_sweep_evicts_sitters_out_past_the_limit_and_cashes_them_out():
     assert wallet_balance(player=ann) == 100_000
 
 
+def test_the_sweep_looks_for_a_deal_only_where_two_seats_are_taken():
+    """A lone player waiting for opponents is not a deal to try every sweep (at a table's owner
+    that would be a command every two seconds for each such table)."""
+    lone, pair = make_table(next_hand_delay_seconds=0), make_table(next_hand_delay_seconds=0)
+    make_seated_player(lone, "ann", 1)
+    sent: list[tuple[int, dict]] = []
+
+    def at_owner(table_id: int, item: dict) -> bool:
+        sent.append((table_id, item))
+        return True
+
+    assert services.tables_sweep(at_owner=at_owner)["sent"] == 0
+    make_seated_player(pair, "ben", 1)
+    make_seated_player(pair, "cid", 2)
+    assert services.tables_sweep(at_owner=at_owner)["sent"] == 1
+    assert [(table_id, item["do"]) for table_id, item in sent] == [(pair.pk, "deal")]
+
+
 def test_the_sweep_acts_on_overdue_turns_and_starts_due_hands():
     table = make_table(next_hand_delay_seconds=0)
     players = {1: make_seated_player(table, "ann", 1), 2: make_seated_player(table, "ben", 2)}
