@@ -35,7 +35,6 @@ from poker.services.waiting import (
     waiting_list_join,
     waiting_list_leave,
     waiting_lists_leave_all,
-    waiting_offers_expire,
 )
 
 __all__ = [
@@ -71,5 +70,4 @@ __all__ = [
     "waiting_list_join",
     "waiting_list_leave",
     "waiting_lists_leave_all",
-    "waiting_offers_expire",
 ]

@@ -64,16 +64,9 @@ def hand_cancel(*, hand: Hand, reason: str, code: str = "cancelled", detail: str
 
 
 # What the sweep found due at one table (a JSON-ready dict, as the owner's command carries
-# it): {"do": one of SWEEP_DOES, "table": id, "hand"/"turn"/"seat": ids, "now": ISO time}.
+# it): {"do": "turn" | "stale" | "deal" | "evict" | "offers", "table": id,
+# "hand"/"turn"/"seat": ids, "now": ISO time}.
 SweepItem = dict[str, Any]
-# "do" -> the count of `tables_sweep` a done item adds to.
-SWEEP_DOES = {
-    "turn": "timeouts",
-    "stale": "cancelled",
-    "deal": "started",
-    "evict": "evicted",
-    "offers": "offers",
-}
 
 
 def tables_sweep(
@@ -147,7 +140,7 @@ def _sweep_items(now: datetime) -> Iterator[tuple[int, SweepItem]]:
 def sweep_item_run(*, item: SweepItem, now: datetime | None = None) -> str:
     """Do one thing the sweep found due, if it still is (the turn may have moved on, the
     player sat in, the hand started): at the table's owner or where the sweep runs. Returns
-    the count it adds to (`SWEEP_DOES`), or "" when nothing was done. A failure is logged,
+    the count of `tables_sweep` it adds to, or "" when nothing was done. A failure is logged,
     not raised: the sweep goes on, and the next one tries again."""
     if now is None:
         now = datetime.fromisoformat(item["now"]) if item.get("now") else timezone.now()

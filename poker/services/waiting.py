@@ -234,16 +234,6 @@ def seat_offer_make(change: TableChange, entry: WaitingEntry, *, now: datetime |
     return withdrawn
 
 
-def waiting_offers_expire(*, now: datetime | None = None) -> int:
-    """For the sweep: let overdue offers pass, and offer the seats an offer missed (a free
-    seat nobody holds while someone waits). Returns how many tables it looked at."""
-    now = now or timezone.now()
-    table_ids = waiting_offers_due(now=now)
-    for table_id in table_ids:
-        table_offers_pass(table_id=table_id, now=now)
-    return len(table_ids)
-
-
 def waiting_offers_due(*, now: datetime) -> list[int]:
     """The tables where an offer is overdue or a free seat waits for an offer, by id: the
     sweep sends each to its table's owner (`table_offers_pass` there)."""
