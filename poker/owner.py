@@ -506,22 +506,35 @@ def _command_message(
 
 
 async def _ask(
-    holder: str, table_id: int, kind: str, payload: dict[str, Any], language: str | None
+    holder: str,
+    table_id: int,
+    kind: str,
+    payload: dict[str, Any],
+    language: str | None,
+    answers: str | None = None,
 ) -> asyncio.Future:
-    owner = _owner
-    assert owner is not None
+    """Send a command to the holder's owner; the future is its reply. The reply comes through
+    this process's owner channel, or `answers`, a channel of the running loop's own (a process
+    running no owner: `command_ask_sync`)."""
     request = uuid.uuid4().hex
-    future = asyncio.get_running_loop().create_future()
-    future.request = request  # type: ignore[attr-defined]
-    owner.replies[request] = future
-    message = _command_message(table_id, kind, payload, language, owner.channel, request)
+    replies = None
+    if answers is None:
+        owner = _owner
+        assert owner is not None
+        replies, answers = owner.replies, owner.channel
+        future = asyncio.get_running_loop().create_future()
+        future.request = request  # type: ignore[attr-defined]
+        replies[request] = future
+    layer = get_channel_layer()
+    message = _command_message(table_id, kind, payload, language, answers, request)
     try:
-        await get_channel_layer().send(channel_of(holder), message)
+        await layer.send(channel_of(holder), message)
     except Exception as error:
-        owner.replies.pop(request, None)
+        if replies is not None:
+            replies.pop(request, None)
         log.warning("table %s: could not reach its owner %s (%s)", table_id, holder, error)
         raise DatabaseBusy() from error
-    return future
+    return future if replies is not None else asyncio.ensure_future(layer.receive(answers))
 
 
 def _look_again_seconds() -> float:
@@ -656,10 +669,7 @@ async def _ask_and_wait(
     try:
         while True:
             if asked is None:
-                if answers is None:
-                    asked = await _ask(holder, table_id, kind, payload, language)
-                else:
-                    asked = await _ask_from(answers, holder, table_id, kind, payload, language)
+                asked = await _ask(holder, table_id, kind, payload, language, answers)
             try:
                 reply = await asyncio.wait_for(asyncio.shield(asked), _look_again_seconds())
             except TimeoutError:
@@ -692,26 +702,6 @@ def _holder_read_apart(table_id: int, table_kind: str) -> str:
         return holder_read(table_id, table_kind)
     finally:
         connections.close_all()
-
-
-async def _ask_from(
-    answers: str,
-    holder: str,
-    table_id: int,
-    kind: str,
-    payload: dict[str, Any],
-    language: str | None,
-) -> asyncio.Future:
-    """Send a command to the holder's owner with `answers` (a channel of this loop's) for its
-    reply; the future is the reply."""
-    layer = get_channel_layer()
-    message = _command_message(table_id, kind, payload, language, answers, uuid.uuid4().hex)
-    try:
-        await layer.send(channel_of(holder), message)
-    except Exception as error:
-        log.warning("table %s: could not reach its owner %s (%s)", table_id, holder, error)
-        raise DatabaseBusy() from error
-    return asyncio.ensure_future(layer.receive(answers))
 
 
 def _send_sync(channel: str, message: dict[str, Any]) -> None:
