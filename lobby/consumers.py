@@ -44,8 +44,7 @@ class LobbyConsumer(FrameConsumer):
     async def lobby_update(self, event: LobbyUpdateFrame) -> None:
         """Relay a lobby change broadcast by a service after its transaction commits
         (poker.broadcast.send_lobby: the channel-layer message is the frame)."""
-        update: LobbyUpdateFrame = {"type": "lobby.update", "update": event["update"]}
-        await self.send_frame(update)
+        await self.send_frame(event)
 
     async def player_notice(self, message: dict) -> None:
         """What concerns this player wherever they are (a seat offered), already JSON."""
