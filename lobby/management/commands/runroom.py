@@ -1,13 +1,18 @@
 """Serve the whole room from one process: the ASGI server, a Celery worker and Celery beat.
 
-This is the embedded default (no outside services): the in-memory Celery broker only works
-inside one process, so the worker and beat run here as threads beside the web server. In
-production each of these is its own process (docs/operations.md). The tables' owner runs here
-as in every production ASGI process (poker/owner.py, started by the first table socket): the
-worker thread's timeouts are sent to it.
+This is the embedded default (no outside services): the database is the room's own PostgreSQL
+server, started by the first use of the database (config/embedded_postgres.py) and stopped
+when this process exits; the in-memory Celery broker only works inside one process, so the
+worker and beat run here as threads beside the web server. In production each of these is its
+own process (docs/operations.md). The tables' owner runs here as in every production ASGI
+process (poker/owner.py, started by the first table socket): the worker thread's timeouts are
+sent to it.
 """
 
 import logging
+import os
+import signal
+import sys
 import threading
 
 from celery.beat import EmbeddedService
@@ -16,6 +21,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from config.celery import app as celery_app
+from config.embedded_postgres import embedded_server_stop
 
 log = logging.getLogger(__name__)
 
@@ -53,14 +59,42 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("addrport", nargs="?", default="127.0.0.1:8000")
+        parser.add_argument(
+            "--no-setup",
+            action="store_true",
+            help="Serve as the database is: no migrate, no demo data.",
+        )
 
-    def handle(self, *args, addrport: str, **options) -> None:
+    def handle(self, *args, addrport: str, no_setup: bool, **options) -> None:
         if not settings.CELERY_BROKER_URL.startswith("memory://"):
             raise CommandError(
                 "runroom is the embedded mode; with REDIS_URL set, run the ASGI server, "
                 "a Celery worker and Celery beat as separate processes (docs/operations.md)."
             )
+        # A SIGTERM (a supervisor, `kill`) ends the room as Ctrl-C does, so the embedded
+        # database server is stopped on the way out rather than left running.
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
+        if not no_setup:
+            # One server start for all of it: migrate, the demo data, then the room.
+            call_command("migrate", interactive=False, verbosity=0)
+            call_command("seed_demo")
         start_embedded_worker()
-        start_embedded_beat()
+        beat = start_embedded_beat()
         self.stdout.write(self.style.SUCCESS(f"The room is open at http://{addrport}/"))
-        call_command("runserver", addrport, use_reloader=False)
+        try:
+            call_command("runserver", addrport, use_reloader=False)
+        finally:
+            room_close(beat)
+
+
+def room_close(beat: EmbeddedService) -> None:
+    """The web server has stopped: stop beat and the database server, then leave at once.
+    Everything the room did is in its database already; the worker's and the tables' threads
+    may still be running a timer or a heartbeat, and the interpreter's exit would wait on
+    them (and the database server with it) for as long as they keep going."""
+    beat.stop()
+    embedded_server_stop()
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
