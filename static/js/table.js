@@ -103,6 +103,7 @@
   /* The socket's first answer (a snapshot, or the resync of a page reconnecting), applied. */
   function hello(frame) {
     setConnection("online", gettext("Connected"));
+    actionUnanswered(gettext("Your last action did not reach the table. Please choose again."));
     window.tableChat.load(frame.chat);
     takeOfferedSeat();
   }
@@ -165,6 +166,7 @@
         break;
       case "error":
         pendingTurn = null;
+        clearTimeout(actionAnswerTimer);
         window.tableChat.refused();
         toast(frame.message || frame.code, "error");
         if (state) render(state);
@@ -831,7 +833,29 @@
     if (sent) {
       pendingTurn = hand.turn;
       renderActions();
+      clearTimeout(actionAnswerTimer);
+      actionAnswerTimer = setTimeout(
+        () => actionUnanswered(gettext("The table did not answer your action. Please choose again.")),
+        ACTION_ANSWER_MS,
+      );
     }
+  }
+
+  /* An action is answered by the state moving past its turn or by an error frame. One whose
+   * socket dropped before it landed, or that the table never answered, would otherwise leave
+   * the buttons waiting until the clock ran out: say so and let the player choose again (a
+   * late answer after all is harmless: the turn and seq refuse a second action). */
+  const ACTION_ANSWER_MS = 8000;
+  let actionAnswerTimer = null;
+
+  function actionUnanswered(message) {
+    clearTimeout(actionAnswerTimer);
+    if (pendingTurn === null) return;
+    const hand = state && state.hand;
+    pendingTurn = null;
+    if (!hand || !legal()) return;
+    toast(message, "error");
+    render(state);
   }
 
   /* Folding when a check is free takes a second click (within a few seconds) on the same

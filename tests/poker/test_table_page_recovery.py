@@ -43,10 +43,12 @@ RECOVERY_MS = 30_000
 class Silencer:
     """Forwards the server's frames to the page, except while armed: `"all"` swallows every
     frame until the page sends `resync` (then forwards its answer and everything after),
-    `"update"` swallows the next `update` alone."""
+    `"update"` swallows the next `update` alone, `"act"` the page's next `act` (it never
+    reaches the server)."""
 
     def __init__(self) -> None:
         self.mode: str | None = None
+        self.acts_dropped = self.acts_passed = 0
 
     def route(self, socket) -> None:
         server = socket.connect_to_server()
@@ -62,8 +64,14 @@ class Silencer:
         socket.send(message)
 
     def from_page(self, server, message) -> None:
-        if self.mode == "all" and json.loads(message).get("type") == "resync":
+        kind = json.loads(message).get("type")
+        if self.mode == "all" and kind == "resync":
             self.mode = None
+        if self.mode == "act" and kind == "act":
+            self.mode = None
+            self.acts_dropped += 1
+            return
+        self.acts_passed += kind == "act"
         server.send(message)
 
 
@@ -128,5 +136,44 @@ def test_a_page_whose_socket_went_silent_catches_up(signed_in_page, celery_worke
         for page in pages.values():
             assert frames_sent(page, "snapshot") == []
             assert page.errors == []
+    finally:
+        close_and_settle(table, pages.values())
+
+
+def test_an_action_the_table_never_answers_is_shown_and_can_be_made_again(signed_in_page):
+    """The page's action is lost on the way: the buttons wait for the answer, then the player
+    is told the table did not answer and chooses again; the second click plays."""
+    table = make_table(next_hand_delay_seconds=3600, action_seconds=120)
+    players, hand = beside_the_browser(seat_and_deal, table=table)
+    pages = {1: signed_in_page(players[1], LAPTOP), 2: signed_in_page(players[2], PHONE)}
+    silencers = {n: Silencer() for n in pages}
+    try:
+        for number, page in pages.items():
+            record_calls(page)
+            page.route_web_socket(re.compile(r"/ws/tables/"), silencers[number].route)
+            open_table(page, table)
+        for page in pages.values():
+            page.wait_for_function(HAND_STARTED)
+        seat = both_catch_up(pages, hand.pk, 1, 5_000)
+        page = pages[seat]
+        silencers[seat].mode = "act"
+        page.locator(CHECK_OR_CALL).first.click()
+        page.wait_for_function(
+            "() => document.querySelector('#act-check, #act-call') && "
+            "[...document.querySelectorAll('#act-check, #act-call')].every((b) => b.disabled "
+            "|| b.hidden)"
+        )
+        assert silencers[seat].acts_dropped == 1
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('#toasts .toast.error')].some("
+            "(t) => t.textContent.includes('did not answer your action'))",
+            timeout=20_000,
+        )
+        page.wait_for_function(YOUR_TURN, arg=1, timeout=5_000)
+        page.locator(CHECK_OR_CALL).first.click()
+        both_catch_up(pages, hand.pk, 2, 10_000)
+        assert silencers[seat].acts_dropped == 1 and silencers[seat].acts_passed == 1
+        for shown in pages.values():
+            assert shown.errors == []
     finally:
         close_and_settle(table, pages.values())
