@@ -332,9 +332,8 @@ def ledger_verify(*, skip: Collection[str] = ()) -> LedgerReport:
     if connection.in_atomic_block:
         return _verify(skip)
     with transaction.atomic():
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        with connection.cursor() as cursor:
+            cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
         return _verify(skip)
 
 
