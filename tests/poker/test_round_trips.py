@@ -21,12 +21,7 @@ from poker.models import Hand
 from poker.services.unit import peek
 from tests.factories import deal_hand, make_seated_player, make_table
 
-pytestmark = [
-    pytest.mark.django_db,
-    pytest.mark.skipif(
-        connection.vendor != "postgresql", reason="counts PostgreSQL's batched statements"
-    ),
-]
+pytestmark = pytest.mark.django_db
 
 MOST_STATEMENTS_PER_CALL = 6  # the four, and SAVEPOINT and RELEASE
 # The action that ends a hand also settles it in the cashier (one statement locking the
