@@ -13,8 +13,8 @@ Each check has a name, and every problem it finds is reported under that name:
 
 Apps above the cashier add checks of their own with `ledger_check_register` (poker registers
 that every settled hand's entry equals the hand's result), so the cashier never imports them.
-All checks read one snapshot (a read-only REPEATABLE READ transaction on PostgreSQL), so money
-moving in a live room while they run cannot look like drift.
+All checks read one snapshot (a read-only REPEATABLE READ transaction), so money moving in a
+live room while they run cannot look like drift.
 """
 
 from __future__ import annotations
