@@ -171,7 +171,8 @@ def audit_record(
         now=now,
     )
     record.content_hash = content_hash(record)
-    record.save(force_insert=True)
+    with transaction.atomic(savepoint=False):
+        record.save(force_insert=True)
     return record
 
 

@@ -1,8 +1,8 @@
 """The banked game's services (RULES.md 9, online: one player against the house).
 
 Each is one transaction: lock, check, call the engine, post to the cashier, write the round;
-an online deal and decision are a read and one writing statement, which is the transaction
-(issue 26: `_deal`, `round_decide`).
+an online deal and decision are a read and one writing statement, which is the
+transaction (issue 26: `_deal`, `round_decide`).
 Refusals raise `ShowdownRefused(code, message)` (or the cashier's `CashierError`, both kinds
 of `config.errors.Refused`) and change nothing. Money moves only through
 `cashier.services.banked_*`: the wagers placed at the deal and the Call/Raise bet at the
