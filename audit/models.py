@@ -4,15 +4,15 @@ checks, responsible-gaming events, the daily verifications).
 
 Each record's content (time, actor, action, subject, payload, reason) is hashed into
 `content_hash` when it is written; the chain then links it to the record before it:
-`hash = sha256(prev_hash + content_hash)` and `seq` is its place in the chain. On PostgreSQL
-the chain is filled in by a deferred trigger at commit (migration 0002), so the chain's lock is
-the last one a transaction takes (no deadlock with the row locks it took before) and is held
-only while it commits; the same migration refuses UPDATE and DELETE. A commit that finds the
-head held by another commit does not wait for it: its records are linked by the next commit,
-the beat's `audit.link_pending` or `verify_audit` (migration 0006); a commit finds what to
-link by transaction, its own and those `audit_chainpending` lists (migration 0007). On SQLite
-(the embedded room) `audit_record` fills the chain in itself. `AuditChainHead` is the one row
-holding the chain's last `seq` and `hash`, so deleting the newest record is noticed too.
+`hash = sha256(prev_hash + content_hash)` and `seq` is its place in the chain. The chain is
+filled in by a deferred trigger at commit (migration 0002), so the chain's lock is the last
+one a transaction takes (no deadlock with the row locks it took before) and is held only while
+it commits; the same migration refuses UPDATE and DELETE. A commit that finds the head held by
+another commit does not wait for it: its records are linked by the next commit, the beat's
+`audit.link_pending` or `verify_audit` (migration 0006); a commit finds what to link by
+transaction, its own and those `audit_chainpending` lists (migration 0007). `AuditChainHead`
+is the one row holding the chain's last `seq` and `hash`, so deleting the newest record is
+noticed too.
 """
 
 from __future__ import annotations
@@ -49,8 +49,7 @@ class AuditRecord(models.Model):
     payload = models.JSONField(default=dict, blank=True)
     reason = models.TextField(blank=True, default="")
     content_hash = models.CharField(max_length=64)
-    # The chain: NULL (not linked yet, never "") until the writing transaction commits
-    # (PostgreSQL) or at once (SQLite).
+    # The chain: NULL (not linked yet, never "") until the writing transaction commits.
     seq = models.BigIntegerField(null=True, blank=True, unique=True)
     prev_hash = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001
     hash = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001

@@ -27,10 +27,9 @@ from datetime import datetime
 
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, models, transaction
-from django.db.models import F
 from django.utils import timezone
 
-from audit.models import GENESIS_HASH, AuditChainHead, AuditRecord
+from audit.models import AuditRecord
 from audit.offline import FIELDS, canonical_hash, canonical_text
 
 ACTION = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$")
@@ -126,20 +125,6 @@ def _subject(subject) -> Subject:
     )
 
 
-def _chain_in_python(record: AuditRecord) -> None:
-    """SQLite: link the record now. The head is written before it is read, so the transaction
-    takes SQLite's one write lock at once and two writers never both hold a read lock waiting
-    to write (which SQLite can only refuse). PostgreSQL leaves this to its commit-time trigger."""
-    heads = AuditChainHead.objects.filter(pk=1)
-    if not heads.update(seq=F("seq") + 1):
-        AuditChainHead.objects.create(pk=1, seq=1, hash=GENESIS_HASH)
-    head = heads.get()
-    record.seq = head.seq
-    record.prev_hash = head.hash
-    record.hash = chain_hash(head.hash, record.content_hash)
-    heads.update(hash=record.hash)
-
-
 def _record(*, action, actor, subject, payload, reason, actor_kind, now) -> AuditRecord:
     """The record as asked, checked, without its content hash (nothing written)."""
     if not isinstance(action, str) or len(action) > 64 or not ACTION.match(action):
@@ -187,20 +172,16 @@ def audit_record(
     )
     record.content_hash = content_hash(record)
     with transaction.atomic(savepoint=False):
-        if connection.vendor != "postgresql":
-            _chain_in_python(record)
         record.save(force_insert=True)
     return record
 
 
 def audit_chain_link() -> int:
-    """Link every committed record still unlinked (PostgreSQL). A commit that finds the chain
-    head held by another commit does not wait for it (migration 0006): its records stay
-    unlinked until the next commit that takes the head, or this call (the beat's
-    `audit.link_pending`, and `verify_audit` before it reads). Returns how many it linked, -1
-    when another commit held the head (that one links them). Its own transaction."""
-    if connection.vendor != "postgresql":
-        return 0  # SQLite links each record as it is written
+    """Link every committed record still unlinked. A commit that finds the chain head held
+    by another commit does not wait for it (migration 0006): its records stay unlinked until
+    the next commit that takes the head, or this call (the beat's `audit.link_pending`, and
+    `verify_audit` before it reads). Returns how many it linked, -1 when another commit held
+    the head (that one links them). Its own transaction."""
     with transaction.atomic(), connection.cursor() as cursor:
         # A standby or a read-only session (an auditor's check on a replica) links nothing:
         # the primary's next commit or beat does, and verify_audit counts the tail as pending.
@@ -254,7 +235,7 @@ def audit_record_row(
     now: datetime | None = None,
 ) -> RecordRow:
     """The record `audit_record` would write for a subject whose id is not known yet (checked
-    the same way; nothing written). PostgreSQL only: its chain trigger links it at commit."""
+    the same way; nothing written). The chain trigger links it at commit."""
     record = _record(
         action=action,
         actor=actor,

@@ -5,11 +5,11 @@ Walking the records in chain order (`seq`), each must follow the one before (no 
 hash to its `content_hash` (nothing edited since it was written) and its `hash` must be the
 link of the two. The chain head must name the last record (a deleted newest record is noticed),
 and every committed record must be chained. The first record that fails is named; later
-problems are listed up to MAX_LISTED. All reads come from one snapshot (REPEATABLE READ on
-PostgreSQL), so records committed while it runs cannot look like a break.
+problems are listed up to MAX_LISTED. All reads come from one snapshot (REPEATABLE READ), so
+records committed while it runs cannot look like a break.
 
-On PostgreSQL a commit that finds the chain head busy leaves its records unlinked for the next
-commit (migration audit 0006), so the check first links every committed record still unlinked
+A commit that finds the chain head busy leaves its records unlinked for the next commit
+(migration audit 0006), so the check first links every committed record still unlinked
 (`audit_chain_link`, its own transaction) and then accepts an unlinked record only if the
 chain trigger saw it written (`chain_txid`) and it is younger than AUDIT_LINK_BOUND_SECONDS
 (committed between the link and the snapshot, or by a transaction still linking): within that
@@ -102,9 +102,8 @@ def audit_verify() -> AuditReport:
         return _verify(inside_transaction=True)
     audit_chain_link()  # the records of commits that found the head busy
     with transaction.atomic():
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        with connection.cursor() as cursor:
+            cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
         return _verify(inside_transaction=False)
 
 
@@ -131,7 +130,7 @@ def _verify(*, inside_transaction: bool) -> AuditReport:
     }
     report.head_seq, report.head_hash = head["seq"], head["hash"]
     fields = ("id", "seq", "prev_hash", "hash", "content_hash", *CONTENT_FIELDS)
-    # On PostgreSQL a record is linked at its transaction's commit, or by a later commit or
+    # A record is linked at its transaction's commit, or by a later commit or
     # `audit_chain_link` when its commit found the head busy: an unlinked record the chain
     # trigger saw written (`chain_txid`) is pending if it is this transaction's own or younger
     # than the bound. One it never saw (no `chain_txid`) was written with the trigger off.
@@ -171,20 +170,19 @@ def _unchained_check(
     unchained = AuditRecord.objects.filter(seq__isnull=True)
     bound = settings.AUDIT_LINK_BOUND_SECONDS
     held_back: set[int] = set()  # seen by the trigger, older than the bound
-    if connection.vendor == "postgresql":
-        oldest_pending = timezone.now() - timedelta(seconds=bound)
-        states = unchained.annotate(
-            own=RawSQL("chain_txid = txid_current()", [], output_field=BooleanField()),
-            seen=RawSQL("chain_txid IS NOT NULL", [], output_field=BooleanField()),
-        ).values_list("id", "own", "seen", "created_at")
-        waiting = []
-        for record_id, own, seen, created_at in states.order_by("id").iterator():
-            if (own and inside_transaction) or (seen and created_at >= oldest_pending):
-                report.pending += 1
-                waiting.append(record_id)
-            elif seen:
-                held_back.add(record_id)
-        unchained = unchained.exclude(id__in=waiting)
+    oldest_pending = timezone.now() - timedelta(seconds=bound)
+    states = unchained.annotate(
+        own=RawSQL("chain_txid = txid_current()", [], output_field=BooleanField()),
+        seen=RawSQL("chain_txid IS NOT NULL", [], output_field=BooleanField()),
+    ).values_list("id", "own", "seen", "created_at")
+    waiting = []
+    for record_id, own, seen, created_at in states.order_by("id").iterator():
+        if (own and inside_transaction) or (seen and created_at >= oldest_pending):
+            report.pending += 1
+            waiting.append(record_id)
+        elif seen:
+            held_back.add(record_id)
+    unchained = unchained.exclude(id__in=waiting)
     for row in unchained.order_by("id").values(*fields)[: MAX_LISTED + 1]:
         if row["id"] in held_back:
             why = (

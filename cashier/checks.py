@@ -18,8 +18,6 @@ def ledger_guards_hold(app_configs=None, databases=None, **kwargs) -> list[Warni
     warnings = []
     for alias in databases or ():
         connection = connections[alias]
-        if connection.vendor != "postgresql":
-            continue
         with connection.cursor() as cursor:
             cursor.execute(
                 "SELECT current_user, rolsuper, coalesce((SELECT pg_has_role(current_user, "

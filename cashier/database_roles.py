@@ -69,10 +69,6 @@ def app_role_grant(
             f"Not a role name: {role!r}. Use lower-case letters, digits and underscores.",
         )
     connection = connections[using]
-    if connection.vendor != "postgresql":
-        raise RoleError(
-            "not_postgresql", "Database roles are PostgreSQL's; the embedded room has none."
-        )
     with transaction.atomic(using=using), connection.cursor() as cursor:
         cursor.execute(
             "SELECT current_schema(), current_database(), current_user, "

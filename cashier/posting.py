@@ -2,7 +2,7 @@
 
 The busy movements (a hand's settlement, the banked game's wagers and settlements) name their
 accounts by what they are (a player's wallet, the stacks at a table, a shard of the house's
-accounts), not by id. On PostgreSQL `entry_post_locked` sends one data-modifying WITH statement
+accounts), not by id. `entry_post_locked` sends one data-modifying WITH statement
 that locks those rows in id order (`FOR UPDATE`, so two movements never deadlock), checks the
 rules a caller asks for (every account found, no guarded balance below zero, no stack in
 another hand), and only if they all hold inserts the entry and its postings, moves the stored
@@ -15,8 +15,7 @@ statement. It answers with the rows as they were locked, so a refusal is explain
 from the same rows and nothing was written. The deferred balance trigger still checks each
 entry at commit. The statement's text does not depend on the legs (arrays; accounts locked by
 ids the process learnt and the statement re-checks), so it is prepared once per connection;
-outside a transaction it is its own, one round trip. Elsewhere (SQLite, the embedded room)
-the same steps run one by one.
+outside a transaction it is its own, one round trip.
 """
 
 from __future__ import annotations
@@ -26,14 +25,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.conf import settings
-from django.db import IntegrityError, connection, connections, transaction
-from django.db.models import F, Model, Q
+from django.db import connection, connections
+from django.db.models import Model, Q
 from django.utils import timezone
 from psycopg import RawCursor
 from psycopg.types.numeric import Int8Dumper
 
 from audit.models import AuditRecord
-from audit.services import RECORD_ROW_COLUMNS, RecordRow, Subject, audit_record, audit_record_row
+from audit.services import RECORD_ROW_COLUMNS, RecordRow, audit_record_row
 from cashier.models import Account, Entry, Posting
 
 
@@ -159,7 +158,7 @@ def _refusal(
     return ""
 
 
-def _lock_condition(legs: Sequence[Leg], end_hand: tuple[int, int] | None) -> Q:
+def _lock_condition(legs: Sequence[Leg]) -> Q:
     wanted = Q(pk__in=[])
     for leg in legs:
         wanted |= Q(
@@ -168,9 +167,6 @@ def _lock_condition(legs: Sequence[Leg], end_hand: tuple[int, int] | None) -> Q:
             table_id=leg.table_id,
             shard=leg.shard,
         )
-    if end_hand is not None:
-        table_id, hand_id = end_hand
-        wanted |= Q(kind=Account.Kind.TABLE_STACK, table_id=table_id, in_hand_id=hand_id)
     return wanted
 
 
@@ -202,7 +198,7 @@ def _ids_known(legs: Sequence[Leg], *, look_up: bool) -> dict[tuple, int]:
     if missing and look_up:
         if len(_account_ids) > _ACCOUNT_IDS_MAX:
             _account_ids.clear()
-        for account in Account.objects.filter(_lock_condition(missing, None)).only(
+        for account in Account.objects.filter(_lock_condition(missing)).only(
             "id", "kind", "owner_id", "table_id", "shard"
         ):
             known[_key(account)] = account.pk
@@ -527,78 +523,6 @@ def _run_in_one_statement(
     return entry_ids, bool(rows[0][1]), locked, bool(rows[0][2])
 
 
-def _link_filter(link: Link) -> dict:
-    conditions = {
-        f"{name}__isnull" if value is None else name: value is None or value
-        for name, value in link.where.items()
-    }
-    if link.pk is not None:
-        conditions["pk"] = link.pk
-    return conditions
-
-
-def _run_step_by_step(
-    entries: Sequence[Movement],
-    fields: list[dict],
-    now: datetime,
-    end_hand: tuple[int, int] | None,
-    busy_hand_id,
-    links: tuple[Link | Row, ...],
-    guard: Guard | None = None,
-) -> tuple[list[int], bool, list[Account], bool]:
-    legs = [leg for movement in entries for leg in movement.legs]
-    if guard is not None and not (
-        guard.model._default_manager.select_for_update()
-        .filter(**_link_filter(Link(guard.model, guard.pk, {}, guard.where)))
-        .exists()
-    ):
-        return [], False, [], False
-    locked = list(
-        Account.objects.select_for_update().filter(_lock_condition(legs, end_hand)).order_by("pk")
-    )
-    by_key = {_key(account): account for account in locked}
-    if _refusal([m.legs for m in entries], by_key, busy_hand_id=busy_hand_id):
-        return [], False, locked, True
-    entry_ids = []
-    try:
-        with transaction.atomic():
-            for movement, entry_fields in zip(entries, fields, strict=True):
-                entry = Entry.objects.create(**entry_fields, created_at=now)
-                entry_ids.append(entry.pk)
-                Posting.objects.bulk_create(
-                    Posting(entry=entry, account=by_key[leg.key], amount=leg.amount)
-                    for leg in movement.legs
-                    if leg.amount
-                )
-                for leg in movement.legs:
-                    if leg.amount:
-                        Account.objects.filter(pk=by_key[leg.key].pk).update(
-                            balance=F("balance") + leg.amount
-                        )
-            if end_hand is not None:
-                Account.objects.filter(pk__in=[a.pk for a in locked]).filter(
-                    in_hand_id=end_hand[1]
-                ).update(in_hand_id=None)
-            for link in links:
-                values = {
-                    name: entry_ids[value.n] if isinstance(value, EntryId) else value
-                    for name, value in link.values.items()
-                }
-                if isinstance(link, Row):
-                    meta = link.model._meta
-                    link.model._default_manager.create(
-                        **{meta.get_field(name).attname: value for name, value in values.items()}
-                    )
-                else:
-                    link.model._default_manager.filter(**_link_filter(link)).update(**values)
-    except IntegrityError:
-        hand_ids = [entry_fields["hand_id"] for entry_fields in fields]
-        if hand_ids[0] is None or not Entry.objects.filter(hand_id__in=hand_ids).exists():
-            raise
-        return [], True, locked, True
-    return entry_ids, True, locked, True
-
-
 def entry_post_locked(
     *,
     legs: Sequence[Leg],
@@ -655,14 +579,9 @@ def entries_post_locked(
     now = now or timezone.now()
     fields = [_entry_fields(movement) for movement in entries]
     links = _links(link)
-    if connection.vendor == "postgresql":
-        entry_ids, ok, rows, held = _post_in_one_statement(
-            entries, fields, now, end_hand, busy_hand_id, links, guard
-        )
-    else:
-        entry_ids, ok, rows, held = _post_step_by_step(
-            entries, fields, now, end_hand, busy_hand_id, links, guard
-        )
+    entry_ids, ok, rows, held = _post_in_one_statement(
+        entries, fields, now, end_hand, busy_hand_id, links, guard
+    )
     locked = {_key(account): account for account in rows}
     if not held:
         return Posted(None, locked, "moved_on")
@@ -696,29 +615,8 @@ def _entry_fields(movement: Movement) -> dict:
     }
 
 
-def _post_step_by_step(
-    entries: Sequence[Movement], fields: list[dict], now, end_hand, busy_hand_id, link, guard=None
-) -> tuple[list[int], bool, list[Account], bool]:
-    """Elsewhere (SQLite): the same steps one by one, then each entry's audit record."""
-    with transaction.atomic(savepoint=False):
-        entry_ids, ok, rows, held = _run_step_by_step(
-            entries, fields, now, end_hand, busy_hand_id, link, guard
-        )
-        # The audit log holds every entry by reference, in the same transaction (audit/).
-        ids = {_key(account): account.pk for account in rows}
-        for movement, entry_fields, entry_id in zip(entries, fields, entry_ids, strict=False):
-            audit_record(
-                action="ledger.entry",
-                actor=movement.created_by,
-                subject=Subject("cashier.entry", entry_id, movement.reason),
-                payload=_record_payload(movement.legs, entry_fields, ids),
-                now=now,
-            )
-    return entry_ids, ok, rows, held
-
-
 def _record_payload(legs: Sequence[Leg], fields: dict, ids: dict[tuple, int]) -> dict:
-    """The entry's audit record payload (the same on both paths)."""
+    """The entry's audit record payload."""
     return {
         "reason": fields["reason"],
         "player_id": fields["player_id"],
@@ -731,7 +629,7 @@ def _record_payload(legs: Sequence[Leg], fields: dict, ids: dict[tuple, int]) ->
 def _post_in_one_statement(
     entries: Sequence[Movement], fields: list[dict], now, end_hand, busy_hand_id, links, guard=None
 ) -> tuple[list[int], bool, list[Account], bool]:
-    """PostgreSQL: the one statement, with the entries' audit records in it. Outside a
+    """The one statement, with the entries' audit records in it. Outside a
     transaction it is its own (one round trip; the deferred checks run at its end). An
     account id this process knew but the statement did not find is looked up once more."""
     legs = [leg for movement in entries for leg in movement.legs]

@@ -512,13 +512,9 @@ def hand_stacks_commit(*, table_id: int, hand_id: int, players: list) -> None:
     places = ", ".join(["%s"] * len(player_ids))
     stacks = f"kind = %s AND table_id = %s AND owner_id IN ({places})"
     free = "(in_hand_id IS NULL OR in_hand_id = %s)"
-    # The rows are locked in id order first where the database locks rows (no deadlock with
-    # a movement locking two of them, which also goes in id order).
-    locked = (
-        f"id IN (SELECT id FROM {account} WHERE {stacks} ORDER BY id FOR UPDATE) AND "
-        if connection.features.has_select_for_update
-        else ""
-    )
+    # The rows are locked in id order first (no deadlock with a movement locking two of them,
+    # which also goes in id order).
+    locked = f"id IN (SELECT id FROM {account} WHERE {stacks} ORDER BY id FOR UPDATE) AND "
     where: list[Any] = [Kind.TABLE_STACK.value, table_id, *player_ids]
     with connection.cursor() as cursor:
         cursor.execute(
@@ -527,7 +523,7 @@ def hand_stacks_commit(*, table_id: int, hand_id: int, players: list) -> None:
             f"AND (SELECT COUNT(*) FROM {account} WHERE {stacks} AND {free}) = %s",
             [
                 hand_id,
-                *(where if locked else []),
+                *where,
                 *where,
                 hand_id,
                 hand_id,

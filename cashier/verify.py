@@ -13,8 +13,8 @@ Each check has a name, and every problem it finds is reported under that name:
 
 Apps above the cashier add checks of their own with `ledger_check_register` (poker registers
 that every settled hand's entry equals the hand's result), so the cashier never imports them.
-All checks read one snapshot (a read-only REPEATABLE READ transaction on PostgreSQL), so money
-moving in a live room while they run cannot look like drift.
+All checks read one snapshot (a read-only REPEATABLE READ transaction), so money moving in a
+live room while they run cannot look like drift.
 """
 
 from __future__ import annotations
@@ -332,9 +332,8 @@ def ledger_verify(*, skip: Collection[str] = ()) -> LedgerReport:
     if connection.in_atomic_block:
         return _verify(skip)
     with transaction.atomic():
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        with connection.cursor() as cursor:
+            cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
         return _verify(skip)
 
 

@@ -21,8 +21,6 @@ an idle thread holds none. `SOCKET_DB_THREADS` stays below `DB_POOL_MAX_SIZE`, l
 connection for the process's other database work (pages, Channels' own thread). With every
 pooled connection busy a call waits up to DB_POOL_TIMEOUT, then is refused as `busy`
 (config/db_pool.py), as before.
-
-SQLite (the embedded room) keeps Channels' single thread: it has one writer anyway.
 """
 
 from __future__ import annotations

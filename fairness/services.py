@@ -124,15 +124,8 @@ _COMMIT_FIELDS = (
 
 def deal_commit(*, kind: str, ref_id: int, deal: Deal, now: datetime | None = None) -> Commitment:
     """Store a deal's commitment with its secrets and its seats, in the caller's transaction:
-    one statement on PostgreSQL (the commitment and its seats' rows in one WITH)."""
+    one statement (the commitment and its seats' rows in one WITH)."""
     values = _commit_values(kind=kind, ref_id=ref_id, deal=deal, now=now)
-    if connection.vendor != "postgresql":
-        row = Commitment.objects.create(**values)
-        CommitmentSeat.objects.bulk_create(
-            CommitmentSeat(commitment=row, player_id=user_id, seat=seat)
-            for seat, user_id in deal.players.items()
-        )
-        return row
     with connection.cursor() as cursor:
         cursor.execute(_COMMIT_SQL, _commit_params(values, deal.players))
         (pk,) = cursor.fetchone()
@@ -142,8 +135,8 @@ def deal_commit(*, kind: str, ref_id: int, deal: Deal, now: datetime | None = No
 
 
 def commitment_id_sql() -> str:
-    """A new commitment's id drawn from its sequence, as a column of a caller's SELECT
-    (PostgreSQL): a banked deal draws it with its read and writes `deal_commit_rows`."""
+    """A new commitment's id drawn from its sequence, as a column of a caller's SELECT: a
+    banked deal draws it with its read and writes `deal_commit_rows`."""
     return f"nextval(pg_get_serial_sequence('{Commitment._meta.db_table}', 'id'))"
 
 

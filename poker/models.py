@@ -343,13 +343,8 @@ class HandQuerySet(models.QuerySet):
         return self.defer(None)
 
     def with_players(self) -> HandQuerySet:
-        """Also read each hand's `HandPlayer` rows, in the same query on PostgreSQL (a JSON
-        aggregate: one round trip less on every action, issue 12); elsewhere they are read
-        when first asked for, as without this."""
-        from django.db import connections
-
-        if connections[self.db].vendor != "postgresql":
-            return self
+        """Also read each hand's `HandPlayer` rows, in the same query (a JSON aggregate: one
+        round trip less on every action, issue 12)."""
         from django.contrib.postgres.aggregates import JSONBAgg
         from django.db.models.functions import JSONObject
 

@@ -33,14 +33,12 @@ of its own in a process running none) and is told the table is busy if the live 
 silent. The row lock and the fenced write (unit.StaleOwner)
 keep two processes that both believe they own a table from both writing.
 
-The embedded room (`manage.py runroom`: SQLite, the in-memory layer, Celery's worker and beat
-as threads) runs this same code in its one process: its first table socket starts the owner,
+The embedded room (`manage.py runroom`: the in-memory layer, Celery's worker and beat as
+threads) runs this same code in its one process: its first table socket starts the owner,
 which takes the leases and renews them; the sockets' commands run through `command_run` and
 `in_table_order`; a timeout from the worker thread is sent to the owner's channel like any
 other process's (the in-memory layer's queues wake their reader only from its own loop, so
-that send is handed to the owner's loop: `_send_sync`). What SQLite needs apart: no `SKIP
-LOCKED` in the renewal (its one writer serialises the statements anyway), and Channels' one
-database thread (config/db_threads.py).
+that send is handed to the owner's loop: `_send_sync`).
 
 Scale out (docs/operations.md): a process with `POKER_OWNER_RUN` off routes only. It starts a
 channel for its answers, holds no lease and renews none; its sockets' commands go to the live
@@ -337,24 +335,17 @@ async def _owner_renew(owner: _Owner) -> None:
 def leases_renew(holder: str) -> int:
     """One statement per kind of table: the leases `holder` holds, on tables no change has
     locked just now (a change of its own renews the lease anyway), run for a lease time more.
-    Returns how many. SQLite (the embedded room) has no row locks to skip: its one writer runs
-    the statements one after another, so the plain update waits for a change instead."""
+    Returns how many."""
     expires = timezone.now() + timedelta(seconds=settings.POKER_TABLE_LEASE_SECONDS)
     renewed = 0
     with connection.cursor() as cursor:
         for model in _lease_models.values():
             table = model._meta.db_table
-            if connection.features.has_select_for_update_skip_locked:
-                cursor.execute(
-                    f"UPDATE {table} SET lease_expires_at = %s WHERE id IN ("
-                    f"SELECT id FROM {table} WHERE lease_owner = %s FOR UPDATE SKIP LOCKED)",
-                    [expires, holder],
-                )
-            else:
-                cursor.execute(
-                    f"UPDATE {table} SET lease_expires_at = %s WHERE lease_owner = %s",
-                    [expires, holder],
-                )
+            cursor.execute(
+                f"UPDATE {table} SET lease_expires_at = %s WHERE id IN ("
+                f"SELECT id FROM {table} WHERE lease_owner = %s FOR UPDATE SKIP LOCKED)",
+                [expires, holder],
+            )
             renewed += cursor.rowcount
     return renewed
 

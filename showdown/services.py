@@ -1,7 +1,7 @@
 """The banked game's services (RULES.md 9, online: one player against the house).
 
 Each is one transaction: lock, check, call the engine, post to the cashier, write the round;
-on PostgreSQL an online deal and decision are a read and one writing statement, which is the
+an online deal and decision are a read and one writing statement, which is the
 transaction (issue 26: `_deal`, `round_decide`).
 Refusals raise `ShowdownRefused(code, message)` (or the cashier's `CashierError`, both kinds
 of `config.errors.Refused`) and change nothing. Money moves only through
@@ -12,6 +12,7 @@ the wallet and from or to `house_bankroll`; a void moves them to `charity`.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
@@ -243,15 +244,14 @@ _LIMITS = (
 _PAYTABLES = ("bet", "hole_card_bonus", "final_hand_bonus")
 
 
-def _deal_read_sql(vendor: str) -> str:
-    """The read; on PostgreSQL it also draws the ids of the round and its deck's commitment,
-    which the deal's one writing statement inserts."""
+@functools.cache
+def _deal_read_sql() -> str:
+    """The read; it also draws the ids of the round and its deck's commitment, which the
+    deal's one writing statement inserts."""
     tables, paytables = ShowdownTable._meta.db_table, Paytable._meta.db_table
     new_ids = (
         f"nextval(pg_get_serial_sequence('{ShowdownRound._meta.db_table}', 'id')), "
         f"{fairness.commitment_id_sql()}"
-        if vendor == "postgresql"
-        else "NULL, NULL"
     )
     pays = ", ".join(f"p{n}.kind, p{n}.name, p{n}.pays" for n in range(len(_PAYTABLES)))
     joins = " ".join(
@@ -264,8 +264,6 @@ def _deal_read_sql(vendor: str) -> str:
         f"FROM {tables} t {joins} WHERE t.id = %(table)s"
     )
 
-
-_deal_read_sqls: dict[str, str] = {}
 
 # The engine's paytables by their stored text: built and checked once per process and content
 # (an edited paytable is other text, so it is built afresh).
@@ -291,24 +289,21 @@ def _paytables(stored: Sequence) -> ShowdownPaytables:
 def _deal(
     *, player, table, key: str, now, ante: int, hole_card_bonus: int, final_hand_bonus: int
 ) -> ShowdownRound:
-    """The deal: one read (the table, the player's checks, the client seed, on PostgreSQL the
-    new ids), the engine, then the round inserted, the wagers posted and the deck committed.
+    """The deal: one read (the table, the player's checks, the client seed, the new ids), the
+    engine, then the round inserted, the wagers posted and the deck committed.
 
-    On PostgreSQL the writes are one statement, which is its own transaction: the deal sends
-    no BEGIN and no COMMIT. The read locks nothing, so it sees what it would have seen as the
-    transaction's first statement (READ COMMITTED); what the money depends on (the wallet's
-    balance, one round per key and one unfinished round per table) is checked by the writing
-    statement itself, under its locks and unique indexes. Elsewhere (SQLite) the round, the
-    posting and the commitment are separate statements, in one transaction; so is a deal
-    called inside a caller's transaction (a savepoint, so a refusal leaves it usable)."""
-    alone = connection.vendor == "postgresql" and transaction.get_autocommit()
+    The writes are one statement, which is its own transaction: the deal sends no BEGIN and no
+    COMMIT. The read locks nothing, so it sees what it would have seen as the transaction's
+    first statement (READ COMMITTED); what the money depends on (the wallet's balance, one
+    round per key and one unfinished round per table) is checked by the writing statement
+    itself, under its locks and unique indexes. Inside a caller's transaction the read and the
+    statement run in a savepoint, so a refusal leaves it usable."""
+    alone = transaction.get_autocommit()
     with nullcontext() if alone else transaction.atomic():
         with connection.cursor() as cursor:
             now_value = connection.ops.adapt_datetimefield_value(now)
-            if connection.vendor not in _deal_read_sqls:
-                _deal_read_sqls[connection.vendor] = _deal_read_sql(connection.vendor)
             cursor.execute(
-                _deal_read_sqls[connection.vendor],
+                _deal_read_sql(),
                 {"table": table.pk, "player": player.pk, "now": now_value},
             )
             row = cursor.fetchone()
@@ -359,18 +354,7 @@ def _deal(
             deal_key=key,
             created_at=now,
         )
-        if round_id is None:  # SQLite: the round first, for its id; then the wagers, the deck
-            round_.save(force_insert=True)
-            round_.wager_entry = banked_wager_place(
-                player=player,
-                round_id=round_.pk,
-                amount=staked,
-                now=now,
-                link=(ShowdownRound, round_.pk, "wager_entry"),
-            )
-            fairness.deal_commit(kind=fairness.Kind.ROUND, ref_id=round_.pk, deal=deal, now=now)
-            return round_
-        # PostgreSQL: the round and the deck's commitment are rows of the wagers' statement.
+        # The round and the deck's commitment are rows of the wagers' statement.
         round_.wager_entry = banked_wager_place(
             player=player,
             round_id=round_id,
@@ -435,12 +419,6 @@ def _round_read(*, round_id: int, player, lock: bool) -> ShowdownRound | None:
     """The player's online round (its row locked with `lock`): one plain SELECT and the model
     built from its row (`Model.from_db`, the JSON columns decoded as the ORM would), as the
     ORM's query building cost more than the rest of the decision's Python."""
-    if connection.vendor != "postgresql":
-        return (
-            ShowdownRound.objects.select_for_update()
-            .filter(pk=round_id, player=player, live_round__isnull=True)
-            .first()
-        )
     with connection.cursor() as cursor:
         cursor.execute(_READ_SQL[lock], [round_id, player.pk])
         row = cursor.fetchone()
@@ -477,11 +455,11 @@ def round_decide(
     if isinstance(round_id, bool) or not isinstance(round_id, int):
         raise ShowdownRefused("unknown_round", _("You have no such round."))
     now = now or timezone.now()
-    # PostgreSQL, outside a caller's transaction: the round is read without a lock and the
-    # one statement that settles it posts only if the round is still dealt (its Guard), so
-    # the decision sends no BEGIN and COMMIT; one that lost to another request (a twin
-    # decision, a void) is read again and answered as the lock would have answered it.
-    alone = connection.vendor == "postgresql" and transaction.get_autocommit()
+    # Outside a caller's transaction the round is read without a lock and the one statement
+    # that settles it posts only if the round is still dealt (its Guard), so the decision
+    # sends no BEGIN and COMMIT; one that lost to another request (a twin decision, a void)
+    # is read again and answered as the lock would have answered it.
+    alone = transaction.get_autocommit()
     for _attempt in range(2):
         try:
             with nullcontext() if alone else transaction.atomic():

@@ -15,8 +15,7 @@
   (cashier/database_roles.py).
 
 TRUNCATE (the test runner's flush) is not a row change and is not refused; the chain starts
-again from the genesis hash when the head row is missing. SQLite (the embedded room) skips all
-of this: `audit_record` links records itself.
+again from the genesis hash when the head row is missing.
 """
 
 from django.db import migrations
@@ -130,14 +129,12 @@ DROP FUNCTION IF EXISTS audit_record_clear_chain();
 
 
 def install(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(INSTALL, params=None)
-        schema_editor.execute(PIN_SEARCH_PATH, params=None)
+    schema_editor.execute(INSTALL, params=None)
+    schema_editor.execute(PIN_SEARCH_PATH, params=None)
 
 
 def remove(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(REMOVE, params=None)
+    schema_editor.execute(REMOVE, params=None)
 
 
 class Migration(migrations.Migration):

@@ -115,15 +115,13 @@ PIN_SEARCH_PATH = (
 
 
 def install(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(INSTALL, params=None)
-        schema_editor.execute(PIN_SEARCH_PATH, params=None)
+    schema_editor.execute(INSTALL, params=None)
+    schema_editor.execute(PIN_SEARCH_PATH, params=None)
 
 
 def remove(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(PREVIOUS, params=None)
-        schema_editor.execute(PIN_SEARCH_PATH, params=None)
+    schema_editor.execute(PREVIOUS, params=None)
+    schema_editor.execute(PIN_SEARCH_PATH, params=None)
 
 
 class Migration(migrations.Migration):

@@ -1,17 +1,15 @@
 """Ledger entries posted before the audit log existed get their `ledger.entry` record now (the
 same payload `cashier._post` writes, the entry's own time), so `verify_audit`'s rule that the
 log holds every entry holds in a room that upgrades. PostgreSQL links them at the migration's
-commit; SQLite here."""
+commit."""
 
 from django.db import migrations
 
 
 def backfill(apps, schema_editor):
-    from audit.models import GENESIS_HASH
-    from audit.services import chain_hash, content_hash_of, payload_normalize
+    from audit.services import content_hash_of, payload_normalize
 
     AuditRecord = apps.get_model("audit", "AuditRecord")
-    AuditChainHead = apps.get_model("audit", "AuditChainHead")
     Entry = apps.get_model("cashier", "Entry")
     Posting = apps.get_model("cashier", "Posting")
     recorded = set(
@@ -19,12 +17,6 @@ def backfill(apps, schema_editor):
         .values_list("subject_id", flat=True)
         .iterator()
     )
-    in_python = schema_editor.connection.vendor != "postgresql"
-    head = None
-    if in_python:
-        head, _ = AuditChainHead.objects.get_or_create(
-            pk=1, defaults={"seq": 0, "hash": GENESIS_HASH}
-        )
     for entry in Entry.objects.order_by("id").iterator(chunk_size=2000):
         if str(entry.pk) in recorded:
             continue
@@ -62,14 +54,7 @@ def backfill(apps, schema_editor):
                 "subject_id", "subject_label", "payload", "reason",
             )}
         )  # fmt: skip
-        if in_python:
-            record.seq = head.seq + 1
-            record.prev_hash = head.hash
-            record.hash = chain_hash(head.hash, record.content_hash)
-            head.seq, head.hash = record.seq, record.hash
         record.save(force_insert=True)
-    if in_python:
-        head.save()
 
 
 class Migration(migrations.Migration):

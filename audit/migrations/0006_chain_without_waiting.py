@@ -212,15 +212,13 @@ def _pin_search_path(functions) -> str:
 
 
 def install(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(INSTALL, params=None)
-        schema_editor.execute(_pin_search_path(FUNCTIONS), params=None)
+    schema_editor.execute(INSTALL, params=None)
+    schema_editor.execute(_pin_search_path(FUNCTIONS), params=None)
 
 
 def remove(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(PREVIOUS, params=None)
-        schema_editor.execute(_pin_search_path(FUNCTIONS[2:]), params=None)
+    schema_editor.execute(PREVIOUS, params=None)
+    schema_editor.execute(_pin_search_path(FUNCTIONS[2:]), params=None)
 
 
 class Migration(migrations.Migration):

@@ -181,21 +181,19 @@ def _pin_search_path(functions) -> str:
 
 
 def install(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(INSTALL, params=None)
-        schema_editor.execute(
-            _pin_search_path(("audit_chain_link_pending(boolean, boolean)", "audit_chain_link()")),
-            params=None,
-        )
+    schema_editor.execute(INSTALL, params=None)
+    schema_editor.execute(
+        _pin_search_path(("audit_chain_link_pending(boolean, boolean)", "audit_chain_link()")),
+        params=None,
+    )
 
 
 def remove(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(PREVIOUS, params=None)
-        schema_editor.execute(
-            _pin_search_path(("audit_chain_link_pending(boolean)", "audit_chain_link()")),
-            params=None,
-        )
+    schema_editor.execute(PREVIOUS, params=None)
+    schema_editor.execute(
+        _pin_search_path(("audit_chain_link_pending(boolean)", "audit_chain_link()")),
+        params=None,
+    )
 
 
 class Migration(migrations.Migration):

@@ -8,9 +8,7 @@ unbalanced entry or rewrite history.
 - Entries and postings refuse UPDATE and DELETE: corrections are new entries. (TRUNCATE, which
   only the test runner's flush uses, is not a row change and is not refused.)
 
-Player-owned balances below zero are refused by a CHECK constraint from migration 0001, which
-SQLite enforces too. These triggers are PostgreSQL only; on SQLite (the embedded room) the
-services keep the same rules and `verify_ledger` checks them.
+Player-owned balances below zero are refused by a CHECK constraint from migration 0001.
 """
 
 from django.db import migrations
@@ -95,13 +93,11 @@ DROP FUNCTION IF EXISTS cashier_check_entry_balanced(bigint);
 
 
 def install(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(INSTALL, params=None)
+    schema_editor.execute(INSTALL, params=None)
 
 
 def remove(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(REMOVE, params=None)
+    schema_editor.execute(REMOVE, params=None)
 
 
 class Migration(migrations.Migration):

@@ -18,8 +18,7 @@ let an account's kind, owner or table be rewritten (a wallet handed to another p
 - Every ledger trigger function (0002's too) reads its tables through a fixed search_path
   (this schema, then pg_temp), so a session cannot hide a real table behind a temporary one.
 
-The column lives only in PostgreSQL (the model does not need it). Like 0002, SQLite (the
-embedded room) skips all of this.
+The column lives only in PostgreSQL (the model does not need it).
 """
 
 from django.db import migrations
@@ -117,14 +116,12 @@ ALTER TABLE cashier_entry DROP COLUMN IF EXISTS posted_txid;
 
 
 def install(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(INSTALL, params=None)
-        schema_editor.execute(PIN_SEARCH_PATH, params=None)
+    schema_editor.execute(INSTALL, params=None)
+    schema_editor.execute(PIN_SEARCH_PATH, params=None)
 
 
 def remove(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(REMOVE, params=None)
+    schema_editor.execute(REMOVE, params=None)
 
 
 class Migration(migrations.Migration):

@@ -31,13 +31,11 @@ CREATE TRIGGER cashier_account_identity_fixed
 
 
 def install(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(IDENTITY_WATCHED, params=None)
+    schema_editor.execute(IDENTITY_WATCHED, params=None)
 
 
 def remove(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(IDENTITY_AS_BEFORE, params=None)
+    schema_editor.execute(IDENTITY_AS_BEFORE, params=None)
 
 
 SINGLETONS = ["house_bankroll", "banked_bets_in_play", "charity", "outside_world", "adjustments"]

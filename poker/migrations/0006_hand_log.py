@@ -5,8 +5,7 @@ strings on `Hand`.
 Existing hands get their rows from what they stored (`state["events"]`, `players`,
 `last_seq`). PostgreSQL then refuses UPDATE and DELETE of hand events, as it does for the
 ledger's entries (cashier 0002): the log of a hand is only ever appended to. (TRUNCATE, which
-only the test runner's flush uses, is not a row change and is not refused.) Like the ledger's
-triggers this is PostgreSQL only; SQLite (the embedded room) keeps the unique (hand, seq).
+only the test runner's flush uses, is not a row change and is not refused.)
 """
 
 import django.core.validators
@@ -60,13 +59,11 @@ def copy_hands(apps, schema_editor):
 
 
 def install(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(INSTALL, params=None)
+    schema_editor.execute(INSTALL, params=None)
 
 
 def remove(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(REMOVE, params=None)
+    schema_editor.execute(REMOVE, params=None)
 
 
 class Migration(migrations.Migration):

@@ -3,17 +3,15 @@
 An action that leaves its hand running writes four things: the table's new version and
 lease, fenced by the version and epoch the change read, and, only if that row was written, the
 hand's new events (appended to its log), the hand row's played columns and the acting player's
-last seq; its frames then show the table's stacks and the players' wallets. On PostgreSQL all
-of it is one plain-SQL statement: the table's fenced UPDATE as the first data-modifying WITH
-query, each other part writing only `WHERE EXISTS` a row it returned, and the stacks and
-wallets (cashier.selectors) joined to that row: no row back means the fence refused and
-nothing was written. So the statement is all or nothing on its own, and the optimistic path
+last seq; its frames then show the table's stacks and the players' wallets. All of it is one
+plain-SQL statement: the table's fenced UPDATE as the first data-modifying WITH query, each
+other part writing only `WHERE EXISTS` a row it returned, and the stacks and wallets
+(cashier.selectors) joined to that row: no row back means the fence refused and nothing was
+written. So the statement is all or nothing on its own, and the optimistic path
 (poker/services/unit.py `table_change_unlocked`) sends it in autocommit without the table's
 lock, its fence also naming the lease live and the table's settings (`Held`). The rows of
 several events or players are array parameters (`unnest`), so the statement's text is the
-same for every action of a table. On SQLite (the embedded room, always under the lock) the
-same parts run as separate statements, the table's last, and the caller's transaction rolls
-them back when the fence refused.
+same for every action of a table.
 
 Only models with no `pre_save`/`post_save` receivers go through here (`receivers`): the ORM
 path (poker/services/unit.py `persist`) sends those signals, this one does not, so a receiver
@@ -35,7 +33,6 @@ from django.db.models import Field, Model, signals
 from django.utils import timezone
 
 from cashier.selectors import (
-    table_stacks_and_wallets,
     table_stacks_and_wallets_of,
     table_stacks_and_wallets_query,
 )
@@ -124,9 +121,9 @@ class Held:
 
 
 @functools.cache
-def _sql(vendor: str, held: bool) -> dict[str, str]:
-    """The statement's parts, built once per database vendor (and fence) from the models'
-    names."""
+def _sql(held: bool) -> str:
+    """The statement, built once per fence from the models' names; the stacks and wallets
+    query goes in for `{money}`."""
     event, hand, player, table = (_q(model._meta.db_table) for model in MODELS)
     event_columns = ", ".join(_column(HandEvent, n) for n in ("hand", "seq", "kind", "payload"))
     event_columns += ", " + _column(HandEvent, "created_at")
@@ -137,34 +134,26 @@ def _sql(vendor: str, held: bool) -> dict[str, str]:
         f" AND {_column(Table, 'lease_epoch')} = %s"
     )
     if held:
-        same = "IS NOT DISTINCT FROM" if vendor == "postgresql" else "IS"
         fence += f" AND {_column(Table, 'lease_expires_at')} > %s"
-        fence += "".join(f" AND {_column(Table, name)} {same} %s" for name in TABLE_SETTINGS)
-    parts = {
-        "hand": f"UPDATE {hand} SET {hand_set} WHERE {_q('id')} = %s",
-        "table": f"UPDATE {table} SET {table_set} WHERE {fence} RETURNING {_q('id')}",
-    }
-    last_seq = _column(HandPlayer, "last_seq")
-    if vendor == "postgresql":
-        # The table's fenced row first; every other part writes only if it was written.
-        written = "EXISTS (SELECT 1 FROM fenced)"
-        parts["one"] = (
-            f"WITH fenced AS ({parts['table']}),"
-            f" new_events AS (INSERT INTO {event} ({event_columns})"
-            " SELECT %s, e.seq, e.kind, e.payload, %s"
-            " FROM unnest(%s::integer[], %s::text[], %s::jsonb[]) AS e(seq, kind, payload)"
-            f" WHERE {written}),"
-            f" hand AS ({parts['hand']} AND {written}),"
-            f" players AS (UPDATE {player} AS p SET {last_seq} = v.last_seq"
-            " FROM unnest(%s::bigint[], %s::bigint[]) AS v(id, last_seq)"
-            f" WHERE p.{_q('id')} = v.id AND {written})"
-            " SELECT fenced.id, money.kind, money.owner_id, money.balance"
-            " FROM fenced LEFT JOIN ({money}) AS money ON true"
+        fence += "".join(
+            f" AND {_column(Table, name)} IS NOT DISTINCT FROM %s" for name in TABLE_SETTINGS
         )
-    else:
-        parts["events"] = f"INSERT INTO {event} ({event_columns}) VALUES (%s, %s, %s, %s, %s)"
-        parts["players"] = f"UPDATE {player} SET {last_seq} = %s WHERE {_q('id')} = %s"
-    return parts
+    last_seq = _column(HandPlayer, "last_seq")
+    # The table's fenced row first; every other part writes only if it was written.
+    written = "EXISTS (SELECT 1 FROM fenced)"
+    return (
+        f"WITH fenced AS (UPDATE {table} SET {table_set} WHERE {fence} RETURNING {_q('id')}),"
+        f" new_events AS (INSERT INTO {event} ({event_columns})"
+        " SELECT %s, e.seq, e.kind, e.payload, %s"
+        " FROM unnest(%s::integer[], %s::text[], %s::jsonb[]) AS e(seq, kind, payload)"
+        f" WHERE {written}),"
+        f" hand AS (UPDATE {hand} SET {hand_set} WHERE {_q('id')} = %s AND {written}),"
+        f" players AS (UPDATE {player} AS p SET {last_seq} = v.last_seq"
+        " FROM unnest(%s::bigint[], %s::bigint[]) AS v(id, last_seq)"
+        f" WHERE p.{_q('id')} = v.id AND {written})"
+        " SELECT fenced.id, money.kind, money.owner_id, money.balance"
+        " FROM fenced LEFT JOIN ({money}) AS money ON true"
+    )
 
 
 Money = tuple[dict[int, int], dict[int, int]]
@@ -183,10 +172,8 @@ def write(
     """Where the table's (version, lease epoch) is still `fence` (and what `held` names):
     update the table's fenced columns, append `events`, save the hand's played columns and the
     players' last seq, and read the table's stacks and the wallets of `wallet_owner_ids` for
-    the frames (cashier.selectors.table_stacks_and_wallets), all one statement on
-    PostgreSQL. Returns (stacks, wallets); None when the fence refused, and then nothing was
-    written (on SQLite, whose parts run one by one, the caller's transaction rolls back)."""
-    sql = _sql(connection.vendor, held is not None)
+    the frames (cashier.selectors.table_stacks_and_wallets), all one statement. Returns
+    (stacks, wallets); None when the fence refused, and then nothing was written."""
     now = timezone.now()
     for event in events:
         event.created_at = now  # what `auto_now_add` would set
@@ -200,44 +187,26 @@ def write(
         expires = _field(Table, "lease_expires_at")
         table_params.append(expires.get_db_prep_value(held.live_at, connection))
         table_params += [_prep(held.settings, name) for name in TABLE_SETTINGS]
+    money_sql, money_params = table_stacks_and_wallets_query(
+        table_id=table.pk, wallet_owner_ids=wallet_owner_ids
+    )
     with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            money_sql, money_params = table_stacks_and_wallets_query(
-                table_id=table.pk, wallet_owner_ids=wallet_owner_ids
-            )
-            cursor.execute(
-                sql["one"].replace("{money}", money_sql),
-                [
-                    *table_params,
-                    hand_row.pk,
-                    created,
-                    [event.seq for event in events],
-                    [event.kind for event in events],
-                    payloads,
-                    *hand_params,
-                    [row.pk for row in players],
-                    [row.last_seq for row in players],
-                    *money_params,
-                ],
-            )
-            rows = cursor.fetchall()
-            if not rows:
-                return None
-            return table_stacks_and_wallets_of(
-                [row[1:] for row in rows], wallet_owner_ids=wallet_owner_ids
-            )
-        if events:
-            cursor.executemany(
-                sql["events"],
-                [
-                    (hand_row.pk, event.seq, event.kind, prepped, created)
-                    for event, prepped in zip(events, payloads, strict=True)
-                ],
-            )
-        cursor.execute(sql["hand"], hand_params)
-        if players:
-            cursor.executemany(sql["players"], [(row.last_seq, row.pk) for row in players])
-        cursor.execute(sql["table"], table_params)
-        if cursor.fetchone() is None:
-            return None
-    return table_stacks_and_wallets(table=table, wallet_owner_ids=wallet_owner_ids)
+        cursor.execute(
+            _sql(held is not None).replace("{money}", money_sql),
+            [
+                *table_params,
+                hand_row.pk,
+                created,
+                [event.seq for event in events],
+                [event.kind for event in events],
+                payloads,
+                *hand_params,
+                [row.pk for row in players],
+                [row.last_seq for row in players],
+                *money_params,
+            ],
+        )
+        rows = cursor.fetchall()
+    if not rows:
+        return None
+    return table_stacks_and_wallets_of([row[1:] for row in rows], wallet_owner_ids=wallet_owner_ids)

@@ -189,13 +189,11 @@ def lock_table(table: Table | int) -> Table:
 
     Every change at every table starts here, so it is one plain statement: Django took
     longer to build the locking query than the database to answer it (docs/benchmarks.md,
-    issue 23). SQLite (the embedded room) has no FOR UPDATE and one writer anyway."""
+    issue 23)."""
     table_id = table if is_int(table) else getattr(table, "pk", None)
     if not is_int(table_id):
         raise TableError("no_table", _("There is no such table."))
-    sql = f"SELECT * FROM {Table._meta.db_table} WHERE id = %s"
-    if connection.features.has_select_for_update:
-        sql += " FOR UPDATE"
+    sql = f"SELECT * FROM {Table._meta.db_table} WHERE id = %s FOR UPDATE"
     locked = list(Table.objects.raw(sql, [table_id]))
     if not locked:
         raise TableError("no_table", _("There is no such table."))
@@ -656,7 +654,7 @@ def table_change_unlocked(table: Table | int, apply: Callable[[TableChange], Non
     poker/services/action_write.py in autocommit: no BEGIN, no row lock, no COMMIT, one round
     trip; then send the frames, keep the memory and set the turn's timer, as a commit would.
     True when done. False when the command must run under the lock (`table_change`) instead:
-    nothing was written (the table is not remembered here as this process's own, SQLite, a
+    nothing was written (the table is not remembered here as this process's own, a
     transaction is open, the change goes beyond betting, or the fence refused the write).
 
     Why no lock is needed:
@@ -678,12 +676,7 @@ def table_change_unlocked(table: Table | int, apply: Callable[[TableChange], Non
       database, where it decides the command (or refuses it) as the rules say.
     """
     table_id = table if is_int(table) else getattr(table, "pk", None)
-    if (
-        not is_int(table_id)
-        or connection.vendor != "postgresql"
-        or connection.in_atomic_block
-        or not connection.get_autocommit()
-    ):
+    if not is_int(table_id) or connection.in_atomic_block or not connection.get_autocommit():
         return False
     memory = memory_take(table_id)
     if memory is None:
@@ -722,8 +715,8 @@ def persist(change: TableChange) -> None:
     hand itself, the rows it altered (a player's last seq), then the table's version and
     lease, fenced: the table's row is written only where its version and lease epoch are
     still the ones this change read (`StaleOwner` otherwise). A mid-hand action's writes are
-    one statement on PostgreSQL (poker/services/action_write.py); anything else (a hand's
-    end, seats changing, a deal) is ordinary ORM writes, the same on PostgreSQL and SQLite."""
+    one statement (poker/services/action_write.py); anything else (a hand's end, seats
+    changing, a deal) is ordinary ORM writes."""
     table, hand_row = change.table, change.hand_row
     events: list[HandEvent] = []
     moved = hand_row if change.engine is not None and change.hand_moved else None

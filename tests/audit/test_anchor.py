@@ -17,9 +17,6 @@ from audit.services import audit_record, chain_hash, content_hash
 from audit.tasks import verify_daily
 from audit.verify import audit_verify
 
-postgres_only = pytest.mark.skipif(
-    connection.vendor != "postgresql", reason="forging bypasses PostgreSQL's triggers"
-)
 KEY = "k" * 64
 
 
@@ -108,7 +105,6 @@ def test_an_anchor_with_another_key_or_an_edited_hash_is_refused(anchored, setti
     assert "unsigned" in anchors_compare([{**anchor, "signature": None}])[0]
 
 
-@postgres_only
 @pytest.mark.django_db(transaction=True)
 def test_a_rewrite_with_recomputed_links_and_head_fails_against_an_earlier_anchor(
     anchored, auditor, tmp_path
@@ -134,7 +130,6 @@ def test_a_rewrite_with_recomputed_links_and_head_fails_against_an_earlier_ancho
     assert not ok and f"rewritten at or before seq {base + 8}" in text
 
 
-@postgres_only
 @pytest.mark.django_db(transaction=True)
 def test_the_newest_records_deleted_and_the_head_moved_back_fail_against_an_anchor(anchored):
     some_records(5)

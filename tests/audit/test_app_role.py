@@ -11,10 +11,6 @@ from cashier.services import wallet_withdraw
 from tests.cashier.test_ledger_guards import app_role, connected_as  # noqa: F401 (a fixture)
 from tests.factories import make_funded_player
 
-pytestmark = pytest.mark.skipif(
-    connection.vendor != "postgresql", reason="database roles are PostgreSQL's"
-)
-
 
 def test_the_app_role_writes_chained_records(app_role, transactional_db):  # noqa: F811
     alice = make_funded_player("alice", cents=1_000)

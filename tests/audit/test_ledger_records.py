@@ -71,9 +71,6 @@ def test_a_refused_movement_leaves_no_record():
     assert AuditRecord.objects.count() == before == 1
 
 
-@pytest.mark.skipif(
-    connection.vendor != "postgresql", reason="the deferred trigger is PostgreSQL's"
-)
 @pytest.mark.django_db(transaction=True)
 def test_an_entry_refused_at_commit_takes_its_record_with_it():
     """The ledger's balance trigger refuses at commit: the audit record goes too, and the
@@ -127,7 +124,6 @@ def rewrite_behind_the_guards(sql: str, params: list) -> None:
         cursor.execute(sql, params)
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="tampering bypasses PG triggers")
 @pytest.mark.django_db(transaction=True)
 def test_a_deposit_rewritten_with_its_balances_no_longer_matches_its_record():
     """The probe's attack: a $5,000 deposit made $50,000 (both postings and both balances), so
@@ -159,7 +155,6 @@ def test_a_deposit_rewritten_with_its_balances_no_longer_matches_its_record():
     assert alice.pk
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="tampering bypasses PG triggers")
 @pytest.mark.django_db(transaction=True)
 def test_an_entry_moved_to_another_hand_or_player_no_longer_matches_its_record():
     make_funded_player("alice", cents=1_000)
@@ -173,7 +168,6 @@ def test_an_entry_moved_to_another_hand_or_player_no_longer_matches_its_record()
     assert f"player_id {deposit.player_id!r} in the record, {bob.pk!r}" in text
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="tampering bypasses PG triggers")
 @pytest.mark.django_db(transaction=True)
 def test_an_adjustment_rewritten_after_approval_no_longer_matches_its_records():
     from cashier.adjustments import adjustment_approve, adjustment_request

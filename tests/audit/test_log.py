@@ -13,10 +13,6 @@ from audit.services import AuditError, Subject, audit_record, chain_hash, conten
 from audit.verify import audit_verify
 from tests.factories import make_player, make_table
 
-postgres_only = pytest.mark.skipif(
-    connection.vendor != "postgresql", reason="the audit log's triggers are PostgreSQL's"
-)
-
 
 def verify_output() -> tuple[str, str, bool]:
     out, err = io.StringIO(), io.StringIO()
@@ -110,7 +106,6 @@ def test_staff_actor_kind():
 # -- the database refuses changes (PostgreSQL)
 
 
-@postgres_only
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize(
     "statement",
@@ -131,7 +126,6 @@ def test_update_and_delete_are_refused_at_the_database(statement):
     assert audit_verify().ok
 
 
-@postgres_only
 @pytest.mark.django_db(transaction=True)
 def test_an_insert_cannot_choose_its_place_in_the_chain():
     audit_record(action="test.first")
@@ -166,7 +160,6 @@ def _three_records() -> list[AuditRecord]:
     return list(AuditRecord.objects.order_by("seq"))
 
 
-@postgres_only
 @pytest.mark.django_db(transaction=True)
 def test_verify_audit_names_a_record_edited_with_direct_sql():
     records = _three_records()
@@ -181,7 +174,6 @@ def test_verify_audit_names_a_record_edited_with_direct_sql():
     assert f"first broken record #{records[1].pk}" in err and "changed since written" in err
 
 
-@postgres_only
 @pytest.mark.django_db(transaction=True)
 def test_verify_audit_finds_a_record_rehashed_after_editing():
     records = _three_records()
@@ -198,7 +190,6 @@ def test_verify_audit_finds_a_record_rehashed_after_editing():
     assert "prev_hash is not the hash of the record before it" in report.problems[0]
 
 
-@postgres_only
 @pytest.mark.django_db(transaction=True)
 def test_verify_audit_finds_deleted_records_and_a_forged_insert():
     records = _three_records()
@@ -213,7 +204,6 @@ def test_verify_audit_finds_deleted_records_and_a_forged_insert():
     assert "chain head is at seq 3" in report.problems[0]
 
 
-@postgres_only
 @pytest.mark.django_db(transaction=True)
 def test_verify_audit_finds_a_record_inserted_without_the_chain():
     _three_records()
@@ -236,7 +226,6 @@ def test_verify_inside_an_open_transaction_counts_its_own_records_as_pending():
     assert report.records == 1
 
 
-@postgres_only
 @pytest.mark.django_db(transaction=True)
 def test_a_transaction_of_many_records_is_linked_in_order_and_moves_the_head_once():
     audit_record(action="test.before")
@@ -257,7 +246,6 @@ def test_a_transaction_of_many_records_is_linked_in_order_and_moves_the_head_onc
     assert audit_verify().ok
 
 
-@postgres_only
 @pytest.mark.django_db(transaction=True)
 def test_a_row_inserted_without_triggers_is_never_linked_by_a_later_transaction():
     _three_records()
@@ -298,7 +286,6 @@ def _let_go(other) -> None:
     other.close()
 
 
-@postgres_only
 @pytest.mark.django_db(transaction=True)
 def test_a_commit_that_finds_the_head_busy_does_not_wait_and_the_next_commit_links_it():
     audit_record(action="test.first")
@@ -332,7 +319,6 @@ def _listed() -> list[int]:
         return [txid for (txid,) in cursor.fetchall()]
 
 
-@postgres_only
 @pytest.mark.django_db(transaction=True)
 def test_a_commit_beside_a_held_head_lists_its_transaction_and_the_next_link_clears_it():
     """Migration 0007: what is left unlinked is found by its transaction, not by a scan of every
@@ -356,7 +342,6 @@ def test_a_commit_beside_a_held_head_lists_its_transaction_and_the_next_link_cle
     assert audit_verify().ok
 
 
-@postgres_only
 @pytest.mark.django_db(transaction=True)
 def test_the_guard_refuses_a_content_change_even_with_the_linkers_mark():
     """The linker's UPDATE may set only the chain's fields of an unlinked record; the same mark
@@ -391,7 +376,6 @@ def test_the_guard_refuses_a_content_change_even_with_the_linkers_mark():
     assert held.seq == 2
 
 
-@postgres_only
 @pytest.mark.django_db(transaction=True)
 def test_the_beat_links_what_a_busy_head_left_and_never_a_row_written_without_triggers():
     from audit.tasks import link_pending
@@ -417,7 +401,6 @@ def test_the_beat_links_what_a_busy_head_left_and_never_a_row_written_without_tr
     assert report.first_broken == forged.pk and "never chained" in report.problems[0]
 
 
-@postgres_only
 @pytest.mark.django_db(transaction=True)
 def test_verify_audit_names_a_record_left_unlinked_longer_than_the_bound(settings):
     audit_record(action="test.first")
@@ -434,7 +417,6 @@ def test_verify_audit_names_a_record_left_unlinked_longer_than_the_bound(setting
     assert audit_verify().ok  # linked now, by verify_audit itself
 
 
-@postgres_only
 @pytest.mark.django_db(transaction=True)
 def test_records_committed_at_once_from_many_connections_form_one_intact_chain():
     import threading
@@ -463,7 +445,6 @@ def test_records_committed_at_once_from_many_connections_form_one_intact_chain()
     assert AuditChainHead.objects.get().seq == writers * each
 
 
-@postgres_only
 @pytest.mark.django_db(transaction=True)
 def test_verify_audit_in_a_read_only_session_links_nothing_and_still_checks():
     audit_record(action="test.first")

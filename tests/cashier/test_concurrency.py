@@ -5,17 +5,14 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from django.db import connection, connections
+from django.db import connections
 
 from cashier.models import Account, Entry
 from cashier.selectors import table_stack_balance, wallet_balance
 from cashier.services import CashierError, table_buy_in, wallet_deposit, wallet_withdraw
 from tests.factories import make_funded_player, make_table, table_stakes
 
-pytestmark = [
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(connection.vendor != "postgresql", reason="needs real row locks"),
-]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 THREADS = 12
 

@@ -8,10 +8,6 @@ from cashier.services import wallet_deposit
 from tests.cashier.raw_ledger import insert_entry, insert_posting
 from tests.factories import make_funded_player
 
-pytestmark = pytest.mark.skipif(
-    connection.vendor != "postgresql", reason="the ledger triggers are PostgreSQL's"
-)
-
 
 @pytest.mark.django_db(transaction=True)
 def test_an_unbalanced_entry_is_refused_at_commit():

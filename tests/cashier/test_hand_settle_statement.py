@@ -30,7 +30,6 @@ def _deal_and_settle(table, players, hand_id: int, *, winner: int = 0):
     return nets
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's one statement")
 @pytest.mark.django_db(transaction=True)
 def test_outside_a_transaction_a_six_leg_hand_settlement_is_one_statement():
     table = make_table()

@@ -26,11 +26,6 @@ from tests.factories import (
     make_table,
 )
 
-pytestmark = pytest.mark.skipif(
-    connection.vendor != "postgresql", reason="the ledger's triggers and roles are PostgreSQL's"
-)
-
-
 # ------------------------------------------------------------------ a committed entry is closed
 
 

@@ -1,8 +1,5 @@
-"""cashier.posting: one entry locked, checked and posted in one statement on PostgreSQL, and
-the same steps one by one on SQLite (the embedded room), with the same refusals."""
-
-import subprocess
-import sys
+"""cashier.posting: one entry locked, checked and posted in one statement, or refused with
+nothing written."""
 
 import pytest
 from django.conf import settings
@@ -25,7 +22,6 @@ from cashier.posting import (
     entry_post_locked,
 )
 from cashier.verify import ledger_verify
-from tests.conftest import REPO_ROOT
 from tests.factories import make_funded_player, make_table
 
 Kind = Account.Kind
@@ -82,7 +78,6 @@ def _charity_gift(alice, cents: int):
     )
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's one statement")
 @pytest.mark.django_db(transaction=True)
 def test_outside_a_transaction_an_entry_is_one_statement_with_its_audit_record():
     """Issue 26: the entry, its postings, the balances and its audit record in one statement,
@@ -123,7 +118,6 @@ def _prepared_postings() -> int:
         return cursor.fetchone()[0]
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's one statement")
 @pytest.mark.django_db
 def test_an_account_id_known_from_before_that_does_not_fit_is_looked_up_again():
     """The ids a process knows are checked against the locked rows' identity: a wrong one
@@ -141,48 +135,6 @@ def test_an_account_id_known_from_before_that_does_not_fit_is_looked_up_again():
     )
     assert posting._account_ids[(database, (Kind.WALLET, alice.pk, None, 0))] == wallet.pk
     assert audit_verify().ok and ledger_verify().ok
-
-
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="runs SQLite in a subprocess")
-def test_the_embedded_room_posts_the_same_entries_step_by_step(migrated_sqlite):
-    """On SQLite (a copy of the run's migrated database): a hand settled, settled again
-    (refused), a banked round dealt and decided; verify_ledger is clean afterwards."""
-    env = {"DEBUG": "true", "DATABASE_URL": f"sqlite:///{migrated_sqlite}", "PATH": "/usr/bin:/bin"}
-    manage = [sys.executable, "manage.py"]
-    script = """
-from cashier.services import CashierError, hand_settle, hand_stacks_commit, table_buy_in
-from showdown.services import round_deal, round_decide
-from tests.factories import make_funded_player, make_showdown_table, make_table, table_stakes
-table = make_table(name="sqlite")
-ann, bob = make_funded_player("ann"), make_funded_player("bob")
-for p in (ann, bob):
-    table_buy_in(player=p, **table_stakes(table), amount=table.max_buy_in, idempotency_key="b")
-hand_stacks_commit(table_id=table.pk, hand_id=7, players=[ann, bob])
-hand_settle(table_id=table.pk, hand_id=7, net_by_player={ann.pk: 95, bob.pk: -100}, rake=5)
-try:
-    hand_settle(table_id=table.pk, hand_id=7, net_by_player={ann.pk: 95, bob.pk: -100}, rake=5)
-except CashierError as error:
-    print("again:", error.code)
-showdown = make_showdown_table()
-dealt = round_deal(player=ann, table=showdown, ante=500, idempotency_key="d")
-round_decide(player=ann, round_id=dealt.pk, decision="call", idempotency_key="c")
-print("done")
-# Every check but poker's (hand 7 was settled without a table dealing it).
-from cashier.verify import ledger_verify
-report = ledger_verify(skip={'hand_settlements_match_hands'})
-assert report.ok and report.entries > 5, report.problems
-print('ledger ok')
-"""
-    ran = subprocess.run(
-        [*manage, "shell", "-c", script],
-        cwd=REPO_ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
-    assert ran.returncode == 0, ran.stderr
-    assert "again: already_settled" in ran.stdout and "done" in ran.stdout
-    assert "ledger ok" in ran.stdout, ran.stdout + ran.stderr
 
 
 def _bet_then_settle(alice, *, bet: int, staked: int, paid: int, shard: int = 5):
@@ -230,8 +182,7 @@ def test_two_entries_in_one_statement_balance_and_are_audited_each_on_its_own():
             entries=_bet_then_settle(alice, bet=300, staked=300, paid=500),
             link=Link(Account, stack.pk, {"in_hand_id": EntryId(1)}),
         )
-    if connection.vendor == "postgresql":
-        assert len(statements) == 1, [q["sql"][:60] for q in statements]
+    assert len(statements) == 1, [q["sql"][:60] for q in statements]
     bet, settlement = posted.entries
     assert posted.entry == settlement and bet.pk < settlement.pk
     assert (bet.reason, settlement.reason) == (Entry.Reason.BANKED_BET, Entry.Reason.BANKED_PAYOUT)
@@ -268,7 +219,6 @@ def test_a_guarded_account_is_checked_after_each_entry_not_only_after_both():
     assert Account.objects.get(kind=Kind.BANKED_BETS_IN_PLAY, shard=5).balance == 0
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's one statement")
 @pytest.mark.django_db(transaction=True)
 def test_the_database_refuses_two_entries_that_balance_only_together():
     """Each entry of the statement balances on its own at commit (the deferred trigger), not

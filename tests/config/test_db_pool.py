@@ -88,7 +88,6 @@ class ConnectionCounter:
         self._thread.join(timeout=10)
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="counts PostgreSQL's sessions")
 def test_a_burst_of_requests_never_takes_more_connections_than_the_pool_allows(
     asgi_server_factory,
 ):

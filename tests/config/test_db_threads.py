@@ -16,9 +16,7 @@ from tests.factories import TableSocket, deal_hand, make_seated_player, make_tab
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def _needs_postgresql_and_redis() -> None:
-    if connection.vendor != "postgresql":
-        pytest.skip("the database thread pool serves PostgreSQL (SQLite keeps one thread)")
+def _needs_redis() -> None:
     if settings.EMBEDDED:
         pytest.skip("sockets of one process broadcasting through Redis need REDIS_URL")
 
@@ -63,7 +61,7 @@ async def test_a_table_acts_while_another_waits_for_its_lock():
     """Table A's row is locked by another connection, so A's action waits inside its service;
     an action at table B through the same in-process ASGI app still completes meanwhile (on
     Channels' single database thread it queued behind A's until the lock was gone)."""
-    await sync_to_async(_needs_postgresql_and_redis)()
+    await sync_to_async(_needs_redis)()
     table_a, hand_a, actor_a = await _heads_up_hand("a")
     table_b, hand_b, actor_b = await _heads_up_hand("b")
     # The turns as dealt: the rows returned are the ones the process keeps in memory for the
@@ -116,7 +114,7 @@ def _no_connection_held_by_pool_threads() -> None:
 async def test_no_more_calls_run_at_once_than_socket_db_threads():
     """Calls past SOCKET_DB_THREADS wait for a free thread instead of starting one, so the
     threads never want more connections than the setting (kept below the pool's size)."""
-    await sync_to_async(_needs_postgresql_and_redis)()
+    await sync_to_async(_needs_redis)()
     import threading
 
     size = settings.SOCKET_DB_THREADS
@@ -152,7 +150,7 @@ async def test_no_more_calls_run_at_once_than_socket_db_threads():
 async def test_in_db_thread_runs_off_the_event_loop_thread_and_returns_connections():
     """A call runs on a pool thread (not the loop's, not Channels' one thread) and returns the
     value; its connection goes back to the pool when it ends."""
-    await sync_to_async(_needs_postgresql_and_redis)()
+    await sync_to_async(_needs_redis)()
     import threading
 
     @in_db_thread
@@ -179,7 +177,7 @@ async def test_a_tables_broadcasts_leave_a_process_in_commit_order():
     table's versions one by one, none skipped and none late, though the calls run on several
     database threads (one call per table at a time; the lock alone would order the commits but
     not the broadcasts after them)."""
-    await sync_to_async(_needs_postgresql_and_redis)()
+    await sync_to_async(_needs_redis)()
 
     @sync_to_async
     def seated_table():

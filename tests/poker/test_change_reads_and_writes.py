@@ -98,8 +98,7 @@ def test_a_mid_hand_action_s_writes_are_one_statement_storing_what_the_engine_di
         for query in statements.captured_queries
         if query["sql"].startswith(("INSERT", "UPDATE", "WITH"))
     ]
-    if connection.vendor == "postgresql":
-        assert len(writes) == 1 and writes[0].startswith("WITH fenced AS (UPDATE")
+    assert len(writes) == 1 and writes[0].startswith("WITH fenced AS (UPDATE")
     stored = Hand.objects.with_deck().get(pk=row.pk)
     engine = unit.load(stored)  # the snapshot is what its setup, deck and logged events give
     assert stored.turn == row.turn + 1 and stored.status == "running"
@@ -143,12 +142,11 @@ def test_a_stale_fence_refuses_the_one_statement_and_nothing_of_it_stays(table):
         engine.act(seat, engine.default_action())
         change.save_later(hand_row.last_seq_set(seat, 5), ["last_seq"])
         change.hand(hand_row, engine, since)
-    if connection.vendor == "postgresql":
-        sql = [query["sql"] for query in statements.captured_queries]
-        assert sum(s.startswith("WITH fenced AS") for s in sql) == 1, "it was sent"
-        assert not any(
-            s.startswith(('INSERT INTO "poker_handevent"', 'UPDATE "poker_hand"')) for s in sql
-        )
+    sql = [query["sql"] for query in statements.captured_queries]
+    assert sum(s.startswith("WITH fenced AS") for s in sql) == 1, "it was sent"
+    assert not any(
+        s.startswith(('INSERT INTO "poker_handevent"', 'UPDATE "poker_hand"')) for s in sql
+    )
     assert HandEvent.objects.filter(hand=row).count() == events_before
     stored = Hand.objects.get(pk=row.pk)
     assert (stored.turn, stored.state) == (row.turn, row.state)

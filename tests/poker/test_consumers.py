@@ -493,7 +493,6 @@ def corrupt(hand):
     memory_forget(hand.table_id)
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="jsonb_set is PostgreSQL's")
 async def test_players_are_told_why_a_broken_hand_was_cancelled():
     table = await new_table()
     ann = await seat_player(table, "ann", 1)

@@ -35,7 +35,6 @@ def _running_hand() -> Hand:
     return hand
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="the log's trigger is PostgreSQL's")
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize(
     "statement",

@@ -5,7 +5,7 @@ Counted with Django's query log inside the test's transaction: SAVEPOINT and REL
 where the room sends BEGIN and COMMIT. Four statements between them when the table is not in
 this process's memory (the first call here; the owner's later calls are one statement without
 a transaction: tests/poker/test_table_act_unlocked.py): the table lock, the seats with their
-players (once per change), the running hand with its players (one query on PostgreSQL:
+players (once per change), the running hand with its players (one query:
 `Hand.objects.with_players()`), and one plain-SQL statement writing the table's version,
 fenced by the version and lease epoch read, then, only if that row was written, the hand's
 new event, the hand and the player's last seq, and reading the stacks with the wallets for the
@@ -21,12 +21,7 @@ from poker.models import Hand
 from poker.services.unit import peek
 from tests.factories import deal_hand, make_seated_player, make_table
 
-pytestmark = [
-    pytest.mark.django_db,
-    pytest.mark.skipif(
-        connection.vendor != "postgresql", reason="counts PostgreSQL's batched statements"
-    ),
-]
+pytestmark = pytest.mark.django_db
 
 MOST_STATEMENTS_PER_CALL = 6  # the four, and SAVEPOINT and RELEASE
 # The action that ends a hand also settles it in the cashier (one statement locking the

@@ -573,7 +573,6 @@ def test_the_sweep_acts_on_overdue_turns_and_starts_due_hands():
 # ------------------------------------------------------------------ cancelling
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="jsonb_set is PostgreSQL's")
 def test_a_hand_whose_state_is_corrupted_is_cancelled_and_every_bet_returned():
     table = make_table()
     players = {1: make_seated_player(table, "ann", 1), 2: make_seated_player(table, "ben", 2)}

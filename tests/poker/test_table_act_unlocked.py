@@ -26,10 +26,7 @@ from poker.services import TableError, table_act, unit
 from tests.factories import deal_hand, make_seated_player, make_table
 from tests.poker.table_memory import Replays, assert_memory_is_the_database, running
 
-pytestmark = [
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL only, by design"),
-]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture

@@ -235,7 +235,6 @@ def race(*calls) -> list[str]:
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="needs real row locks")
 def test_an_offer_taken_in_two_tabs_at_once_seats_the_player_once():
     table, (ann, _) = full_table()
     cat = make_funded_player("cat")
@@ -251,7 +250,6 @@ def test_an_offer_taken_in_two_tabs_at_once_seats_the_player_once():
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="needs real row locks")
 def test_a_player_leaving_the_list_while_their_offer_is_taken_up_elsewhere_changes_it_once():
     """Race: Cat declines in one tab while sitting in another. The table lock orders them;
     whichever comes second finds nothing to do (or the seat gone) and changes nothing."""

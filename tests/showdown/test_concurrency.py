@@ -6,7 +6,7 @@ the online rounds on the same shards."""
 import threading
 
 import pytest
-from django.db import connection, connections
+from django.db import connections
 from django.db.models import Sum
 
 from audit.verify import audit_verify
@@ -18,10 +18,7 @@ from showdown.models import LiveRound, ShowdownRound
 from showdown.services import round_deal, round_decide
 from tests.factories import make_funded_player, make_showdown_table
 
-pytestmark = [
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(connection.vendor != "postgresql", reason="needs real row locks"),
-]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 Kind = Account.Kind
 START = 100_000

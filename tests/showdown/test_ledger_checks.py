@@ -12,10 +12,7 @@ from cashier.models import HOUSE_SHARDS, Account, Posting, house_shard
 from cashier.verify import ledger_checks, ledger_verify
 from tests.showdown.test_house_figures import play_a_live_board
 
-pytestmark = [
-    pytest.mark.django_db,
-    pytest.mark.skipif(connection.vendor != "postgresql", reason="tampering bypasses PG triggers"),
-]
+pytestmark = pytest.mark.django_db
 
 Kind = Account.Kind
 ENTRIES = "banked_entries_match_rounds"

@@ -370,7 +370,6 @@ def test_the_online_services_and_page_leave_live_tables_alone(live_table, deck_i
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="needs real row locks")
 def test_wagers_racing_to_open_a_round_join_one_round():
     import threading
 

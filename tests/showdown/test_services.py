@@ -176,7 +176,6 @@ def test_a_double_clicked_decision_settles_once(gambler, showdown_table, next_de
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="needs real row locks")
 def test_two_deals_racing_with_one_key_place_once(showdown_table):
     player = make_funded_player("racer", cents=START)
     barrier = threading.Barrier(2)
@@ -203,7 +202,6 @@ def test_two_deals_racing_with_one_key_place_once(showdown_table):
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="needs real row locks")
 def test_two_decisions_racing_with_one_key_settle_once(showdown_table):
     player = make_funded_player("decider", cents=START)
     round_ = deal(player, showdown_table, key="deal")
@@ -444,8 +442,7 @@ def test_a_decision_posts_and_writes_the_round_in_one_statement(
     assert len(postings) == 1, "the Bet and the settlement in one statement"
     assert not [q for q in statements if q["sql"].startswith('UPDATE "showdown_showdownround"')]
     sent = [q["sql"][:60] for q in statements if "SAVEPOINT" not in q["sql"]]  # the test's
-    if connection.vendor == "postgresql":
-        assert len(sent) == 2, sent
+    assert len(sent) == 2, sent
     assert Entry.objects.count() == before + entries
     stored = ShowdownRound.objects.get(pk=dealt.pk)
     for name in ("status", "decision", "bet", "staked", "net", "result", "state", "deck"):
@@ -462,7 +459,6 @@ def test_a_decision_posts_and_writes_the_round_in_one_statement(
     assert_conserved(gambler, net=first.net + stored.net)
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's one statement")
 @pytest.mark.django_db(transaction=True)
 def test_a_round_is_four_statements_each_its_own_transaction(gambler, showdown_table, next_deck):
     """Issue 26: outside a caller's transaction a deal is its read and one statement (the
