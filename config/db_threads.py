@@ -1,6 +1,6 @@
 """Sockets' database work on a bounded pool of threads, so one table's wait never stalls another.
 
-Why this stays under the owner design (issue 23 item 6 asked): the owner keeps each table in
+Why this stays under the owner design: the owner keeps each table in
 memory, but a command still does blocking database work (the row lock, the writes, the
 ledger) and one ASGI process owns many tables. Its commands run one at a time per table
 (`poker.owner.in_table_order`, the owner's own order) and on these threads side by side across
