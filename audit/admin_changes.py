@@ -1,7 +1,7 @@
 """Staff edits made through the admin's own forms, each an audit record with before and after.
 
-Tables, rake schedules, paytables, Showdown tables and user accounts are edited in the admin
-(issue 15: "admin changes with before and after, paytable and rake changes"). The record is
+Tables, rake schedules, paytables, Showdown tables and user accounts are edited in the admin,
+and auditors see each change with the values before and after it. The record is
 written by the admin's log hooks, which run inside the same transaction as the save, so a save
 that fails leaves no record. The values before are read when the admin loads the object.
 """

@@ -192,7 +192,7 @@ def audit_chain_link() -> int:
         return int(cursor.fetchone()[0])
 
 
-# -- a record of a row that the same statement inserts (cashier.posting, issue 26)
+# -- a record of a row that the same statement inserts (cashier.posting)
 
 # Stands for the subject's id in the canonical text until the statement knows it (a private-use
 # character, which no id and none of the room's payloads hold).

@@ -1,5 +1,5 @@
 """One action through the service, profiled: where `table_act`'s time goes (docs/benchmarks.md
-"Live tables, third design: slice 1").
+"One action, profiled").
 
 A six-seat pot-limit table plays hands through `poker.services.table_act` in this one process,
 each action its own committed transaction as in production (no socket, no channel layer

@@ -43,8 +43,8 @@ def _settle(table_id: int, player_ids: list[int], seconds: float, first_hand: in
     if not audit:
         import cashier.posting
 
-        # Since issue 26 the record is part of the settlement's one statement (before, this
-        # replaced `cashier.services.audit_record`, which the settlement no longer called).
+        # The record is part of the settlement's one statement, so "without audit" is that
+        # statement with the record's INSERT selecting no row.
         cashier.posting._statement = _unaudited(cashier.posting._statement)
     ledger.settle_for(table_id, player_ids, seconds, first_hand, queue)
 

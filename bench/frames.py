@@ -1,5 +1,5 @@
 """Frames per table change: the CPU to build them and the bytes each socket and the channel
-layer carry (docs/benchmarks.md "Frames").
+layer carry (docs/benchmarks.md "Frames per change").
 
 A six-seat pot-limit table plays hands through the services (calls and checks, a bet on the
 flop), with one spectator counted; `poker.broadcast.frames_and_view` is timed (thread CPU)

@@ -1,4 +1,4 @@
-"""Hand histories benchmark (issue 13): one player with 100,000 hands (`--quick`: 10,000).
+"""Hand histories benchmark: one player with 100,000 hands (`--quick`: 10,000).
 
     .venv/bin/python -m bench.histories [--quick] [--hands N] [--requests N]
 

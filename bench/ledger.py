@@ -12,8 +12,8 @@ the PostgreSQL server named by `BENCH_DATABASE_URL` (default postgres://postgres
 
     .venv/bin/python -m bench.ledger [--seconds 5] [--clients 1 2 4] [--quick]
 
-It exits 1 when verify_ledger or verify_audit finds a problem after the run (issue 26: both
-pass after every benchmark), having printed the figures and the problems.
+It exits 1 when verify_ledger or verify_audit finds a problem after the run (both must pass
+after every benchmark), having printed the figures and the problems.
 """
 
 from __future__ import annotations
@@ -166,7 +166,7 @@ PGBENCH_SCRIPT = (
 )
 
 
-# A settlement's work as the separate statements it was before issue 26, without Python:
+# A settlement's work as separate plain statements, without Python:
 # pgbench client n settles at the n-th bench table (lock the six accounts, insert the entry and
 # its six postings, move the balances, commit with the deferred balance trigger; no audit
 # record). Informational: the database's share of the work, sent the simple way.

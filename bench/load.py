@@ -3,7 +3,7 @@
 Run with ``.venv/bin/python -m bench.load`` (``--tables N --seconds S --layer core|pubsub|both``,
 ``--repeat R`` to alternate the layers R times and print medians, ``--think-ms T`` for bots that
 wait before acting, ``--find-max`` to search for the most tables with p99 under 100 ms). Figures
-go to the "Live tables load" section of docs/benchmarks.md.
+go to the "Live tables under load" section of docs/benchmarks.md.
 
 Method
 ------
@@ -546,8 +546,8 @@ def new_mirror():
 
 
 class WholeStateMirror:
-    """The protocol before issue 12 (each `snapshot` and `update` carried the whole STATE), so
-    the benchmark can still measure that code for a before-and-after."""
+    """The older protocol whose `snapshot` and `update` frames carried the whole STATE, so the
+    benchmark can measure that code beside today's."""
 
     def __init__(self) -> None:
         self.state: dict | None = None
@@ -658,7 +658,7 @@ class Bot:
     def on_frame(self, frame: dict, t: float) -> None:
         kind = frame.get("type")
         if kind == "update" and "state" in frame and not isinstance(self.mirror, WholeStateMirror):
-            self.mirror = WholeStateMirror()  # the protocol before issue 12
+            self.mirror = WholeStateMirror()  # the older whole-STATE protocol
         if kind in ("snapshot", "update", "private", "resync"):
             # Frame v is applied after v-1 (docs/protocol.md "Versions and resync"): one that
             # comes early waits for the missing one, which is asked for with `resync` if it

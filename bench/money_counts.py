@@ -1,5 +1,5 @@
-"""What a hand settlement and an online Showdown round cost, independent of the machine's load
-(issue 26): statements sent (Django's `execute_wrapper`; psycopg adds BEGIN and COMMIT) and
+"""What a hand settlement and an online Showdown round cost, whatever the machine's load:
+statements sent (Django's `execute_wrapper`; psycopg adds BEGIN and COMMIT) and
 this process's CPU (`time.process_time()`), in process, one client, after a warm-up (account
 ids learnt, statements prepared). Wall time is printed too, with the load average beside it.
 

@@ -1,6 +1,6 @@
 """One online Omaha Showdown round through the services, profiled: where `round_deal` and
 `round_decide` spend this process's CPU and which statements they send (docs/benchmarks.md
-"An online round's cost").
+"An online round, profiled").
 
 In this one process, one player plays rounds at the bench's table (bench/showdown.py's wagers
 and decisions) after a warm-up; `time.process_time()` over the rounds without the profiler

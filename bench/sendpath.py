@@ -1,5 +1,5 @@
 """What an owner's turn spends after its commit (docs/benchmarks.md "An owner's turn after its
-commit", issue 23).
+commit").
 
 `bench.act_profile` runs `table_act` in a plain process, where `async_to_sync` makes a new
 event loop for every call; daphne does not. Here the actions run as an owner runs them: an

@@ -1,4 +1,4 @@
-"""What a hand settlement costs the PostgreSQL backend (issue 26): its CPU per settlement, read
+"""What a hand settlement costs the PostgreSQL backend: its CPU per settlement, read
 from /proc/<backend pid>/stat (so the server's work, whatever else the machine runs), beside
 our process's CPU and the wall time, in process, one client, bench/ledger.py's six-leg hand
 through `cashier.services.hand_settle`, after a warm-up (statements prepared, ids learnt).

@@ -11,7 +11,7 @@ settlement to the wallet and the house; every movement a ledger entry) against p
 one-row update TPS with the same number of clients in the same run, on scratch databases
 (bench/ledger.py's server, `BENCH_DATABASE_URL`), 1, 2 and 4 clients unless ``--clients``
 says otherwise. ``--service-only`` skips the engine. The run exits 1 when verify_ledger or
-verify_audit finds a problem in what it wrote (issue 26: both pass after every benchmark).
+verify_audit finds a problem in what it wrote (both must pass after every benchmark).
 """
 
 import argparse

@@ -45,7 +45,7 @@ class PostingInline(admin.TabularInline):
 @admin.register(Account)
 class AccountAdmin(ReadOnlyAdmin):
     """Every account, one row each: the house's bets in play and bankroll are split into shards
-    (issue 26; a player's rounds use shard `player id % HOUSE_SHARDS`), so each of those kinds
+    (a player's rounds use shard `player id % HOUSE_SHARDS`), so each of those kinds
     is up to HOUSE_SHARDS rows here, named by shard; above the list, the house's one figure
     per kind (the sum of its shards), as reports and the auditors' exports show it."""
 

@@ -1,4 +1,4 @@
-"""One ledger entry locked, checked and posted in one statement (issue 26).
+"""One ledger entry locked, checked and posted in one statement.
 
 The busy movements (a hand's settlement, the banked game's wagers and settlements) name their
 accounts by what they are (a player's wallet, the stacks at a table, a shard of the house's

@@ -40,7 +40,7 @@ def table_stacks_and_wallets(*, table, wallet_owner_ids) -> tuple[dict[int, int]
     cents, in one read: what a table's frames show of money (a round trip less per change).
 
     Read on every change at every table, so it is one plain statement: Django took longer to
-    build this query than the database to answer it (docs/benchmarks.md, issue 23)."""
+    build this query than the database to answer it."""
     sql, params = table_stacks_and_wallets_query(
         table_id=table.pk, wallet_owner_ids=wallet_owner_ids
     )

@@ -1,5 +1,5 @@
 """What a change sends after its commit, handed off so that the table's turn does not wait for
-it (issue 23, docs/benchmarks.md "An owner's turn after its commit").
+it (docs/benchmarks.md, "An owner's turn after its commit").
 
 A table's owner runs a change on one of its process's database threads (config/db_threads.py)
 and the table's next command waits until that call returns (`poker.owner.in_table_order`). What

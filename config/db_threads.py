@@ -1,6 +1,6 @@
 """Sockets' database work on a bounded pool of threads, so one table's wait never stalls another.
 
-Why this stays under the owner design (issue 23 item 6 asked): the owner keeps each table in
+Why this stays under the owner design: the owner keeps each table in
 memory, but a command still does blocking database work (the row lock, the writes, the
 ledger) and one ASGI process owns many tables. Its commands run one at a time per table
 (`poker.owner.in_table_order`, the owner's own order) and on these threads side by side across
@@ -32,7 +32,7 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import ParamSpec, TypeVar
 
-from channels.db import DatabaseSyncToAsync, database_sync_to_async
+from channels.db import DatabaseSyncToAsync
 from django.conf import settings
 from django.db import connections
 
@@ -44,13 +44,10 @@ _executor: ThreadPoolExecutor | None = None
 _executor_pid: int | None = None
 
 
-def socket_db_executor() -> ThreadPoolExecutor | None:
-    """This process's pool of database threads (made at first use, again after a fork), or
-    None where the sockets keep Channels' single thread (`SOCKET_DB_THREADS` 0)."""
+def socket_db_executor() -> ThreadPoolExecutor:
+    """This process's pool of database threads (made at first use, again after a fork)."""
     global _executor, _executor_pid
-    size = getattr(settings, "SOCKET_DB_THREADS", 0)
-    if size <= 0:
-        return None
+    size = settings.SOCKET_DB_THREADS
     pid = os.getpid()
     if _executor is None or _executor_pid != pid:
         with _lock:
@@ -66,11 +63,8 @@ def in_db_thread(func: Callable[P, R]) -> Callable[P, Awaitable[R]]:
 
     @functools.wraps(func)
     async def run(*args: P.args, **kwargs: P.kwargs) -> R:
-        executor = socket_db_executor()
-        if executor is None:
-            return await database_sync_to_async(func)(*args, **kwargs)
         call = DatabaseSyncToAsync(
-            _returning_connections(func), thread_sensitive=False, executor=executor
+            _returning_connections(func), thread_sensitive=False, executor=socket_db_executor()
         )
         return await call(*args, **kwargs)
 

@@ -9,7 +9,7 @@ which frame it answers. Nothing here touches the database, the channel layer or 
 sockets' consumers (config/sockets.py) call it and send `Refusal.frame()`.
 
 What the sockets send back is typed too, one TypedDict per frame with its `type` as a
-`Literal` (issue 23 item 6): the frames every socket shares are here (`ErrorFrame`,
+`Literal`: the frames every socket shares are here (`ErrorFrame`,
 `PongFrame`, `HeartbeatFrame`, `ResyncFrame`, `SupersededFrame`); each socket's own are beside
 its commands (`poker.frames`, `showdown.frames`, `lobby.frames`, each with the map of its
 socket's frames by type). tests/poker/test_protocol_names.py holds docs/protocol.md to them and

@@ -120,7 +120,7 @@ class LanguageCatalog(JavaScriptCatalog):
     """The scripts' strings in the language named by the address (`jsi18n/fr/`), whatever the
     request's own: a browser keeps the catalogue it fetched, and one kept at a single address
     for every language (the login page's English) was reused on the pages of a player who then
-    logged in with French saved or switched languages (issue 24 item 8)."""
+    logged in with French saved or switched languages."""
 
     def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         language = kwargs.pop("language")

@@ -352,7 +352,7 @@ PASSWORD_RESET_LIMIT_WINDOW_SECONDS = env.int("PASSWORD_RESET_LIMIT_WINDOW_SECON
 LOGIN_REDIRECT_URL = "lobby:home"
 LOGOUT_REDIRECT_URL = "lobby:home"
 
-# English, French and Japanese (issue 16): gettext catalogues in locale/ (docs/operations.md,
+# English, French and Japanese: gettext catalogues in locale/ (docs/operations.md,
 # "Translations"); the language comes from the player's profile, else the cookie set by the
 # selector, else the browser's Accept-Language. Numbers and dates follow the language.
 LANGUAGE_CODE = "en"

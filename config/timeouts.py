@@ -1,4 +1,4 @@
-"""A timeout at time T for (table, hand, step): the room's one timer path (issue 23, item 4).
+"""A timeout at time T for (table, hand, step): the room's one timer path.
 
 Every timer of the room (a poker turn, the next hand's start, a sitter-out's eviction, a live
 Showdown round's betting window and decision time) is one Celery task, `room.timeout`, sent

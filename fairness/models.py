@@ -1,4 +1,4 @@
-"""Provably fair dealing (issue 16, docs/fairness.md): each player's client seed, and for each
+"""Provably fair dealing (docs/fairness.md): each player's client seed, and for each
 deal (a poker hand, an online Showdown round, a live Showdown round) the commitment sent before
 its first card with the secrets that open it after the deal is over.
 

@@ -1,5 +1,5 @@
 """A stored hand as one viewer is entitled to see it: the source of the hand's page, its
-replayer and the API (issue 13).
+replayer and the API.
 
 Built from the hand's append-only log (`HandEvent`) and its players (`HandPlayer`), never from
 a page or a socket frame. A player sees their own hole cards and the cards shown at showdown;

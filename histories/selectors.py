@@ -1,4 +1,4 @@
-"""A player's own hands, newest first, for "My hands" and /api/hands/ (issue 13)."""
+"""A player's own hands, newest first, for "My hands" and /api/hands/."""
 
 from __future__ import annotations
 
@@ -175,7 +175,7 @@ def _rake_share(result: dict, seat: int) -> int:
 
 
 def player_results(*, player, **filters) -> dict[str, Any]:
-    """ "My results" (issue 24, item 11): the hands "My hands" lists with the same filters,
+    """ "My results": the hands "My hands" lists with the same filters,
     oldest first (at most MOST_RESULT_HANDS, the newest), as running totals of the net won
     after and before rake, per game and in all, and as sessions (a table's hands with no
     gap over SESSION_GAP)."""

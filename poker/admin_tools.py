@@ -339,8 +339,8 @@ class TableMoneyForm(forms.ModelForm):
         return self._clean_money("big_bet")
 
     def clean(self):
-        """Settings must fit the players seated now (issue 21: `max_seats` 2 was saved with
-        players in seats 4 and 6, and 0 seconds to act on a running table). The stakes, the
+        """Settings must fit the players seated now (no `max_seats` 2 with players in seats
+        4 and 6, no 0 seconds to act on a running table). The stakes, the
         game and the structure change only on an empty table; time to act is at least
         MIN_ACTION_SECONDS everywhere."""
         cleaned = super().clean()

@@ -168,7 +168,7 @@ def frames_and_view(
     view is what a table's memory keeps (poker.services.unit)."""
     all_events = _events_in_order(events, hand_row=hand_row, engine=engine, since=since)
     # Cards shown by choice after the hand change its result: the frame carries the last result
-    # so the seat and the last-hand panel show them, not only the log (issue 24 item 4).
+    # so the seat and the last-hand panel show them, not only the log.
     betting = bool(all_events) and all(
         event["type"] in BETTING_EVENTS and not event.get("voluntary") for event in all_events
     )

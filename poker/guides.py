@@ -1,4 +1,4 @@
-"""The rules and help pages (issue 14 item 8): one per game the room deals, with the room's
+"""The rules and help pages: one per game the room deals, with the room's
 timing, disconnection and ratholing policy, its standard rake, and the showdown and odd-chip
 rules (RULES.md 1-8). The figures come from the code that applies them, not from the text."""
 

@@ -117,7 +117,7 @@ class Table(models.Model):
     next_hand_at = models.DateTimeField(null=True, blank=True, editable=False)
     version = models.PositiveBigIntegerField(default=0, editable=False)
     # The number of the table's last hand dealt: the next deal's number is one more, read with
-    # the locked row instead of a MAX over the table's hands (issue 23).
+    # the locked row instead of a MAX over the table's hands.
     hands_dealt = models.PositiveIntegerField(default=0, editable=False)
     # The lease of the process holding the table in memory (poker/services/unit.py): who holds
     # it, the fencing number each new holder increments (a write names the one it holds and is
@@ -250,7 +250,7 @@ class Seat(models.Model):
     # Asked to leave during a hand they are dealt in: checked/folded, then cashed out at its end.
     leave_pending = models.BooleanField(default=False)
     # Why and by whom, for a leave at the hand's end the player did not ask for ("removed",
-    # "table_closed"; a staff member's suspension): the cash-out then names them (issue 21).
+    # "table_closed"; a staff member's suspension): the cash-out then names them.
     leave_reason = models.CharField(max_length=20, blank=True, default="")
     leave_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -304,8 +304,8 @@ class WaitingEntry(models.Model):
 
 class TableBar(models.Model):
     """Staff removed a player from a table: until `until` they may not sit, buy in, be offered
-    a seat or join the waiting list there (issue 21: a removed player bought back in 0.2 s
-    later). Staff may lift it early; both acts are in the audit chain."""
+    a seat or join the waiting list there, so a removed player cannot buy back in at once.
+    Staff may lift it early; both acts are in the audit chain."""
 
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="bars")
     player = models.ForeignKey(
@@ -344,7 +344,7 @@ class HandQuerySet(models.QuerySet):
 
     def with_players(self) -> HandQuerySet:
         """Also read each hand's `HandPlayer` rows, in the same query (a JSON aggregate: one
-        round trip less on every action, issue 12)."""
+        round trip less on every action)."""
         from django.contrib.postgres.aggregates import JSONBAgg
         from django.db.models.functions import JSONObject
 

@@ -1,4 +1,4 @@
-"""The table's owner (issue 23, items 1 and 2): every command for a table runs in the one
+"""The table's owner: every command for a table runs in the one
 process that holds the table's lease, so that process's memory of the table (the seats, the
 running hand and its engine: poker/services/unit.py) is what the next command starts from.
 
@@ -47,7 +47,7 @@ show alive (`owner_for`, chosen by the table's id), so owners take new tables to
 owner alive it runs the command itself, as before routing.
 
 Two kinds of table are owned this way: poker tables (`Table`) and live Omaha Showdown tables
-(`showdown.models.ShowdownTable`, issue 23 item 5). Each kind names the model whose row holds
+(`showdown.models.ShowdownTable`). Each kind names the model whose row holds
 its lease (`lease_model_register`), and each command kind the kind of table it is for
 (`owner_handler_register(..., table_kind=...)`); a kind's table ids are its own (a poker
 table 3 and a Showdown table 3 are two tables, with two leases and two lines of commands).

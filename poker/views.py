@@ -33,7 +33,7 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
     guide = guide_for(game=table.game, structure=table.structure)
     # This game's rules page (the sit dialog links its ratholing section).
     config["rules_url"] = reverse("lobby:help_game", args=[guide.slug])
-    # Removed by staff: why the player cannot sit here, and until when (issue 21).
+    # Removed by staff: why the player cannot sit here, and until when.
     bar = table_bar_of(table=table, player=request.user)
     return render(
         request,

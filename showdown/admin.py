@@ -72,7 +72,7 @@ MIN_LIVE_SECONDS = 5  # the betting window and the time to decide, as a poker ta
 
 
 class ShowdownTableForm(forms.ModelForm):
-    """A live table's edit must fit the players at it (issue 21, item 7, as for poker tables):
+    """A live table's edit must fit the players at it (as for poker tables):
     no fewer seats than the highest seat taken, no turning it into the online one-seat game
     while anyone sits or a round is open (the round's deadlines would then find no live table
     and its wagers stay in play), and at least MIN_LIVE_SECONDS for each window. Limits and
@@ -126,7 +126,7 @@ class ShowdownTableAdmin(AuditedChanges, RoomAdmin):
     list_filter = ("is_open", "seats")
     search_fields = ("name",)
 
-    # A new table starts with the room's default paytables (issue 24 item 5), as the seeded
+    # A new table starts with the room's default paytables, as the seeded
     # "Showdown" table plays: staff change them on purpose, never leave them to be picked.
     DEFAULT_PAYTABLES = (
         ("bet_paytable", Paytable.Kind.BET, "bet"),

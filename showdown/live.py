@@ -7,7 +7,7 @@ decides, or the deadline passes and the undecided are folded, the board settles 
 Seats without wagers sit the round out.
 
 Every service is one transaction under the table's row lock (`select_for_update`), like the
-poker table's, and runs at the table's owner (poker/owner.py, issue 23 item 5): the socket's
+poker table's, and runs at the table's owner (poker/owner.py): the socket's
 commands and the timeouts are sent to the process holding the table's lease, and a command
 run as the owner is refused under the lock when another live owner holds it
 (`unit.NotTheOwner`). A change bumps the table's version in one write fenced by the lease

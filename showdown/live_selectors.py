@@ -40,7 +40,7 @@ def _iso(moment) -> str | None:
 
 
 def _shown_name(user) -> str:
-    """The name other players see (issue 24 item 5): the display name, never the login."""
+    """The name other players see: the display name, never the login."""
     profile = getattr(user, "profile", None)
     return profile.display_name if profile is not None else f"player {user.pk}"
 

@@ -126,7 +126,7 @@ class ShowdownTable(models.Model):
     # how long the seats have to decide before the undecided fold (docs/rules.md).
     bet_seconds = models.PositiveSmallIntegerField(default=15)
     action_seconds = models.PositiveSmallIntegerField(default=20)
-    # Live tables only (issue 23 item 5), as a poker table's: the version every change of the
+    # Live tables only, as a poker table's: the version every change of the
     # table bumps (its frames are numbered by it), and the lease of the owner that runs its
     # commands (poker/owner.py): who holds it, the fencing number each new holder increments
     # (a write names the one it holds and is refused if it moved on), until when.

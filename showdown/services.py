@@ -2,7 +2,7 @@
 
 Each is one transaction: lock, check, call the engine, post to the cashier, write the round;
 an online deal and decision are a read and one writing statement, which is the
-transaction (issue 26: `_deal`, `round_decide`).
+transaction (`_deal`, `round_decide`).
 Refusals raise `ShowdownRefused(code, message)` (or the cashier's `CashierError`, both kinds
 of `config.errors.Refused`) and change nothing. Money moves only through
 `cashier.services.banked_*`: the wagers placed at the deal and the Call/Raise bet at the
@@ -229,7 +229,7 @@ def _wagers(request: dict) -> dict:
     return {name: request[name] for name in ("ante", "hole_card_bonus", "final_hand_bonus")}
 
 
-# The deal's one read (issue 26): the table's limits and paytables, the player's checks
+# The deal's one read: the table's limits and paytables, the player's checks
 # (responsible.rules) and client seed (fairness), as the columns of one SELECT.
 _LIMITS = (
     "seats",

@@ -162,7 +162,7 @@ class PlayerNoteAdmin(ReadOnlyAdmin):
     date_hierarchy = "created_at"
 
 
-# -- the last active superuser stays one (issue 21, item 2)
+# -- the last active superuser stays one
 
 LAST_SUPERUSER = (
     "{} is the last active superuser: keep the account active, staff and superuser (make "

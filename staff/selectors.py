@@ -78,7 +78,7 @@ def player_overview(player) -> dict[str, Any]:
 
 
 def responsible_state_of(player, *, now=None) -> dict[str, Any]:
-    """The player's responsible-gaming state as staff see it (issue 24, item 9): the exclusion
+    """The player's responsible-gaming state as staff see it: the exclusion
     in force and past ones, each deposit limit with the cap in force now and a raise waiting
     its 24 hours, the reality check, and the player's recent changes."""
     now = now or timezone.now()

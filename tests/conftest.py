@@ -117,7 +117,7 @@ def _flush_by_delete() -> None:
 def _migrated_rows_copy() -> None:
     """Copy every row of the migrated database into MIGRATED_ROWS (PostgreSQL, as a superuser:
     where the flush is the DELETE that puts them back)."""
-    if connection.vendor != "postgresql" or not _superuser(connection):
+    if not _superuser(connection):
         return
     schema = MIGRATED_ROWS
     copied = set()
@@ -220,8 +220,8 @@ def player_client(client, player):
 # migrations (the paytables' data migration included). Instead, as Django's own parallel runner
 # does, the controlling process migrates one test database and clones it for each worker
 # (PostgreSQL's CREATE DATABASE ... TEMPLATE); a worker keeps the clone it finds and drops it at
-# the end. A worker with no clone (SQLite, or one xdist started to replace a crashed one)
-# builds its database as usual.
+# the end. A worker with no clone (one xdist started to replace a crashed one) builds its
+# database as usual.
 CLONED_DATABASE = "room_cloned_test_database"
 
 
@@ -237,7 +237,7 @@ def pytest_sessionstart(session):
     """Migrate one test database and clone it once per worker, before xdist starts them."""
     config = session.config
     workers = _xdist_workers(config)
-    if not workers or connection.vendor != "postgresql":
+    if not workers:
         return
     from pytest_django.plugin import blocking_manager_key
 

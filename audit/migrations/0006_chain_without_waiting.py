@@ -1,10 +1,9 @@
-"""Link the chain at commit without ever waiting for the chain head (issue 26).
+"""Link the chain at commit without ever waiting for the chain head.
 
 0004's trigger locked the one `audit_auditchainhead` row at commit and held it through the
 commit's WAL flush, so every transaction that wrote a record (every money movement) committed
-one behind the other: with four clients 38% of the settlements' time was that queue
-(docs/benchmarks.md, "Audit log"). Now the commit-time trigger takes the head with
-`FOR UPDATE SKIP LOCKED`:
+one behind the other: with four clients 38% of the settlements' time was that queue. Now the
+commit-time trigger takes the head with `FOR UPDATE SKIP LOCKED`:
 
 - when the head is free (always, with one writer at a time) it links, in id order, its own
   transaction's records and every committed record still unlinked, and moves the head once;

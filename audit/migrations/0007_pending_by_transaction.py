@@ -1,13 +1,11 @@
-"""Find the records to link by their transaction, not by scanning every unlinked index entry
-(issue 26).
+"""Find the records to link by their transaction, not by scanning every unlinked index entry.
 
 0006's linker found what to link with `WHERE seq IS NULL ORDER BY id` over the partial index
 `(id) WHERE seq IS NULL`. Linking a record is an UPDATE that cannot be HOT (it sets the indexed
 `seq`), so the version it replaces keeps its entry in that index until VACUUM removes it: the
 index held one entry per record linked since the last VACUUM, and every commit's link read all
 of them and visited their heap pages (a bitmap scan sets no kill bits). So a settlement's
-commit cost grew with the records written since the last VACUUM (docs/benchmarks.md,
-"The audit chain's link").
+commit cost grew with the records written since the last VACUUM.
 
 Now a commit finds the records to link by transaction: the partial index is `(chain_txid,
 id) WHERE seq IS NULL`, and the commit's link reads the keys of its own transaction and of

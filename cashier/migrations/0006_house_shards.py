@@ -1,4 +1,4 @@
-"""The banked game's house accounts split into shards (issue 26).
+"""The banked game's house accounts split into shards.
 
 - `shard` on every account: 0, except for the house's `house_bankroll` and
   `banked_bets_in_play`, which may exist as up to `HOUSE_SHARDS` rows each (one per shard), so

@@ -1,4 +1,4 @@
-"""The deferred balance checks in one query each, inside the trigger functions (issue 26).
+"""The deferred balance checks in one query each, inside the trigger functions.
 
 0002's triggers each called `cashier_check_entry_balanced`, which read the entry's reason and
 then its postings' count and sum: two queries and a nested function call (with its own

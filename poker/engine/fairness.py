@@ -1,4 +1,4 @@
-"""Provably fair dealing (issue 16, docs/fairness.md): the seeded shuffle, the commitment and
+"""Provably fair dealing (docs/fairness.md): the seeded shuffle, the commitment and
 the check anyone can run after a hand.
 
 Pure like the rest of the engine: the server seed, the salt and the players' client seeds come

@@ -1,4 +1,4 @@
-"""Each player's net of a finished hand on their HandPlayer row (hand histories, issue 13),
+"""Each player's net of a finished hand on their HandPlayer row (hand histories),
 filled for the hands already played from their stored result."""
 
 from django.db import migrations, models

@@ -1,5 +1,5 @@
 """Each player's position in a hand on their HandPlayer row ("My hands" shows it and filters by
-it, issue 24), filled for the hands already dealt from their event log: the hand's button and
+it), filled for the hands already dealt from their event log: the hand's button and
 seats (`hand_started`) and who posted which blind (`blind_posted`)."""
 
 from django.db import migrations, models

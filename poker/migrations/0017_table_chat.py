@@ -1,4 +1,4 @@
-"""Table chat (issue 24 item 10): its messages, and the permissions to read them (every
+"""Table chat: its messages, and the permissions to read them (every
 staff role) and to remove one (support and table managers)."""
 
 from django.contrib.auth.management import create_permissions

@@ -1,4 +1,4 @@
-"""Issue 23, slice 2: the lease of the process that holds a table in memory, with a fencing
+"""The lease of the process that holds a table in memory, with a fencing
 number (poker/services/unit.py)."""
 
 from django.db import migrations, models

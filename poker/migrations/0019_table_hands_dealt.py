@@ -1,4 +1,4 @@
-"""Issue 23: the number of a table's last hand dealt kept on its row, so a deal numbers its
+"""The number of a table's last hand dealt kept on its row, so a deal numbers its
 hand from the locked row instead of a MAX over the table's hands."""
 
 from django.db import migrations, models

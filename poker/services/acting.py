@@ -296,7 +296,7 @@ def tidy_seats(change: TableChange, now: datetime) -> None:
     for seat in sorted(change.seats().values(), key=lambda seat: seat.number):
         if seat.leave_pending or seat.leave_after_hand:
             # Who made them leave (staff removing them, closing the table, suspending them)
-            # is the cash-out's author, as for a removal between hands (issue 21, item 6); a
+            # is the cash-out's author, as for a removal between hands; a
             # player's own "leave after this hand" leaves both blank.
             remove_seat(change, seat, reason=seat.leave_reason or "left", by=seat.leave_by)
             continue
@@ -365,7 +365,7 @@ def remove_seat(change: TableChange, seat: Seat, *, reason: str, by=None) -> Non
 
 def table_show_cards(*, table: Table | int, player) -> None:
     """Between hands, a player of the last hand shows the cards nobody saw (they folded or
-    mucked), by choice, until the next hand is dealt (issue 14; docs/rules.md)."""
+    mucked), by choice, until the next hand is dealt (docs/rules.md)."""
     with table_change(table) as change:
         if change.running_hand() is not None:
             raise TableError("hand_running", _("Cards are shown by choice once the hand is over."))

@@ -1,4 +1,4 @@
-"""A mid-hand action's writes as one statement (issue 23 item 1), and the read its frames need.
+"""A mid-hand action's writes as one statement, and the read its frames need.
 
 An action that leaves its hand running writes four things: the table's new version and
 lease, fenced by the version and epoch the change read, and, only if that row was written, the

@@ -1,5 +1,5 @@
-"""Bars: a player staff removed from a table stays away from it for the period staff chose
-(issue 21, item 5). Sitting down (and so buying in), joining the waiting list and a seat offer
+"""Bars: a player staff removed from a table stays away from it for the period staff chose.
+Sitting down (and so buying in), joining the waiting list and a seat offer
 there are refused until then, with the time it ends in the player's language. Other tables are
 not affected."""
 

@@ -10,7 +10,7 @@ the running hand (folded at its turns, cashed out when the hand ends) and `playe
 reason `removed` or `table_closed` (cashed out at once). The staff member's reason is for the
 audit log and the incident, never sent to the table: players get a fixed sentence.
 
-A tool runs at the table's owner (issue 23): when another process's live owner holds the table,
+A tool runs at the table's owner: when another process's live owner holds the table,
 the tool is sent there and its answer awaited (`poker.owner.command_ask_sync`, set as the route
 in PokerConfig.ready); that owner runs the same function (`staff_tool_here`, the staff member
 rebuilt from their id) and its refusal comes back as the same `TableError`. With no live owner,
@@ -192,7 +192,7 @@ def staff_seat_remove(
 ) -> str:
     """Stand a player up: at once with a cash-out, or, in the running hand, folded at their
     turns and cashed out when it ends. Either way they are barred from the table for
-    `bar_hours` (issue 21: a removed player bought back in 0.2 s later). Returns "removed"
+    `bar_hours`, so that a removed player cannot buy back in at once. Returns "removed"
     or "leaving"."""
     reason = _check(staff, reason)
     seat_id = seat.pk if isinstance(seat, Seat) else seat

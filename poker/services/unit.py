@@ -188,8 +188,7 @@ def lock_table(table: Table | int) -> Table:
     """The table's row, locked for this transaction (`no_table` when there is none).
 
     Every change at every table starts here, so it is one plain statement: Django took
-    longer to build the locking query than the database to answer it (docs/benchmarks.md,
-    issue 23)."""
+    longer to build the locking query than the database to answer it."""
     table_id = table if is_int(table) else getattr(table, "pk", None)
     if not is_int(table_id):
         raise TableError("no_table", _("There is no such table."))
@@ -470,7 +469,7 @@ class TableChange:
     def seats(self) -> dict[int, Seat]:
         """The table's seats by number (with their players), read once per change: a service
         changes these objects and saves them, so what it did shows in the rest of the change,
-        and a betting change's frames reuse them (a round trip per read saved, issue 12)."""
+        and a betting change's frames reuse them (a round trip per read saved)."""
         if self._seats is None:
             self._seats = table_seats(table_id=self.table.pk)
         return self._seats
@@ -649,7 +648,7 @@ def _no_statement(execute, sql, params, many, context):
 
 
 def table_change_unlocked(table: Table | int, apply: Callable[[TableChange], None]) -> bool:
-    """The optimistic path of a mid-hand action (issue 23): `apply` the command to the table as
+    """The optimistic path of a mid-hand action: `apply` the command to the table as
     this process remembers it and write it with the one fenced statement of
     poker/services/action_write.py in autocommit: no BEGIN, no row lock, no COMMIT, one round
     trip; then send the frames, keep the memory and set the turn's timer, as a commit would.

@@ -1,4 +1,4 @@
-"""The waiting-list tools (issue 27): a permission for table managers, and every role may now
+"""The waiting-list tools: a permission for table managers, and every role may now
 read waiting lists (the table page's list and each entry's page with its tools)."""
 
 from django.contrib.auth.management import create_permissions

@@ -73,7 +73,7 @@
     root.querySelectorAll(".sdl-seat").forEach((box) => {
       const n = Number(box.dataset.seat);
       const sitter = seated[n];
-      // A settled round's seat is free again once its player left (issue 24 item 5): it is
+      // A settled round's seat is free again once its player left: it is
       // offered at once, and someone who sat there since is shown, not the last round's player.
       const settled = round && round.phase === "settled";
       const share = settled && sitter && sitter.player !== inRound[n]?.player ? null : inRound[n];

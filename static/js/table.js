@@ -587,7 +587,7 @@
     return hand.legal_actions;
   }
 
-  /* Pre-actions (issue 14): chosen while another player acts, played the moment the turn comes.
+  /* Pre-actions: chosen while another player acts, played the moment the turn comes.
    * "Check/Fold" and "Call any" are for the player's next decision of this street; "Fold to any
    * bet" holds for the rest of the hand (it checks when the check is free). A new street or a
    * new hand clears the first two; the third goes with the hand. */
@@ -1043,7 +1043,7 @@
       ? state.hand.seats.find((s) => s.seat === you.seat) : null;
     const chips = mine ? mine.stack : 0;
     // A busted player has one way back: "Re-buy and play" (a plain "Sit in" with no chips
-    // would only be refused, issue 24 item 7).
+    // would only be refused).
     const broke = !handSeat && !held && chips === 0;
     $("sit-out").hidden = out;
     $("sit-in").hidden = !out || broke;

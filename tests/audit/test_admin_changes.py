@@ -1,5 +1,5 @@
-"""Staff edits through the admin's own forms leave one audit record each, with before and after
-(issue 15: admin changes, rake and paytable changes); a refused form leaves none."""
+"""Staff edits through the admin's own forms (rake schedules and paytables among them) leave one
+audit record each, with before and after; a refused form leaves none."""
 
 import json
 

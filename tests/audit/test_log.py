@@ -263,7 +263,7 @@ def test_a_row_inserted_without_triggers_is_never_linked_by_a_later_transaction(
     )
 
 
-# -- commits never wait for the chain head (migration 0006, issue 26)
+# -- commits never wait for the chain head (migration 0006)
 
 
 def _holding_the_head():

@@ -162,7 +162,7 @@ async def test_under_the_async_handler_the_acting_user_is_known(async_client):
     assert record.actor_id == alice.pk and record.payload["route"] == "lobby:password_change"
 
 
-# -- staff powers (issue 21, item 3): every change of them is a record with before and after
+# -- staff powers: every change of them is a record with before and after
 
 
 def test_making_a_user_staff_or_superuser_is_recorded_with_before_and_after():

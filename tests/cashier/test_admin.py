@@ -1,4 +1,4 @@
-"""The ledger's accounts in the admin: the house's sharded accounts (issue 26) are named by
+"""The ledger's accounts in the admin: the house's sharded accounts are named by
 shard, one row each, with the house's one figure per kind above the list; staff still only
 look."""
 

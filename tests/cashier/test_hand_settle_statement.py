@@ -1,4 +1,4 @@
-"""Issue 26: a hand's settlement (lock the accounts, insert the entry and its postings, move the
+"""A hand's settlement (lock the accounts, insert the entry and its postings, move the
 balances, clear the in-hand marks, and its audit record) is one statement, which outside a
 caller's transaction is its own transaction: one round trip, the deferred checks at its end."""
 

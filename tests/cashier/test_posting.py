@@ -80,7 +80,7 @@ def _charity_gift(alice, cents: int):
 
 @pytest.mark.django_db(transaction=True)
 def test_outside_a_transaction_an_entry_is_one_statement_with_its_audit_record():
-    """Issue 26: the entry, its postings, the balances and its audit record in one statement,
+    """The entry, its postings, the balances and its audit record in one statement,
     which is its own transaction (one round trip), prepared once; the record's content hash,
     computed by PostgreSQL around the new entry's id, is the one verify_audit recomputes."""
     alice = make_funded_player("alice", cents=100_000)
@@ -169,7 +169,7 @@ def _open_house_shard(shard: int = 5) -> None:
 
 @pytest.mark.django_db(transaction=True)
 def test_two_entries_in_one_statement_balance_and_are_audited_each_on_its_own():
-    """Issue 26, a banked decision: the Bet and the settlement are two entries posted by one
+    """A banked decision: the Bet and the settlement are two entries posted by one
     statement (outside a transaction, one round trip), each with its own postings summing to
     zero and its own audit record; the row linked to them gets both ids in the same statement."""
     alice = make_funded_player("alice", cents=1_000)

@@ -1,4 +1,4 @@
-"""The account statement from the cashier page in Chromium (issue 24, item 11): the form's
+"""The account statement from the cashier page in Chromium: the form's
 dates default to this month, the download is a CSV named by its dates, and the page has no
 sideways scroll at 1366x768 or 390x844. CASHIER_SCREENSHOTS=<dir> keeps screenshots."""
 

@@ -154,7 +154,7 @@ def test_a_removal_for_sitting_out_too_long_says_why_in_the_history(db):
 
 
 def test_the_account_statement_is_a_csv_of_the_period_with_running_balances(db):
-    """Issue 24, item 11: ledger lines of a period as CSV, an opening and a closing balance,
+    """Ledger lines of a period as CSV, an opening and a closing balance,
     and a table name a spreadsheet would run as a formula written as text."""
     import csv
     import io

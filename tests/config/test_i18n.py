@@ -1,4 +1,4 @@
-"""English, French and Japanese (issue 16.5): the catalogues are complete and current, every
+"""English, French and Japanese: the catalogues are complete and current, every
 page template renders in each language with no English left, money and dates follow the
 language, e-mails go out in the reader's language, and a logged-in player's choice is kept."""
 
@@ -237,7 +237,7 @@ ENGLISH_RUN = re.compile(r"[A-Za-z][A-Za-z'\u2019-]+(?: [A-Za-z][A-Za-z'\u2019-]
 LATIN_WORDS = re.compile(
     r"^(Omaha Room|Omaha Showdown|UTC|HMAC.*|SHA-256.*|([2-9TJQKA][cdhs] ?)+)$"
 )
-# The room's own English that translations once left on the pages (issue 24 item 8): words,
+# The room's own English that a translation could leave on the pages: words,
 # code names, a repository path, the 12-hour clock and US-format amounts.
 ROOM_ENGLISH = re.compile(
     r"\bLobby\b|\b8 or Better\b|\bHCB\b|\bFHB\b|\bserver_seed\b|\bdocs/"
@@ -634,7 +634,7 @@ def test_the_api_refuses_in_the_callers_language_with_the_same_code(db):
 def test_a_pages_scripts_catalogue_is_at_an_address_of_its_language(language, db):
     """Browsers keep the scripts' catalogue by its address: the address a page names gives that
     page's language to any request, so the English one a browser kept from the login page is
-    never the one a French page uses (issue 24 item 8; tests/config/test_i18n_browser.py)."""
+    never the one a French page uses (tests/config/test_i18n_browser.py)."""
     html = speaking(language).get(reverse("lobby:login")).content.decode()
     (address,) = re.findall(r'<script src="([^"]*jsi18n[^"]*)"', html)
     english = speaking("en").get(reverse("lobby:login")).content.decode()

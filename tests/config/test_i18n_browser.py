@@ -1,4 +1,4 @@
-"""Languages in Chromium (issue 24 item 8): the pages' scripts speak the page's language, also
+"""Languages in Chromium: the pages' scripts speak the page's language, also
 after the player logs in with a saved choice or changes it with the selector."""
 
 import pytest

@@ -143,9 +143,9 @@ def test_an_id_too_big_for_any_row_is_not_found(player_client):
 
 
 def test_the_admin_list_is_no_oracle_on_a_running_deals_secrets(admin_client, player):
-    """Issue 21: `?server_seed__startswith=<prefix>` listed the row only for the right prefix,
-    so a superuser read the seeds a character at a time. Now any such lookup is refused (400),
-    right prefix or wrong, and the same for the salt and the client seeds."""
+    """A lookup such as `?server_seed__startswith=<prefix>` is refused (400), right prefix or
+    wrong, and the same for the salt and the client seeds: listing the row only for the right
+    prefix would let a superuser read the seeds a character at a time."""
     deal = deal_draw(players={1: player})
     row = deal_commit(kind="hand", ref_id=6, deal=deal)
     base = f"/admin/fairness/commitment/?kind=hand&ref_id={row.ref_id}"

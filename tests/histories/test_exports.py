@@ -208,8 +208,8 @@ def test_an_odd_chip_split_is_written_as_the_engine_paid_it():
 
 
 def test_the_range_download_holds_what_the_page_lists_and_is_named_by_its_days():
-    """Issue 24, item 11: the download took the dates only (a table or result filter on the
-    page was dropped) and named a file without dates `hands-None-None-...`."""
+    """The download keeps the page's table and result filters, not only its dates, and its
+    file is named by its days (never `hands-None-None-...`)."""
     from histories.selectors import player_hands
 
     tables = [game_table("omaha-pot-limit"), game_table("omaha-pot-limit")]
@@ -260,7 +260,7 @@ def _fold_first(table, players):
 
 
 def test_the_pages_download_links_honour_each_of_its_filters():
-    """Issue 24, item 11: every filter of "My hands" (the form's every field, so a filter added
+    """Every filter of "My hands" (the form's every field, so a filter added
     later is checked too), set on the page, is honoured by the page's download links: the zip
     holds the hands the page lists, and no hand the filter leaves out. The position and game
     filters were checked on the page and the API only."""

@@ -43,8 +43,7 @@ def board_size(page) -> int:
 @pytest.mark.parametrize("viewport", [LAPTOP, PHONE], ids=["laptop", "phone"])
 def test_a_player_steps_through_their_hand_to_the_showdown(signed_in_page, viewport):
     table = game_table("omaha8-pot-limit")
-    # Names as long as players choose: the players' list overflowed a phone by 19 px and more
-    # (issue 24 item 3).
+    # Names as long as players choose: the players' list must not overflow a phone.
     names = ((1, "annunziata_long"), (2, "bartholomew_big"))
     players = {n: make_seated_player(table, name, n) for n, name in names}
     hand = call_down(deal_hand(table, DECK), players)
@@ -92,7 +91,7 @@ def test_a_player_steps_through_their_hand_to_the_showdown(signed_in_page, viewp
 
 @pytest.mark.parametrize("viewport", [LAPTOP, PHONE], ids=["laptop", "phone"])
 def test_the_replayer_plays_by_itself_and_the_results_page_fits(signed_in_page, viewport):
-    """Issue 24, item 11: the replayer plays at the chosen speed and stops at the end (or when
+    """The replayer plays at the chosen speed and stops at the end (or when
     another control is used); "My results" draws its graph with no sideways scroll."""
     table = game_table("omaha-pot-limit")
     players = {n: make_seated_player(table, name, n) for n, name in ((1, "ann"), (2, "ben"))}
@@ -147,7 +146,7 @@ def test_the_replayer_plays_by_itself_and_the_results_page_fits(signed_in_page, 
 
 @pytest.mark.parametrize("viewport", [LAPTOP, PHONE], ids=["laptop", "phone"])
 def test_a_visitor_follows_a_share_link_and_replays_the_hand(chromium, asgi_server, viewport):
-    """Issue 24, item 11: the link copied from a hand page opens for a visitor (no account)
+    """The link copied from a hand page opens for a visitor (no account)
     with the replayer, the sharer's cards and nothing the sharer's history hides (the other
     player's cards unless shown), no downloads and no share link of its own; it fits a phone."""
     from poker.engine.hand import Hand as EngineHand

@@ -99,7 +99,7 @@ def test_the_cashier_names_a_hand_by_its_public_id_and_links_to_it(played):
 
 @pytest.mark.django_db
 def test_my_results_draws_the_net_after_and_before_rake_and_lists_sessions():
-    """Issue 24, item 11: a profit graph over time (net won, with and without rake, per game)
+    """A profit graph over time (net won, with and without rake, per game)
     drawn on the server, and a session list."""
     from datetime import timedelta
 
@@ -153,7 +153,7 @@ def test_my_results_draws_the_net_after_and_before_rake_and_lists_sessions():
 
 @pytest.mark.django_db
 def test_a_share_link_shows_the_hand_as_its_sharers_history_does_and_nothing_more():
-    """Issue 24, item 11: a link for one hand, for anyone, that shows the sharer's cards and
+    """A link for one hand, for anyone, that shows the sharer's cards and
     those shown at showdown, never another player's hidden cards; a forged link is a 404."""
     import re
 
@@ -194,7 +194,7 @@ def test_a_share_link_shows_the_hand_as_its_sharers_history_does_and_nothing_mor
 
 @pytest.mark.django_db
 def test_my_hands_shows_cards_position_pot_and_stakes_and_filters_by_position():
-    """Issue 24, item 11: columns for the hole cards, the position, the pot and the stakes;
+    """Columns for the hole cards, the position, the pot and the stakes;
     a filter by position (the page, the API and the download all honour it)."""
     from poker.engine.hand import Hand as EngineHand
 
@@ -227,7 +227,7 @@ def test_my_hands_shows_cards_position_pot_and_stakes_and_filters_by_position():
 
 @pytest.mark.django_db
 def test_every_players_share_link_shows_what_their_own_history_shows_and_no_secret():
-    """Issue 24, item 11, against the hidden-card sweep's secrets: three players, one folds on
+    """Share links against the hidden-card sweep's secrets: three players, one folds on
     the flop and two go to showdown. Each one's link, followed by nobody signed in, shows exactly
     the cards of that player's own hand page (their cards, the board, the cards shown at
     showdown): never cards folded or mucked by others, a burn or an undealt card."""

@@ -257,7 +257,7 @@ def test_profile_needs_login(client):
     assert reverse("lobby:login") in response["Location"]
 
 
-# -- a new password ends every other way in (issue 21, item 4)
+# -- a new password ends every other way in
 
 
 def _signed_in_twice_with_a_token(player):

@@ -48,7 +48,7 @@ async def test_authenticated_round_trip_through_the_layer(player):
 
 
 async def test_a_visitor_gets_the_live_lobby_too():
-    """The lobby is public (issue 14): a visitor's socket hears table changes, and only the
+    """The lobby is public: a visitor's socket hears table changes, and only the
     lobby's group (no player's notices)."""
     communicator = WebsocketCommunicator(
         application, "/ws/lobby/", headers=[(b"origin", b"http://127.0.0.1")]

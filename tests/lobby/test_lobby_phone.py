@@ -77,8 +77,8 @@ BROKEN_AMOUNTS = r"""(unit) => {
 
 
 def test_the_lobbys_amounts_are_never_split_over_two_lines_in_japanese(signed_in_page):
-    """Issue 24 item 8 on a phone: the Showdown list's antes and payouts broke inside an amount
-    ("200.00ド" on one line, "ル" on the next; "25,000.00" above "ドル")."""
+    """On a phone, the Showdown list's antes and payouts never break inside an amount (not
+    "200.00ド" on one line and "ル" on the next, nor "25,000.00" above "ドル")."""
     alice = make_funded_player("alice")
     profile_set_language(user=alice, language="ja")
     make_seated_player(make_table(), "bob", 1)

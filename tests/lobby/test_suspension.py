@@ -106,7 +106,7 @@ def test_refusals_change_nothing(manager):
 
 
 def test_a_suspended_player_leaves_every_waiting_list_at_once(manager):
-    """Issue 27: no seat offer waits out its time for a suspended account; the seat held for
+    """No seat offer waits out its time for a suspended account; the seat held for
     them goes to the next in line at once."""
     tables = [make_table(max_seats=2, next_hand_delay_seconds=3600) for _ in range(2)]
     for table in tables:
@@ -127,9 +127,9 @@ def test_a_suspended_player_leaves_every_waiting_list_at_once(manager):
 
 
 def test_suspension_reaches_staff_only_from_a_superuser(manager):
-    """Issue 21: a cashier manager suspended the superusers and the other approver, locking
-    every administrator out. Now staff accounts and superusers are beyond the cashier
-    managers' reach, both ways (suspend and reinstate)."""
+    """Staff accounts and superusers are beyond the cashier managers' reach, both ways
+    (suspend and reinstate), so a cashier manager cannot suspend the superusers and the other
+    approver and lock every administrator out."""
     from tests.factories import make_player
 
     root = make_player("root", is_staff=True, is_superuser=True)
@@ -169,7 +169,7 @@ def test_the_last_active_superuser_is_never_suspended():
 
 
 def test_a_cash_out_caused_by_a_suspension_names_the_staff_member(manager):
-    """Issue 21, item 6: the cash-out was recorded as done by the player."""
+    """The cash-out is recorded as done by the staff member, not by the player."""
     from cashier.models import Entry
 
     table = make_table()
@@ -182,8 +182,8 @@ def test_a_cash_out_caused_by_a_suspension_names_the_staff_member(manager):
 
 
 def test_a_suspended_player_who_logs_in_is_told_the_account_is_suspended(manager):
-    """Issue 21, item 6: the login page said the password was wrong. Only the right password
-    learns it; a wrong one gets the usual answer."""
+    """The login page says the account is suspended, not that the password was wrong. Only the
+    right password learns it; a wrong one gets the usual answer."""
     from django.urls import reverse
     from rest_framework.test import APIClient
 
@@ -203,7 +203,7 @@ def test_a_suspended_player_who_logs_in_is_told_the_account_is_suspended(manager
 
 
 def test_a_cash_out_at_the_hand_end_after_a_suspension_names_the_staff_member(manager):
-    """Issue 21, item 6: a player suspended in a running hand is cashed out when it ends, and
+    """A player suspended in a running hand is cashed out when it ends, and
     that cash-out is the staff member's too, not the player's."""
     from cashier.models import Entry
     from poker.engine.hand import Hand as EngineHand
@@ -226,7 +226,8 @@ def test_a_cash_out_at_the_hand_end_after_a_suspension_names_the_staff_member(ma
 
 
 def test_the_users_page_never_deactivates_demotes_or_deletes_the_last_active_superuser():
-    """Issue 21 item 2 through Django's Users page: unticking active, staff or superuser, or
+    """The last active superuser stays one through Django's Users page: unticking active,
+    staff or superuser, or
     deleting (the delete page and the "delete selected" action), is refused for the last
     active superuser with a message, nothing changed; another superuser may be deactivated."""
     from django.contrib.auth import get_user_model

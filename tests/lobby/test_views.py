@@ -103,7 +103,7 @@ def test_the_list_refreshes_when_a_seat_is_taken(signed_in_page):
 
 
 def test_the_lobby_shows_each_tables_last_hour(client):
-    """Issue 14 item 3: hands per hour, the average pot and players per flop, from the hands
+    """Hands per hour, the average pot and players per flop, from the hands
     finished in the last hour."""
     from datetime import timedelta
 
@@ -139,7 +139,7 @@ def test_the_lobby_shows_each_tables_last_hour(client):
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 def test_a_visitor_filters_the_live_lobby(chromium, asgi_server):
-    """Issue 14 item 3: no account needed; filters hide rows and survive a live refresh."""
+    """No account needed; filters hide rows and survive a live refresh."""
     from tests.poker.table_page import beside_the_browser, horizontal_overflow, screenshot
 
     bering = make_table(name="Bering")
@@ -192,7 +192,7 @@ def test_a_visitor_filters_the_live_lobby(chromium, asgi_server):
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 def test_lobby_columns_sort_and_showdown_tables_answer_to_the_filters(chromium, asgi_server):
-    """Issue 24 item 12: a header sorts the lists (again: the other way), the order and the
+    """A header sorts the lists (again: the other way), the order and the
     filters are kept across visits, and the Omaha Showdown tables follow the same filters."""
     from showdown.models import LiveSeat
     from tests.factories import make_showdown_table
@@ -280,7 +280,7 @@ def test_lobby_columns_sort_and_showdown_tables_answer_to_the_filters(chromium, 
     ],
 )
 def test_each_game_has_a_rules_page_with_the_rooms_figures(client, slug, hi_lo, pot_limit):
-    """Issue 14 item 8: timing, disconnection and ratholing policy, the rake table, odd chips
+    """Timing, disconnection and ratholing policy, the rake table, odd chips
     and showdown, per game; the figures come from the code (Table defaults, the rake data)."""
     import re
 

@@ -123,8 +123,8 @@ def test_staff_find_a_hand_by_its_public_id_or_a_players_name(staff):
 
 
 def test_table_edits_must_fit_the_seated_players():
-    """Issue 21, item 7: `max_seats` 2 was saved with players in seats 4 and 6, and 0 seconds
-    to act, on a running table. Refused now; stakes change only on an empty table."""
+    """No `max_seats` 2 with players in seats 4 and 6, no 0 seconds to act on a running
+    table; stakes change only on an empty table."""
     from django.forms.models import model_to_dict
 
     from poker.admin_tools import MONEY_FIELDS, TableMoneyForm

@@ -1,5 +1,5 @@
-"""What replaced `config/prepared.py` and `config/db_batch.py` (issue 23 items 1 and 6): a
-table change's two plain-SQL reads give what their querysets give; a mid-hand action's writes
+"""A table change's plain SQL against the ORM: its two plain-SQL reads give what their
+querysets give; a mid-hand action's writes
 are one plain-SQL statement (poker/services/action_write.py) for models with no save
 receivers, anything else ordinary ORM writes (`save()` with its signals); the table's row is
 written last and fenced."""

@@ -1,4 +1,4 @@
-"""kill -9 of a table's owner (issue 23 item 2, bench/chaos.py `kill="owners"`): bots play
+"""kill -9 of a table's owner (bench/chaos.py `kill="owners"`): bots play
 through real WebSockets against two daphne processes, each owning tables (poker/owner.py),
 and the owner of a running hand gets SIGKILL; play resumes elsewhere within the lease."""
 
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.chaos
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.timeout(420)
 def test_kill_9_of_a_table_s_owner_mid_hand_resumes_play_in_seconds(live_database_url, tmp_path):
-    """Issue 23 item 2: the ASGI process owning a table (poker/owner.py) gets SIGKILL while a
+    """The ASGI process owning a table (poker/owner.py) gets SIGKILL while a
     hand runs there; another process takes the lapsed lease, rebuilds the table from the
     database and play goes on: no hand lost or dealt twice, the books balance."""
     if settings.EMBEDDED:

@@ -1,4 +1,4 @@
-"""The frames the sockets really send are their TypedDicts (issue 23 item 6): a hand played
+"""The frames the sockets really send are their TypedDicts: a hand played
 through the table's sockets, with every other frame the table and lobby sockets send (pong,
 error, snapshot, resync, heartbeat, chat, a second tab, a seat offer, an exclusion), and a live
 Showdown round through its sockets, every frame each socket received checked against

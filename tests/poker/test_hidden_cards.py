@@ -239,7 +239,7 @@ def test_the_sweep_of_a_hands_routes_would_see_a_leaked_deck(monkeypatch):
     for path, name in _routes_of(hand).items():
         found |= cards_in(_get_route(client, path, name)) & undealt
     assert found == undealt
-    # A share link that showed the deck to whoever follows it is caught too (issue 24 item 11).
+    # A share link that showed the deck to whoever follows it is caught too.
     shared = next(e for e in histories_urls.urlpatterns if getattr(e, "name", None) == "shared")
     monkeypatch.setattr(
         shared,

@@ -1,4 +1,4 @@
-"""The table's owner (poker/owner.py, issue 23 items 1 and 2): a command goes to the live owner
+"""The table's owner (poker/owner.py): a command goes to the live owner
 holding the table's lease and its answer comes back; an owner runs one table's commands in the
 order they reached it; a command for a table whose owner stopped answering runs where it
 arrived once the lease lapsed, and that process takes the lease with the next epoch; a timeout

@@ -1,4 +1,4 @@
-"""The sweep and the staff tools at the table's owner (poker/owner.py, issue 23 item 1): what the
+"""The sweep and the staff tools at the table's owner (poker/owner.py): what the
 sweep finds due at a table goes to the live owner holding it, which does it only if it still is
 due, and runs where the sweep runs when no live owner holds the table; a staff tool on a table
 another process's live owner holds runs at that owner and its answer, a refusal too, comes back

@@ -1,4 +1,4 @@
-"""Position names (poker.engine.positions) for "My hands" (issue 24, item 11)."""
+"""Position names (poker.engine.positions) for "My hands"."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""One definition of every command, event and frame (issue 23 item 6): the sockets' protocols
+"""One definition of every command, event and frame: the sockets' protocols
 (`poker.commands.TABLE`, `showdown.commands.SHOWDOWN`, `lobby.commands.LOBBY`), the engine's
 hand events (`poker.engine.events.HandEvent`) and the room's table events
 (`poker.services.events.TableEvent`), a TypedDict per event, and the frames each socket sends

@@ -1,4 +1,4 @@
-"""Round trips per action (issue 12): a mid-hand call at six seats costs a known number of
+"""Round trips per action: a mid-hand call at six seats costs a known number of
 statements, so a change that adds a read to every action fails here rather than in a bench.
 
 Counted with Django's query log inside the test's transaction: SAVEPOINT and RELEASE stand
@@ -9,8 +9,7 @@ players (once per change), the running hand with its players (one query:
 `Hand.objects.with_players()`), and one plain-SQL statement writing the table's version,
 fenced by the version and lease epoch read, then, only if that row was written, the hand's
 new event, the hand and the player's last seq, and reading the stacks with the wallets for the
-frames (poker/services/action_write.py, issue 23 item 1; four ORM writes and a read while it
-was not)."""
+frames (poker/services/action_write.py)."""
 
 import pytest
 from django.db import connection
@@ -26,12 +25,9 @@ pytestmark = pytest.mark.django_db
 MOST_STATEMENTS_PER_CALL = 6  # the four, and SAVEPOINT and RELEASE
 # The action that ends a hand also settles it in the cashier (one statement locking the
 # accounts, writing the entry, its postings and the balances; then the audit record), reveals
-# the deal, tidies the seats and sends every seat: 16 statements since its writes are ordinary
-# ORM writes (the events, every player's result in one `bulk_update`, the hand, the table;
-# issue 23), 14 while they were one hand-built statement, 19 when the settlement took a
-# savepoint and four statements of its own (issue 26), 26 before the seats and the last
-# result were reused; 14 since the reveal is one UPDATE and the stacks with the wallets are
-# read once for the seats and the frames (issue 23).
+# the deal, tidies the seats and sends every seat, its writes ordinary ORM writes (the events,
+# every player's result in one `bulk_update`, the hand, the table); the reveal is one UPDATE
+# and the stacks with the wallets are read once for the seats and the frames.
 MOST_STATEMENTS_TO_END_A_HAND = 14
 
 
@@ -94,7 +90,7 @@ def test_the_action_that_ends_a_hand_reads_the_seats_and_the_hand_once():
     assert sum('FROM "poker_hand"' in s for s in sql) == 1, "the hand is read once"
 
 
-# A deal at six seats after a hand (issue 23): the table lock, the running hand (none), the
+# A deal at six seats after a hand: the table lock, the running hand (none), the
 # seats once, the stacks with the wallets once, the server seed taken (one UPDATE ... RETURNING)
 # and the next one published (one INSERT), every dealt player's client seed in one read, the
 # table's rake schedule, the table's version with the button, the big blind and the hand's

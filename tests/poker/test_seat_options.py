@@ -180,7 +180,7 @@ def test_no_re_buy_when_the_wallet_is_short_of_the_minimum():
 
 
 def test_auto_top_up_follows_the_ratholing_rules():
-    """Issue 24 item 10, "within the ratholing rules" (RULES.md 5): Ann left this table with
+    """Auto top-up "within the ratholing rules" (RULES.md 5): Ann left this table with
     $150 minutes ago, so she may bring back from the $100 maximum up to $150 (`buy_in_terms`,
     "up_to_left_with"). She sits with $100 and auto top-up brings her to $150 after a hand, the
     most the rules let her have here, not the table's $100; a manual top-up past it is refused."""

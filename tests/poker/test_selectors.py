@@ -126,7 +126,7 @@ def test_a_seat_sitting_out_says_since_when():
 
 
 def test_a_cancelled_hand_says_why_in_the_readers_language():
-    """Issue 16: the stored reason is English; its code lets the page and the history say it in
+    """The stored reason is English; its code lets the page and the history say it in
     the player's language."""
     from django.utils import translation
 

@@ -265,7 +265,7 @@ def test_a_hand_to_a_fold_settles_in_the_cashier():
 
 
 def test_after_a_hand_a_player_may_show_the_cards_nobody_saw():
-    """Issue 14 item 7: between hands, by choice; the log and the other players' history of
+    """Between hands, by choice; the log and the other players' history of
     the hand show them; a new hand closes the window; nothing moves in the cashier."""
     from histories.record import hand_record
 
@@ -288,7 +288,7 @@ def test_after_a_hand_a_player_may_show_the_cards_nobody_saw():
     seen = hand_record(hand_id=hand.pk, viewer=players[other])
     assert next(s for s in seen["seats"] if s["seat"] == button)["cards"] == cards
     # Every page hears of it with the last hand's result: the seat and the last-hand panel
-    # show the cards, not only the log (issue 24 item 4).
+    # show the cards, not only the log.
     shown_hand = Hand.objects.with_deck().get(pk=hand.pk)
     engine = EngineHand.from_snapshot(shown_hand.state, shown_hand.deck)
     frame = json.loads(

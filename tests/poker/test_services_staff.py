@@ -180,7 +180,7 @@ def test_closing_and_reopening_tell_the_lobby_after_commit(
         loop.close()
 
 
-# -- waiting lists (issue 27)
+# -- waiting lists
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The table log survives a reload (issue 13 item 5): a socket that connects mid-hand gets the
+"""The table log survives a reload: a socket that connects mid-hand gets the
 hand's events so far in its snapshot, redacted for it: a player's own hole cards, nobody
 else's, no burns; a spectator none at all."""
 

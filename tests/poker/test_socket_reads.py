@@ -1,5 +1,5 @@
 """A table socket's reads (the snapshot, the table's chat, whether the table is open) run on
-the sockets' database threads, not in the table's turn at its owner (issue 23 item 6): a
+the sockets' database threads, not in the table's turn at its owner: a
 command the owner is running, however slow, does not hold up a page asking for its snapshot.
 Every frame carries the table's version, so the order of a snapshot and a command's frames
 never mattered."""

@@ -1,5 +1,5 @@
-"""A mid-hand action without the table's lock (poker/services/unit.py `table_change_unlocked`,
-issue 23): at a table this process remembers as its own, an action is one fenced statement in
+"""A mid-hand action without the table's lock (poker/services/unit.py `table_change_unlocked`):
+at a table this process remembers as its own, an action is one fenced statement in
 autocommit, no transaction; a write the fence refuses (another process changed the table, took
 its lease, or staff edited its settings) writes nothing, and the command runs again under the
 lock from the database, where it is applied once or refused as the rules say; a change beyond

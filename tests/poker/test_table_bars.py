@@ -1,7 +1,7 @@
-"""Issue 21, item 5: "Remove a player" bars them from that table for the period staff chose.
-The probe's player bought back in 0.2 s after a removal; now sitting down, joining the waiting
-list, a seat offer and "join a game" there are refused with `barred_from_table` and the time
-the bar ends, other tables are not affected, and the bar runs out or is lifted (recorded)."""
+""" "Remove a player" bars them from that table for the period staff chose, so they cannot
+buy back in at once: sitting down, joining the waiting list, a seat offer and "join a game"
+there are refused with `barred_from_table` and the time the bar ends, other tables are not
+affected, and the bar runs out or is lifted (recorded)."""
 
 from datetime import timedelta
 
@@ -166,7 +166,7 @@ def test_staff_lift_a_bar_early_on_the_record(manager):
 
 
 def test_a_removal_in_the_running_hand_bars_and_cashes_out_as_staff(manager):
-    """Issue 21, item 6 too: the cash-out at the hand's end is the staff member's."""
+    """The cash-out at the hand's end is the staff member's too."""
     table = make_table(next_hand_delay_seconds=3600)
     players = {1: make_seated_player(table, "ann", 1), 2: make_seated_player(table, "ben", 2)}
     hand = deal_hand(table)

@@ -1,4 +1,4 @@
-"""Issue 24 / 21 item 5 in Chromium: a player staff removed from a table sees why on the table
+"""Bars in Chromium: a player staff removed from a table sees why on the table
 page and in the lobby, and a try to sit there is answered with the bar's end; at 1366x768 and
 390x844 with no sideways scroll, in English and in French. TABLE_PAGE_SCREENSHOTS=<dir> keeps
 screenshots."""
@@ -66,7 +66,8 @@ def test_a_removed_player_is_told_why_they_cannot_sit(signed_in_page, viewport, 
 
 
 def test_staff_see_the_bar_and_the_players_state_on_the_player_page(signed_in_page):
-    """The admin's player page with the new sections (issue 24, item 9), as staff see it."""
+    """The admin's player page with the bars and the responsible-gaming state, as staff see
+    it."""
     from responsible.services import deposit_limit_set, exclusion_start
 
     table = make_table(next_hand_delay_seconds=3600)

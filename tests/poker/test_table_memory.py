@@ -1,4 +1,4 @@
-"""The table in memory between actions (poker/services/unit.py, issue 23 slice 1): an action
+"""The table in memory between actions (poker/services/unit.py): an action
 recalls the seats, the hand and its engine of the change before it, at the same version only;
 what the memory holds is always what the database holds; a writer that changed the table in
 another process (without this process's memory knowing) is noticed by the version, and a

@@ -251,7 +251,7 @@ def test_a_player_who_cannot_cover_the_buy_in_is_shown_the_way_to_the_cashier(si
 
 
 def test_folding_when_checking_is_free_takes_a_second_click(signed_in_page):
-    """Issue 14: fold is open at any point; with a free check the page asks once more."""
+    """Fold is open at any point; with a free check the page asks once more."""
     from poker.engine.hand import Hand as EngineHand
     from tests.factories import call_down, deal_hand, make_seated_player
     from tests.poker.test_admin import DECK

@@ -1,4 +1,4 @@
-"""The dealer button is drawn at the table (RULES.md 4, seed 003; issue 27): the marker sits at
+"""The dealer button is drawn at the table (RULES.md 4, seed 003): the marker sits at
 the seat of the hand's button, and moves with it to the next player dealt in."""
 
 import pytest

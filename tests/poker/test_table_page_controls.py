@@ -1,4 +1,4 @@
-"""The betting controls in Chromium (issue 14 item 5): a typed amount never sends anything the
+"""The betting controls in Chromium: a typed amount never sends anything the
 button did not show, and pre-actions play themselves when the turn comes. The opponent acts
 through the table service, beside the browser."""
 
@@ -190,7 +190,7 @@ def inside(box: dict | None, viewport: dict) -> bool:
 def test_the_action_buttons_and_own_cards_fit_the_window_without_scrolling(
     signed_in_page, viewport, max_seats
 ):
-    """Issue 14 item 4: at each size, the player to act sees every betting control inside the
+    """At each size, the player to act sees every betting control inside the
     window as the page opens (no scrolling), and their own hole cards whole and readable."""
 
     def seat_and_deal():
@@ -236,7 +236,7 @@ def test_the_action_buttons_and_own_cards_fit_the_window_without_scrolling(
             seat,
         )
         assert not covered
-        # Issue 24 item 3: on a laptop the seat's own controls are in view on your turn too,
+        # On a laptop the seat's own controls are in view on your turn too,
         # and the dealer button is not under a seat's cards.
         if viewport is not PHONE:
             for control in ("#sit-out", "#leave", "#top-up-form"):
@@ -254,7 +254,7 @@ def test_the_action_buttons_and_own_cards_fit_the_window_without_scrolling(
 
 
 def test_the_sit_dialog_explains_a_range_moved_by_ratholing(signed_in_page):
-    """Issue 14 item 8: a player back within 30 minutes is told why the range changed."""
+    """A player back within 30 minutes is told why the range changed."""
 
     def sit_and_leave():
         table = make_table(next_hand_delay_seconds=3600)
@@ -281,8 +281,8 @@ def test_the_sit_dialog_explains_a_range_moved_by_ratholing(signed_in_page):
 
 
 def test_cards_shown_by_choice_appear_on_the_seat_and_in_the_last_hand(signed_in_page):
-    """Issue 24 item 4: "Show my cards" after a fold reached only the log; the seat and the
-    last-hand panel of every page now show them."""
+    """ "Show my cards" after a fold reaches the seat and the last-hand panel of every page,
+    not only the log."""
 
     table, players, hand = beside_the_browser(seat_two_and_deal)
     folder = to_act(hand)
@@ -321,10 +321,10 @@ def test_cards_shown_by_choice_appear_on_the_seat_and_in_the_last_hand(signed_in
 
 
 def test_the_seat_controls_stay_in_a_laptop_window_in_french(signed_in_page):
-    """French labels are longer: the seat options wrapped to a row below the window's edge at
-    1366x768 on the player's turn ("Sit out next big blind" cut in half). With a hand played
-    before, the last hand's panel beside the felt is taller than the felt: the felt's row grew
-    with it and pushed every control below the window (issue 24 item 3)."""
+    """French labels are longer: the seat options must not wrap to a row below the window's
+    edge at 1366x768 on the player's turn ("Sit out next big blind" cut in half). With a hand
+    played before, the last hand's panel beside the felt is taller than the felt, and the
+    felt's row must not grow with it and push every control below the window."""
     from accounts.services import profile_set_language
 
     def seat_and_deal():

@@ -1,4 +1,4 @@
-"""A hand played in Japanese (issue 16.5): two players who chose Japanese play a hand to the
+"""A hand played in Japanese: two players who chose Japanese play a hand to the
 showdown in Chromium; the buttons, the table log, the result and the money on the page are in
 Japanese, with no English sentence left."""
 

@@ -1,4 +1,4 @@
-"""What regulars expect at the table, in Chromium (issue 24 item 10): the time bank counting
+"""What regulars expect at the table, in Chromium: the time bank counting
 down on the seat for everyone, bet-size presets within the legal range, the seat options, and
 the chat with its per-player mute, on a laptop (1366x768) and a phone (390x844)."""
 

@@ -1,4 +1,4 @@
-"""An all-in on the table page (issue 14 item 7): the hands go face up, the remaining streets
+"""An all-in on the table page: the hands go face up, the remaining streets
 are turned over one by one, only then the result shows; the middle is cleared after the hand
 and nobody "wins $0"."""
 
@@ -67,7 +67,7 @@ SEAT_STACKS = "[1, 2].map((n) => document.querySelector(`#seat-${n} .seat-stack`
 
 
 def test_nothing_on_the_felt_gives_the_runout_away(signed_in_page):
-    """Issue 24 item 1: while the board is turned over, the stacks are those with the chips in
+    """While the board is turned over, the stacks are those with the chips in
     the middle, no hand name, "Out since" or re-buy shows; all of it once the river is out."""
     from tests.factories import deal_hand
 
@@ -105,7 +105,7 @@ def test_nothing_on_the_felt_gives_the_runout_away(signed_in_page):
 
 
 def test_a_player_who_leaves_all_in_stays_on_the_felt_until_the_hand_ends(signed_in_page):
-    """Issue 24 item 2: the confirmation says the all-in hand plays on (no folding), and the
+    """The confirmation says the all-in hand plays on (no folding), and the
     others see the leaver's seat, cards and all, through the runout."""
     from tests.factories import deal_hand
     from tests.poker.test_table_page_controls import to_act
@@ -147,7 +147,7 @@ def test_a_player_who_leaves_all_in_stays_on_the_felt_until_the_hand_ends(signed
 
 
 def test_a_busted_player_is_offered_a_re_buy_and_plays_on(signed_in_page):
-    """Issue 14 item 8: out of chips, the page offers a buy-in in the table's range, then sits
+    """Out of chips, the page offers a buy-in in the table's range, then sits
     the player in."""
     from cashier.selectors import table_stack_balance
     from poker.models import Seat
@@ -169,7 +169,7 @@ def test_a_busted_player_is_offered_a_re_buy_and_plays_on(signed_in_page):
     try:
         open_table(page, table)
         page.wait_for_selector("#rebuy-form:not([hidden])")
-        # One way back (issue 24 item 7): no "Sit in" that the server would refuse.
+        # One way back: no "Sit in" that the server would refuse.
         assert page.is_hidden("#sit-in") and page.is_hidden("#post-bb-wrap")
         assert "$3" in page.inner_text("#rebuy-text")
         assert page.input_value("#rebuy-amount") == "3.00"
@@ -186,7 +186,7 @@ def test_a_busted_player_is_offered_a_re_buy_and_plays_on(signed_in_page):
 
 
 def test_a_player_who_folded_may_show_their_cards_after_the_hand(signed_in_page):
-    """Issue 14 item 7: "Show my cards" between hands; the other player sees them face up."""
+    """ "Show my cards" between hands; the other player sees them face up."""
     from tests.factories import deal_hand
     from tests.poker.test_table_page_controls import to_act
 
@@ -223,7 +223,7 @@ def test_a_player_who_folded_may_show_their_cards_after_the_hand(signed_in_page)
 
 @pytest.mark.parametrize("size", ["PHONE", "LAPTOP"])
 def test_the_phone_table_header_and_seat_badges_stay_whole(signed_in_page, size):
-    """Issue 24 item 3: at 390 px "Log out", the language selector, the badges and the names
+    """At 390 px "Log out", the language selector, the badges and the names
     are whole; at 1366 px the names and badges too (a touch laptop has no tooltip either)."""
     from accounts.models import Profile
     from tests.poker import table_page

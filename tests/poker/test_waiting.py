@@ -1,4 +1,4 @@
-"""Waiting lists and "join a game" (RULES.md 5, issue 14): the services under the table lock,
+"""Waiting lists and "join a game" (RULES.md 5): the services under the table lock,
 on PostgreSQL. What reaches the players' pages is tested in test_waiting_sockets.py and in
 Chromium (test_waiting_page.py)."""
 
@@ -386,7 +386,7 @@ def test_the_join_form_lists_each_open_kind_once():
 
 
 def test_an_excluded_player_leaves_every_list_and_cannot_join_one():
-    """Issue 16: a time-out or self-exclusion stops play, waiting lists included; a seat held
+    """A time-out or self-exclusion stops play, waiting lists included; a seat held
     for the player goes to the next in line."""
     from responsible.services import exclusion_start
 

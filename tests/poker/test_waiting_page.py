@@ -1,4 +1,4 @@
-"""Waiting lists and "join a game" in Chromium (issue 14): several players, each in their own
+"""Waiting lists and "join a game" in Chromium: several players, each in their own
 browser context, against daphne and the Redis channel layer. The sweep that lets overdue offers
 pass runs here as beat's task body, in this process: a real worker with beat runs that sweep in
 tests/poker/test_tasks.py."""
@@ -85,7 +85,7 @@ def test_the_waiting_list_end_to_end(signed_in_page):
         # Cat declines: her banner goes, Dan is offered the seat on the table page.
         lobby.click(f"{offer_banner(table)} .seat-offer-decline button")
         lobby.wait_for_selector(offer_banner(table), state="detached")
-        # Told it was declined (issue 24 item 4), not left guessing or shown her old place.
+        # Told it was declined, not left guessing or shown her old place.
         said = lobby.inner_text(".seat-offer-notice")
         assert f"You declined the seat at {table.name} and left its waiting list." == said
         screenshot(lobby, "waiting-declined-laptop")

@@ -1,4 +1,4 @@
-"""Waiting lists over the sockets (issue 14): the offer reaches every page the player has open
+"""Waiting lists over the sockets: the offer reaches every page the player has open
 (the lobby and any table), the table socket joins and leaves the list, and a table's pages see
 the list's count move. Real ASGI app, Redis channel layer and PostgreSQL."""
 
@@ -121,7 +121,7 @@ async def test_a_held_seat_is_refused_to_a_socket_that_was_not_offered_it():
 
 
 async def test_staff_tools_tell_the_players_they_concern():
-    """Issue 27: a seat offered by hand reaches the player; the player whose offer it replaced
+    """A seat offered by hand reaches the player; the player whose offer it replaced
     hears `withdrawn` (still on the list); a player staff take off the list, or whose account
     is suspended, hears `removed` for the offer they held."""
     table, (ann, _) = await full_table()

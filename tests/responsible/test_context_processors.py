@@ -1,4 +1,4 @@
-"""Issue 24 item 6: a player on a time-out sees a banner on every page, and none of the
+"""A player on a time-out sees a banner on every page, and none of the
 controls the server would refuse after a click (sit, deal, wager, join a game, deposit)."""
 
 import pytest

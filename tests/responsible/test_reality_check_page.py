@@ -106,7 +106,7 @@ def test_the_responsible_gaming_section_fits_a_phone(signed_in_page):
 
 @pytest.mark.parametrize("live", [False, True], ids=["online", "live"])
 def test_the_reality_check_comes_on_showdown_pages_too(signed_in_page, live):
-    """Issue 24 item 6: only the poker table reminded; a Showdown player was never told."""
+    """The reality check reminds a Showdown player too, not only the poker table's."""
     from tests.factories import make_funded_player, make_showdown_table
 
     alice = make_funded_player("alice")
@@ -141,7 +141,7 @@ def test_the_reality_check_comes_on_showdown_pages_too(signed_in_page, live):
 
 
 def test_a_player_on_a_time_out_is_offered_no_seat(signed_in_page):
-    """Issue 24 item 6: a time-out player saw seats to take that failed after a click."""
+    """A player on a time-out is shown no seat to take that would fail after a click."""
     from tests.factories import make_funded_player, make_showdown_table
 
     alice = make_funded_player("alice")

@@ -115,8 +115,8 @@ def test_no_admin_page_shows_a_running_online_or_live_rounds_cards(
 ):
     """An online round waiting for its player's decision and a live round dealt and waiting for
     decisions (one seat has called), one sweep over both: no admin page shows the online
-    round's deck or hole cards, nor a live seat's hole cards or the board to come (issue 21:
-    staff included). Once settled, each round's page shows its hole cards and board."""
+    round's deck or hole cards, nor a live seat's hole cards or the board to come (to staff
+    too). Once settled, each round's page shows its hole cards and board."""
     import logging
     from datetime import timedelta
 
@@ -209,7 +209,7 @@ def test_a_table_with_limits_the_engine_refuses_is_not_saved(staff_client):
 
 
 def test_a_new_table_starts_with_the_default_paytables(staff_client):
-    """Issue 24 item 5: Bet, HCB A and FHB A are chosen on the add form, not left blank."""
+    """Bet, HCB A and FHB A are chosen on the add form, not left blank."""
     response = staff_client.get(reverse("admin:showdown_showdowntable_add"))
     form = response.context["adminform"].form
     chosen = {
@@ -224,7 +224,7 @@ def test_a_new_table_starts_with_the_default_paytables(staff_client):
 
 
 def test_a_live_tables_edit_must_fit_the_players_at_it(staff_client):
-    """Issue 21, item 7 for live Showdown: with players in seats 4 and 6, an edit to 3 seats,
+    """As for poker tables, with players in seats 4 and 6, an edit to 3 seats,
     to the online one-seat game (whose round deadlines would then find no live table, its
     wagers left in play) or to 0 seconds for a window is refused; limits and paytables may
     change, since a round keeps those it was opened with."""

@@ -1,4 +1,4 @@
-"""Rounds of many players at once over the house's split accounts (issue 26): every round
+"""Rounds of many players at once over the house's split accounts: every round
 settles exactly, each shard holds what its players left in play, and the house's figure is
 the sum of its shards; live tables' boards, each settling several seats in one entry, race
 the online rounds on the same shards."""

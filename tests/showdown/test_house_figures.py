@@ -1,5 +1,5 @@
-"""Issue 26 split the house's banked accounts into shards and settles a live board's seats in
-one entry; the house's figures read the same to auditors as before: the daily report counts
+"""The house's banked accounts are shards and a live board's seats settle in one entry, yet
+the house's figures read to auditors as one: the daily report counts
 one round per player's round settled and shows one house figure, and the journal names the
 shard each house posting moved."""
 

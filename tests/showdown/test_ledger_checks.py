@@ -1,4 +1,4 @@
-"""verify_ledger's banked rules on a live board's one shared settlement entry (issue 26): a
+"""verify_ledger's banked rules on a live board's one shared settlement entry: a
 seat's wallet leg altered or dropped, or a house leg moved to a shard none of its seats'
 players use, is named by the check that owns the rule, and the entry stays balanced and every
 stored balance equal to its postings (only the meaning breaks). Postings are immutable in the

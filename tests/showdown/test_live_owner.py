@@ -1,4 +1,4 @@
-"""The live Showdown table on the owner model (issue 23 item 5): its commands and timeouts run
+"""The live Showdown table on the owner model: its commands and timeouts run
 at the table's owner (poker/owner.py), its changes are numbered frames built once and kept
 in the frame log, a reconnect with `since` gets exactly the frames it missed, a second tab
 supersedes the first and the reconnect limit holds as at poker tables, a stale timeout does

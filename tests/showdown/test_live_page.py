@@ -89,12 +89,12 @@ def test_two_players_play_a_round_at_the_live_table(signed_in_page):
         assert faces(pages["ann"], 4) == [] and faces(pages["bob"], 1) == []
         assert len(faces(pages["bob"], 4)) == 4 and backs(pages["bob"], 1) == 4
         pages["ann"].wait_for_selector("#sdl-decide:not([hidden])")
-        # The round's commitment shows from its deal on (issue 16).
+        # The round's commitment shows from its deal on.
         for page in pages.values():
             page.wait_for_selector("#sdl-commitment:not([hidden])")
         pages["bob"].wait_for_selector("#sdl-decide:not([hidden])")
-        # Fold, Call and Raise in full view as the cards come, without scrolling (issue 24
-        # item 3: on a phone they started at the bottom edge).
+        # Fold, Call and Raise in full view as the cards come, without scrolling (on a phone
+        # too, not starting at the bottom edge).
         for page in pages.values():
             assert page.evaluate(DECISION_IN_VIEW), page.viewport_size
         pages["bob"].set_viewport_size({"width": 390, "height": 600})  # a smaller phone
@@ -129,7 +129,7 @@ def test_two_players_play_a_round_at_the_live_table(signed_in_page):
 
 
 def test_a_seat_left_after_a_settled_round_is_offered_at_once(signed_in_page, monkeypatch):
-    """Issue 24 item 5: a player who left after the round settled frees the seat on the page
+    """A player who left after the round settled frees the seat on the page
     straight away, not at the next round."""
     from showdown import services
     from showdown.live import live_decide, live_seat_leave, live_seat_take, live_wagers_place

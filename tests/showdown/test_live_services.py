@@ -493,7 +493,7 @@ def test_a_decision_just_before_the_deadline_is_taken(live_table, deck_is):
 
 
 def test_the_view_names_players_by_their_display_names_only(live_table, deck_is):
-    """Issue 24 item 5: every viewer, spectators included, sees display names, never logins."""
+    """Every viewer, spectators included, sees display names, never logins."""
     from django.contrib.auth.models import AnonymousUser
 
     from accounts.models import Profile

@@ -426,7 +426,7 @@ def test_verify_ledger_catches_wagers_in_another_player_s_shard(gambler, showdow
 def test_a_decision_posts_and_writes_the_round_in_one_statement(
     gambler, showdown_table, next_deck, decision, entries
 ):
-    """Issue 26: the Bet, the settlement and the round's row are one statement (after the
+    """The Bet, the settlement and the round's row are one statement (after the
     round's lock, and with the deck's reveal): the round read back holds what the service
     answered, its Bet and settlement entries each balance, and the ledger is clean."""
     first = deal(gambler, showdown_table, key="deal-0")  # opens the house's accounts
@@ -461,7 +461,7 @@ def test_a_decision_posts_and_writes_the_round_in_one_statement(
 
 @pytest.mark.django_db(transaction=True)
 def test_a_round_is_four_statements_each_its_own_transaction(gambler, showdown_table, next_deck):
-    """Issue 26: outside a caller's transaction a deal is its read and one statement (the
+    """Outside a caller's transaction a deal is its read and one statement (the
     wagers, the round, the deck's commitment and its seats), a decision its read and one
     statement (the Bet, the settlement, the round, the reveal), and none of the four runs
     inside a BEGIN ... COMMIT of its own: four round trips a round."""

@@ -58,9 +58,10 @@ def test_the_play_page_shows_limits_cap_paytables_and_balance(gambler_client, db
 
 
 def test_paytables_are_named_for_players_not_by_their_codes(gambler_client, db):
-    """Issue 24 item 5: the lobby, the play page and the live page named paytables "bet,
-    hcb-b, fhb-b" and "(hcb-a)"; the live table showed none (RULES.md 9: every table shows its
-    paytable). A four-card flush and straight are explained where they are paid."""
+    """The lobby, the play page and the live page name paytables for players, never by their
+    codes ("bet, hcb-b, fhb-b", "(hcb-a)"), and the live table shows its own (RULES.md 9:
+    every table shows its paytable). A four-card flush and straight are explained where they
+    are paid."""
     from showdown.models import ShowdownTable
     from tests.factories import make_showdown_table
 
@@ -108,7 +109,7 @@ def test_deal_decide_and_see_the_result(gambler_client, gambler, showdown_table,
         assert f'data-card="{card}"' not in page
     assert "Bet $5.00" in page and "Bet $10.00" in page  # Call and Raise
     assert "$993.00" in page
-    # The deal's commitment is on the page with the cards it came before (issue 16).
+    # The deal's commitment is on the page with the cards it came before.
     from showdown.selectors import round_commitment
 
     assert round_commitment(round_)[:16] in page and 'id="sd-commitment"' in page

@@ -170,7 +170,7 @@ def test_remove_seat_and_close_reopen_table(staff, table_with_hand):
 
 
 def test_waiting_list_tools_from_the_table_page(staff):
-    """Issue 27: the table's list links to each entry's page, whose tools (table managers
+    """The table's list links to each entry's page, whose tools (table managers
     only) remove, move and offer a seat, each with one audit record."""
     table = make_table(max_seats=2, next_hand_delay_seconds=3600)
     ann = make_seated_player(table, "ann", 1)
@@ -307,11 +307,10 @@ def test_table_stakes_are_edited_in_dollars(staff):
 
 
 def test_a_table_edit_does_not_write_back_what_the_hand_changed_meanwhile(staff, monkeypatch):
-    """Issue 21, item 7: the admin saved every column of the table as it read it when the
-    edit was posted, so a hand that moved on in between (button, next hand's time, and the
-    version and lease that fence each process's copy of the table) was written back stale,
-    letting a process recall seats and a hand that were no longer the table's. Only the
-    fields the form changed are written."""
+    """Only the fields the form changed are written: saving every column of the table as it
+    was read when the edit was posted would write back stale what a hand moved on in between
+    (button, next hand's time, and the version and lease that fence each process's copy of
+    the table), letting a process recall seats and a hand that are no longer the table's."""
     from poker.admin import TableAdmin
     from poker.models import Table
 
@@ -378,7 +377,7 @@ def test_only_table_managers_edit_tables_and_every_role_reads(staff):
 
 
 def test_remove_bars_for_the_chosen_period_and_the_bar_is_lifted_on_its_page(staff):
-    """Issue 21, item 5: the remove form asks for the bar's period (24 hours unless staff
+    """The remove form asks for the bar's period (24 hours unless staff
     choose another); every role reads the bars, table managers lift them."""
     from poker.models import TableBar
 

@@ -1,4 +1,4 @@
-"""Issue 24, item 9: the admin's player page shows the player's responsible-gaming state
+"""The admin's player page shows the player's responsible-gaming state
 (time-out or self-exclusion in force, deposit limits with a raise waiting, the reality check,
 the player's changes), their Showdown rounds (never a dealt round's cards) and their table bars,
 read-only and to every staff role."""

@@ -111,7 +111,7 @@ def bad_actions(hand: Hand) -> list[tuple[object, object, object]]:
         (str(seat), "check", None),
         (seat, "shove", None),
         (seat, None, None),
-        *([(seat, "check", None)] if legal.call else []),  # fold is always open (issue 14)
+        *([(seat, "check", None)] if legal.call else []),  # fold is always open
         (seat, "call", 1) if legal.call else (seat, "call", None),
         (seat, "check", 0),
         (seat, "bet" if legal.raise_kind != "bet" else "raise", legal.min_to or 10),

@@ -86,7 +86,7 @@ def test_big_blind_may_check_when_nobody_raised():
 
 
 def test_a_player_may_fold_when_checking_is_free():
-    """000-002: a player may fold at any point of a hand, a free check included (issue 14)."""
+    """000-002: a player may fold at any point of a hand, a free check included."""
     hand = new_hand((1000,) * 3)
     play(hand, "3 call", "1 call", "2 fold")  # the big blind throws away a free look
     assert hand.folded == [False, True, False]

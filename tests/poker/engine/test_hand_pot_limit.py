@@ -208,7 +208,7 @@ def raise_around(hand, first: int, raises: int, seats: int = 3) -> list[int]:
 
 @pytest.mark.parametrize("game", ["omaha", "omaha8"])
 def test_no_cap_on_the_number_of_raises(game):
-    """RULES.md 3 (001, issue 27): the fixed-limit cap (one bet and three raises a round) is no
+    """RULES.md 3 (001): the fixed-limit cap (one bet and three raises a round) is no
     pot-limit rule: preflop and on the flop, three times the cap's raises are each accepted."""
     hand = new_hand((10**12,) * 3, game=game)
     raises = 3 * LIMIT_BETS_PER_ROUND

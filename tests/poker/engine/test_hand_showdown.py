@@ -286,7 +286,7 @@ def test_a_player_all_in_before_the_river_shows_even_when_beaten():
 
 
 def test_after_the_hand_a_player_whose_cards_nobody_saw_may_show_them():
-    """Issue 14 item 7: a player who folded (or mucked) may choose to show, once the hand is
+    """A player who folded (or mucked) may choose to show, once the hand is
     over; the log and the showdown say it was by choice, and the hand rebuilds from its log."""
     hand = new_hand((1000,) * 3)
     with pytest.raises(IllegalAction) as refused:

@@ -92,7 +92,7 @@ def test_events_for_from_an_offset():
 
 
 def test_an_all_in_before_the_flop_runs_three_streets_and_waits_for_them():
-    """Issue 14 item 7: the page turns the streets over one by one; the next hand waits."""
+    """The page turns the streets over one by one; the next hand waits."""
     hand = new_hand((30, 30))  # blinds 5/10: a pot-sized raise is all-in
     play(hand, "2 all_in", "1 call")
     assert hand.is_over
