@@ -112,7 +112,16 @@ class Options:
 # -- the environment every process of a run shares
 
 
+EMBEDDED = "embedded"  # the `layer` of `make run`'s room: one process, its own PostgreSQL
+
+
+def embedded_data_dir() -> Path:
+    return LOG_ROOT / f"pgdata-{DB_NAME}"
+
+
 def room_env(layer: str) -> dict[str, str]:
+    if layer == EMBEDDED:
+        return embedded_env()
     env = dict(os.environ)
     env.update(
         DJANGO_SETTINGS_MODULE="config.settings",
@@ -140,6 +149,15 @@ def room_env(layer: str) -> dict[str, str]:
     return env
 
 
+def embedded_env() -> dict[str, str]:
+    """The embedded room's environment: no DATABASE_URL and no REDIS_URL (its own PostgreSQL
+    server on a scratch data folder, the in-memory layer and broker), the rest as above."""
+    env = room_env("core")
+    for name in ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND"):
+        env.pop(name)
+    return env | {"EMBEDDED_PGDATA": str(embedded_data_dir())}
+
+
 SECRET_KEY = secrets.token_urlsafe(48)
 
 
@@ -162,8 +180,13 @@ def prepare_template(log_dir: Path) -> None:
     migrate(f"{PG_URL}/{TEMPLATE_DB}", log_dir / "migrate.log")
 
 
-def migrate(database_url: str, log_path: Path) -> None:
-    env = room_env("core") | {"DATABASE_URL": database_url}
+def migrate(database_url: str | None, log_path: Path) -> None:
+    """Migrate the database at `database_url`, or the embedded room's (None)."""
+    env = (
+        embedded_env()
+        if database_url is None
+        else room_env("core") | {"DATABASE_URL": database_url}
+    )
     with open(log_path, "w") as log:
         subprocess.run(
             [sys.executable, "manage.py", "migrate", "--noinput"],
@@ -175,7 +198,12 @@ def migrate(database_url: str, log_path: Path) -> None:
         )
 
 
-def fresh_database() -> None:
+def fresh_database(layer: str) -> None:
+    if layer == EMBEDDED:
+        import shutil
+
+        shutil.rmtree(embedded_data_dir(), ignore_errors=True)
+        return
     pg_admin(
         f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)",
         f"CREATE DATABASE {DB_NAME} TEMPLATE {TEMPLATE_DB}",
@@ -250,13 +278,13 @@ def session_key_for(user) -> str:
     return session.session_key
 
 
-def seed_in_child(tables: int, log_dir: Path) -> list[TableSeed]:
+def seed_in_child(tables: int, log_dir: Path, layer: str) -> list[TableSeed]:
     """Seed in a child: the daphne app pins txaio to Twisted, and our bots need asyncio."""
     out = log_dir / "seed.json"
     with open(log_dir / "seed.log", "w") as log:
         subprocess.run(
             [sys.executable, "-m", "bench.load", "--seed-only", str(tables), str(out)],
-            cwd=ROOT, env=room_env("core"), stdout=log, stderr=subprocess.STDOUT, check=True,
+            cwd=ROOT, env=room_env(layer), stdout=log, stderr=subprocess.STDOUT, check=True,
         )  # fmt: skip
     return [
         TableSeed(**{**t, "bots": [BotSeed(**b) for b in t["bots"]]})
@@ -358,6 +386,8 @@ def wait_for_worker(name: str, env: dict[str, str], procs: Processes, timeout=60
 
 
 def start_room(procs: Processes, options: Options, log_dir: Path) -> list[int]:
+    if options.layer == EMBEDDED:
+        return start_embedded_room(procs, options)
     env = room_env(options.layer)
     ports = [options.base_port + i for i in range(options.asgi)]
     owners = options.asgi if options.owners is None else options.owners
@@ -392,6 +422,19 @@ def start_room(procs: Processes, options: Options, log_dir: Path) -> list[int]:
     return ports
 
 
+def start_embedded_room(procs: Processes, options: Options) -> list[int]:
+    """`manage.py runroom` as `make run` serves it (already migrated and seeded here): web,
+    sockets, the owner, the worker and beat in one process, on its own PostgreSQL server."""
+    port = options.base_port
+    procs.start(
+        "asgi", "runroom",
+        [sys.executable, "manage.py", "runroom", "--no-setup", f"127.0.0.1:{port}"],
+        embedded_env(),
+    )  # fmt: skip
+    wait_for_port(port, procs)
+    return [port]
+
+
 # -- CPU accounting from /proc
 
 
@@ -422,17 +465,17 @@ def cpu_sample(procs: Processes) -> dict[int, tuple[str, float]]:
         seconds = (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime + stime
         pgrp = int(fields[2])
         role = None
+        comm = ""
+        with suppress(OSError):
+            comm = Path(f"/proc/{pid}/comm").read_text().strip()
         if pid == me:
             role = "bots"
+        elif comm in ("postgres", "postmaster"):
+            role = "postgres"  # the embedded room's server too, started in its process group
         elif pgrp in groups:
             role = groups[pgrp]
-        else:
-            with suppress(OSError):
-                comm = Path(f"/proc/{pid}/comm").read_text().strip()
-                if comm in ("postgres", "postmaster"):
-                    role = "postgres"
-                elif comm.startswith("redis-server"):
-                    role = "redis"
+        elif comm.startswith("redis-server"):
+            role = "redis"
         if role:
             sample[pid] = (role, seconds)
     return sample
@@ -826,11 +869,13 @@ async def sample_lock_waits(stats: Stats, stop: asyncio.Event) -> None:
                 await asyncio.wait_for(stop.wait(), 0.5)
 
 
-def trip_counters() -> dict[str, int]:
+def trip_counters(layer: str) -> dict[str, int]:
     """Statements, transactions and rows the room's processes counted so far (bench/dbcount.py,
-    flushed to Redis every half second)."""
+    flushed to Redis every half second; none for the embedded room, which has no Redis)."""
     import redis
 
+    if layer == EMBEDDED:
+        return {}
     client = redis.Redis.from_url(REDIS_BROKER)
     try:
         raw = client.hgetall("room-load:db")
@@ -839,11 +884,13 @@ def trip_counters() -> dict[str, int]:
     return {key.decode(): int(value) for key, value in raw.items()}
 
 
-def db_counters() -> dict[str, int]:
+def db_counters(layer: str) -> dict[str, int]:
     """The room database's commits and row counts so far (pg_stat_database), and its tables'
-    lease epochs and versions."""
+    lease epochs and versions (not read from the embedded room's private server)."""
     import psycopg
 
+    if layer == EMBEDDED:
+        return {}
     columns = ("xact_commit", "xact_rollback", "tup_fetched", "tup_inserted", "tup_updated")
     with psycopg.connect(f"{PG_URL}/postgres", autocommit=True) as conn:
         row = conn.execute(
@@ -859,7 +906,7 @@ def db_counters() -> dict[str, int]:
     return {**counters, "lease_taken": int(epochs), "table_changes": int(versions)}
 
 
-def owners_report(ports: list[int]) -> list[str]:
+def owners_report(ports: list[int], layer: str) -> list[str]:
     """Each daphne's table owner as its /healthz tells it (poker/owner.py `owner_report`, the
     whole run so far), and the tables' leases by holder: owners spread by their leases."""
     import urllib.request
@@ -878,6 +925,8 @@ def owners_report(ports: list[int]) -> list[str]:
             f"{owner.get('renewed_seconds_ago')} s ago), its sockets' commands run here "
             f"{owner.get('run_here', 0)}, sent on {owner.get('sent', 0)}; served {served}"
         )
+    if layer == EMBEDDED:
+        return lines  # its one process holds every table (its /healthz above)
     import psycopg
 
     with psycopg.connect(f"{PG_URL}/{DB_NAME}", autocommit=True) as conn:
@@ -921,7 +970,7 @@ async def play(
     try:
         await asyncio.sleep(options.warmup)
         cpu0, busy0, wall0 = cpu_sample(procs), machine_busy(), time.perf_counter()
-        db0, trips0 = db_counters(), trip_counters()
+        db0, trips0 = db_counters(options.layer), trip_counters(options.layer)
         if options.profile:
             profile_start(procs, options.seconds)
         end = stats.window[1]
@@ -931,10 +980,11 @@ async def play(
                 _note_stall(stats, watch, now, end)
             await asyncio.sleep(min(0.5, max(0.0, end - now)))
         cpu1, busy1, wall1 = cpu_sample(procs), machine_busy(), time.perf_counter()
-        stats.db = {key: db_counters()[key] - db0[key] for key in db0}
-        trips1 = trip_counters()  # both ends lag the processes by up to half a second
+        db1 = db_counters(options.layer)
+        stats.db = {key: db1[key] - db0[key] for key in db0}
+        trips1 = trip_counters(options.layer)  # both ends lag the processes by up to half a second
         stats.trips = {key: trips1[key] - trips0.get(key, 0) for key in trips1}
-        stats.owners = await asyncio.to_thread(owners_report, ports)
+        stats.owners = await asyncio.to_thread(owners_report, ports, options.layer)
         # Results of actions sent just before the end may still be on their way.
         await asyncio.sleep(1.0)
     finally:
@@ -1192,10 +1242,11 @@ def run_once(options: Options, tables: int, layer: str, log_root: Path) -> Resul
     run_number = len(list(log_root.glob("run*"))) + 1
     log_dir = log_root / f"run{run_number:02d}-{layer}-{tables}"
     log_dir.mkdir(parents=True, exist_ok=True)
-    fresh_database()
+    fresh_database(layer)
     # The code may have moved on since the template was made (a shared checkout): catch up.
-    migrate(f"{PG_URL}/{DB_NAME}", log_dir / "migrate.log")
-    seeds = seed_in_child(tables, log_dir)
+    # The embedded room starts from a new data folder, as a first `make run` does.
+    migrate(None if layer == EMBEDDED else f"{PG_URL}/{DB_NAME}", log_dir / "migrate.log")
+    seeds = seed_in_child(tables, log_dir, layer)
     procs = Processes(log_dir)
     try:
         ports = start_room(procs, options, log_dir)
@@ -1239,7 +1290,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tables", type=int, default=Options.tables)
     parser.add_argument("--seconds", type=float, default=Options.seconds)
     parser.add_argument("--warmup", type=float, default=Options.warmup)
-    parser.add_argument("--layer", choices=["core", "pubsub", "both"], default="both")
+    parser.add_argument(
+        "--layer",
+        choices=["core", "pubsub", "both", EMBEDDED, "all"],
+        default="both",
+        help=f"'{EMBEDDED}': make run's one-process room; 'all': core, pubsub and {EMBEDDED}",
+    )
     parser.add_argument("--asgi", type=int, default=Options.asgi, help="daphne processes")
     parser.add_argument(
         "--owners", type=int, default=None, help="daphnes running table owners (default: all)"
@@ -1270,7 +1326,9 @@ def main(argv: list[str] | None = None) -> int:
         owners=args.owners, celery_concurrency=args.celery_concurrency, think_ms=args.think_ms,
         pgbench_clients=args.pgbench_clients, profile=args.profile,
     )  # fmt: skip
-    layers = ["core", "pubsub"] if args.layer == "both" else [args.layer]
+    layers = {"both": ["core", "pubsub"], "all": ["core", "pubsub", EMBEDDED]}.get(
+        args.layer, [args.layer]
+    )
 
     log_root = LOG_ROOT / time.strftime("%Y%m%d-%H%M%S")
     log_root.mkdir(parents=True, exist_ok=True)
