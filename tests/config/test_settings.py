@@ -27,6 +27,9 @@ CASES = {
         "DB_POOL_MIN_SIZE": "5",
         "DB_POOL_MAX_SIZE": "2",
     },
+    # No DATABASE_URL (the environment's is blanked): the embedded room's own PostgreSQL.
+    "embedded": {"DEBUG": "true", "DATABASE_URL": ""},
+    "sqlite": {"DEBUG": "true", "DATABASE_URL": "sqlite:///room.sqlite3"},
     "bounded_pool": {
         "DEBUG": "true",
         "DATABASE_URL": POSTGRES,
@@ -53,6 +56,7 @@ for name, case in job["cases"].items():
         database = found["DATABASES"]["default"]
         pool = database.get("OPTIONS", {}).get("pool")
         report[name] = {
+            "engine": database["ENGINE"],
             "conn_max_age": database["CONN_MAX_AGE"],
             "pool": sorted(pool.items()) if isinstance(pool, dict) else None,
         }
@@ -131,6 +135,17 @@ def test_a_database_pool_smaller_than_its_minimum_is_refused_at_start(report):
 
 def test_the_database_is_reached_through_a_bounded_pool(report):
     assert report["bounded_pool"] == {
+        "engine": "django.db.backends.postgresql",
         "conn_max_age": 0,
         "pool": [["max_size", 7], ["min_size", 0], ["timeout", 2.5]],
     }
+
+
+def test_without_a_database_url_the_room_runs_on_its_own_postgresql(report):
+    embedded = report["embedded"]
+    assert embedded["engine"] == "config.embedded_db", embedded
+    assert embedded["conn_max_age"] == 0 and embedded["pool"], embedded
+
+
+def test_a_database_url_that_is_not_postgresql_is_refused(report):
+    assert "must name a PostgreSQL database" in report["sqlite"]["error"]
