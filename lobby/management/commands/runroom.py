@@ -19,6 +19,7 @@ from celery.beat import EmbeddedService
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
+from django.db import connections
 
 from config.celery import app as celery_app
 from config.embedded_postgres import embedded_server_stop
@@ -78,6 +79,9 @@ class Command(BaseCommand):
             # One server start for all of it: migrate, the demo data, then the room.
             call_command("migrate", interactive=False, verbosity=0)
             call_command("seed_demo")
+            # Give this thread's connection back before serving (the server's own threads
+            # borrow theirs from the pool).
+            connections.close_all()
         start_embedded_worker()
         beat = start_embedded_beat()
         self.stdout.write(self.style.SUCCESS(f"The room is open at http://{addrport}/"))
