@@ -224,6 +224,10 @@ POKER_CHAT_WINDOW_SECONDS = env.int("POKER_CHAT_WINDOW_SECONDS", default=10)
 
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=REDIS_URL or "memory://")
 CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default=REDIS_URL or "cache+memory://")
+# A Redis broker goes through the room's transport (config/broker.py): kombu's, with a channel
+# that closes on a lost connection, so a worker holding pending timers outlives a Redis restart.
+if CELERY_BROKER_URL.split("://", 1)[0] in ("redis", "rediss"):
+    CELERY_BROKER_TRANSPORT = "config.broker:Transport"
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1

@@ -43,8 +43,10 @@ def _check(*, player, staff, reason) -> tuple:
         raise AccountError("own_account", _("Staff cannot suspend or reinstate their own account."))
     if not isinstance(reason, str) or not reason.strip():
         raise AccountError("reason_required", _("Say why: a reason is required."))
-    # One account tool at a time per player: the user row, locked.
-    locked = User.objects.select_for_update().get(pk=player.pk)
+    # One account tool at a time per player: the user row, locked FOR NO KEY UPDATE, then each
+    # table's (`table_leave`). FOR UPDATE would also stop the foreign-key checks a table's
+    # change makes at its commit, under the table's lock (docs/architecture.md "Lock order").
+    locked = User.objects.select_for_update(no_key=True).get(pk=player.pk)
     if _rank(locked) >= _rank(staff) and not (locked.is_superuser and staff.is_superuser):
         raise AccountError(
             "above_your_role",

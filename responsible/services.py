@@ -130,8 +130,12 @@ def exclusion_start(*, player, kind: str, length, now: datetime | None = None) -
     """
     now = now or timezone.now()
     ends_at = exclusion_end_for(kind=kind, length=length, now=now)
-    # One exclusion change per player at a time (two tabs, two requests).
-    get_user_model().objects.select_for_update().filter(pk=player.pk).first()
+    # One exclusion change per player at a time (two tabs, two requests): the player's row,
+    # locked FOR NO KEY UPDATE, then each table's (`table_leave`, by id). Not FOR UPDATE: that
+    # lock also stops the foreign-key checks of rows naming the player, which a table's change
+    # makes at its commit while it holds the table's lock (a deal's hand players, a cash-out's
+    # entry), and the two would wait on each other (docs/architecture.md "Lock order").
+    get_user_model().objects.select_for_update(no_key=True).filter(pk=player.pk).first()
     running = exclusion_active(player=player, now=now)
     if running is not None and running.ends_at >= ends_at:
         raise ResponsibleError(

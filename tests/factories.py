@@ -568,3 +568,59 @@ def embedded_connect(data_dir: Path):
     return psycopg.connect(
         host=socket_dir, port=port, user="postgres", dbname="room", autocommit=True
     )
+
+
+def run_together(*calls) -> list[str]:
+    """Run each call in a thread of its own (its own database connection, real transactions),
+    all let go at once; the exceptions they raised, as text (none: an empty list)."""
+    import threading
+
+    from django.db import connections
+
+    barrier = threading.Barrier(len(calls))
+    failures: list[str] = []
+
+    def run(call) -> None:
+        try:
+            barrier.wait()
+            call()
+        except Exception as error:  # every failure is reported to the test
+            failures.append(f"{getattr(call, '__name__', call)}: {error!r}")
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=run, args=(call,)) for call in calls]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return failures
+
+
+def deal_and_play_out(table, players: dict) -> None:
+    """The table's changes as a live room makes them: the next hand is dealt (its players'
+    rows written under the table's lock), then whoever is to act calls or checks until it is
+    over. A turn another change took first (a leave folding the player) is refused, as a
+    page's late click is, and read again. `players` maps seat number -> player."""
+    from poker import services
+    from poker.engine.hand import Hand as EngineHand
+    from poker.models import Hand
+
+    hand = deal_hand(table)
+    for _ in range(100):
+        hand.refresh_from_db()
+        if hand.status != Hand.Status.RUNNING:
+            return
+        legal = EngineHand.from_dict(hand.state).legal_actions()
+        try:
+            services.table_act(
+                table=hand.table,
+                player=players[legal.seat],
+                action="call" if legal.call else "check",
+                amount=None,
+                turn=hand.turn,
+                seq=hand.turn,
+            )
+        except services.TableError:
+            continue
+    raise AssertionError("the hand did not end")

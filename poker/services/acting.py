@@ -359,6 +359,9 @@ def remove_seat(change: TableChange, seat: Seat, *, reason: str, by=None) -> Non
     )
     change.users.add(seat.player_id)
     seat.delete()
+    # Nothing of a freed seat is left to save: a leaver's fold at a turn into their time bank
+    # charged it earlier in this change, then ended the hand that frees it.
+    change.rows_to_save = [(row, fields) for row, fields in change.rows_to_save if row is not seat]
     change.seats_reload()
     seats_offer(change)  # the seat goes to the next on the waiting list, if anyone waits
 

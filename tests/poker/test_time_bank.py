@@ -6,6 +6,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from cashier.selectors import table_stack_balance, wallet_balance
+from cashier.verify import ledger_verify
 from poker import services
 from poker.engine.hand import Hand as EngineHand
 from poker.models import Hand, Seat, Table
@@ -126,3 +128,30 @@ def test_no_bank_no_bank_time():
     hand = deal_hand(table)
     assert hand.time_bank_from is None
     assert hand.deadline - hand.action_started_at == timedelta(seconds=30)
+
+
+def test_leaving_at_a_stuck_turn_in_the_bank_ends_the_hand_and_cashes_out():
+    """The probe's recovery case: no worker played the turn (its timer lost in a worker
+    restart), so the player to act sits past their normal time and their whole bank, and
+    leaves. Their leave folds them, which charges their bank and ends the heads-up hand, and
+    the hand's end frees their seat: the charge must not then save the seat just deleted."""
+    table = _banked_table()
+    players = _two_players(table)
+    hand = deal_hand(table)
+    leaver = _to_act(hand)
+    _into_the_bank(hand, 600)  # ten minutes over: the deadline long gone too
+    stack = table_stack_balance(player=players[leaver], table=table)
+    wallet = wallet_balance(player=players[leaver])
+
+    services.table_leave(table=table, player=players[leaver])
+
+    hand.refresh_from_db()
+    assert hand.status == Hand.Status.FINISHED
+    actions = [e for e in hand.state["events"] if e["type"] == "action"]
+    assert actions == [{"type": "action", "seat": leaver, "action": "fold"}]
+    assert not Seat.objects.filter(player=players[leaver]).exists()
+    # Cashed out: their stack less the blind the fold gave up.
+    net = next(entry["net"] for entry in hand.result["seats"] if entry["seat"] == leaver)
+    assert net < 0
+    assert wallet_balance(player=players[leaver]) == wallet + stack + net
+    assert ledger_verify().ok
