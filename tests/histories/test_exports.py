@@ -35,8 +35,14 @@ GAME_NAMES = {
 
 
 def expected_moves(record) -> list[tuple]:
+    """The moves a PokerStars reader should find, from the record's events: in their order,
+    but at a showdown each pot from the last side pot down, after the shows of its players
+    (a side pot one player wins unseen shows nobody)."""
     names = {seat["seat"]: seat["player"] for seat in record["seats"]}
     moves = []
+    shown: dict[int, str] = {}  # in showing order
+    showdown_pots = []
+    showdown = False
     for step in record["steps"]:
         event = step["event"]
         kind, who = event["type"], names.get(event.get("seat"))
@@ -50,12 +56,21 @@ def expected_moves(record) -> list[tuple]:
             moves.append((action, who, value.get(action)))
         elif kind == "uncalled_bet_returned":
             moves.append(("uncalled", who, event["amount"]))
+        elif kind == "showdown":
+            showdown = True
         elif kind == "cards_shown":
-            moves.append(("show", who, " ".join(event["cards"])))
+            shown[event["seat"]] = " ".join(event["cards"])
+        elif kind == "pot_awarded" and showdown:
+            showdown_pots.append(event)
         elif kind == "pot_awarded":
             moves += [
                 ("collect", names[s["seat"]], s["amount"]) for s in event["high"] + event["low"]
             ]
+    for pot in reversed(showdown_pots):
+        playing = set(pot["eligible"]) if len(pot["eligible"]) > 1 or not pot["pot"] else set()
+        for seat in [seat for seat in shown if pot["pot"] == 0 or seat in playing]:
+            moves.append(("show", names[seat], shown.pop(seat)))
+        moves += [("collect", names[s["seat"]], s["amount"]) for s in pot["high"] + pot["low"]]
     return moves
 
 
