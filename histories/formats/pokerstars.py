@@ -272,6 +272,7 @@ class _Play:
         self.big_blind_posted = False
         self.revealed: list[tuple[int, str]] = []  # (seat, "shows" or "mucks"), room's order
         self.awarded: list[dict[str, Any]] = []  # the showdown's pots, main pot first
+        self.shown_after: list[str] = []  # cards shown after a showdown was over
 
     def lines_of(self, event: dict[str, Any], bets_before: dict[int, int]) -> list[str]:
         kind = event["type"]
@@ -297,11 +298,7 @@ class _Play:
             self.went_to_showdown = True
             return ["*** SHOW DOWN ***"]
         if kind == "cards_shown":
-            self.shown.setdefault(
-                event["seat"], {"cards": event["cards"], "high": {"name": event.get("high") or ""}}
-            )
-            self.revealed.append((event["seat"], "shows"))
-            return []
+            return self._shown(event, who)
         if kind == "cards_mucked":
             self.mucked.add(event["seat"])
             self.revealed.append((event["seat"], "mucks"))
@@ -311,6 +308,23 @@ class _Play:
                 self.awarded.append(event)
                 return []
             return self._pot(event)
+        return []
+
+    def _shown(self, event: dict[str, Any], who: str) -> list[str]:
+        """Cards shown at the showdown wait for their pot (`showdown_lines`); cards shown once
+        the hand was over are written where they were shown, or after the showdown."""
+        entry = self.shown.setdefault(
+            event["seat"], {"cards": event["cards"], "high": {"name": event.get("high") or ""}}
+        )
+        if event.get("voluntary") or not self.went_to_showdown:
+            known = high_hand_name(entry.get("high"))  # a hand shown unplayed has no name
+            named = f" ({_hand_name(entry, self.hi_lo)})" if known else ""
+            line = f"{who}: shows {_cards(event['cards'])}{named}"
+            if self.went_to_showdown:
+                self.shown_after.append(line)
+                return []
+            return [line]
+        self.revealed.append((event["seat"], "shows"))
         return []
 
     def showdown_lines(self) -> list[str]:
@@ -348,7 +362,7 @@ class _Play:
             lines.extend(self._pot(event))
             if self.hi_lo and event["pot"] == 0 and not event["low"]:
                 lines.append("No low hand qualified")
-        return lines
+        return lines + self.shown_after
 
     def _blind(self, event: dict[str, Any], who: str, all_in: str) -> str:
         self.put_in.add(event["seat"])

@@ -438,3 +438,13 @@ def test_no_low_hand_qualified_is_written_once_after_the_main_pot_when_no_pot_ha
     # A low won in the main pot: no line, though the side pot had no low.
     showdown, _ = showdown_and_summary(pokerstars_text(three_handed_hi_lo(lows=[(1, 150)])))
     assert "No low hand qualified" not in showdown
+
+
+def test_cards_shown_once_the_hand_is_over_come_after_the_showdown():
+    hand = three_handed_hi_lo(lows=[(1, 150)])
+    later = {"type": "cards_shown", "seat": 2, "cards": ["Kc", "Kh", "8d", "8s"], "voluntary": True}
+    hand["steps"] = _replay([hand["steps"][0]["event"], *(s["event"] for s in hand["steps"][1:])])
+    hand["steps"] += _replay([hand["steps"][0]["event"], later])[1:]
+    showdown, _ = showdown_and_summary(pokerstars_text(hand))
+    assert showdown[-1] == "ben: shows [Kc Kh 8d 8s]"  # the record names no hand for it
+    assert showdown[:2] == ["ben collected $4 from side pot", showdown[1]]
