@@ -2,13 +2,13 @@
 
 Pure Python (no Django), from a hand record (histories/record.py), so a player's file holds the
 same cards as their page. Amounts are dollars as numbers (0.5 for 50 cents). An action's
-`amount` is what it put in the pot (a blind, a call, a bet, or a raise's chips in all, not its
-street total). The spec has no action for an uncalled bet's return, so the bet or raise that
-nobody called counts only what stayed in the pot (no `amount` when all of it came back): the
-actions' amounts add up to the pots, and each pot's `amount` is what was contested with `rake`
-what the room took from it. 1.4.6 has no flag for a cancelled hand: its one pot gives every
-player back what they put in, as the room did (docs/rules.md, "Hand histories"). An extra big
-blind is "Post Extra Blind". tests/histories/ohh-1.4.6.schema.json checks every file.
+`amount` is what it put in the pot as it was made (a blind, a call, a bet, or a raise's chips
+in all, not its street total), uncalled or not. The spec has no action for an uncalled bet's
+return; as in its reference examples, a pot's `amount` is what was contested (with `rake` what
+the room took from it), so the part of a street's biggest wager that nobody matched is what
+the actions put in beyond the pots. A cancelled hand has no pot (1.4.6 has no flag for it),
+so no tracker counts a pot won. docs/rules.md, "Hand record formats". An extra big blind is
+"Post Extra Blind". tests/histories/ohh-1.4.6.schema.json checks every file.
 """
 
 from __future__ import annotations
@@ -42,10 +42,7 @@ def ohh_document(record: dict[str, Any], *, site_name: str = "Omaha Room") -> di
     play = _Rounds(player_id)
     for step in record["steps"]:
         play.event(step["event"])
-    rounds, put_in = play.rounds, play.put_in
-    for round_ in rounds:
-        for entry in round_["actions"]:
-            entry.pop("cents", None)
+    rounds = play.rounds
     pots = [
         {
             "number": k,
@@ -57,7 +54,7 @@ def ohh_document(record: dict[str, Any], *, site_name: str = "Omaha Room") -> di
         for k, pot in enumerate(record["pots"])
     ]
     if record["status"] == "cancelled":
-        pots = [_refund(put_in, player_id)]
+        pots = []  # nobody won anything: every player got back what they put in
     you = record.get("you")
     return {
         "ohh": {
@@ -88,9 +85,7 @@ def ohh_document(record: dict[str, Any], *, site_name: str = "Omaha Room") -> di
 
 
 class _Rounds:
-    """The hand's OHH rounds, filled one event at a time. `put_in`: the cents each seat has
-    in the pot, returns taken off; each wager keeps its `cents` (dropped at the end) so an
-    uncalled return can take its chips back off it."""
+    """The hand's OHH rounds, filled one event at a time."""
 
     def __init__(self, player_id: dict[int, int]) -> None:
         self.player_id = player_id
@@ -98,8 +93,6 @@ class _Rounds:
             {"id": 0, "street": "Preflop", "cards": [], "actions": []}
         ]
         self.number = 0
-        self.put_in: dict[int, int] = {}
-        self.last_wager: dict[int, dict[str, Any]] = {}  # a seat's last action that put chips in
         self.big_blinds = 0
 
     def event(self, event: dict[str, Any]) -> None:
@@ -111,8 +104,6 @@ class _Rounds:
                 self._add("Dealt Cards", number, cards=list(cards) if cards else [])
         elif kind == "action":
             self._action(event, seat)
-        elif kind == "uncalled_bet_returned":
-            self._returned(seat, event["amount"])
         elif kind == "street_dealt":
             self._round(STREETS[event["street"]], list(event["cards"]))
         elif kind == "showdown":
@@ -136,11 +127,6 @@ class _Rounds:
             {"id": len(self.rounds), "street": street, "cards": cards, "actions": []}
         )
 
-    def _wager(self, entry: dict[str, Any], seat: int, cents: int) -> None:
-        self.put_in[seat] = self.put_in.get(seat, 0) + cents
-        entry["cents"] = cents
-        self.last_wager[seat] = entry
-
     def _blind(self, event: dict[str, Any], seat: int) -> None:
         if event["blind"] == "small":
             name = "Post SB"
@@ -148,26 +134,13 @@ class _Rounds:
             name = "Post BB" if self.big_blinds == 0 else "Post Extra Blind"
             self.big_blinds += 1
         all_in = bool(event.get("all_in"))
-        entry = self._add(name, seat, amount=dollars(event["amount"]), is_allin=all_in)
-        self._wager(entry, seat, event["amount"])
+        self._add(name, seat, amount=dollars(event["amount"]), is_allin=all_in)
 
     def _action(self, event: dict[str, Any], seat: int) -> None:
         fields: dict[str, Any] = {"is_allin": bool(event.get("all_in"))}
         if event.get("added"):
             fields["amount"] = dollars(event["added"])
-        entry = self._add(event["action"].capitalize(), seat, **fields)
-        if event.get("added"):
-            self._wager(entry, seat, event["added"])
-
-    def _returned(self, seat: int, amount: int) -> None:
-        """An uncalled bet comes back: its wager counts only what stayed in the pot."""
-        wager = self.last_wager[seat]
-        wager["cents"] -= amount
-        self.put_in[seat] -= amount
-        if wager["cents"]:
-            wager["amount"] = dollars(wager["cents"])
-        else:
-            del wager["amount"]
+        self._add(event["action"].capitalize(), seat, **fields)
 
 
 def _wins(pot: dict[str, Any], player_id: dict[int, int]) -> list[dict[str, Any]]:
@@ -179,18 +152,3 @@ def _wins(pot: dict[str, Any], player_id: dict[int, int]) -> list[dict[str, Any]
         {"player_id": player_id[seat], "win_amount": dollars(amount), "cashout_amount": 0}
         for seat, amount in won.items()
     ]
-
-
-def _refund(put_in: dict[int, int], player_id: dict[int, int]) -> dict[str, Any]:
-    """A cancelled hand's chips going back: one pot, no rake, each player wins what they put in."""
-    return {
-        "number": 0,
-        "amount": dollars(sum(put_in.values())),
-        "rake": 0,
-        "jackpot": 0,
-        "player_wins": [
-            {"player_id": player_id[seat], "win_amount": dollars(cents), "cashout_amount": 0}
-            for seat, cents in put_in.items()
-            if cents
-        ],
-    }

@@ -6,7 +6,9 @@ never mucked ones. It writes what real PokerStars Omaha cash-game histories writ
 files in tests/histories/golden/): the room's time first and Eastern time in brackets,
 `$0.50/$1.00` stakes, "$1" and "$0.50" amounts, "raises $2 to $3", "Uncalled bet ($x) returned
 to", a single side pot as `Side pot` (numbered from two on), pots net of rake in the summary,
-hand names as PokerStars words them, and Hi/Lo halves collected line by line. Hand numbers are
+hand names as PokerStars words them (with its kicker words when kickers decide), the showdown
+pot by pot from the last side pot, Hi/Lo halves collected line by line, and three blank lines
+after every hand (docs/rules.md, "Hand record formats"). Hand numbers are
 the room's hand ids plus HAND_NUMBER_BASE, so they never collide with real PokerStars hands.
 """
 
@@ -104,13 +106,54 @@ def high_hand_name(value: dict[str, Any] | None) -> str:
     return HIGH_HAND_WORDING[value["category"]].format(one=one, many=many)
 
 
+# How many of the five cards (in reading order) a category's name covers; the rest are kickers.
+# A flush, a straight and a full house are named by all their cards or their ranks' pattern,
+# so PokerStars writes no kicker for them.
+NAMED_CARDS = {
+    "high card": 1,
+    "one pair": 2,
+    "two pair": 4,
+    "three of a kind": 3,
+    "four of a kind": 4,
+}
+CATEGORY_ORDER = list(HIGH_HAND_WORDING)
+RANK_ORDER = "23456789TJQKA"
+
+
+def _strength(value: dict[str, Any]) -> tuple[int, list[int]]:
+    """A shown high hand's place: category, then its ranks in reading order (a wheel reads
+    Five to Ace, so its Ace counts low)."""
+    ranks = [RANK_ORDER.index(card[0]) for card in value["cards"]]
+    return CATEGORY_ORDER.index(value["category"]), ranks
+
+
+def kicker_words(value: dict[str, Any] | None, best: dict[str, Any] | None) -> str:
+    """What PokerStars adds to a shown high hand named like the best one shown before it and
+    told from it by kickers: ` - Ace+Queen kicker` (every kicker up to the one that decides)
+    when it beats it, ` - lower kicker` when it does not; nothing when the names differ or the
+    kickers tie."""
+    if not value or not best or not value.get("cards") or not best.get("cards"):
+        return ""
+    named = NAMED_CARDS.get(value["category"])
+    if named is None or high_hand_name(value) != high_hand_name(best):
+        return ""
+    ours, theirs = _strength(value)[1], _strength(best)[1]
+    for k in range(named, 5):
+        if ours[k] != theirs[k]:
+            if ours[k] < theirs[k]:
+                return " - lower kicker"
+            kickers = [RANK_WORDS[card[0]][0] for card in value["cards"][named : k + 1]]
+            return f" - {'+'.join(kickers)} kicker"
+    return ""
+
+
 def low_hand_name(value: dict[str, Any] | None) -> str:
     """`7,6,5,4,A`: the low's five ranks, highest first, the ace last."""
     return ",".join(card[0] for card in value["cards"]) if value else ""
 
 
-def _hand_name(entry: dict[str, Any], hi_lo: bool) -> str:
-    high = high_hand_name(entry.get("high"))
+def _hand_name(entry: dict[str, Any], hi_lo: bool, kicker: str = "") -> str:
+    high = high_hand_name(entry.get("high")) + kicker
     if not hi_lo:
         return high
     low = entry.get("low")
@@ -172,6 +215,7 @@ def pokerstars_text(record: dict[str, Any], *, room: str = ROOM_NAME) -> str:
     for k, step in enumerate(steps):
         bets_before = dict(steps[k - 1]["bets"]) if k else {}
         lines.extend(play.lines_of(step["event"], bets_before))
+    lines.extend(play.showdown_lines())
     if record["status"] == "cancelled":
         lines.append("Hand cancelled")
         lines.append("*** SUMMARY ***")
@@ -196,13 +240,19 @@ def pokerstars_text(record: dict[str, Any], *, room: str = ROOM_NAME) -> str:
                 play.hi_lo,
             )
         )
-    return "\n".join(lines) + "\n\n"
+    return "\n".join(lines) + "\n" + HAND_SEPARATOR
+
+
+# PokerStars ends every hand with three blank lines, so a file of many hands has three
+# between each two (tests/histories/golden/plo8-two-hands-kicker.txt).
+HAND_SEPARATOR = "\n\n\n"
 
 
 class _Play:
     """The hand's events in PokerStars lines, one event at a time, keeping what the summary
     needs: who posted which blind, who folded on which street, who put chips in, what was
-    shown or mucked, and what each player collected."""
+    shown or mucked, and what each player collected. A showdown is kept until its pots are
+    all in, then written as PokerStars writes it (`showdown_lines`)."""
 
     def __init__(self, record: dict[str, Any]) -> None:
         self.record = record
@@ -220,6 +270,9 @@ class _Play:
         self.collected: dict[int, int] = {}
         self.went_to_showdown = False
         self.big_blind_posted = False
+        self.revealed: list[tuple[int, str]] = []  # (seat, "shows" or "mucks"), room's order
+        self.awarded: list[dict[str, Any]] = []  # the showdown's pots, main pot first
+        self.shown_after: list[str] = []  # cards shown after a showdown was over
 
     def lines_of(self, event: dict[str, Any], bets_before: dict[int, int]) -> list[str]:
         kind = event["type"]
@@ -245,14 +298,71 @@ class _Play:
             self.went_to_showdown = True
             return ["*** SHOW DOWN ***"]
         if kind == "cards_shown":
-            entry = self.shown.get(event["seat"], {"high": {"name": event.get("high") or ""}})
-            return [f"{who}: shows {_cards(event['cards'])} ({_hand_name(entry, self.hi_lo)})"]
+            return self._shown(event, who)
         if kind == "cards_mucked":
             self.mucked.add(event["seat"])
-            return [f"{who}: mucks hand"]
+            self.revealed.append((event["seat"], "mucks"))
+            return []
         if kind == "pot_awarded":
+            if self.went_to_showdown:
+                self.awarded.append(event)
+                return []
             return self._pot(event)
         return []
+
+    def _shown(self, event: dict[str, Any], who: str) -> list[str]:
+        """Cards shown at the showdown wait for their pot (`showdown_lines`); cards shown once
+        the hand was over are written where they were shown, or after the showdown."""
+        entry = self.shown.setdefault(
+            event["seat"], {"cards": event["cards"], "high": {"name": event.get("high") or ""}}
+        )
+        if event.get("voluntary") or not self.went_to_showdown:
+            known = high_hand_name(entry.get("high"))  # a hand shown unplayed has no name
+            named = f" ({_hand_name(entry, self.hi_lo)})" if known else ""
+            line = f"{who}: shows {_cards(event['cards'])}{named}"
+            if self.went_to_showdown:
+                self.shown_after.append(line)
+                return []
+            return [line]
+        self.revealed.append((event["seat"], "shows"))
+        return []
+
+    def showdown_lines(self) -> list[str]:
+        """The showdown as PokerStars writes it: pot by pot from the last side pot to the main
+        pot, the players of each contested pot who have not yet shown or mucked doing so (in
+        the room's showdown order), then who collected it; `No low hand qualified` after the
+        main pot of a Hi/Lo hand whose low nobody won (a side pot's players all play for the
+        main pot, so then no pot had a low)."""
+        lines: list[str] = []
+        written: set[int] = set()
+        best: dict[str, Any] | None = None
+        for event in reversed(self.awarded):
+            shares = [*event["high"], *event["low"]]
+            eligible = set(event.get("eligible") or [share["seat"] for share in shares])
+            if event["pot"] == 0:  # every player at the showdown plays for the main pot
+                eligible |= {seat for seat, _ in self.revealed}
+            elif len(eligible) < 2:  # a side pot its one player wins unseen: paid, no showing
+                eligible = set()
+            for seat, kind in self.revealed:
+                if seat in written or seat not in eligible:
+                    continue
+                written.add(seat)
+                who = self.names[seat]
+                if kind == "mucks":
+                    lines.append(f"{who}: mucks hand")
+                    continue
+                entry = self.shown[seat]
+                kicker = kicker_words(entry.get("high"), best)
+                name = _hand_name(entry, self.hi_lo, kicker)
+                lines.append(f"{who}: shows {_cards(entry['cards'])} ({name})")
+                high = entry.get("high")
+                stronger = best is None or (high and _strength(high) > _strength(best))
+                if high and high.get("cards") and stronger:
+                    best = high
+            lines.extend(self._pot(event))
+            if self.hi_lo and event["pot"] == 0 and not event["low"]:
+                lines.append("No low hand qualified")
+        return lines + self.shown_after
 
     def _blind(self, event: dict[str, Any], who: str, all_in: str) -> str:
         self.put_in.add(event["seat"])
@@ -293,8 +403,6 @@ class _Play:
             lines.append(
                 f"{self.names[share['seat']]} collected {usd(share['amount'])} from {where}"
             )
-        if self.hi_lo and self.went_to_showdown and not event["low"]:
-            lines.append("No low hand qualified")
         return lines
 
 
@@ -333,6 +441,8 @@ def _summary(
             result = f"and won ({usd(won)})" if won else "and lost"
             cards, name = _cards(shown[number]["cards"]), _hand_name(shown[number], hi_lo)
             lines.append(f"{label} showed {cards} {result} with {name}")
+        elif number in mucked and won:
+            lines.append(f"{label} collected ({usd(won)})")  # a pot nobody else played for
         elif number in mucked:
             lines.append(f"{label} mucked")
         elif won:

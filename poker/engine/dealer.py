@@ -23,6 +23,7 @@ __all__ = [
     "draw_button",
     "draw_for_button",
     "enough_players",
+    "heads_up_button",
     "next_button",
     "plan_deal",
     "shuffle_deck",
@@ -113,6 +114,20 @@ def blind_seats(
     return small, _clockwise_after(small, everyone)[0]
 
 
+def heads_up_button(dealt: Sequence[int], *, big_blind: int, small_blind: int | None) -> int | None:
+    """Who takes the button (and posts the small blind) when `dealt`, two players, follow a
+    hand of three or more whose blinds were `small_blind` and `big_blind` (RULES.md 4, "Going
+    heads-up"): the big blind goes to the player who did not post it last hand, the last
+    small blind when both did not; so nobody posts the same blind two hands running. None
+    when neither player posted a blind last hand: the button moves as usual."""
+    first, second = dealt
+    if big_blind in dealt:
+        return big_blind
+    if small_blind in dealt:
+        return second if small_blind == first else first
+    return None
+
+
 def big_blind_passed(seat: int, previous_big_blind: int, big_blind: int) -> bool:
     """Did the big blind, moving from `previous_big_blind` to `big_blind` this hand, reach or
     pass `seat`? A player sitting out there has missed it and posts it on return (RULES.md 4)."""
@@ -182,14 +197,16 @@ def plan_deal(
     min_players: int = 2,
     three_to_start: bool = False,
     last_hand_players: int = 0,
+    small_blind: int | None = None,
 ) -> DealPlan | None:
     """The next hand's plan (RULES.md 4), or None if no hand can start.
 
-    `button` and `big_blind` are the seats of the last hand (None at a fresh table, which
-    draws for the button with `randbelow`). Ready players (not sitting out, not leaving, with
-    chips) are dealt in; those waiting for the big blind only when it reaches them, unless
-    fewer than two others are ready (then nobody has anyone to wait behind, and everyone
-    ready is dealt in with no extra big blind).
+    `button`, `big_blind` and `small_blind` are the seats of the last hand (None at a fresh
+    table, which draws for the button with `randbelow`); going heads-up after a hand of
+    `last_hand_players` three or more, the button follows `heads_up_button`. Ready players
+    (not sitting out, not leaving, with chips) are dealt in; those waiting for the big blind
+    only when it reaches them, unless fewer than two others are ready (then nobody has anyone
+    to wait behind, and everyone ready is dealt in with no extra big blind).
     """
     ready = {seat.number: seat for seat in seats if seat.ready}
     active = [n for n, seat in ready.items() if not seat.waiting_big_blind]
@@ -206,6 +223,11 @@ def plan_deal(
         button = next_button(button, active)
     small, big = blind_seats(button, active, waiting)
     dealt = sorted(active + ([big] if big in waiting else []))
+    if len(dealt) == 2 and last_hand_players >= 3 and big_blind is not None:
+        chosen = heads_up_button(dealt, big_blind=big_blind, small_blind=small_blind)
+        if chosen is not None:
+            button = small = chosen
+            big = next(n for n in dealt if n != chosen)
     if not enough_players(
         len(dealt),
         min_players=min_players,

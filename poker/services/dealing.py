@@ -25,7 +25,9 @@ from poker.services.unit import Status, table_change
 START_SLACK_SECONDS = 0.25
 
 
-def _plan_deal(table: Table, seats: list[Seat], stacks: dict[int, int]) -> dealer.DealPlan | None:
+def _plan_deal(
+    table: Table, seats: list[Seat], stacks: dict[int, int], last_small_blind: int | None
+) -> dealer.DealPlan | None:
     """The seats as the dealer sees them (plain data), and its plan for the next hand."""
     return dealer.plan_deal(
         [
@@ -45,7 +47,20 @@ def _plan_deal(table: Table, seats: list[Seat], stacks: dict[int, int]) -> deale
         min_players=table.min_players_to_start,
         three_to_start=table.three_to_start,
         last_hand_players=table.last_hand_players,
+        small_blind=last_small_blind,
     )
+
+
+def _last_small_blind(table: Table) -> int | None:
+    """The last hand's small blind, which going heads-up needs (RULES.md 4); read only then."""
+    if table.last_hand_players < 3:
+        return None
+    setup = (
+        Hand.objects.filter(table=table, number=table.hands_dealt)
+        .values_list("setup", flat=True)
+        .first()
+    )
+    return setup.get("small_blind_seat") if setup else None
 
 
 def _commitment_announce(
@@ -113,7 +128,8 @@ def table_hand_start(*, table: Table | int) -> Hand | None:
             table=table, wallet_owner_ids=[seat.player_id for seat in seats]
         )
         stacks = money[0]
-        plan = _plan_deal(table, seats, stacks)
+        last_small_blind = _last_small_blind(table)
+        plan = _plan_deal(table, seats, stacks, last_small_blind)
         # Who asked to sit out at their next big blind sits out now that it reaches them,
         # and the hand is planned again without them (docs/rules.md "Seat options").
         while plan is not None:
@@ -129,7 +145,7 @@ def table_hand_start(*, table: Table | int) -> Hand | None:
                     PlayerSatOut(type="player_sat_out", seat=seat.number, reason="big_blind")
                 )
                 change.users.add(seat.player_id)
-            plan = _plan_deal(table, seats, stacks)
+            plan = _plan_deal(table, seats, stacks, last_small_blind)
         if plan is None:
             return None
         players = {seat.number: seat.player_id for seat in seats}

@@ -7,6 +7,7 @@ import io
 import json
 import re
 import zipfile
+from collections import Counter
 from datetime import UTC
 
 import pytest
@@ -21,6 +22,7 @@ from poker.models import Hand
 from poker.services.faults import hand_cancel
 from tests.factories import call_down, deal_hand, make_player, make_seated_player
 from tests.histories.conftest import game_table
+from tests.histories.ohh_reader import cents, chips_in, uncalled, winnings
 from tests.histories.pokerstars_parser import parse
 from tests.poker.test_admin import DECK, cards_in
 
@@ -35,8 +37,14 @@ GAME_NAMES = {
 
 
 def expected_moves(record) -> list[tuple]:
+    """The moves a PokerStars reader should find, from the record's events: in their order,
+    but at a showdown each pot from the last side pot down, after the shows of its players
+    (a side pot one player wins unseen shows nobody)."""
     names = {seat["seat"]: seat["player"] for seat in record["seats"]}
     moves = []
+    shown: dict[int, str] = {}  # in showing order
+    showdown_pots = []
+    showdown = False
     for step in record["steps"]:
         event = step["event"]
         kind, who = event["type"], names.get(event.get("seat"))
@@ -50,12 +58,21 @@ def expected_moves(record) -> list[tuple]:
             moves.append((action, who, value.get(action)))
         elif kind == "uncalled_bet_returned":
             moves.append(("uncalled", who, event["amount"]))
+        elif kind == "showdown":
+            showdown = True
         elif kind == "cards_shown":
-            moves.append(("show", who, " ".join(event["cards"])))
+            shown[event["seat"]] = " ".join(event["cards"])
+        elif kind == "pot_awarded" and showdown:
+            showdown_pots.append(event)
         elif kind == "pot_awarded":
             moves += [
                 ("collect", names[s["seat"]], s["amount"]) for s in event["high"] + event["low"]
             ]
+    for pot in reversed(showdown_pots):
+        playing = set(pot["eligible"]) if len(pot["eligible"]) > 1 or not pot["pot"] else set()
+        for seat in [seat for seat in shown if pot["pot"] == 0 or seat in playing]:
+            moves.append(("show", names[seat], shown.pop(seat)))
+        moves += [("collect", names[s["seat"]], s["amount"]) for s in pot["high"] + pot["low"]]
     return moves
 
 
@@ -109,12 +126,8 @@ def test_a_cancelled_hand_exports_as_text_saying_so_and_has_no_phh():
     _, _, ohh_text = hand_export(hand_id=hand.pk, viewer=players[1], fmt="ohh")
     ohh = json.loads(ohh_text)["ohh"]
     assert ohh["flags"] == [], "1.4.6 has no flag for a cancelled hand"
-    (refund,) = ohh["pots"]
-    assert refund["rake"] == 0
-    assert {w["player_id"]: w["win_amount"] for w in refund["player_wins"]} == {
-        1: table.big_blind / 100,
-        2: table.big_blind / 100,
-    }, "each gets back the big blind they called"
+    assert ohh["pots"] == [], "no pot: nobody won one"
+    assert chips_in(ohh) == {1: table.big_blind, 2: table.big_blind}, "the blinds as posted"
     client = Client()
     client.force_login(players[1], backend="django.contrib.auth.backends.ModelBackend")
     assert client.get(f"/hands/{hand.pk}/download/phh/").status_code == 404
@@ -159,29 +172,50 @@ def test_open_hand_history_accounts_for_every_chip_and_hides_what_was_not_shown(
             ohh = json.loads(text)["ohh"]
             assert ohh["spec_version"] == "1.4.6" and ohh["game_number"] == str(hand.pk)
             assert ohh["hero_player_id"] == seat
-            cents = lambda dollars: round(dollars * 100)  # noqa: E731
-            put_in: dict[int, int] = {}
-            for round_ in ohh["rounds"]:
-                for action in round_["actions"]:
-                    if "amount" in action:
-                        who = action["player_id"]
-                        put_in[who] = put_in.get(who, 0) + cents(action["amount"])
+            put_in = chips_in(ohh)
             pots = ohh["pots"]
             assert sum(put_in.values()) == sum(cents(p["amount"]) for p in pots), "balances"
             for pot in pots:
                 won = sum(cents(w["win_amount"]) for w in pot["player_wins"])
                 assert won + cents(pot["rake"]) == cents(pot["amount"])
             finals = {e["seat"]: e["final_stack"] for e in hand.result["seats"]}
+            won = winnings(ohh)
             for p in ohh["players"]:
-                wins = sum(
-                    cents(w["win_amount"])
-                    for pot in pots
-                    for w in pot["player_wins"]
-                    if w["player_id"] == p["id"]
-                )
                 start = cents(p["starting_stack"])
-                assert start - put_in.get(p["id"], 0) + wins == finals[p["seat"]]
+                assert start - put_in[p["id"]] + won[p["id"]] == finals[p["seat"]]
+            returned = Counter()
+            for step in record["steps"]:
+                if step["event"]["type"] == "uncalled_bet_returned":
+                    returned[step["event"]["seat"]] += step["event"]["amount"]
+            assert +uncalled(ohh) == +returned, "the spec's arithmetic finds the room's returns"
             assert cards_in(text) <= cards_in(json.dumps(record))
+
+
+def test_the_specs_own_example_balances_by_the_readers_arithmetic():
+    """The money of the spec's "Holdem tournament hand (PokerStars)" example
+    (hh-specs.handhistory.org/examples): blinds 10 and 20, a call and a check, then a flop bet
+    of 40 nobody calls. It writes the bet whole and a pot of 40, nothing for the return."""
+    example = {
+        "rounds": [
+            {"street": "Preflop", "actions": [
+                {"player_id": 2, "action": "Post SB", "amount": 10.0},
+                {"player_id": 0, "action": "Post BB", "amount": 20.0},
+                {"player_id": 1, "action": "Fold", "amount": 0.0},
+                {"player_id": 2, "action": "Call", "amount": 10.0},
+                {"player_id": 0, "action": "Check", "amount": 0.0},
+            ]},
+            {"street": "Flop", "actions": [
+                {"player_id": 2, "action": "Bet", "amount": 40.0},
+                {"player_id": 0, "action": "Fold", "amount": 0.0},
+            ]},
+            {"street": "Showdown", "actions": [{"player_id": 2, "action": "Mucks Cards"}]},
+        ],
+        "pots": [{"number": 0, "amount": 40.0, "rake": 0.0,
+                  "player_wins": [{"player_id": 2, "win_amount": 40.0}]}],
+    }  # fmt: skip
+    assert uncalled(example) == {2: 4000}
+    assert chips_in(example) == {0: 2000, 2: 2000, 1: 0}
+    assert sum(chips_in(example).values()) == cents(example["pots"][0]["amount"])
 
 
 def test_an_odd_chip_split_is_written_as_the_engine_paid_it():

@@ -11,6 +11,7 @@ from histories.formats.pokerstars import (
     HAND_NUMBER_BASE,
     daily_file_name,
     high_hand_name,
+    kicker_words,
     pokerstars_text,
     stakes,
 )
@@ -20,11 +21,15 @@ from tests.histories.pokerstars_parser import HEADER, parse
 
 GOLDEN = Path(__file__).parent / "golden"
 # Lines PokerStars writes about players who are not in the hand; the room does not write them.
-NOT_IN_THE_HAND = re.compile(r": (is sitting out|sits out)$| leaves the table$| will be allowed ")
+NOT_IN_THE_HAND = re.compile(
+    r": (is sitting out|sits out)$| leaves the table$| will be allowed | has returned$"
+)
 
 
-def real_lines(name: str) -> list[str]:
+def real_lines(name: str, hand: int = -1) -> list[str]:
+    """The lines of the file's hand `hand` (its last by default), as the room compares them."""
     text = (GOLDEN / name).read_text(encoding="utf-8-sig")
+    text = re.split(r"\n(?=PokerStars (?:Hand|Game) #)", text.strip())[hand]
     lines = [line.rstrip() for line in text.strip().splitlines()]
     return [line for line in lines if not NOT_IN_THE_HAND.search(line)]
 
@@ -99,11 +104,12 @@ def shows(seat, cards):
     return {"type": "cards_shown", "seat": seat, "cards": cards.split()}
 
 
-def awarded(pot, amount, rake, high, low=()):
+def awarded(pot, amount, rake, high, low=(), eligible=()):
     return {
         "type": "pot_awarded", "pot": pot, "amount": amount, "rake": rake,
         "high": [{"seat": s, "amount": a} for s, a in high],
         "low": [{"seat": s, "amount": a} for s, a in low],
+        "eligible": list(eligible) or sorted({s for s, _ in [*high, *low]}),
     }  # fmt: skip
 
 
@@ -172,7 +178,8 @@ def fixed_limit_side_pot():
             act(6, "call", 60000), act(9, "call", 60000), street("river", "4h"),
             act(9, "bet", 60000), act(4, "fold"), act(6, "raise", 120000, 120000),
             act(9, "call", 60000), SHOWDOWN, shows(6, "9c 5c 2d Ah"), shows(9, "Qs 6h 6s 8h"),
-            shows(3, "3c Th 2c Qh"), awarded(0, *main), awarded(1, *side),
+            shows(3, "3c Th 2c Qh"), awarded(0, *main, eligible=(3, 6, 9)),
+            awarded(1, *side, eligible=(6, 9)),
         ],
         board=board, pots=[main, side],
         shown=[(3, "3c Th 2c Qh"), (6, "9c 5c 2d Ah"), (9, "Qs 6h 6s 8h")],
@@ -198,10 +205,56 @@ def two_side_pots_and_an_extra_big_blind():
             act(3, "call", 45, all_in=True), act(5, "call", 21, all_in=True), act(6, "call", 36),
             street("flop", "6c Kc Qc"), street("turn", "Jc"), street("river", "4c"), SHOWDOWN,
             shows(9, "Js Ah 5d 9h"), shows(6, "9c 9d 7d 7h"), shows(5, "Ks Ad 7s Tc"),
-            shows(3, "6d 3c 5s As"), *(awarded(k, *pot) for k, pot in enumerate(pots)),
+            shows(3, "6d 3c 5s As"),
+            *(awarded(k, *pot, eligible=playing) for k, (pot, playing)
+              in enumerate(zip(pots, [(3, 5, 6, 9), (5, 6, 9), (6, 9)], strict=True))),
         ],
         board=board, pots=pots,
         shown=[(3, "6d 3c 5s As"), (5, "Ks Ad 7s Tc"), (6, "9c 9d 7d 7h"), (9, "Js Ah 5d 9h")],
+    )  # fmt: skip
+
+
+def hi_lo_walk_on_the_river():
+    return record(
+        game="omaha8", structure="pot-limit", blinds=(1, 2), button=3,
+        seats=[(2, "UnderMeSensi", 340), (3, "supermeXXX", 132), (5, "Hero", 286),
+               (6, "tiger48475", 500)],
+        events=[
+            post(5, "small", 1), post(6, "big", 2),
+            {"type": "hole_cards_dealt",
+             "hole_cards": [[s, ["7c", "As", "4d", "4h"] if s == 5 else None]
+                            for s in (2, 3, 5, 6)]},
+            act(2, "call", 2), act(3, "fold"), act(5, "call", 1), act(6, "check"),
+            street("flop", "Ks 9d Ts"), act(5, "check"), act(6, "bet", 6), act(2, "call", 6),
+            act(5, "fold"), street("turn", "7h"), act(6, "check"), act(2, "check"),
+            street("river", "4s"), act(6, "check"), act(2, "bet", 10), act(6, "fold"),
+            returned(2, 10), awarded(0, 18, 0, [(2, 18)]),
+        ],
+        board="Ks 9d Ts 7h 4s", pots=[(18, 0, [(2, 18)], [])],
+    )  # fmt: skip
+
+
+def hi_lo_trips_told_apart_by_kickers():
+    board = "Ac 5s Js 8c Jd"
+    return record(
+        game="omaha8", structure="pot-limit", blinds=(1, 2), button=5,
+        seats=[(1, "EricSteph261", 1127), (2, "UnderMeSensi", 350), (3, "supermeXXX", 132),
+               (5, "Hero", 284), (6, "tiger48475", 500)],
+        events=[
+            post(6, "small", 1), post(1, "big", 2),
+            {"type": "hole_cards_dealt",
+             "hole_cards": [[s, ["Jc", "3h", "2s", "Qc"] if s == 5 else None]
+                            for s in (1, 2, 3, 5, 6)]},
+            act(2, "call", 2), act(3, "call", 2), act(5, "raise", 10, 10), act(6, "fold"),
+            act(1, "fold"), act(2, "call", 8), act(3, "fold"),
+            street("flop", "Ac 5s Js"), act(2, "check"), act(5, "bet", 20), act(2, "call", 20),
+            street("turn", "8c"), act(2, "check"), act(5, "bet", 50), act(2, "call", 50),
+            street("river", "Jd"), act(2, "bet", 160), act(5, "call", 160), SHOWDOWN,
+            shows(2, "7s 9s Jh 3c"), shows(5, "Jc 3h 2s Qc"),
+            awarded(0, 485, 20, [(5, 233)], [(5, 232)], eligible=(2, 5)),
+        ],
+        board=board, pots=[(485, 20, [(5, 233)], [(5, 232)])],
+        shown=[(2, "7s 9s Jh 3c"), (5, "Jc 3h 2s Qc")],
     )  # fmt: skip
 
 
@@ -213,28 +266,29 @@ def cancelled():
 
 
 def sections(lines: list[str]) -> tuple[list[str], list[str], list[str]]:
-    """(before the showdown, the showdown as a sorted list, the summary): PokerStars pays each
-    side pot as soon as its players have shown, the room shows every hand before paying, so
-    only the showdown's order may differ."""
+    """(before the showdown, the showdown, the summary), each in PokerStars' order: the last
+    side pot's players show and it is paid first, then each pot down to the main pot."""
     start = lines.index("*** SHOW DOWN ***") if "*** SHOW DOWN ***" in lines else None
     end = lines.index("*** SUMMARY ***")
     if start is None:
         return lines[:end], [], lines[end:]
-    return lines[:start], sorted(lines[start:end]), lines[end:]
+    return lines[:start], lines[start:end], lines[end:]
 
 
 @pytest.mark.parametrize(
-    "name, build, table",
+    "name, hand, build, table",
     [
-        ("plo-heads-up-showdown.txt", heads_up_plo, "Albireo III 40-100 bb"),
-        ("plo8-no-low.txt", hi_lo_no_low, "Rastaban V 40-100 bb"),
-        ("lo8-side-pot-split.txt", fixed_limit_side_pot, "Binomi V 40-100 bb"),
-        ("plo-two-side-pots.txt", two_side_pots_and_an_extra_big_blind, "99999999I"),
-        ("cancelled.txt", cancelled, "Waterman"),
+        ("plo-heads-up-showdown.txt", -1, heads_up_plo, "Albireo III 40-100 bb"),
+        ("plo8-no-low.txt", -1, hi_lo_no_low, "Rastaban V 40-100 bb"),
+        ("lo8-side-pot-split.txt", -1, fixed_limit_side_pot, "Binomi V 40-100 bb"),
+        ("plo-two-side-pots.txt", -1, two_side_pots_and_an_extra_big_blind, "99999999I"),
+        ("cancelled.txt", -1, cancelled, "Waterman"),
+        ("plo8-two-hands-kicker.txt", 0, hi_lo_walk_on_the_river, "Gaby II"),
+        ("plo8-two-hands-kicker.txt", 1, hi_lo_trips_told_apart_by_kickers, "Gaby II"),
     ],
 )
-def test_our_text_is_the_real_pokerstars_hand_line_by_line(name, build, table):
-    real = real_lines(name)
+def test_our_text_is_the_real_pokerstars_hand_line_by_line(name, hand, build, table):
+    real = real_lines(name, hand)
     hand = build()
     hand["table"]["name"] = table
     ours = [line.rstrip() for line in pokerstars_text(hand).strip().splitlines()]
@@ -249,6 +303,31 @@ def test_our_text_is_the_real_pokerstars_hand_line_by_line(name, build, table):
     assert ours[1] == real_table.replace(f"'{table}'", f"'Omaha Room - {table}'")
     for our_part, real_part in zip(sections(ours[2:]), sections(real[2:]), strict=True):
         assert our_part == real_part
+
+
+def test_a_file_of_hands_has_three_blank_lines_after_each_hand_as_pokerstars_writes_it():
+    real = (GOLDEN / "plo8-two-hands-kicker.txt").read_text(encoding="utf-8")
+    ours = "".join(pokerstars_text(h) for h in (hi_lo_walk_on_the_river(), heads_up_plo()))
+    assert re.findall(r"\n+(?=PokerStars Game #)", real) == ["\n\n\n\n"]
+    assert re.findall(r"\n+(?=PokerStars Hand #)", ours) == ["\n\n\n\n"]
+    assert real.endswith("Flop\n\n\n\n") and ours.endswith("Threes\n\n\n\n")
+
+
+def test_kickers_are_named_only_when_they_tell_same_named_hands_apart():
+    board = "Ac 5s Js 8c Jd"
+    first, better, worse, tie = (
+        value(cards, board, hi_lo=False)["high"]
+        for cards in ("7s 9s Jh 3c", "Jc 3h 2s Qc", "Jh 3c 2d 6c", "Jh 9c 2d 6c")
+    )
+    assert kicker_words(better, first) == " - Ace+Queen kicker"
+    assert kicker_words(worse, first) == " - lower kicker"
+    assert kicker_words(tie, first) == ""
+    assert kicker_words(first, None) == ""
+    pair = value("Ks Qd 4c 2h", "4h 8d Jc 9s 7h", hi_lo=False)["high"]  # a pair of Fours
+    assert kicker_words(pair, first) == ""  # named apart: no kicker words
+    straight = value("Th 9h 2c 3c", "Jc Qd 8s 4h 4d", hi_lo=False)["high"]
+    other = value("Ts 9s 2d 3d", "Jc Qd 8s 4h 4d", hi_lo=False)["high"]
+    assert kicker_words(straight, other) == ""  # straights have no kickers
 
 
 def test_every_real_file_and_ours_read_alike():
@@ -305,3 +384,67 @@ def test_a_tables_day_is_one_file_named_as_pokerstars_names_them():
     assert daily_file_name(fixed_limit_side_pot()).endswith(
         "- $300-$600 - USD Omaha Hi-Lo Limit.txt"
     )
+
+
+def three_handed_hi_lo(*, lows):
+    """Seat 1 all-in for 100 preflop; seats 2 and 3 bet on, and 3 folds the river to 2's bet:
+    2 wins the side pot unseen, then mucks against 1's shown hand for the main pot. `lows`:
+    the main pot's low shares."""
+    high_main = [(1, 300 - sum(a for _, a in lows))]
+    main = (300, 0, high_main, list(lows))
+    side = (400, 0, [(2, 400)], [])
+    return record(
+        game="omaha8", structure="pot-limit", blinds=(50, 100), button=3,
+        seats=[(1, "ann", 100), (2, "ben", 5000), (3, "cy", 5000)],
+        events=[
+            post(1, "small", 50), post(2, "big", 100), dealt(1, 2, 3),
+            act(3, "raise", 300, 300), act(1, "call", 50, all_in=True), act(2, "call", 200),
+            street("flop", "2c 3d 9h"), act(2, "check"), act(3, "check"),
+            street("turn", "Kd"), act(2, "check"), act(3, "check"),
+            street("river", "7s"), act(2, "bet", 500), act(3, "fold"), returned(2, 500),
+            SHOWDOWN, shows(1, "Ac 4d Qs Qh"), {"type": "cards_mucked", "seat": 2},
+            awarded(0, *main, eligible=(1, 2)), awarded(1, *side, eligible=(2,)),
+        ],
+        board="2c 3d 9h Kd 7s", pots=[main, side], shown=[(1, "Ac 4d Qs Qh")],
+    )  # fmt: skip
+
+
+def showdown_and_summary(text):
+    lines = text.strip().splitlines()
+    return lines[lines.index("*** SHOW DOWN ***") + 1 : lines.index("*** SUMMARY ***")], [
+        line for line in lines if line.startswith("Seat 2: ")
+    ][-1]
+
+
+def test_a_side_pot_won_unseen_is_paid_first_and_its_winner_s_summary_says_what_they_won():
+    showdown, ben = showdown_and_summary(pokerstars_text(three_handed_hi_lo(lows=[(1, 150)])))
+    assert showdown == [
+        "ben collected $4 from side pot",
+        "ann: shows [Ac 4d Qs Qh] (HI: a pair of Queens; LO: 7,4,3,2,A)",
+        "ben: mucks hand",
+        "ann collected $1.50 from main pot",
+        "ann collected $1.50 from main pot",
+    ]
+    assert ben == "Seat 2: ben (big blind) collected ($4)"
+
+
+def test_no_low_hand_qualified_is_written_once_after_the_main_pot_when_no_pot_had_a_low():
+    hand = three_handed_hi_lo(lows=[])
+    for entry in hand["showdown"]:
+        entry["low"] = None  # as if the board had no low
+    showdown, _ = showdown_and_summary(pokerstars_text(hand))
+    assert showdown.count("No low hand qualified") == 1
+    assert showdown[-2:] == ["ann collected $3 from main pot", "No low hand qualified"]
+    # A low won in the main pot: no line, though the side pot had no low.
+    showdown, _ = showdown_and_summary(pokerstars_text(three_handed_hi_lo(lows=[(1, 150)])))
+    assert "No low hand qualified" not in showdown
+
+
+def test_cards_shown_once_the_hand_is_over_come_after_the_showdown():
+    hand = three_handed_hi_lo(lows=[(1, 150)])
+    later = {"type": "cards_shown", "seat": 2, "cards": ["Kc", "Kh", "8d", "8s"], "voluntary": True}
+    hand["steps"] = _replay([hand["steps"][0]["event"], *(s["event"] for s in hand["steps"][1:])])
+    hand["steps"] += _replay([hand["steps"][0]["event"], later])[1:]
+    showdown, _ = showdown_and_summary(pokerstars_text(hand))
+    assert showdown[-1] == "ben: shows [Kc Kh 8d 8s]"  # the record names no hand for it
+    assert showdown[:2] == ["ben collected $4 from side pot", showdown[1]]

@@ -22,6 +22,7 @@ from histories.formats.pokerstars import hand_number, pokerstars_text
 from histories.record import _replay
 from poker.engine.hand import Hand
 from poker.engine.simulate import choose_action, random_table
+from tests.histories.ohh_reader import cents, chips_in, winnings
 from tests.histories.pokerstars_parser import HEADER, parse
 from tests.histories.test_exports import GAME_NAMES, expected_moves
 
@@ -124,27 +125,41 @@ def check_ohh(record: dict, document: dict, finals: dict[int, int], seen: Counte
     assert not errors, errors[:3]
     ohh = document["ohh"]
 
-    def cents(dollars):
-        return round(dollars * 100)
-
-    put_in: Counter = Counter()
+    put_in = chips_in(ohh)
     for round_ in ohh["rounds"]:
         for action in round_["actions"]:
-            put_in[action["player_id"]] += cents(action.get("amount", 0))
             seen["extra blinds"] += action["action"] == "Post Extra Blind"
             seen["all-ins"] += action.get("is_allin", False)
     pots = ohh["pots"]
+    if record["status"] == "cancelled":
+        assert pots == [], "a cancelled hand has no pot"
+        return
     assert sum(put_in.values()) == sum(cents(pot["amount"]) for pot in pots), "chips in = pots"
-    won: Counter = Counter()
     for pot in pots:
         paid = sum(cents(w["win_amount"]) for w in pot["player_wins"])
         assert paid + cents(pot["rake"]) == cents(pot["amount"]), pot
-        for w in pot["player_wins"]:
-            won[w["player_id"]] += cents(w["win_amount"])
     assert sum(cents(pot["rake"]) for pot in pots) == record["rake"]
+    won = winnings(ohh)
     for player in ohh["players"]:
         start = cents(player["starting_stack"])
         assert start - put_in[player["id"]] + won[player["id"]] == finals[player["seat"]]
+    check_amounts_as_bet(record, ohh)
+
+
+def check_amounts_as_bet(record: dict, ohh: dict) -> None:
+    """Every chip-moving action carries the chips it put in as it was made, uncalled or not."""
+    made = [
+        event.get("amount", event.get("added"))
+        for event in (step["event"] for step in record["steps"])
+        if event["type"] == "blind_posted" or event.get("added")
+    ]
+    written = [
+        cents(action["amount"])
+        for round_ in ohh["rounds"]
+        for action in round_["actions"]
+        if action["action"] in ("Post SB", "Post BB", "Post Extra Blind", "Bet", "Raise", "Call")
+    ]
+    assert written == made
 
 
 def test_a_random_session_of_the_four_games_reads_back_validates_and_balances():

@@ -65,7 +65,8 @@ def test_sit_out_next_big_blind_sits_the_player_out_when_it_reaches_them():
     table.refresh_from_db()
     # The next big blind is the seat after this hand's (three players, all playing).
     next_big_blind = table.big_blind_seat % 3 + 1
-    other = next_big_blind % 3 + 1
+    # Heads-up after it, the last big blind takes the button (RULES.md 4, "Going heads-up").
+    other = table.big_blind_seat
     for number in (next_big_blind, other):
         services.table_seat_options_set(
             table=table, player=players[number], sit_out_next_big_blind=True

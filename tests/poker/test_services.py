@@ -163,6 +163,24 @@ def test_heads_up_the_button_posts_the_small_blind():
     assert hand.setup["big_blind_seat"] != hand.setup["button"]
 
 
+@pytest.mark.parametrize("who", ["button", "small blind", "big blind"])
+def test_going_heads_up_nobody_posts_the_same_blind_two_hands_running(who):
+    """RULES.md 4, "Going heads-up": after a three-handed hand one of them leaves; in the
+    heads-up hand that follows, neither player posts the blind they just posted."""
+    table = make_table()
+    players = {n: make_seated_player(table, f"p{n}", n) for n in (1, 2, 3)}
+    hand = deal(table)
+    before = {"button": hand.setup["button"], "small blind": hand.setup["small_blind_seat"],
+              "big blind": hand.setup["big_blind_seat"]}  # fmt: skip
+    finish_checking(hand, players)
+    services.table_leave(table=table, player=players[before[who]])
+    hand = deal(table)
+    setup = hand.setup
+    assert sorted(seat for seat, _ in setup["seats"]) == sorted(set(players) - {before[who]})
+    assert setup["small_blind_seat"] == setup["button"] != before["small blind"]
+    assert setup["big_blind_seat"] != before["big blind"]
+
+
 def test_a_new_player_waits_for_the_big_blind_or_posts_one_now():
     table = make_table()
     players = {n: make_seated_player(table, f"p{n}", n) for n in (1, 2, 3)}

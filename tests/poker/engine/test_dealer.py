@@ -370,3 +370,109 @@ def test_plan_property_who_is_dealt_in_and_who_posts(seats, button, big_blind, s
     if button is None:
         assert set(plan.button_draw) == set(plan.dealt)
         assert plan.button == draw_for_button(plan.button_draw)
+
+
+# ------------------------------------------------------------------ blinds as the table changes
+
+LAST_HAND = {"button": 3, "small_blind": 1, "big_blind": 2, "last_hand_players": 3}
+
+
+@pytest.mark.parametrize(
+    "leaves, button_and_small, big",
+    [(3, 2, 1), (2, 3, 1), (1, 2, 3)],  # RULES.md 4, "Going heads-up": its three examples
+)
+def test_going_heads_up_nobody_posts_the_same_blind_two_hands_running(
+    leaves, button_and_small, big
+):
+    left = [n for n in (1, 2, 3) if n != leaves]
+    plan = plan_deal(playing(*left), randbelow=no_randomness, **LAST_HAND)
+    assert (plan.button, plan.small_blind, plan.big_blind) == (button_and_small,) * 2 + (big,)
+    # The seat may also stay, sitting out: it is not dealt in and the blinds are the same.
+    seats = [*playing(*left), DealSeat(number=leaves, stack=1000, sitting_out=True)]
+    plan = plan_deal(seats, randbelow=no_randomness, **LAST_HAND)
+    assert (plan.button, plan.small_blind, plan.big_blind) == (button_and_small,) * 2 + (big,)
+
+
+def test_going_heads_up_then_the_button_moves_as_usual():
+    plan = plan_deal(playing(1, 2), randbelow=no_randomness, **LAST_HAND)
+    assert (plan.button, plan.big_blind) == (2, 1)
+    plan = plan_deal(
+        playing(1, 2), button=2, small_blind=2, big_blind=1, last_hand_players=2,
+        randbelow=no_randomness,
+    )  # fmt: skip
+    assert (plan.button, plan.small_blind, plan.big_blind) == (1, 1, 2)
+
+
+def test_going_heads_up_from_more_players_with_neither_blind_left_moves_the_button_as_usual():
+    # Last hand button 4, blinds 1 and 2 (seat 3 under the gun): 1 and 2 leave.
+    plan = plan_deal(
+        playing(3, 4), button=4, small_blind=1, big_blind=2, last_hand_players=4,
+        randbelow=no_randomness,
+    )  # fmt: skip
+    assert (plan.button, plan.small_blind, plan.big_blind) == (3, 3, 4)
+    # Seats 3 and 4 leave: the last small blind (1) takes the big blind, 2 the button.
+    plan = plan_deal(
+        playing(1, 2), button=4, small_blind=1, big_blind=2, last_hand_players=4,
+        randbelow=no_randomness,
+    )  # fmt: skip
+    assert (plan.button, plan.small_blind, plan.big_blind) == (2, 2, 1)
+
+
+def test_heads_up_to_three_handed_the_blinds_move_on():
+    # Heads-up last hand: button and small blind 1, big blind 2; seat 3 is back from sitting
+    # out and posts at once (or sits between them, ready): three-handed, every blind moves.
+    for seats in (
+        playing(1, 2, 3),
+        [*playing(1, 2), DealSeat(number=3, stack=1000, posts_big_blind_next=True)],
+    ):
+        plan = plan_deal(
+            seats, button=1, small_blind=1, big_blind=2, last_hand_players=2,
+            randbelow=no_randomness,
+        )  # fmt: skip
+        assert (plan.button, plan.small_blind, plan.big_blind) == (2, 3, 1)
+        assert plan.dealt == (1, 2, 3)
+
+
+def _posted(plan):
+    return {plan.small_blind: "small", plan.big_blind: "big"}
+
+
+@given(
+    changes=st.lists(
+        st.tuples(st.integers(1, 6), st.sampled_from(["leave", "sit out", "back", "stay"])),
+        min_size=1,
+        max_size=30,
+    ),
+    seed=st.integers(0, 2**32),
+)
+def test_property_going_heads_up_nobody_posts_the_same_blind_two_hands_running(changes, seed):
+    """A six-seat table over many hands, a seat leaving, sitting out, or coming back (posting
+    at once) before each: whenever two players are dealt in after a hand of three or more,
+    neither posts the blind they posted in that hand, and the button is the small blind."""
+    seats = {n: DealSeat(number=n, stack=1000) for n in range(1, 7)}
+    last = None
+    rng = Random(seed)
+    for seat, change in changes:
+        if change == "leave":
+            seats.pop(seat, None)
+        elif change == "sit out" and seat in seats:
+            seats[seat] = DealSeat(number=seat, stack=1000, sitting_out=True)
+        elif change == "back":
+            seats[seat] = DealSeat(number=seat, stack=1000, posts_big_blind_next=last is not None)
+        kwargs = {"button": None, "big_blind": None, "small_blind": None, "last_hand_players": 0}
+        if last is not None:
+            kwargs = {
+                "button": last.button, "big_blind": last.big_blind,
+                "small_blind": last.small_blind, "last_hand_players": len(last.dealt),
+            }  # fmt: skip
+        plan = plan_deal(list(seats.values()), randbelow=rng.randrange, **kwargs)
+        if plan is None:
+            continue
+        if last is not None and len(plan.dealt) == 2 and len(last.dealt) >= 3:
+            before, now = _posted(last), _posted(plan)
+            assert all(before.get(n) != blind for n, blind in now.items()), (last, plan)
+        assert plan.button == plan.small_blind or len(plan.dealt) > 2
+        last = plan
+        seats = {
+            n: DealSeat(number=n, stack=1000, sitting_out=s.sitting_out) for n, s in seats.items()
+        }
