@@ -69,6 +69,14 @@ def wait_until_serving(base_url: str, room: subprocess.Popen, log: Path) -> None
             time.sleep(0.2)
 
 
+def room_start(env: dict, log: Path) -> tuple[subprocess.Popen, int]:
+    """`manage.py runroom` on a free port as `make run` starts it, once it serves."""
+    port = free_port()
+    room = manage("runroom", f"127.0.0.1:{port}", env=env, log=log)
+    wait_until_serving(f"http://127.0.0.1:{port}", room, log)
+    return room, port
+
+
 def room_stop(room: subprocess.Popen) -> None:
     """SIGTERM, as a supervisor stops it: the room exits and stops its database server."""
     room.terminate()
@@ -175,11 +183,9 @@ def test_the_embedded_room_plays_a_hand_over_its_sockets(embedded_pgdata, tmp_pa
     # The sweep only after an hour: the turn that runs out is folded by its own timer.
     env = {**embedded_room_env(embedded_pgdata), "POKER_SWEEP_SECONDS": "3600"}
     log = tmp_path / "room.log"
-    port = free_port()
-    room = manage("runroom", f"127.0.0.1:{port}", env=env, log=log)
+    room, port = room_start(env, log)
     try:
         base_url = f"http://127.0.0.1:{port}"
-        wait_until_serving(base_url, room, log)
         cookies = [log_in(base_url, "alice"), log_in(base_url, "bob")]
         table_id = first_table_id(base_url, cookies[0], "Bering")
         try:
@@ -369,11 +375,9 @@ def test_the_embedded_room_carries_two_tables_and_a_live_showdown_table_at_once(
 ):
     env = {**embedded_room_env(embedded_pgdata), "POKER_SHOWDOWN_PAUSE_SCALE": "0.25"}
     log = tmp_path / "room.log"
-    port = free_port()
-    room = manage("runroom", f"127.0.0.1:{port}", env=env, log=log)
+    room, port = room_start(env, log)
     try:
         base_url = f"http://127.0.0.1:{port}"
-        wait_until_serving(base_url, room, log)
         players = {u for table in POKER_TABLES.values() for u in table} | set(SHOWDOWN_PLAYERS)
         cookies = {username: log_in(base_url, username) for username in sorted(players)}
         tables = {name: first_table_id(base_url, cookies["alice"], name) for name in POKER_TABLES}

@@ -100,19 +100,25 @@ def both_catch_up(pages: dict, hand_id: int, turn: int, timeout: int) -> int:
     return seat
 
 
+def pages_open(pages: dict, silencers: dict, table, hand_id: int) -> int:
+    """Each page opens the table through its silencer and shows the hand's first turn;
+    returns the seat to act."""
+    for number, page in pages.items():
+        record_calls(page)
+        page.route_web_socket(re.compile(r"/ws/tables/"), silencers[number].route)
+        open_table(page, table)
+    for page in pages.values():
+        page.wait_for_function(HAND_STARTED)
+    return both_catch_up(pages, hand_id, 1, 5_000)
+
+
 def test_a_page_whose_socket_went_silent_catches_up(signed_in_page, celery_worker_factory):
     table = make_table(next_hand_delay_seconds=3600, action_seconds=120)
     players, hand = beside_the_browser(seat_and_deal, table=table)
     pages = {1: signed_in_page(players[1], LAPTOP), 2: signed_in_page(players[2], PHONE)}
     silencers = {n: Silencer() for n in pages}
     try:
-        for number, page in pages.items():
-            record_calls(page)
-            page.route_web_socket(re.compile(r"/ws/tables/"), silencers[number].route)
-            open_table(page, table)
-        for page in pages.values():
-            page.wait_for_function(HAND_STARTED)
-        seat = both_catch_up(pages, hand.pk, 1, 5_000)
+        seat = pages_open(pages, silencers, table, hand.pk)
 
         # No heartbeat anywhere, the sockets silent: the pages notice it by themselves.
         for silencer in silencers.values():
@@ -148,13 +154,7 @@ def test_an_action_the_table_never_answers_is_shown_and_can_be_made_again(signed
     pages = {1: signed_in_page(players[1], LAPTOP), 2: signed_in_page(players[2], PHONE)}
     silencers = {n: Silencer() for n in pages}
     try:
-        for number, page in pages.items():
-            record_calls(page)
-            page.route_web_socket(re.compile(r"/ws/tables/"), silencers[number].route)
-            open_table(page, table)
-        for page in pages.values():
-            page.wait_for_function(HAND_STARTED)
-        seat = both_catch_up(pages, hand.pk, 1, 5_000)
+        seat = pages_open(pages, silencers, table, hand.pk)
         page = pages[seat]
         silencers[seat].mode = "act"
         page.locator(CHECK_OR_CALL).first.click()
