@@ -73,7 +73,11 @@ def room_start(env: dict, log: Path) -> tuple[subprocess.Popen, int]:
     """`manage.py runroom` on a free port as `make run` starts it, once it serves."""
     port = free_port()
     room = manage("runroom", f"127.0.0.1:{port}", env=env, log=log)
-    wait_until_serving(f"http://127.0.0.1:{port}", room, log)
+    try:
+        wait_until_serving(f"http://127.0.0.1:{port}", room, log)
+    except BaseException:
+        room_stop(room)
+        raise
     return room, port
 
 
