@@ -157,7 +157,8 @@ def _audit_rows(hands: list[Hand]) -> list[dict]:
     )
     rows = []
     for hand in hands:
-        engine = EngineHand.from_dict({**hand.state_without_events, "events": []})
+        slim = getattr(hand, "state_without_events")  # noqa: B009 (an annotation mypy cannot see)
+        engine = EngineHand.from_dict({**slim, "events": []})
         holes = dict(zip(engine.seats, engine.hole_cards, strict=True))
         result = hand.result or {}
         for seat, row in sorted(hand.seated_players().items()):
