@@ -30,6 +30,8 @@ class AuditRecord(models.Model):
         PLAYER = "player", "player"
         STAFF = "staff", "staff"
         ANONYMOUS = "anonymous", "not signed in"
+        # A change the database recorded itself (audit 0008) with no actor named for it.
+        DATABASE = "database", "unknown (database)"
 
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
     actor = models.ForeignKey(

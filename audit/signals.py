@@ -8,9 +8,11 @@
   admin, shell), the acting user taken from the request when there is one;
 - `security.token_created` / `security.token_deleted` when an API token is made or deleted
   (by its owner or by staff in the admin; its key is never recorded);
-- `security.power_change` when a user's staff powers change, from any route (admin, shell):
-  `is_staff` or `is_superuser` set or cleared, a user added to or removed from a group, a
-  permission given to or taken from a user or a group; with the values before and after.
+- `security.power_change` when a permission is given to or taken from a user or a group, from
+  any route (admin, shell), with the values before and after. The database records the other
+  changes of power itself, however they are made (`is_active`, `is_staff`, `is_superuser`,
+  group membership: audit migration 0008); the signals here only name the acting user to it
+  (`power_actor_set`) just before the ORM makes such a change.
 """
 
 from __future__ import annotations
@@ -23,13 +25,13 @@ from django.db.models.signals import m2m_changed, post_delete, post_save, pre_sa
 from django.dispatch import receiver
 from rest_framework.authtoken.models import Token, TokenProxy
 
-from audit.context import request_actor, request_address, request_route
+from audit.context import power_actor_set, request_actor, request_address, request_route
 from audit.models import AuditRecord
 from audit.services import audit_record
 
 User = get_user_model()
 RESET_ROUTES = {"lobby:password_reset_confirm"}
-POWER_FLAGS = ("is_staff", "is_superuser")
+POWER_FLAGS = ("is_active", "is_staff", "is_superuser")
 
 
 def _where(request) -> dict:
@@ -73,13 +75,21 @@ def _locked_out(sender, request, username, ip_address, **kwargs) -> None:
 @receiver(pre_save, sender=User, dispatch_uid="audit_user_before")
 def _user_before(sender, instance, raw=False, update_fields=None, **kwargs) -> None:
     instance._audit_before = None
-    if raw or instance.pk is None:
+    if raw:
+        return
+    if instance.pk is None:
+        if instance.is_staff or instance.is_superuser:
+            power_actor_set()  # the database records a user made with powers
         return
     if update_fields is not None and not {"password", "email", *POWER_FLAGS} & set(update_fields):
         return  # e.g. last_login on every login
     instance._audit_before = (
         sender.objects.filter(pk=instance.pk).values_list("password", "email", *POWER_FLAGS).first()
     )
+    if instance._audit_before is not None and tuple(instance._audit_before[2:]) != tuple(
+        getattr(instance, flag) for flag in POWER_FLAGS
+    ):
+        power_actor_set()  # the database records the change of flags
 
 
 @receiver(post_save, sender=User, dispatch_uid="audit_user_after")
@@ -88,16 +98,9 @@ def _user_after(sender, instance, created, raw=False, **kwargs) -> None:
     instance._audit_before = None
     if raw:
         return
-    if created:
-        if any(getattr(instance, flag) for flag in POWER_FLAGS):
-            _power_change(instance, "flags", dict.fromkeys(POWER_FLAGS, False), _flags(instance))
+    if created or before is None:
         return
-    if before is None:
-        return
-    password, email, *flags = before
-    flags_before = dict(zip(POWER_FLAGS, flags, strict=True))
-    if flags_before != _flags(instance):
-        _power_change(instance, "flags", flags_before, _flags(instance))
+    password, email, *_ = before
     actor = request_actor() or None
     where = {"ip": request_address(), "route": request_route()}
     if instance.password != password:
@@ -144,11 +147,7 @@ def _token_deleted(sender, instance, **kwargs) -> None:
     )
 
 
-# -- staff powers: flags, groups and permissions, whoever changes them and however
-
-
-def _flags(user) -> dict:
-    return {flag: bool(getattr(user, flag)) for flag in POWER_FLAGS}
+# -- staff powers: permissions, whoever changes them and however (flags and groups: 0008)
 
 
 def _power_change(subject, change: str, before, after) -> None:
@@ -167,15 +166,12 @@ def _power_change(subject, change: str, before, after) -> None:
 
 
 def _names(owner, relation: str) -> list[str]:
-    if relation == "groups":
-        return sorted(owner.groups.values_list("name", flat=True))
     permissions = getattr(owner, relation).select_related("content_type")
     return sorted(f"{p.content_type.app_label}.{p.codename}" for p in permissions)
 
 
 # (relation on the owner, the owner's model, the other side's accessor to owners)
 _POWER_RELATIONS = {
-    User.groups.through: ("groups", User, "user_set"),
     User.user_permissions.through: ("user_permissions", User, "user_set"),
     Group.permissions.through: ("permissions", Group, "group_set"),
 }
@@ -194,7 +190,11 @@ def _owners(sender, instance, action: str, reverse: bool, pk_set) -> list:
 @receiver(m2m_changed, dispatch_uid="audit_power_m2m")
 def _power_m2m(sender, instance, action, reverse, model, pk_set, **kwargs) -> None:
     """Names before (pre_add, pre_remove, pre_clear) and after (post_*), one record per owner
-    whose set changed."""
+    whose set changed. Group membership the database records: only name who changes it."""
+    if sender is User.groups.through:
+        if action.startswith("pre_"):
+            power_actor_set()
+        return
     if sender not in _POWER_RELATIONS:
         return
     relation = _POWER_RELATIONS[sender][0]

@@ -297,7 +297,7 @@ def _csv_stream(columns: tuple[str, ...], chunks: Iterator[list[dict]]) -> Itera
         yield out.getvalue().encode()
 
 
-def _served(request: Request, parts: Iterator[bytes]):
+def served(request: Request, parts: Iterator[bytes]):
     """Under ASGI, Django buffers a sync iterator whole before sending it: hand it an async
     one that reads the next part in the request's own thread (its database connection)."""
     if not isinstance(request._request, ASGIRequest):
@@ -347,7 +347,7 @@ class _ExportView(APIView):
             after = self.parse_after(request)
             chunks = self.chunks(request, as_csv=True, after=after, limit=None)
             response = StreamingHttpResponse(
-                _served(request, _csv_stream(self.csv_columns, chunks)),
+                served(request, _csv_stream(self.csv_columns, chunks)),
                 content_type="text/csv; charset=utf-8",
             )
         else:

@@ -1,7 +1,9 @@
 """REST API of a player's own hands (/api/hands/): the list with the page's filters, and one
 hand as its record (histories/record.py). Another player's hand is a 404."""
 
-from django.http import Http404, HttpResponse
+import re
+
+from django.http import Http404, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
@@ -10,16 +12,29 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from cashier.api import EXPORT_ROWS, RANGE_PARAMETERS, IsAuditor, _ExportView
+from cashier.api import (
+    NEXT_LINK,
+    PAGE_PARAMETERS,
+    RANGE_PARAMETERS,
+    IsAuditor,
+    _ExportView,
+    served,
+)
 from config.api import PageNumberPagination400
 from config.errors import Refused
-from config.inputs import parse_query_range
-from histories.exports import audit_ohh_zip
+from config.inputs import BAD_PARAMETER, BadInput, parse_query_range
+from histories.exports import audit_ohh_zip_stream
 from histories.forms import HandFilterForm
 from histories.record import HandNotFound, hand_record
-from histories.selectors import hand_lines, hands_for_audit, player_hands
+from histories.selectors import (
+    AUDIT_HAND_COLUMNS,
+    hand_lines,
+    hands_for_audit_chunks,
+    player_hands,
+)
 
 REFUSED = OpenApiResponse(OpenApiTypes.OBJECT, description="refused: {code, message}")
+AFTER_HAND_SEAT = re.compile(r"^[0-9]{1,18}\.[0-9]{1,2}$")
 
 
 class HandsRefused(Refused):
@@ -78,23 +93,44 @@ class HandDetailView(APIView):
 class HandsAuditExportView(_ExportView):
     """Auditors: every hand that ended in the range, one row a player dealt in, with every
     card (the hand is over), the player's net, the hand's rake and its ledger entry; read-only,
-    JSON or ?format=csv, beside the ledger's exports (/api/cashier/audit/)."""
+    JSON in pages (`limit`, `after`, the Link header) or ?format=csv streamed, beside the
+    ledger's exports (/api/cashier/audit/)."""
 
     export_name = "hands"
+    paged = True
+    csv_columns = AUDIT_HAND_COLUMNS
 
-    @extend_schema(parameters=RANGE_PARAMETERS, responses={200: EXPORT_ROWS, 403: REFUSED})
+    @extend_schema(
+        parameters=[*RANGE_PARAMETERS, *PAGE_PARAMETERS],
+        responses={200: NEXT_LINK, 400: REFUSED, 403: REFUSED},
+    )
     def get(self, request: Request) -> Response:
         return super().get(request)
 
-    def rows(self, request: Request, as_csv: bool) -> list[dict]:
+    def parse_after(self, request: Request) -> tuple[int, int] | None:
+        """The cursor `<hand>.<seat>` of the last row before the page."""
+        after = request.query_params.get("after", "")
+        if not after:
+            return None
+        if not AFTER_HAND_SEAT.match(after):
+            raise BadInput(BAD_PARAMETER, f"'after' is not a cursor: {after[:40]!r}.")
+        hand, seat = after.split(".")
+        return int(hand), int(seat)
+
+    def chunks(self, request: Request, *, as_csv: bool, after, limit: int | None):
         date_from, date_to = parse_query_range(request.query_params)
-        rows = hands_for_audit(date_from=date_from, date_to=date_to)
-        if as_csv:
-            return [
-                {k: " ".join(v) if isinstance(v, list) else v for k, v in row.items()}
-                for row in rows
-            ]
-        return rows
+        chunks = hands_for_audit_chunks(
+            date_from=date_from, date_to=date_to, after=after, limit=limit
+        )
+        if not as_csv:
+            return chunks
+        return (
+            [{k: " ".join(v) if isinstance(v, list) else v for k, v in row.items()} for row in rows]
+            for rows in chunks
+        )
+
+    def cursor(self, row: dict) -> str:
+        return f"{row['hand']}.{row['seat']}"
 
 
 class HandsAuditOhhView(APIView):
@@ -109,9 +145,9 @@ class HandsAuditOhhView(APIView):
         parameters=RANGE_PARAMETERS[:2],
         responses={(200, "application/zip"): OpenApiTypes.BINARY, 403: REFUSED},
     )
-    def get(self, request: Request) -> HttpResponse:
+    def get(self, request: Request) -> StreamingHttpResponse:
         date_from, date_to = parse_query_range(request.query_params)
-        name, body, _ = audit_ohh_zip(date_from=date_from, date_to=date_to)
-        response = HttpResponse(body, content_type="application/zip")
+        name, parts = audit_ohh_zip_stream(date_from=date_from, date_to=date_to)
+        response = StreamingHttpResponse(served(request, parts), content_type="application/zip")
         response["Content-Disposition"] = f'attachment; filename="{name}"'
         return response

@@ -9,12 +9,13 @@ import io
 import json
 import re
 import zipfile
+from collections.abc import Iterator
 from datetime import UTC, date
 
 from histories.formats.ohh import ohh_document
 from histories.formats.pokerstars import daily_file_name, pokerstars_text
 from histories.record import HandNotFound, hand_record
-from histories.selectors import player_hands
+from histories.selectors import AUDIT_HAND_CHUNK, audit_hands, player_hands
 from poker.engine import phh
 from poker.engine.hand import Hand as EngineHand
 from poker.models import Hand
@@ -104,19 +105,50 @@ def _zip_name(picked: list, fmt: str, *, since: date | None, until: date | None)
     return f"hands-{span}-{fmt}.zip"
 
 
-def audit_ohh_zip(*, date_from: date | None, date_to: date | None) -> tuple[str, bytes, int]:
+class _Parts(io.RawIOBase):
+    """A write-only, unseekable file that keeps what is written until taken: `zipfile` writes
+    to it with data descriptors (it cannot seek back), so a zip goes out as it is made."""
+
+    def __init__(self) -> None:
+        self._parts: list[bytes] = []
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data) -> int:
+        self._parts.append(bytes(data))
+        return len(data)
+
+    def take(self) -> bytes:
+        parts, self._parts = self._parts, []
+        return b"".join(parts)
+
+
+def audit_ohh_zip_stream(
+    *, date_from: date | None, date_to: date | None
+) -> tuple[str, Iterator[bytes]]:
     """Auditors: every hand that ended in the range, as Open Hand History with every card, one
-    file a hand in a zip (at most MOST_HANDS_PER_ZIP, oldest first)."""
-    hands = Hand.objects.exclude(status=Hand.Status.RUNNING)
-    if date_from is not None:
-        hands = hands.filter(ended_at__date__gte=date_from)
-    if date_to is not None:
-        hands = hands.filter(ended_at__date__lte=date_to)
-    ids = list(hands.order_by("pk").values_list("pk", flat=True)[:MOST_HANDS_PER_ZIP])
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for hand_id in ids:
-            name, _, text = hand_export(hand_id=hand_id, viewer=None, fmt="ohh", all_cards=True)
-            archive.writestr(name, text)
+    file a hand in a zip (at most MOST_HANDS_PER_ZIP, oldest first): its name and its bytes, a
+    hand at a time (hand ids read AUDIT_HAND_CHUNK at a time), so memory holds one hand."""
+    hands = audit_hands(date_from=date_from, date_to=date_to)
     span = f"{date_from or 'first'}-{date_to or 'last'}"
-    return f"hands-{span}-ohh.zip", buffer.getvalue(), len(ids)
+
+    def parts() -> Iterator[bytes]:
+        out = _Parts()
+        last, left = 0, MOST_HANDS_PER_ZIP
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+            while left > 0:
+                size = min(AUDIT_HAND_CHUNK, left)
+                ids = list(hands.filter(pk__gt=last).values_list("pk", flat=True)[:size])
+                for hand_id in ids:
+                    name, _, text = hand_export(
+                        hand_id=hand_id, viewer=None, fmt="ohh", all_cards=True
+                    )
+                    archive.writestr(name, text)
+                    yield out.take()
+                if len(ids) < size:
+                    break
+                last, left = ids[-1], left - len(ids)
+        yield out.take()  # the central directory
+
+    return f"hands-{span}-ohh.zip", parts()

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import date, timedelta
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import JSONField, QuerySet
+from django.db.models.expressions import RawSQL
 
 from cashier.selectors import hand_settlement_entries
 from poker.engine.hand import Hand as EngineHand
@@ -112,15 +114,42 @@ def tables_for_filter() -> list[dict]:
     return [{"id": table_id, "name": name} for table_id, name in rows]
 
 
-def hands_for_audit(*, date_from: date | None, date_to: date | None) -> list[dict]:
-    """Auditors' rows: each player of each hand that ended in [date_from, date_to] (UTC days),
-    with every card, their net, the hand's rake and the ledger entry that settled it."""
-    hands = Hand.objects.exclude(status=Hand.Status.RUNNING).select_related("table")
+# The auditors' hand export's fields, in order (its CSV's columns).
+AUDIT_HAND_COLUMNS = (
+    "hand",
+    "table",
+    "game",
+    "structure",
+    "status",
+    "started_at",
+    "ended_at",
+    "seat",
+    "player_id",
+    "username",
+    "hole_cards",
+    "board",
+    "net",
+    "hand_rake",
+    "settlement_entry",
+)
+STATE_WITHOUT_EVENTS = RawSQL(
+    f'"{Hand._meta.db_table}"."state" - %s', ("events",), output_field=JSONField()
+)
+# Hands read per query by the auditors' exports (a few rows each): memory holds one batch.
+AUDIT_HAND_CHUNK = 20
+
+
+def audit_hands(*, date_from: date | None, date_to: date | None):
+    """The hands that ended in [date_from, date_to] (UTC days), in id order."""
+    hands = Hand.objects.exclude(status=Hand.Status.RUNNING)
     if date_from is not None:
         hands = hands.filter(ended_at__date__gte=date_from)
     if date_to is not None:
         hands = hands.filter(ended_at__date__lte=date_to)
-    hands = list(hands.order_by("pk"))
+    return hands.order_by("pk")
+
+
+def _audit_rows(hands: list[Hand]) -> list[dict]:
     Hand.prefetch_players(hands)
     entries = hand_settlement_entries(hand_ids=[hand.pk for hand in hands])
     names = dict(
@@ -128,7 +157,8 @@ def hands_for_audit(*, date_from: date | None, date_to: date | None) -> list[dic
     )
     rows = []
     for hand in hands:
-        engine = EngineHand.from_dict(hand.state)
+        slim = getattr(hand, "state_without_events")  # noqa: B009 (an annotation mypy cannot see)
+        engine = EngineHand.from_dict({**slim, "events": []})
         holes = dict(zip(engine.seats, engine.hole_cards, strict=True))
         result = hand.result or {}
         for seat, row in sorted(hand.seated_players().items()):
@@ -154,6 +184,52 @@ def hands_for_audit(*, date_from: date | None, date_to: date | None) -> list[dic
                 }
             )
     return rows
+
+
+def hands_for_audit_chunks(
+    *,
+    date_from: date | None,
+    date_to: date | None,
+    after: tuple[int, int] | None = None,
+    limit: int | None = None,
+    chunk: int | None = None,
+) -> Iterator[list[dict]]:
+    """Auditors' rows: each player of each hand that ended in [date_from, date_to] (UTC days),
+    with every card, their net, the hand's rake and the ledger entry that settled it; in
+    (hand, seat) order after `after` (a hand and seat), at most `limit` rows, `chunk` hands
+    per keyset query, so memory holds one batch whatever the range."""
+    hands = (
+        audit_hands(date_from=date_from, date_to=date_to)
+        .select_related("table")
+        .defer("state")  # its event log is most of it, and the rows need none of it
+        .annotate(state_without_events=STATE_WITHOUT_EVENTS)
+    )
+    chunk = chunk or AUDIT_HAND_CHUNK
+    after_hand, after_seat = after or (0, 0)
+    last, left = after_hand - 1 if after_seat else after_hand, limit
+    while left is None or left > 0:
+        batch = list(hands.filter(pk__gt=last)[:chunk])
+        if not batch:
+            return
+        rows = [
+            row
+            for row in _audit_rows(batch)
+            if row["hand"] != after_hand or row["seat"] > after_seat
+        ]
+        if left is not None:
+            rows = rows[:left]
+            left -= len(rows)
+        if rows:
+            yield rows
+        last = batch[-1].pk
+        if len(batch) < chunk:
+            return
+
+
+def hands_for_audit(*, date_from: date | None, date_to: date | None) -> list[dict]:
+    """Every row of `hands_for_audit_chunks`, in one list."""
+    chunks = hands_for_audit_chunks(date_from=date_from, date_to=date_to)
+    return [row for rows in chunks for row in rows]
 
 
 # A new session starts after this long without a hand at the table (or at another table).

@@ -19,6 +19,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from audit.context import acting_on_powers
 from audit.services import audit_record
 from cashier.models import Account
 from config.errors import Refused
@@ -100,7 +101,8 @@ def account_suspend(*, player, staff, reason: str, now: datetime | None = None) 
     # it finishes first; one that waits for it reads the account as suspended.
     Account.objects.select_for_update().filter(kind=Account.Kind.WALLET, owner=player).first()
     player.is_active = False
-    player.save(update_fields=["is_active"])
+    with acting_on_powers(staff):  # the database's power record names the staff member
+        player.save(update_fields=["is_active"])
     sessions = player_sessions_end(player=player)
     ended = {"sessions": sessions, "tables": tables, "showdown_tables": showdown_tables}
     ended["waiting_lists"] = waiting_lists
@@ -132,7 +134,8 @@ def account_reinstate(*, player, staff, reason: str, now: datetime | None = None
     if player.is_active:
         raise AccountError("not_suspended", f"{player.get_username()} is not suspended.")
     player.is_active = True
-    player.save(update_fields=["is_active"])
+    with acting_on_powers(staff):  # the database's power record names the staff member
+        player.save(update_fields=["is_active"])
     audit_record(
         action="staff.account_reinstate",
         actor=staff,

@@ -370,11 +370,11 @@ def send_heartbeats(versions: dict[int, int], group_of: Callable[[int], str] = g
     _run_on_layer(beat, "the tables' heartbeats")
 
 
-def send_lobby(*, table_id: int, seats_taken: int) -> None:
+def send_lobby(*, table_id: int, seats_taken: int, seats_playing: int) -> None:
     """Tell lobby sockets a table's seats changed (they refresh their table list)."""
     message: LobbyUpdateFrame = {
         "type": "lobby.update",
-        "update": {"table": table_id, "seats_taken": seats_taken},
+        "update": {"table": table_id, "seats_taken": seats_taken, "seats_playing": seats_playing},
     }
 
     async def deliver(layer) -> None:

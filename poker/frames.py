@@ -223,6 +223,7 @@ class SeatOfferEndedFrame(TypedDict):
 class LobbyTableUpdate(TypedDict):
     table: int
     seats_taken: int
+    seats_playing: int  # of those, the players who can play (poker.selectors.seats_playing)
 
 
 class LobbyUpdateFrame(TypedDict):

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, TypedDict
 
-from django.db.models import Count, Max, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from cashier.models import Account
@@ -484,13 +485,41 @@ def hands_of_player(player, *, table: Table | None = None) -> QuerySet[Hand]:
     return hands if table is None else hands.filter(table=table)
 
 
+def seats_playing(table_id=None):
+    """The seats whose players can play the next hand (docs/rules.md, "The lobby"): not
+    sitting out, and with chips at the table (or in the running hand). A player sitting out,
+    or busted at $0 without topping up, holds a seat but plays no hand. `table_id` a table's
+    id or an OuterRef to one."""
+    chips = Account.objects.filter(
+        kind=Account.Kind.TABLE_STACK, owner=OuterRef("player"), table=OuterRef("table")
+    ).filter(Q(balance__gt=0) | Q(in_hand_id__isnull=False))
+    return (
+        Seat.objects.filter(table=table_id)
+        .exclude(status=Seat.Status.SITTING_OUT)
+        .filter(Exists(chips))
+    )
+
+
+def seats_playing_count(*, table_id: int) -> int:
+    return seats_playing(table_id).count()
+
+
 def tables_for_lobby() -> QuerySet[Table]:
     """Open tables (models, ordered by game for grouping) with their occupancy annotated
-    (`Table.objects.with_occupancy()`)."""
+    (`Table.objects.with_occupancy()`) and `seats_playing`, the seats taken by players who
+    can play (`seats_playing`)."""
+    playing = (
+        seats_playing(OuterRef("pk"))
+        .order_by()
+        .values("table")
+        .annotate(count=Count("pk"))
+        .values("count")
+    )
     # Explicit order: Django drops Meta.ordering from queries with an aggregate.
     return (
         Table.objects.filter(is_open=True)
         .with_occupancy()
+        .annotate(seats_playing=Coalesce(Subquery(playing), 0))
         .order_by("game", "structure", "big_blind", "small_bet", "name")
     )
 
@@ -536,7 +565,8 @@ def table_stats(*, table_ids: list[int], now=None) -> dict[int, dict[str, int | 
 
 def lobby_tables(*, player) -> list[Table]:
     """The lobby's rows as `player` (a visitor too) sees them: `tables_for_lobby` with
-    `is_full` (no seat free that is not held for the waiting list), `is_mine` (they sit
+    `seats_out` (seats taken by players who cannot play: sitting out, or busted), `is_full`
+    (no seat free that is not held for the waiting list), `is_mine` (they sit
     there), `waiting_place` (their place in its list, or None), `barred_until` (staff removed
     them: no seat there until then, or None) and `stats` (`table_stats`)."""
     signed_in = player is not None and player.is_authenticated
@@ -554,6 +584,7 @@ def lobby_tables(*, player) -> list[Table]:
         row = vars(table)
         row["stats"] = stats.get(table.pk, NO_STATS)
         row["is_full"] = row["seats_free"] <= 0
+        row["seats_out"] = row["seats_taken"] - row["seats_playing"]
         row["is_mine"] = table.pk in mine
         row["waiting_place"] = places.get(table.pk)
         row["barred_until"] = barred.get(table.pk)

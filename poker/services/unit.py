@@ -68,7 +68,7 @@ from poker.engine.hand import Hand as EngineHand
 from poker.engine.hand import ReplayMismatch
 from poker.frames import SeatOfferEndedFrame, SeatOfferFrame
 from poker.models import Hand, HandEvent, HandPlayer, Seat, Table
-from poker.selectors import TableView, table_seats
+from poker.selectors import TableView, seats_playing_count, table_seats
 from poker.services import action_write
 from poker.services.events import TableEvent
 
@@ -814,8 +814,11 @@ def _publish(change: TableChange) -> TableView:
     seating = any(event["type"] in ("player_sat", "player_left") for event in change.events)
     if change.lobby_changed or seating:
         seats_taken = len(change.seats())
+        playing = seats_playing_count(table_id=table.pk)
         transaction.on_commit(
-            lambda: broadcast.send_lobby(table_id=table.pk, seats_taken=seats_taken)
+            lambda: broadcast.send_lobby(
+                table_id=table.pk, seats_taken=seats_taken, seats_playing=playing
+            )
         )
     return view
 

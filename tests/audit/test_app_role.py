@@ -48,3 +48,22 @@ def test_the_app_role_cannot_touch_the_log(app_role, transactional_db, sql):  # 
         cursor.execute(sql)
     assert AuditRecord.objects.get().reason == "kept"
     assert audit_verify().ok
+
+
+def test_a_power_change_by_raw_sql_as_the_app_role_is_recorded_and_chained(
+    app_role,  # noqa: F811
+    transactional_db,
+):
+    from django.contrib.auth import get_user_model
+
+    alice = make_funded_player("alice", cents=0)
+    with connected_as(app_role):
+        with connection.cursor() as cursor:
+            cursor.execute("UPDATE auth_user SET is_superuser = true WHERE id = %s", [alice.pk])
+        get_user_model().objects.filter(pk=alice.pk).update(is_staff=True)
+        report = audit_verify()
+    raw, orm = AuditRecord.objects.filter(action="security.power_change").order_by("id")
+    assert raw.payload["after"]["is_superuser"] and orm.payload["after"]["is_staff"]
+    assert raw.payload["db_role"] == orm.payload["db_role"] == app_role
+    assert raw.actor_kind == AuditRecord.ActorKind.DATABASE
+    assert report.ok and report.pending == 0 and raw.seq is not None

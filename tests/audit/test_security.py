@@ -169,8 +169,8 @@ def test_making_a_user_staff_or_superuser_is_recorded_with_before_and_after():
     boss = make_player("boss", is_staff=True, is_superuser=True)
     [made] = records("security.power_change")
     assert made.subject_id == str(boss.pk)
-    assert made.payload["before"] == {"is_staff": False, "is_superuser": False}
-    assert made.payload["after"] == {"is_staff": True, "is_superuser": True}
+    assert made.payload["before"] is None
+    assert made.payload["after"] == {"is_active": True, "is_staff": True, "is_superuser": True}
     alice = make_player("alice")
     alice.is_staff = True
     alice.save()
@@ -178,9 +178,9 @@ def test_making_a_user_staff_or_superuser_is_recorded_with_before_and_after():
     alice.save(update_fields=["is_superuser"])
     first, second = records("security.power_change")[1:]
     assert first.subject_id == second.subject_id == str(alice.pk)
-    assert first.payload["before"] == {"is_staff": False, "is_superuser": False}
-    assert first.payload["after"] == {"is_staff": True, "is_superuser": False}
-    assert second.payload["after"] == {"is_staff": True, "is_superuser": True}
+    assert first.payload["before"] == {"is_active": True, "is_staff": False, "is_superuser": False}
+    assert first.payload["after"] == {"is_active": True, "is_staff": True, "is_superuser": False}
+    assert second.payload["after"] == {"is_active": True, "is_staff": True, "is_superuser": True}
 
 
 def test_group_membership_and_permissions_are_recorded_from_either_side():
@@ -241,7 +241,8 @@ def test_staff_giving_a_role_in_the_admin_is_recorded_with_the_staff_member():
     assert answer.status_code == 302, answer.context["adminform"].form.errors
     flags, groups = [r for r in records("security.power_change") if r.subject_id == str(alice.pk)]
     assert flags.actor == groups.actor == boss
-    assert flags.payload["after"] == {"is_staff": True, "is_superuser": False}
+    assert flags.payload["after"] == {"is_active": True, "is_staff": True, "is_superuser": False}
+    assert flags.payload["route"] == groups.payload["route"] == "admin:auth_user_change"
     assert (groups.payload["before"], groups.payload["after"]) == ([], ["cashier managers"])
 
 

@@ -34,7 +34,7 @@ def test_auditors_export_every_finished_hand_with_every_card(auditor, played):
         assert all(len(row["hole_cards"]) == 4 for row in mine)
     as_csv = auditor.get(URL + "?format=csv")
     assert as_csv["Content-Disposition"] == 'attachment; filename="hands.csv"'
-    parsed = list(csv.DictReader(io.StringIO(as_csv.content.decode())))
+    parsed = list(csv.DictReader(io.StringIO(as_csv.getvalue().decode())))
     assert len(parsed) == len(rows) and len(parsed[0]["hole_cards"].split()) == 4
     assert auditor.get(URL + "?from=2999-01-01").json() == []
     assert auditor.get(URL + "?from=someday").status_code == 400
@@ -53,7 +53,7 @@ def test_auditors_download_the_hands_as_open_hand_history_with_every_card(audito
     _, _, players, calm, wild = played
     response = auditor.get(URL + "ohh/")
     assert response.status_code == 200 and response["Content-Type"] == "application/zip"
-    with zipfile.ZipFile(io.BytesIO(response.content)) as archive:
+    with zipfile.ZipFile(io.BytesIO(response.getvalue())) as archive:
         assert sorted(archive.namelist()) == sorted(f"hand-{h.pk}.ohh" for h in (calm, wild))
         text = archive.read(f"hand-{calm.pk}.ohh").decode()
     assert json.loads(text)["ohh"]["game_number"] == str(calm.pk)
@@ -63,3 +63,45 @@ def test_auditors_download_the_hands_as_open_hand_history_with_every_card(audito
     client.force_authenticate(players[1])
     assert client.get(URL + "ohh/").status_code == 403
     assert auditor.get(URL + "ohh/?to=yesterday").status_code == 400
+
+
+def test_the_hands_export_pages_by_hand_and_seat_with_a_link_to_the_next(auditor, played):
+    _, _, players, calm, _ = played
+    whole = auditor.get(URL, {"limit": 100}).json()
+    assert len(whole) == 2 * len(players) and "Link" not in auditor.get(URL, {"limit": 100})
+    pages, params = [], {"limit": 2}
+    while True:
+        response = auditor.get(URL, params)
+        assert response.status_code == 200
+        pages.append(response.json())
+        if "Link" not in response:
+            break
+        next_url = response["Link"].split(";")[0].strip("<>")
+        after = next_url.split("after=")[1].split("&")[0]
+        assert after == f"{pages[-1][-1]['hand']}.{pages[-1][-1]['seat']}"
+        params = {"limit": 2, "after": after}
+    assert [len(page) for page in pages] == [2, 2, 2]  # a page ends inside a hand, too
+    assert [row for page in pages for row in page] == whole
+    as_csv = auditor.get(URL, {"format": "csv", "after": f"{calm.pk}.2"})
+    parsed = list(csv.DictReader(io.StringIO(as_csv.getvalue().decode())))
+    assert [(int(r["hand"]), int(r["seat"])) for r in parsed] == [
+        (row["hand"], row["seat"]) for row in whole[2:]
+    ]
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"after": "12"},
+        {"after": "a.b"},
+        {"after": "1.2.3"},
+        {"limit": "0"},
+        {"limit": "10001"},
+        {"limit": "many"},
+        {"after": "1.2", "format": "csv", "from": "nope"},
+    ],
+)
+def test_a_bad_page_of_the_hands_export_is_a_400(auditor, params):
+    response = auditor.get(URL, params)
+    assert response.status_code == 400, response.content
+    assert b"bad_parameter" in response.content

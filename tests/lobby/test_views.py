@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from poker.models import Seat, Table
 from poker.services import table_sit
-from tests.factories import make_funded_player, make_player, make_table
+from tests.factories import make_funded_player, make_player, make_seated_player, make_table
 
 pytestmark = pytest.mark.django_db
 
@@ -52,7 +52,9 @@ def test_the_lobby_groups_open_tables_by_game_with_seats_taken(client):
     assert html.index("Omaha High") < html.index("Bering")
     assert html.index("Omaha Hi/Lo 8 or Better") < html.index("Cortez")
     bering = _row(html, omaha)
-    assert "$0.50/$1" in bering and "Pot limit" in bering and "2/6" in bering
+    # Seats taken with no chips at the table (no buy-in): seated, but nobody can play.
+    assert "$0.50/$1" in bering and "Pot limit" in bering and ">0/6<" in bering
+    assert "· 2 sitting out" in bering
     assert reverse("poker:table", args=[omaha.pk]) in bering
     assert "$50.00" in bering and "$100.00" in bering
     cortez = _row(html, hi_lo)
@@ -63,6 +65,19 @@ def test_the_lobby_groups_open_tables_by_game_with_seats_taken(client):
     hi_lo_heading = html.index("<h2>Omaha Hi/Lo 8 or Better</h2>")
     assert html.index(_row(html, later)) < hi_lo_heading < html.index(_row(html, hi_lo))
     assert html.index(_row(html, omaha)) < hi_lo_heading
+
+
+def test_the_lobby_shows_who_can_play_and_who_sits_out_apart(client):
+    from poker import services
+
+    table = make_table(name="Bering")
+    players = {seat: make_seated_player(table, name, seat) for seat, name in enumerate(
+        ("ann", "ben", "cy", "dee"), start=1)}  # fmt: skip
+    services.table_sit_out(table=table, player=players[4])
+    row = _row(client.get(reverse("lobby:home")).content.decode(), table)
+    assert ">3/6<" in row and "· 1 sitting out" in row and 'data-sort-players="3"' in row
+    french = client.get(reverse("lobby:home"), HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+    assert "· 1 absent" in _row(french, table)
 
 
 def test_an_empty_lobby_says_so(client):

@@ -180,7 +180,10 @@ async def test_the_lobby_socket_still_hears_the_lobby_after_a_flush():
     await sync_to_async(channel_layer_flush)()
     await sync_to_async(make_seated_player)(table, "cat", 3)
     frame = await lobby.receive_json_from(timeout=BOUND)
-    assert frame == {"type": "lobby.update", "update": {"table": table.pk, "seats_taken": 1}}
+    assert frame == {
+        "type": "lobby.update",
+        "update": {"table": table.pk, "seats_taken": 1, "seats_playing": 1},
+    }
     await lobby.disconnect()
 
 

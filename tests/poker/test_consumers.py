@@ -527,7 +527,10 @@ async def test_the_lobby_hears_when_a_seat_is_taken_or_freed():
     await lobby.receive_json_from()  # welcome
     await seat_player(table, "ben", 1)
     update = await lobby.receive_json_from(timeout=5)
-    assert update == {"type": "lobby.update", "update": {"table": table.pk, "seats_taken": 1}}
+    assert update == {
+        "type": "lobby.update",
+        "update": {"table": table.pk, "seats_taken": 1, "seats_playing": 1},
+    }
     await lobby.disconnect()
 
 

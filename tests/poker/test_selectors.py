@@ -5,7 +5,13 @@ import pytest
 from poker import services
 from poker.engine.hand import Hand as EngineHand
 from poker.models import Seat
-from poker.selectors import hands_of_player, table_state_for, tables_for_lobby, tables_played_by
+from poker.selectors import (
+    hands_of_player,
+    lobby_tables,
+    table_state_for,
+    tables_for_lobby,
+    tables_played_by,
+)
 from tests.factories import deal_hand, make_funded_player, make_seated_player, make_table
 
 pytestmark = pytest.mark.django_db
@@ -85,6 +91,26 @@ def test_the_lobby_lists_open_tables_with_seats_taken():
     make_seated_player(table, "ann", 1)
     listed = list(tables_for_lobby())
     assert [(t.pk, t.seats_taken) for t in listed] == [(table.pk, 1)]
+
+
+def test_the_lobby_counts_the_players_who_can_play_apart_from_the_others():
+    """Five seated, really three-handed: one sitting out, one busted at $0 (no top-up); a
+    player whose chips are all in the running hand still plays."""
+    from cashier.models import Account
+    from poker.selectors import seats_playing_count
+
+    table = make_table()
+    seated = {seat: make_seated_player(table, name, seat) for seat, name in enumerate(
+        ("ann", "ben", "cy", "dee", "eli"), start=1)}  # fmt: skip
+    services.table_sit_out(table=table, player=seated[4])
+    stacks = Account.objects.filter(kind=Account.Kind.TABLE_STACK, table=table)
+    stacks.filter(owner=seated[5]).update(balance=0)  # test-only: as if busted
+    stacks.filter(owner=seated[3]).update(balance=0, in_hand_id=1)  # all in, in a hand
+    [row] = list(tables_for_lobby())
+    assert (row.seats_taken, row.seats_playing) == (5, 3)
+    assert seats_playing_count(table_id=table.pk) == 3
+    [lobby_row] = lobby_tables(player=None)
+    assert lobby_row.seats_out == 2
 
 
 def test_the_tables_a_player_played_at_and_their_hands_are_queries_over_hand_players():

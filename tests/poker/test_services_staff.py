@@ -172,7 +172,7 @@ def test_closing_and_reopening_tell_the_lobby_after_commit(
             for callback in callbacks:
                 callback()
             heard = on_loop(layer.receive(lobby))
-            assert heard["update"] == {"table": table.pk, "seats_taken": 0}
+            assert heard["update"] == {"table": table.pk, "seats_taken": 0, "seats_playing": 0}
     finally:
         on_loop(layer.group_discard(LOBBY_GROUP, lobby))
         loop.call_soon_threadsafe(loop.stop)
