@@ -87,8 +87,7 @@ def power_actor_set(actor=None, *, using: str = "default") -> None:
     transaction it does nothing: the change's own statement commits alone, and its record
     names no actor."""
     connection = connections[using]
-    # The embedded room's SQLite (on its way out) has no triggers to name anyone to.
-    if not connection.in_atomic_block or connection.vendor != "postgresql":
+    if not connection.in_atomic_block:
         return
     actor = actor or _power_actor.get() or request_actor()
     value = ""

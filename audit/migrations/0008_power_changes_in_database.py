@@ -204,14 +204,11 @@ PIN_SEARCH_PATH = (
 
 
 def install(apps, schema_editor):
-    # Until the embedded room's SQLite goes (another branch removes it), it has no triggers.
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(INSTALL + PIN_SEARCH_PATH, params=None)
+    schema_editor.execute(INSTALL + PIN_SEARCH_PATH, params=None)
 
 
 def remove(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(REMOVE, params=None)
+    schema_editor.execute(REMOVE, params=None)
 
 
 class Migration(migrations.Migration):
