@@ -6,7 +6,6 @@ exact."""
 import functools
 
 import pytest
-from django.db import connection
 
 from cashier.verify import ledger_verify
 from lobby.suspension import account_suspend
@@ -19,10 +18,7 @@ from tests.factories import (
     run_together,
 )
 
-pytestmark = [
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(connection.vendor != "postgresql", reason="needs real row locks"),
-]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 ROUNDS = 8
 

@@ -6,17 +6,13 @@ the money stays exact."""
 import functools
 
 import pytest
-from django.db import connection
 
 from cashier.verify import ledger_verify
 from poker.models import Hand, Seat
 from responsible.services import exclusion_start
 from tests.factories import deal_and_play_out, make_seated_player, make_table, run_together
 
-pytestmark = [
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(connection.vendor != "postgresql", reason="needs real row locks"),
-]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 ROUNDS = 12  # before the order was fixed, the first round or two already deadlocked
 
