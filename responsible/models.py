@@ -1,5 +1,6 @@
 """Responsible gaming (AGCO 2.13/2.23, UK practice): deposit limits, time-outs and
-self-exclusions, the reality-check interval, and the record of every change to them.
+self-exclusions, the reality-check interval, the record of every change to them, and the
+versions of the terms and fair-play policy with who accepted which when.
 
 Rules live in `responsible.rules` (checks the cashier, tables and banked game call) and
 `responsible.services` (the changes players make); nothing here can be undone early.
@@ -104,3 +105,59 @@ class ResponsibleGamingEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.created_at:%Y-%m-%d %H:%M} {self.player} {self.kind}"
+
+
+class TermsVersion(models.Model):
+    """One published version of a document a player must accept before playing: the room's
+    terms or its fair-play policy. Published once by staff (the admin), never edited: the next
+    version is a new row, and the highest version of each kind is the one in force."""
+
+    class Kind(models.TextChoices):
+        TERMS = "terms", _("terms and conditions")
+        FAIR_PLAY = "fair_play", _("fair-play policy")
+
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    version = models.PositiveIntegerField()
+    title = models.CharField(max_length=120)
+    body = models.TextField(help_text="plain text; blank lines separate paragraphs")
+    published_at = models.DateTimeField()
+    published_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="terms_published",
+    )
+
+    class Meta:
+        ordering = ["kind", "-version"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["kind", "version"], name="responsible_terms_version_once"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} v{self.version}"
+
+
+class TermsAcceptance(models.Model):
+    """That a player accepted one version, and when: kept for good (nothing deletes a row,
+    and neither the player nor the version can be deleted while it names them)."""
+
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="terms_accepted"
+    )
+    terms = models.ForeignKey(TermsVersion, on_delete=models.PROTECT, related_name="acceptances")
+    accepted_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-accepted_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["player", "terms"], name="responsible_terms_accepted_once"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} accepted {self.terms} at {self.accepted_at:%Y-%m-%d %H:%M}"

@@ -21,7 +21,7 @@ from accounts.services import email_is_verified
 from cashier.models import Account, Entry, Posting
 from config.errors import Refused
 from config.inputs import dollars
-from responsible.models import DepositLimit, Exclusion
+from responsible.models import DepositLimit, Exclusion, TermsAcceptance, TermsVersion
 
 # Rolling windows (docs/rules.md "Responsible gaming"): a limit means the same thing whenever
 # the player looks, with no reset at midnight or on the 1st to deposit again at once.
@@ -59,33 +59,77 @@ def check_account_open(*, player, error: type[Refused]) -> None:
         )
 
 
+def _terms_accepted_sql() -> str:
+    """True when the player `%(player)s` accepted the version in force of every document (the
+    highest version of each kind; true when none was published)."""
+    versions, accepted = TermsVersion._meta.db_table, TermsAcceptance._meta.db_table
+    return (
+        f"NOT EXISTS (SELECT 1 FROM {versions} v WHERE NOT EXISTS (SELECT 1 FROM {versions} w "
+        "WHERE w.kind = v.kind AND w.version > v.version) "
+        f"AND NOT EXISTS (SELECT 1 FROM {accepted} a WHERE a.terms_id = v.id "
+        "AND a.player_id = %(player)s))"
+    )
+
+
 def play_check_sql() -> str:
-    """`check_play`'s query as two columns of a caller's SELECT (the account's `is_active`,
-    read afresh, and the id of the longest exclusion running now), for the player
-    `%(player)s` at `%(now)s`: a banked deal reads them with its table in one query."""
+    """`check_play`'s query as two columns of a caller's SELECT for the player `%(player)s` at
+    `%(now)s`: whether the player may play at all (the account's `is_active`, read afresh, and
+    the current terms and fair-play policy accepted) and the id of the longest exclusion
+    running now. A banked deal reads them with its table in one query."""
     users, exclusions = get_user_model()._meta.db_table, Exclusion._meta.db_table
     return (
-        f"(SELECT u.is_active FROM {users} u WHERE u.id = %(player)s), "
+        f"(SELECT u.is_active AND {_terms_accepted_sql()} FROM {users} u "
+        "WHERE u.id = %(player)s), "
         f"(SELECT x.id FROM {exclusions} x WHERE x.player_id = %(player)s "
         "AND x.starts_at <= %(now)s AND x.ends_at > %(now)s ORDER BY x.ends_at DESC LIMIT 1)"
+    )
+
+
+def terms_current() -> list[TermsVersion]:
+    """The version in force of each document (the highest of its kind), terms first."""
+    latest: dict[str, TermsVersion] = {}
+    for version in TermsVersion.objects.order_by("kind", "-version"):
+        latest.setdefault(version.kind, version)
+    return [latest[kind] for kind in TermsVersion.Kind.values if kind in latest]
+
+
+def terms_pending(*, player) -> list[TermsVersion]:
+    """The versions in force the player has not accepted yet (none: they may play)."""
+    accepted = set(TermsAcceptance.objects.filter(player=player).values_list("terms_id", flat=True))
+    return [version for version in terms_current() if version.pk not in accepted]
+
+
+def terms_accepted(*, player) -> bool:
+    """Whether the player accepted the version in force of every document (one query)."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {_terms_accepted_sql()}", {"player": player.pk})
+        return bool(cursor.fetchone()[0])
+
+
+def terms_message() -> str:
+    return _(
+        "Accept the current terms and fair-play policy before playing or depositing "
+        "(your profile's link, or the page any room page sends you to)."
     )
 
 
 def play_check_refuse(
     *, player, is_active: bool | None, exclusion_id: int | None, error: type[Refused]
 ) -> None:
-    """Refuse as `check_play` does, from the two columns of `play_check_sql` (the refusal
-    reads the exclusion it names)."""
+    """Refuse as `check_play` does, from the two columns of `play_check_sql` (`is_active`: the
+    first, false for a suspended account or terms not accepted; the refusal reads which)."""
     if not is_active:
         check_account_open(player=player, error=error)  # raises with the suspension's words
+        raise error("terms_not_accepted", terms_message())
     if exclusion_id is not None:
         raise error("excluded", exclusion_message(Exclusion.objects.get(pk=exclusion_id)))
 
 
 def check_play(*, player, error: type[Refused], now: datetime | None = None) -> None:
     """Refuse a seat, a buy-in, a top-up or a new banked round to a suspended or excluded
-    player. One query for both (`play_check_sql`): the account's `is_active`, read afresh, and
-    the longest exclusion running now."""
+    player, or one who has not accepted the current terms and fair-play policy. One query
+    (`play_check_sql`): the account's `is_active` read afresh with the acceptances, and the
+    longest exclusion running now."""
     with connection.cursor() as cursor:
         now = connection.ops.adapt_datetimefield_value(now or timezone.now())
         cursor.execute(f"SELECT {play_check_sql()}", {"player": player.pk, "now": now})

@@ -7,12 +7,15 @@ extend it with funded wallets and tables of every game.
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
+from django.template.loader import render_to_string
 
 from accounts.services import account_register
 from cashier.selectors import wallet_balance
 from cashier.services import wallet_deposit
 from poker.engine.rake import default_rake_schedule
 from poker.models import RakeSchedule, Table
+from responsible.rules import terms_current, terms_pending
+from responsible.services import terms_accept, terms_publish
 from showdown.models import ShowdownTable
 
 DEMO_PASSWORD = "omaha-demo-2026"
@@ -44,9 +47,28 @@ class Command(BaseCommand):
             f"Demo players: {', '.join(DEMO_PLAYERS)}; staff: {STAFF_USERNAME}; "
             f"password for all: {DEMO_PASSWORD}"
         )
+        self.seed_terms()
         self.seed_wallets()
         self.seed_tables()
         self.seed_live_showdown()
+
+    def seed_terms(self) -> None:
+        """Version 1 of the terms and the fair-play policy (templates/responsible/documents/)
+        when none is published, accepted by every demo player, so they play at once."""
+        published = {version.kind for version in terms_current()}
+        for kind, title in (
+            ("terms", "Terms and conditions"),
+            ("fair_play", "Fair-play policy"),
+        ):
+            if kind not in published:
+                body = render_to_string(f"responsible/documents/{kind}_v1.txt")
+                terms_publish(staff=None, kind=kind, title=title, body=body)
+        users = get_user_model().objects
+        for username in DEMO_PLAYERS:
+            player = users.get(username=username)
+            pending = terms_pending(player=player)
+            if pending:
+                terms_accept(player=player, versions=[version.pk for version in pending])
 
     # --- cashier (H-cashier): funded demo wallets -------------------------------------------
     def seed_wallets(self) -> None:
