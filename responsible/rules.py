@@ -108,8 +108,8 @@ def terms_accepted(*, player) -> bool:
 
 def terms_message() -> str:
     return _(
-        "Accept the current terms and fair-play policy before playing or depositing "
-        "(your profile's link, or the page any room page sends you to)."
+        "Accept the current terms and fair-play policy before playing or depositing: "
+        "any page of the room shows them to you first."
     )
 
 

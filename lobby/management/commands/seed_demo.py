@@ -4,10 +4,12 @@ Safe to run again: it only adds what is missing. Later parts of the room (cashie
 extend it with funded wallets and tables of every game.
 """
 
+from pathlib import Path
+
+from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
-from django.template.loader import render_to_string
 
 from accounts.services import account_register
 from cashier.selectors import wallet_balance
@@ -53,15 +55,16 @@ class Command(BaseCommand):
         self.seed_live_showdown()
 
     def seed_terms(self) -> None:
-        """Version 1 of the terms and the fair-play policy (templates/responsible/documents/)
-        when none is published, accepted by every demo player, so they play at once."""
+        """Version 1 of the terms and the fair-play policy (responsible/documents/) when none
+        is published, accepted by every demo player, so they play at once."""
         published = {version.kind for version in terms_current()}
         for kind, title in (
             ("terms", "Terms and conditions"),
             ("fair_play", "Fair-play policy"),
         ):
             if kind not in published:
-                body = render_to_string(f"responsible/documents/{kind}_v1.txt")
+                path = Path(apps.get_app_config("responsible").path) / "documents"
+                body = (path / f"{kind}_v1.txt").read_text(encoding="utf-8")
                 terms_publish(staff=None, kind=kind, title=title, body=body)
         users = get_user_model().objects
         for username in DEMO_PLAYERS:
