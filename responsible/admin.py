@@ -8,6 +8,7 @@ from config.admin import ReadOnlyAdmin, RoomAdmin, money
 from responsible.models import (
     DepositLimit,
     Exclusion,
+    LossLimit,
     RealityCheck,
     ResponsibleGamingEvent,
     TermsAcceptance,
@@ -18,6 +19,8 @@ from responsible.services import terms_publish
 
 @admin.register(DepositLimit)
 class DepositLimitAdmin(ReadOnlyAdmin):
+    """Deposit caps; `LossLimitAdmin` shows the loss caps the same way."""
+
     list_display = ("player", "period", "limit", "pending_limit", "pending_from", "updated_at")
     list_filter = ("period",)
     search_fields = ("player__username",)
@@ -31,6 +34,11 @@ class DepositLimitAdmin(ReadOnlyAdmin):
     @admin.display(description="pending limit")
     def pending_limit(self, obj: DepositLimit) -> str:
         return (money(obj.pending_amount) or "none") if obj.pending_from else ""
+
+
+@admin.register(LossLimit)
+class LossLimitAdmin(DepositLimitAdmin):
+    pass
 
 
 @admin.register(Exclusion)

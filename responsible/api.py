@@ -17,6 +17,7 @@ from responsible.selectors import reality_check_for, responsible_summary
 from responsible.services import (
     deposit_limit_set,
     exclusion_start,
+    loss_limit_set,
     reality_check_set,
     terms_accept,
 )
@@ -40,6 +41,9 @@ class ResponsibleExclusionSerializer(serializers.Serializer):
 
 class ResponsibleSummarySerializer(serializers.Serializer):
     limits = ResponsibleLimitSerializer(many=True)
+    loss_limits = ResponsibleLimitSerializer(
+        many=True, help_text="net loss caps, poker and the banked game together"
+    )
     exclusion = ResponsibleExclusionSerializer(allow_null=True)
     reality_check_minutes = serializers.IntegerField(allow_null=True)
 
@@ -68,10 +72,11 @@ class ResponsibleRealityCheckRequestSerializer(serializers.Serializer):
 def _summary(player) -> dict:
     summary = responsible_summary(player=player)
     exclusion = summary["exclusion"]
-    summary["limits"] = [
-        {key: value for key, value in limit.items() if key != "label"}
-        for limit in summary["limits"]
-    ]
+    for name in ("limits", "loss_limits"):
+        summary[name] = [
+            {key: value for key, value in limit.items() if key != "label"}
+            for limit in summary[name]
+        ]
     summary["exclusion"] = (
         None
         if exclusion is None
@@ -100,6 +105,22 @@ class LimitView(APIView):
     def post(self, request: Request) -> Response:
         """Set one period's cap: lower applies now, higher (or null) after 24 hours."""
         deposit_limit_set(
+            player=request.user,
+            period=request.data.get("period"),
+            amount=request.data.get("amount"),
+        )
+        return Response(_summary(request.user))
+
+
+class LossLimitView(APIView):
+    @extend_schema(
+        request=ResponsibleLimitRequestSerializer,
+        responses={200: ResponsibleSummarySerializer, 400: REFUSED},
+    )
+    def post(self, request: Request) -> Response:
+        """Set one period's net loss cap: lower applies now, higher (or null) after 24 hours.
+        Reached, seats, buy-ins, top-ups and banked rounds are refused with `loss_limit`."""
+        loss_limit_set(
             player=request.user,
             period=request.data.get("period"),
             amount=request.data.get("amount"),

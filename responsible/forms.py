@@ -27,6 +27,14 @@ class DepositLimitForm(forms.Form):
         return None if amount is None else int(amount * 100)
 
 
+class LossLimitForm(DepositLimitForm):
+    """The same as a deposit limit's form, for the loss limit (its own ids on the page)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("auto_id", "loss_%s")
+        super().__init__(*args, **kwargs)
+
+
 class TimeOutForm(forms.Form):
     days = forms.IntegerField(
         label=_("Time-out (days)"), min_value=TIME_OUT_DAYS[0], max_value=TIME_OUT_DAYS[1]

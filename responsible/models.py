@@ -1,4 +1,4 @@
-"""Responsible gaming (AGCO 2.13/2.23, UK practice): deposit limits, time-outs and
+"""Responsible gaming (AGCO 2.13/2.23, UK practice): deposit and loss limits, time-outs and
 self-exclusions, the reality-check interval, the record of every change to them, and the
 versions of the terms and fair-play policy with who accepted which when.
 
@@ -11,11 +11,11 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 
-class DepositLimit(models.Model):
-    """A player's cap on deposits in a rolling window (day = 24 h, week = 7 d, month = 30 d).
+class RollingLimit(models.Model):
+    """A player's cap over a rolling window (day = 24 h, week = 7 d, month = 30 d).
 
     A lower cap applies at once; a higher cap (or none) waits 24 hours in `pending_*`, so a
-    player cannot lift a limit in the heat of a session.
+    player cannot lift a limit in the heat of a session (`services.limit_set`, for both kinds).
     """
 
     class Period(models.TextChoices):
@@ -23,14 +23,25 @@ class DepositLimit(models.Model):
         WEEK = "week", _("week (7 days)")
         MONTH = "month", _("month (30 days)")
 
-    player = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="deposit_limits"
-    )
     period = models.CharField(max_length=5, choices=Period.choices)
     amount = models.BigIntegerField(null=True, blank=True, help_text="cents; empty: no limit")
     pending_amount = models.BigIntegerField(null=True, blank=True)
     pending_from = models.DateTimeField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        abstract = True
+
+    def __str__(self) -> str:
+        return f"{self.player} {self.period}: {self.amount}"  # type: ignore[attr-defined]
+
+
+class DepositLimit(RollingLimit):
+    """A cap on what the player deposits into their wallet in the window."""
+
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="deposit_limits"
+    )
 
     class Meta:
         constraints = [
@@ -41,8 +52,24 @@ class DepositLimit(models.Model):
             ),
         ]
 
-    def __str__(self) -> str:
-        return f"{self.player} {self.period}: {self.amount}"
+
+class LossLimit(RollingLimit):
+    """A cap on what the player may lose in the window, poker and the banked game together
+    (net: hands settled on their stacks, banked bets and payouts); reached, no new seat,
+    buy-in, top-up or banked round until the window has moved on."""
+
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="loss_limits"
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["player", "period"], name="responsible_loss_once"),
+            models.CheckConstraint(
+                name="responsible_loss_positive",
+                condition=models.Q(amount__isnull=True) | models.Q(amount__gt=0),
+            ),
+        ]
 
 
 class Exclusion(models.Model):
@@ -88,6 +115,8 @@ class ResponsibleGamingEvent(models.Model):
     class Kind(models.TextChoices):
         LIMIT_LOWERED = "limit_lowered", "deposit limit set or lowered (at once)"
         LIMIT_RAISE_PENDING = "limit_raise_pending", "deposit limit raise (after 24 h)"
+        LOSS_LIMIT_LOWERED = "loss_limit_lowered", "loss limit set or lowered (at once)"
+        LOSS_LIMIT_RAISE_PENDING = "loss_limit_raise_pending", "loss limit raise (after 24 h)"
         TIME_OUT = "time_out", "time-out started"
         SELF_EXCLUSION = "self_exclusion", "self-exclusion started"
         SESSIONS_ENDED = "sessions_ended", "sessions ended and seats left"

@@ -1,7 +1,7 @@
 """The changes a player makes to their own responsible-gaming settings, each recorded.
 
 Every function is one transaction and writes a `ResponsibleGamingEvent`. None of them can
-loosen anything at once: a higher deposit limit waits 24 hours, and an exclusion can only be
+loosen anything at once: a higher deposit or loss limit waits 24 hours, and an exclusion can only be
 made longer, never shorter or lifted.
 """
 
@@ -27,8 +27,10 @@ from poker.selectors import waiting_places_of
 from responsible.models import (
     DepositLimit,
     Exclusion,
+    LossLimit,
     RealityCheck,
     ResponsibleGamingEvent,
+    RollingLimit,
     TermsAcceptance,
     TermsVersion,
 )
@@ -60,23 +62,42 @@ def _add_months(moment: datetime, months: int) -> datetime:
     return moment.replace(year=year, month=month, day=day)
 
 
-@transaction.atomic
+# The events each kind of limit records: (lowered or first set, raise waiting 24 hours).
+LIMIT_EVENTS = {
+    DepositLimit: (Kind.LIMIT_LOWERED, Kind.LIMIT_RAISE_PENDING),
+    LossLimit: (Kind.LOSS_LIMIT_LOWERED, Kind.LOSS_LIMIT_RAISE_PENDING),
+}
+
+
 def deposit_limit_set(
     *, player, period: str, amount: int | None, now: datetime | None = None
 ) -> DepositLimit:
-    """Set the cap for one rolling window; `amount` None removes it (which counts as raising)."""
+    """Set the deposit cap for one rolling window (`limit_set`)."""
+    return limit_set(model=DepositLimit, player=player, period=period, amount=amount, now=now)
+
+
+def loss_limit_set(
+    *, player, period: str, amount: int | None, now: datetime | None = None
+) -> LossLimit:
+    """Set the loss cap for one rolling window (`limit_set`): poker and the banked game."""
+    return limit_set(model=LossLimit, player=player, period=period, amount=amount, now=now)
+
+
+@transaction.atomic
+def limit_set(*, model, player, period: str, amount: int | None, now: datetime | None = None):
+    """Set the cap for one rolling window; `amount` None removes it (which counts as raising).
+    `model`: DepositLimit or LossLimit, which work alike."""
+    lowered, raise_pending = LIMIT_EVENTS[model]
     now = now or timezone.now()
-    if period not in DepositLimit.Period.values:
+    if period not in RollingLimit.Period.values:
         raise ResponsibleError(
             "bad_period",
             _("A limit's period is one of %(periods)s.")
-            % {"periods": ", ".join(DepositLimit.Period.values)},
+            % {"periods": ", ".join(RollingLimit.Period.values)},
         )
     if amount is not None:
         amount = parse_cents(amount, field="limit", error=ResponsibleError)
-    limit, _created = DepositLimit.objects.select_for_update().get_or_create(
-        player=player, period=period
-    )
+    limit, _created = model.objects.select_for_update().get_or_create(player=player, period=period)
     current = limit_effective(limit, now=now)
     if limit.pending_from is not None and limit.pending_from <= now:
         limit.amount = limit.pending_amount  # the raise that matured is the cap now
@@ -84,7 +105,7 @@ def deposit_limit_set(
         limit.pending_amount, limit.pending_from = amount, now + RAISE_DELAY
         _record(
             player=player,
-            kind=Kind.LIMIT_RAISE_PENDING,
+            kind=raise_pending,
             now=now,
             period=period,
             current=current,
@@ -96,7 +117,7 @@ def deposit_limit_set(
         limit.amount, limit.pending_amount, limit.pending_from = amount, None, None
         _record(
             player=player,
-            kind=Kind.LIMIT_LOWERED,
+            kind=lowered,
             now=now,
             period=period,
             previous=current,

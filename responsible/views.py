@@ -15,6 +15,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from responsible.forms import (
     DepositLimitForm,
+    LossLimitForm,
     RealityCheckForm,
     SelfExclusionForm,
     TermsAcceptForm,
@@ -27,6 +28,7 @@ from responsible.services import (
     ResponsibleError,
     deposit_limit_set,
     exclusion_start,
+    loss_limit_set,
     reality_check_set,
     terms_accept,
 )
@@ -37,6 +39,7 @@ def responsible_context(request: HttpRequest) -> dict:
     return {
         "responsible": responsible_summary(player=request.user),
         "limit_form": DepositLimitForm(),
+        "loss_limit_form": LossLimitForm(),
         "time_out_form": TimeOutForm(auto_id="time_out_%s"),
         "self_exclusion_form": SelfExclusionForm(auto_id="self_exclusion_%s"),
         "reality_check_form": RealityCheckForm(),
@@ -53,12 +56,21 @@ def _form_errors(request: HttpRequest, form) -> None:
 @login_required
 @require_POST
 def limit_set(request: HttpRequest) -> HttpResponse:
-    form = DepositLimitForm(request.POST)
+    return _limit_set(request, form=DepositLimitForm(request.POST), service=deposit_limit_set)
+
+
+@login_required
+@require_POST
+def loss_limit(request: HttpRequest) -> HttpResponse:
+    return _limit_set(request, form=LossLimitForm(request.POST), service=loss_limit_set)
+
+
+def _limit_set(request: HttpRequest, *, form, service) -> HttpResponse:
     if not form.is_valid():
         _form_errors(request, form)
         return redirect("lobby:profile")
     try:
-        limit = deposit_limit_set(
+        limit = service(
             player=request.user, period=form.cleaned_data["period"], amount=form.cents()
         )
     except ResponsibleError as error:
