@@ -43,6 +43,7 @@ def responsible_context(request: HttpRequest) -> dict:
         "time_out_form": TimeOutForm(auto_id="time_out_%s"),
         "self_exclusion_form": SelfExclusionForm(auto_id="self_exclusion_%s"),
         "reality_check_form": RealityCheckForm(),
+        "terms_documents": terms_current(),
     }
 
 

@@ -163,6 +163,8 @@ def test_any_page_sends_the_player_to_accept_then_back():
     assert browser.get("/cashier/").status_code == 200
     page = browser.get(reverse("responsible:terms"))
     assert b"data-accepted" in page.content
+    profile = browser.get(reverse("lobby:profile")).content.decode()
+    assert f'href="{reverse("responsible:fair_play")}"' in profile
 
 
 def test_the_accept_page_sends_nowhere_outside_the_room():
