@@ -66,6 +66,8 @@ MIDDLEWARE = [
     "config.i18n.PlayerLanguageMiddleware",
     "audit.context.AuditRequestMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # A player who has not accepted the current terms and fair-play policy reads them first.
+    "responsible.middleware.TermsAcceptanceMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",
 ]

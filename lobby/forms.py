@@ -6,6 +6,8 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import Profile, display_name_validator
 from lobby.suspension import SUSPENDED_LOGIN, account_suspended_for
+from responsible.forms import TermsAcceptForm, terms_fields_add
+from responsible.rules import terms_current
 
 
 class SignUpForm(UserCreationForm):
@@ -22,6 +24,13 @@ class SignUpForm(UserCreationForm):
     class Meta(UserCreationForm.Meta):
         model = get_user_model()
         fields = ("username", "email")
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        # The documents in force, accepted with the account (none published: nothing asked).
+        terms_fields_add(self, terms_current())
+
+    clean_terms_versions = TermsAcceptForm.clean_terms_versions
 
     def clean_email(self) -> str:
         email = self.cleaned_data["email"].strip().lower()

@@ -7,6 +7,7 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -33,6 +34,7 @@ from poker import services as poker
 from poker.guides import GUIDES, rake_rows, timing
 from poker.models import Table
 from poker.selectors import GameKind, game_kinds_open, lobby_tables
+from responsible.services import ResponsibleError, terms_accept
 from responsible.views import responsible_context
 from showdown.selectors import tables_for_lobby as banked_tables_for_lobby
 from showdown.selectors import tables_waiting_for
@@ -69,12 +71,24 @@ def signup(request: HttpRequest) -> HttpResponse:
         return redirect("lobby:home")
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        user = account_register(
-            username=form.cleaned_data["username"],
-            email=form.cleaned_data["email"],
-            password=form.cleaned_data["password1"],
-            display_name=form.cleaned_data["display_name"],
-        )
+        try:
+            with transaction.atomic():
+                user = account_register(
+                    username=form.cleaned_data["username"],
+                    email=form.cleaned_data["email"],
+                    password=form.cleaned_data["password1"],
+                    display_name=form.cleaned_data["display_name"],
+                )
+                # With the account or not at all: no player without the documents accepted.
+                terms_accept(player=user, versions=form.cleaned_data.get("terms_versions", []))
+        except ResponsibleError as error:  # a version published while the form was open
+            data = request.POST.copy()
+            data.pop("accept_terms", None)  # to be ticked again, after reading the new one
+            form = SignUpForm(data)
+            data["terms_versions"] = form.fields["terms_versions"].initial
+            form.is_valid()
+            form.add_error(None, error.message)
+            return render(request, "accounts/signup.html", {"form": form})
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         email_verification_send(user=user, base_url=request.build_absolute_uri("/"))
         messages.success(

@@ -11,9 +11,16 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from responsible.models import DepositLimit, Exclusion
+from responsible.models import DepositLimit, Exclusion, TermsAcceptance
+from responsible.rules import terms_current
 from responsible.selectors import reality_check_for, responsible_summary
-from responsible.services import deposit_limit_set, exclusion_start, reality_check_set
+from responsible.services import (
+    deposit_limit_set,
+    exclusion_start,
+    loss_limit_set,
+    reality_check_set,
+    terms_accept,
+)
 
 REFUSED = OpenApiResponse(OpenApiTypes.OBJECT, description="refused: {code, message}")
 
@@ -34,6 +41,9 @@ class ResponsibleExclusionSerializer(serializers.Serializer):
 
 class ResponsibleSummarySerializer(serializers.Serializer):
     limits = ResponsibleLimitSerializer(many=True)
+    loss_limits = ResponsibleLimitSerializer(
+        many=True, help_text="net loss caps, poker and the banked game together"
+    )
     exclusion = ResponsibleExclusionSerializer(allow_null=True)
     reality_check_minutes = serializers.IntegerField(allow_null=True)
 
@@ -62,10 +72,11 @@ class ResponsibleRealityCheckRequestSerializer(serializers.Serializer):
 def _summary(player) -> dict:
     summary = responsible_summary(player=player)
     exclusion = summary["exclusion"]
-    summary["limits"] = [
-        {key: value for key, value in limit.items() if key != "label"}
-        for limit in summary["limits"]
-    ]
+    for name in ("limits", "loss_limits"):
+        summary[name] = [
+            {key: value for key, value in limit.items() if key != "label"}
+            for limit in summary[name]
+        ]
     summary["exclusion"] = (
         None
         if exclusion is None
@@ -101,6 +112,22 @@ class LimitView(APIView):
         return Response(_summary(request.user))
 
 
+class LossLimitView(APIView):
+    @extend_schema(
+        request=ResponsibleLimitRequestSerializer,
+        responses={200: ResponsibleSummarySerializer, 400: REFUSED},
+    )
+    def post(self, request: Request) -> Response:
+        """Set one period's net loss cap: lower applies now, higher (or null) after 24 hours.
+        Reached, seats, buy-ins, top-ups and banked rounds are refused with `loss_limit`."""
+        loss_limit_set(
+            player=request.user,
+            period=request.data.get("period"),
+            amount=request.data.get("amount"),
+        )
+        return Response(_summary(request.user))
+
+
 class ExclusionView(APIView):
     @extend_schema(
         request=ResponsibleExclusionRequestSerializer,
@@ -129,3 +156,63 @@ class RealityCheckView(APIView):
     def put(self, request: Request) -> Response:
         reality_check_set(player=request.user, minutes=request.data.get("minutes"))
         return Response(_summary(request.user))
+
+
+class TermsDocumentSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    kind = serializers.CharField(help_text="terms or fair_play")
+    version = serializers.IntegerField()
+    title = serializers.CharField()
+    body = serializers.CharField()
+    published_at = serializers.DateTimeField()
+    accepted_at = serializers.DateTimeField(allow_null=True, help_text="null: not accepted yet")
+
+
+class TermsSerializer(serializers.Serializer):
+    documents = TermsDocumentSerializer(many=True)
+    accepted = serializers.BooleanField(help_text="false: play and deposits are refused")
+
+
+class TermsAcceptRequestSerializer(serializers.Serializer):
+    versions = serializers.ListField(
+        child=serializers.IntegerField(), help_text="the ids of the documents not accepted yet"
+    )
+
+
+def _terms(player) -> dict:
+    accepted = dict(
+        TermsAcceptance.objects.filter(player=player).values_list("terms_id", "accepted_at")
+    )
+    documents = [
+        {
+            "id": version.pk,
+            "kind": version.kind,
+            "version": version.version,
+            "title": version.title,
+            "body": version.body,
+            "published_at": version.published_at,
+            "accepted_at": accepted.get(version.pk),
+        }
+        for version in terms_current()
+    ]
+    return TermsSerializer(
+        {"documents": documents, "accepted": all(d["accepted_at"] for d in documents)}
+    ).data
+
+
+class TermsView(APIView):
+    """The terms and fair-play policy in force, and whether the player accepted them: until
+    they do, seats, wagers and deposits are refused with `terms_not_accepted`."""
+
+    @extend_schema(responses=TermsSerializer)
+    def get(self, request: Request) -> Response:
+        return Response(_terms(request.user))
+
+    @extend_schema(
+        request=TermsAcceptRequestSerializer, responses={200: TermsSerializer, 400: REFUSED}
+    )
+    def post(self, request: Request) -> Response:
+        """Accept the documents not accepted yet (all of them, by id; `terms_changed` if they
+        are not the ones in force)."""
+        terms_accept(player=request.user, versions=request.data.get("versions"))
+        return Response(_terms(request.user))

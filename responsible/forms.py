@@ -1,3 +1,4 @@
+import copy
 from decimal import Decimal
 
 from django import forms
@@ -24,6 +25,14 @@ class DepositLimitForm(forms.Form):
     def cents(self) -> int | None:
         amount = self.cleaned_data["amount"]
         return None if amount is None else int(amount * 100)
+
+
+class LossLimitForm(DepositLimitForm):
+    """The same as a deposit limit's form, for the loss limit (its own ids on the page)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("auto_id", "loss_%s")
+        super().__init__(*args, **kwargs)
 
 
 class TimeOutForm(forms.Form):
@@ -55,3 +64,32 @@ class RealityCheckForm(forms.Form):
         max_value=REALITY_CHECK_MINUTES[1],
         help_text=_("Empty: no reminder."),
     )
+
+
+class TermsAcceptForm(forms.Form):
+    """The acceptance of the documents shown: their ids travel with the form, so a version
+    published meanwhile is refused rather than accepted unread. Sign-up adds the same fields."""
+
+    accept_terms = forms.BooleanField(
+        label=_("I accept the terms and conditions and the fair-play policy"),
+        help_text=_(
+            'Read them: <a href="/responsible/terms/">terms</a>, '
+            '<a href="/responsible/fair-play/">fair-play policy</a>.'
+        ),
+    )
+    terms_versions = forms.CharField(widget=forms.HiddenInput)
+
+    def clean_terms_versions(self) -> list[int]:
+        try:
+            return [int(part) for part in self.cleaned_data["terms_versions"].split(",") if part]
+        except ValueError:
+            raise forms.ValidationError(_("The documents shown are not known.")) from None
+
+
+def terms_fields_add(form: forms.Form, versions) -> None:
+    """Give `form` the acceptance fields for `versions` (none: nothing to accept)."""
+    if not versions:
+        return
+    for name, field in TermsAcceptForm.base_fields.items():
+        form.fields[name] = copy.deepcopy(field)
+    form.fields["terms_versions"].initial = ",".join(str(version.pk) for version in versions)

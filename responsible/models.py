@@ -1,5 +1,6 @@
-"""Responsible gaming (AGCO 2.13/2.23, UK practice): deposit limits, time-outs and
-self-exclusions, the reality-check interval, and the record of every change to them.
+"""Responsible gaming (AGCO 2.13/2.23, UK practice): deposit and loss limits, time-outs and
+self-exclusions, the reality-check interval, the record of every change to them, and the
+versions of the terms and fair-play policy with who accepted which when.
 
 Rules live in `responsible.rules` (checks the cashier, tables and banked game call) and
 `responsible.services` (the changes players make); nothing here can be undone early.
@@ -10,11 +11,11 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 
-class DepositLimit(models.Model):
-    """A player's cap on deposits in a rolling window (day = 24 h, week = 7 d, month = 30 d).
+class RollingLimit(models.Model):
+    """A player's cap over a rolling window (day = 24 h, week = 7 d, month = 30 d).
 
     A lower cap applies at once; a higher cap (or none) waits 24 hours in `pending_*`, so a
-    player cannot lift a limit in the heat of a session.
+    player cannot lift a limit in the heat of a session (`services.limit_set`, for both kinds).
     """
 
     class Period(models.TextChoices):
@@ -22,14 +23,25 @@ class DepositLimit(models.Model):
         WEEK = "week", _("week (7 days)")
         MONTH = "month", _("month (30 days)")
 
-    player = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="deposit_limits"
-    )
     period = models.CharField(max_length=5, choices=Period.choices)
     amount = models.BigIntegerField(null=True, blank=True, help_text="cents; empty: no limit")
     pending_amount = models.BigIntegerField(null=True, blank=True)
     pending_from = models.DateTimeField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        abstract = True
+
+    def __str__(self) -> str:
+        return f"{self.player} {self.period}: {self.amount}"  # type: ignore[attr-defined]
+
+
+class DepositLimit(RollingLimit):
+    """A cap on what the player deposits into their wallet in the window."""
+
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="deposit_limits"
+    )
 
     class Meta:
         constraints = [
@@ -40,8 +52,24 @@ class DepositLimit(models.Model):
             ),
         ]
 
-    def __str__(self) -> str:
-        return f"{self.player} {self.period}: {self.amount}"
+
+class LossLimit(RollingLimit):
+    """A cap on what the player may lose in the window, poker and the banked game together
+    (net: hands settled on their stacks, banked bets and payouts); reached, no new seat,
+    buy-in, top-up or banked round until the window has moved on."""
+
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="loss_limits"
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["player", "period"], name="responsible_loss_once"),
+            models.CheckConstraint(
+                name="responsible_loss_positive",
+                condition=models.Q(amount__isnull=True) | models.Q(amount__gt=0),
+            ),
+        ]
 
 
 class Exclusion(models.Model):
@@ -87,6 +115,8 @@ class ResponsibleGamingEvent(models.Model):
     class Kind(models.TextChoices):
         LIMIT_LOWERED = "limit_lowered", "deposit limit set or lowered (at once)"
         LIMIT_RAISE_PENDING = "limit_raise_pending", "deposit limit raise (after 24 h)"
+        LOSS_LIMIT_LOWERED = "loss_limit_lowered", "loss limit set or lowered (at once)"
+        LOSS_LIMIT_RAISE_PENDING = "loss_limit_raise_pending", "loss limit raise (after 24 h)"
         TIME_OUT = "time_out", "time-out started"
         SELF_EXCLUSION = "self_exclusion", "self-exclusion started"
         SESSIONS_ENDED = "sessions_ended", "sessions ended and seats left"
@@ -104,3 +134,59 @@ class ResponsibleGamingEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.created_at:%Y-%m-%d %H:%M} {self.player} {self.kind}"
+
+
+class TermsVersion(models.Model):
+    """One published version of a document a player must accept before playing: the room's
+    terms or its fair-play policy. Published once by staff (the admin), never edited: the next
+    version is a new row, and the highest version of each kind is the one in force."""
+
+    class Kind(models.TextChoices):
+        TERMS = "terms", _("terms and conditions")
+        FAIR_PLAY = "fair_play", _("fair-play policy")
+
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    version = models.PositiveIntegerField()
+    title = models.CharField(max_length=120)
+    body = models.TextField(help_text="plain text; blank lines separate paragraphs")
+    published_at = models.DateTimeField()
+    published_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="terms_published",
+    )
+
+    class Meta:
+        ordering = ["kind", "-version"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["kind", "version"], name="responsible_terms_version_once"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} v{self.version}"
+
+
+class TermsAcceptance(models.Model):
+    """That a player accepted one version, and when: kept for good (nothing deletes a row,
+    and neither the player nor the version can be deleted while it names them)."""
+
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="terms_accepted"
+    )
+    terms = models.ForeignKey(TermsVersion, on_delete=models.PROTECT, related_name="acceptances")
+    accepted_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-accepted_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["player", "terms"], name="responsible_terms_accepted_once"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} accepted {self.terms} at {self.accepted_at:%Y-%m-%d %H:%M}"

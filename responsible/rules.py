@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 
 from django.contrib.auth import get_user_model
 from django.db import connection
-from django.db.models import Sum
+from django.db.models import Q, Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -21,15 +21,26 @@ from accounts.services import email_is_verified
 from cashier.models import Account, Entry, Posting
 from config.errors import Refused
 from config.inputs import dollars
-from responsible.models import DepositLimit, Exclusion
+from responsible.models import (
+    DepositLimit,
+    Exclusion,
+    LossLimit,
+    RollingLimit,
+    TermsAcceptance,
+    TermsVersion,
+)
 
 # Rolling windows (docs/rules.md "Responsible gaming"): a limit means the same thing whenever
 # the player looks, with no reset at midnight or on the 1st to deposit again at once.
 WINDOWS = {
-    DepositLimit.Period.DAY: timedelta(days=1),
-    DepositLimit.Period.WEEK: timedelta(days=7),
-    DepositLimit.Period.MONTH: timedelta(days=30),
+    RollingLimit.Period.DAY: timedelta(days=1),
+    RollingLimit.Period.WEEK: timedelta(days=7),
+    RollingLimit.Period.MONTH: timedelta(days=30),
 }
+# What counts as won or lost (`net_result_since`, and the loss limits' SQL): hands settled on
+# the player's table stacks (after rake), banked bets and payouts on their wallet.
+RESULT_STACK_REASONS = (Entry.Reason.HAND_SETTLEMENT,)
+RESULT_WALLET_REASONS = (Entry.Reason.BANKED_BET, Entry.Reason.BANKED_PAYOUT)
 
 
 def exclusion_active(*, player, now: datetime | None = None) -> Exclusion | None:
@@ -59,33 +70,159 @@ def check_account_open(*, player, error: type[Refused]) -> None:
         )
 
 
+def _terms_accepted_sql() -> str:
+    """True when the player `%(player)s` accepted the version in force of every document (the
+    highest version of each kind; true when none was published)."""
+    versions, accepted = TermsVersion._meta.db_table, TermsAcceptance._meta.db_table
+    return (
+        f"NOT EXISTS (SELECT 1 FROM {versions} v WHERE NOT EXISTS (SELECT 1 FROM {versions} w "
+        "WHERE w.kind = v.kind AND w.version > v.version) "
+        f"AND NOT EXISTS (SELECT 1 FROM {accepted} a WHERE a.terms_id = v.id "
+        "AND a.player_id = %(player)s))"
+    )
+
+
+def _loss_room_sql() -> str:
+    """True unless the player `%(player)s` lost, at `%(now)s`, at least a loss limit in force
+    within its window (the same net result as `net_result_since`, summed in the query)."""
+    limits = LossLimit._meta.db_table
+    postings, entries = Posting._meta.db_table, Entry._meta.db_table
+    accounts = Account._meta.db_table
+    cap = "(CASE WHEN l.pending_from <= %(now)s THEN l.pending_amount ELSE l.amount END)"
+    days = " ".join(f"WHEN '{period}' THEN {window.days}" for period, window in WINDOWS.items())
+    stack = ", ".join(f"'{reason}'" for reason in RESULT_STACK_REASONS)
+    wallet = ", ".join(f"'{reason}'" for reason in RESULT_WALLET_REASONS)
+    return (
+        f"NOT EXISTS (SELECT 1 FROM {limits} l WHERE l.player_id = %(player)s "
+        f"AND {cap} IS NOT NULL AND {cap} <= -(SELECT COALESCE(SUM(p.amount), 0) "
+        f"FROM {postings} p JOIN {entries} e ON e.id = p.entry_id "
+        f"JOIN {accounts} a ON a.id = p.account_id WHERE a.owner_id = %(player)s "
+        f"AND e.created_at > %(now)s - (CASE l.period {days} END) * interval '1 day' "
+        f"AND ((e.reason IN ({stack}) AND a.kind = '{Account.Kind.TABLE_STACK}') "
+        f"OR (e.reason IN ({wallet}) AND a.kind = '{Account.Kind.WALLET}'))))"
+    )
+
+
+def net_result_since(*, player, since: datetime) -> int:
+    """The player's winnings minus losses at the room after `since`, in cents: hands settled
+    on their table stacks plus banked bets and payouts on their wallet (deposits, buy-ins and
+    cash-outs move money, they win or lose nothing)."""
+    total = Posting.objects.filter(
+        Q(entry__reason__in=RESULT_STACK_REASONS, account__kind=Account.Kind.TABLE_STACK)
+        | Q(entry__reason__in=RESULT_WALLET_REASONS, account__kind=Account.Kind.WALLET),
+        account__owner=player,
+        entry__created_at__gt=since,
+    ).aggregate(total=Sum("amount"))["total"]
+    return total or 0
+
+
+def loss_room(*, player, now: datetime | None = None) -> dict[str, dict]:
+    """Per period with a loss cap in force: the cap, the net loss in its window (0 when the
+    player is ahead), and what may still be lost."""
+    now = now or timezone.now()
+    room = {}
+    for limit in LossLimit.objects.filter(player=player):
+        cap = limit_effective(limit, now=now)
+        if cap is None:
+            continue
+        lost = max(-net_result_since(player=player, since=now - WINDOWS[limit.period]), 0)
+        room[limit.period] = {"limit": cap, "used": lost, "left": max(cap - lost, 0)}
+    return room
+
+
+def _period_words(period: str) -> dict:
+    return {
+        # Translators: "day", "week" or "month", as in "your day limit".
+        "period": {"day": _("day"), "week": _("week"), "month": _("month")}[period],
+        "window": _("24 hours")
+        if period == "day"
+        else _("%(days)s days") % {"days": WINDOWS[period].days},
+    }
+
+
+def check_loss(*, player, error: type[Refused], now: datetime | None = None) -> None:
+    """Refuse play to a player who reached a loss limit in force (the words of the refusal
+    `check_play` makes, with the figures)."""
+    for period, room in loss_room(player=player, now=now).items():
+        if room["left"] <= 0:
+            raise error(
+                "loss_limit",
+                _(
+                    "You reached your %(period)s loss limit of %(limit)s: you lost "
+                    "%(used)s in the last %(window)s. No new seat, buy-in, top-up or "
+                    "banked round until your results in that window are back under it."
+                )
+                % {
+                    **_period_words(period),
+                    "limit": dollars(room["limit"]),
+                    "used": dollars(room["used"]),
+                },
+            )
+
+
 def play_check_sql() -> str:
-    """`check_play`'s query as two columns of a caller's SELECT (the account's `is_active`,
-    read afresh, and the id of the longest exclusion running now), for the player
-    `%(player)s` at `%(now)s`: a banked deal reads them with its table in one query."""
+    """`check_play`'s query as two columns of a caller's SELECT for the player `%(player)s` at
+    `%(now)s`: whether the player may play at all (the account's `is_active`, read afresh,
+    the current terms and fair-play policy accepted and no loss limit reached) and the id of
+    the longest exclusion
+    running now. A banked deal reads them with its table in one query."""
     users, exclusions = get_user_model()._meta.db_table, Exclusion._meta.db_table
     return (
-        f"(SELECT u.is_active FROM {users} u WHERE u.id = %(player)s), "
+        f"(SELECT u.is_active AND {_terms_accepted_sql()} AND {_loss_room_sql()} FROM {users} u "
+        "WHERE u.id = %(player)s), "
         f"(SELECT x.id FROM {exclusions} x WHERE x.player_id = %(player)s "
         "AND x.starts_at <= %(now)s AND x.ends_at > %(now)s ORDER BY x.ends_at DESC LIMIT 1)"
+    )
+
+
+def terms_current() -> list[TermsVersion]:
+    """The version in force of each document (the highest of its kind), terms first."""
+    latest: dict[str, TermsVersion] = {}
+    for version in TermsVersion.objects.order_by("kind", "-version"):
+        latest.setdefault(version.kind, version)
+    return [latest[kind] for kind in TermsVersion.Kind.values if kind in latest]
+
+
+def terms_pending(*, player) -> list[TermsVersion]:
+    """The versions in force the player has not accepted yet (none: they may play)."""
+    accepted = set(TermsAcceptance.objects.filter(player=player).values_list("terms_id", flat=True))
+    return [version for version in terms_current() if version.pk not in accepted]
+
+
+def terms_accepted(*, player) -> bool:
+    """Whether the player accepted the version in force of every document (one query)."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {_terms_accepted_sql()}", {"player": player.pk})
+        return bool(cursor.fetchone()[0])
+
+
+def terms_message() -> str:
+    return _(
+        "Accept the current terms and fair-play policy before playing or depositing: "
+        "any page of the room shows them to you first."
     )
 
 
 def play_check_refuse(
     *, player, is_active: bool | None, exclusion_id: int | None, error: type[Refused]
 ) -> None:
-    """Refuse as `check_play` does, from the two columns of `play_check_sql` (the refusal
-    reads the exclusion it names)."""
+    """Refuse as `check_play` does, from the two columns of `play_check_sql` (`is_active`: the
+    first, false for a suspended account, terms not accepted or a loss limit reached; the
+    refusal reads which, in that order)."""
     if not is_active:
         check_account_open(player=player, error=error)  # raises with the suspension's words
+        if not terms_accepted(player=player):
+            raise error("terms_not_accepted", terms_message())
+        check_loss(player=player, error=error)
     if exclusion_id is not None:
         raise error("excluded", exclusion_message(Exclusion.objects.get(pk=exclusion_id)))
 
 
 def check_play(*, player, error: type[Refused], now: datetime | None = None) -> None:
     """Refuse a seat, a buy-in, a top-up or a new banked round to a suspended or excluded
-    player. One query for both (`play_check_sql`): the account's `is_active`, read afresh, and
-    the longest exclusion running now."""
+    player, one who has not accepted the current terms and fair-play policy, or one who
+    reached a loss limit. One query (`play_check_sql`): the account's `is_active` read afresh
+    with the acceptances and the loss limits, and the longest exclusion running now."""
     with connection.cursor() as cursor:
         now = connection.ops.adapt_datetimefield_value(now or timezone.now())
         cursor.execute(f"SELECT {play_check_sql()}", {"player": player.pk, "now": now})
@@ -93,7 +230,7 @@ def check_play(*, player, error: type[Refused], now: datetime | None = None) -> 
     play_check_refuse(player=player, is_active=is_active, exclusion_id=exclusion_id, error=error)
 
 
-def limit_effective(limit: DepositLimit, *, now: datetime) -> int | None:
+def limit_effective(limit: RollingLimit, *, now: datetime) -> int | None:
     """The cap in force now: the pending one once its 24 hours have passed."""
     if limit.pending_from is not None and limit.pending_from <= now:
         return limit.pending_amount
@@ -152,13 +289,9 @@ def check_deposit(
                     "can deposit %(left)s more now."
                 )
                 % {
-                    # Translators: "day", "week" or "month", as in "your day limit".
-                    "period": {"day": _("day"), "week": _("week"), "month": _("month")}[period],
+                    **_period_words(period),
                     "limit": dollars(room["limit"]),
                     "used": dollars(room["used"]),
-                    "window": _("24 hours")
-                    if period == "day"
-                    else _("%(days)s days") % {"days": WINDOWS[period].days},
                     "left": dollars(room["left"]),
                 },
             )

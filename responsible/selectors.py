@@ -4,28 +4,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from django.db.models import Q, Sum
 from django.utils import timezone
 
-from cashier.models import Account, Entry, Posting
-from responsible.models import DepositLimit, RealityCheck
-from responsible.rules import deposit_room, exclusion_active
+from responsible.models import DepositLimit, LossLimit, RealityCheck, RollingLimit
+from responsible.rules import deposit_room, exclusion_active, loss_room, net_result_since
 
-
-def net_result_since(*, player, since: datetime) -> int:
-    """The player's winnings minus losses at the room after `since`, in cents: hands settled
-    on their table stacks plus banked bets and payouts on their wallet (deposits, buy-ins and
-    cash-outs move money, they win or lose nothing)."""
-    total = Posting.objects.filter(
-        Q(entry__reason=Entry.Reason.HAND_SETTLEMENT, account__kind=Account.Kind.TABLE_STACK)
-        | Q(
-            entry__reason__in=[Entry.Reason.BANKED_BET, Entry.Reason.BANKED_PAYOUT],
-            account__kind=Account.Kind.WALLET,
-        ),
-        account__owner=player,
-        entry__created_at__gt=since,
-    ).aggregate(total=Sum("amount"))["total"]
-    return total or 0
+__all__ = ["net_result_since", "reality_check_for", "responsible_summary"]
 
 
 def reality_check_for(*, player, session_started_at: datetime | None, now=None) -> dict:
@@ -42,16 +26,14 @@ def reality_check_for(*, player, session_started_at: datetime | None, now=None) 
     }
 
 
-def responsible_summary(*, player, now: datetime | None = None) -> dict:
-    """Everything the profile page and the API show: caps (in force and waiting), what is
-    left of each, the running exclusion and the reality check interval."""
-    now = now or timezone.now()
-    room = deposit_room(player=player, now=now)
-    limits = []
-    for period, label in DepositLimit.Period.choices:
-        limit = DepositLimit.objects.filter(player=player, period=period).first()
+def _limits(*, model: type[RollingLimit], room: dict, player, now: datetime) -> list[dict]:
+    """Each period's row of the profile's table: the cap in force, what is left, a raise
+    waiting."""
+    rows = []
+    for period, label in RollingLimit.Period.choices:
+        limit = model.objects.filter(player=player, period=period).first()  # type: ignore[attr-defined]
         matured = limit is not None and limit.pending_from is not None and limit.pending_from <= now
-        limits.append(
+        rows.append(
             {
                 "period": period,
                 "label": label,
@@ -61,9 +43,23 @@ def responsible_summary(*, player, now: datetime | None = None) -> dict:
                 "pending_from": None if limit is None or matured else limit.pending_from,
             }
         )
+    return rows
+
+
+def responsible_summary(*, player, now: datetime | None = None) -> dict:
+    """Everything the profile page and the API show: deposit and loss caps (in force and
+    waiting), what is left of each, the running exclusion and the reality check interval."""
+    now = now or timezone.now()
+    limits = _limits(
+        model=DepositLimit, room=deposit_room(player=player, now=now), player=player, now=now
+    )
+    loss_limits = _limits(
+        model=LossLimit, room=loss_room(player=player, now=now), player=player, now=now
+    )
     setting = RealityCheck.objects.filter(player=player).first()
     return {
         "limits": limits,
+        "loss_limits": loss_limits,
         "exclusion": exclusion_active(player=player, now=now),
         "reality_check_minutes": setting.interval_minutes if setting else None,
     }

@@ -1,7 +1,7 @@
 """The changes a player makes to their own responsible-gaming settings, each recorded.
 
 Every function is one transaction and writes a `ResponsibleGamingEvent`. None of them can
-loosen anything at once: a higher deposit limit waits 24 hours, and an exclusion can only be
+loosen anything at once: a higher deposit or loss limit waits 24 hours, and an exclusion can only be
 made longer, never shorter or lifted.
 """
 
@@ -17,14 +17,24 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from rest_framework.authtoken.models import Token
 
+from audit.services import audit_record
 from config.errors import Refused
 from config.inputs import parse_cents
 from poker import broadcast
 from poker import services as poker
 from poker.models import Seat, Table
 from poker.selectors import waiting_places_of
-from responsible.models import DepositLimit, Exclusion, RealityCheck, ResponsibleGamingEvent
-from responsible.rules import exclusion_active, limit_effective
+from responsible.models import (
+    DepositLimit,
+    Exclusion,
+    LossLimit,
+    RealityCheck,
+    ResponsibleGamingEvent,
+    RollingLimit,
+    TermsAcceptance,
+    TermsVersion,
+)
+from responsible.rules import exclusion_active, limit_effective, terms_current
 from showdown import live as showdown_live
 
 RAISE_DELAY = timedelta(hours=24)
@@ -52,23 +62,42 @@ def _add_months(moment: datetime, months: int) -> datetime:
     return moment.replace(year=year, month=month, day=day)
 
 
-@transaction.atomic
+# The events each kind of limit records: (lowered or first set, raise waiting 24 hours).
+LIMIT_EVENTS = {
+    DepositLimit: (Kind.LIMIT_LOWERED, Kind.LIMIT_RAISE_PENDING),
+    LossLimit: (Kind.LOSS_LIMIT_LOWERED, Kind.LOSS_LIMIT_RAISE_PENDING),
+}
+
+
 def deposit_limit_set(
     *, player, period: str, amount: int | None, now: datetime | None = None
 ) -> DepositLimit:
-    """Set the cap for one rolling window; `amount` None removes it (which counts as raising)."""
+    """Set the deposit cap for one rolling window (`limit_set`)."""
+    return limit_set(model=DepositLimit, player=player, period=period, amount=amount, now=now)
+
+
+def loss_limit_set(
+    *, player, period: str, amount: int | None, now: datetime | None = None
+) -> LossLimit:
+    """Set the loss cap for one rolling window (`limit_set`): poker and the banked game."""
+    return limit_set(model=LossLimit, player=player, period=period, amount=amount, now=now)
+
+
+@transaction.atomic
+def limit_set(*, model, player, period: str, amount: int | None, now: datetime | None = None):
+    """Set the cap for one rolling window; `amount` None removes it (which counts as raising).
+    `model`: DepositLimit or LossLimit, which work alike."""
+    lowered, raise_pending = LIMIT_EVENTS[model]
     now = now or timezone.now()
-    if period not in DepositLimit.Period.values:
+    if period not in RollingLimit.Period.values:
         raise ResponsibleError(
             "bad_period",
             _("A limit's period is one of %(periods)s.")
-            % {"periods": ", ".join(DepositLimit.Period.values)},
+            % {"periods": ", ".join(RollingLimit.Period.values)},
         )
     if amount is not None:
         amount = parse_cents(amount, field="limit", error=ResponsibleError)
-    limit, _created = DepositLimit.objects.select_for_update().get_or_create(
-        player=player, period=period
-    )
+    limit, _created = model.objects.select_for_update().get_or_create(player=player, period=period)
     current = limit_effective(limit, now=now)
     if limit.pending_from is not None and limit.pending_from <= now:
         limit.amount = limit.pending_amount  # the raise that matured is the cap now
@@ -76,7 +105,7 @@ def deposit_limit_set(
         limit.pending_amount, limit.pending_from = amount, now + RAISE_DELAY
         _record(
             player=player,
-            kind=Kind.LIMIT_RAISE_PENDING,
+            kind=raise_pending,
             now=now,
             period=period,
             current=current,
@@ -88,7 +117,7 @@ def deposit_limit_set(
         limit.amount, limit.pending_amount, limit.pending_from = amount, None, None
         _record(
             player=player,
-            kind=Kind.LIMIT_LOWERED,
+            kind=lowered,
             now=now,
             period=period,
             previous=current,
@@ -210,3 +239,78 @@ def reality_check_set(*, player, minutes: int | None, now: datetime | None = Non
     else:
         RealityCheck.objects.update_or_create(player=player, defaults={"interval_minutes": minutes})
     _record(player=player, kind=Kind.REALITY_CHECK_SET, now=now, minutes=minutes)
+
+
+@transaction.atomic
+def terms_publish(
+    *, staff, kind: str, title: str, body: str, reason: str = "", now: datetime | None = None
+) -> TermsVersion:
+    """Publish the next version of a document (staff, in the admin): from now on every player
+    accepts it before playing again. Numbered after the last of its kind; audited."""
+    now = now or timezone.now()
+    if kind not in TermsVersion.Kind.values:
+        raise ResponsibleError("bad_kind", _("Choose the terms or the fair-play policy."))
+    title, body = (title or "").strip(), (body or "").strip()
+    if not title or not body or len(title) > 120:
+        raise ResponsibleError(
+            "bad_document", _("A document has a title (at most 120 characters) and a text.")
+        )
+    # Two staff publishing at once: the unique (kind, version) refuses the second number.
+    last = TermsVersion.objects.filter(kind=kind).order_by("-version").first()
+    version = TermsVersion.objects.create(
+        kind=kind,
+        version=(last.version + 1) if last else 1,
+        title=title,
+        body=body,
+        published_at=now,
+        published_by=staff,
+    )
+    audit_record(
+        action="staff.terms_publish",
+        actor=staff,
+        subject=version,
+        payload={"kind": kind, "version": version.version, "title": title, "chars": len(body)},
+        reason=reason,
+        now=now,
+    )
+    return version
+
+
+@transaction.atomic
+def terms_accept(
+    *, player, versions: list[int], now: datetime | None = None
+) -> list[TermsAcceptance]:
+    """Record that the player accepted the versions in force they were shown (`versions`: their
+    ids). Refused, recording nothing, unless they are exactly the versions in force not yet
+    accepted: a version published after the page was shown is read before it is accepted."""
+    now = now or timezone.now()
+    # One acceptance at a time per player (two tabs): the player's row, as exclusion_start.
+    get_user_model().objects.select_for_update(no_key=True).filter(pk=player.pk).first()
+    accepted = set(TermsAcceptance.objects.filter(player=player).values_list("terms_id", flat=True))
+    pending = [version for version in terms_current() if version.pk not in accepted]
+    ids = versions if isinstance(versions, list) else [None]
+    if not all(isinstance(each, int) and not isinstance(each, bool) for each in ids) or sorted(
+        set(ids)
+    ) != sorted(version.pk for version in pending):
+        raise ResponsibleError(
+            "terms_changed",
+            _("The documents in force are not the ones accepted: read them again and accept."),
+        )
+    acceptances = [
+        TermsAcceptance.objects.create(player=player, terms=version, accepted_at=now)
+        for version in pending
+    ]
+    if acceptances:
+        audit_record(
+            action="responsible.terms_accepted",
+            actor=player,
+            subject=player,
+            payload={
+                "accepted": [
+                    {"kind": version.kind, "version": version.version, "id": version.pk}
+                    for version in pending
+                ]
+            },
+            now=now,
+        )
+    return acceptances

@@ -1,21 +1,36 @@
-"""The responsible-gaming part of the profile page. Thin: forms check shape, services decide."""
+"""The responsible-gaming part of the profile page, and the terms and fair-play policy pages.
+Thin: forms check shape, services decide."""
+
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
 from django.utils import formats
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
-from responsible.forms import DepositLimitForm, RealityCheckForm, SelfExclusionForm, TimeOutForm
+from responsible.forms import (
+    DepositLimitForm,
+    LossLimitForm,
+    RealityCheckForm,
+    SelfExclusionForm,
+    TermsAcceptForm,
+    TimeOutForm,
+)
+from responsible.models import TermsAcceptance
+from responsible.rules import terms_current, terms_pending
 from responsible.selectors import responsible_summary
 from responsible.services import (
     ResponsibleError,
     deposit_limit_set,
     exclusion_start,
+    loss_limit_set,
     reality_check_set,
+    terms_accept,
 )
 
 
@@ -24,9 +39,11 @@ def responsible_context(request: HttpRequest) -> dict:
     return {
         "responsible": responsible_summary(player=request.user),
         "limit_form": DepositLimitForm(),
+        "loss_limit_form": LossLimitForm(),
         "time_out_form": TimeOutForm(auto_id="time_out_%s"),
         "self_exclusion_form": SelfExclusionForm(auto_id="self_exclusion_%s"),
         "reality_check_form": RealityCheckForm(),
+        "terms_documents": terms_current(),
     }
 
 
@@ -40,12 +57,21 @@ def _form_errors(request: HttpRequest, form) -> None:
 @login_required
 @require_POST
 def limit_set(request: HttpRequest) -> HttpResponse:
-    form = DepositLimitForm(request.POST)
+    return _limit_set(request, form=DepositLimitForm(request.POST), service=deposit_limit_set)
+
+
+@login_required
+@require_POST
+def loss_limit(request: HttpRequest) -> HttpResponse:
+    return _limit_set(request, form=LossLimitForm(request.POST), service=loss_limit_set)
+
+
+def _limit_set(request: HttpRequest, *, form, service) -> HttpResponse:
     if not form.is_valid():
         _form_errors(request, form)
         return redirect("lobby:profile")
     try:
-        limit = deposit_limit_set(
+        limit = service(
             player=request.user, period=form.cleaned_data["period"], amount=form.cents()
         )
     except ResponsibleError as error:
@@ -108,3 +134,52 @@ def reality_check(request: HttpRequest) -> HttpResponse:
     reality_check_set(player=request.user, minutes=form.cleaned_data["minutes"])
     messages.success(request, _("Your reality check is saved."))
     return redirect("lobby:profile")
+
+
+def terms_document(request: HttpRequest, kind: str) -> HttpResponse:
+    """The version in force of the terms or the fair-play policy, for everyone; a logged-in
+    player also sees when they accepted it."""
+    version = next((each for each in terms_current() if each.kind == kind), None)
+    if version is None:
+        raise Http404("nothing published yet")
+    accepted = None
+    if request.user.is_authenticated:
+        accepted = TermsAcceptance.objects.filter(player=request.user, terms=version).first()
+    return render(request, "responsible/terms.html", {"document": version, "accepted": accepted})
+
+
+def _next_url(request: HttpRequest) -> str:
+    target = request.POST.get("next") or request.GET.get("next") or ""
+    if url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return target
+    return "/"
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def terms_accept_page(request: HttpRequest) -> HttpResponse:
+    """Where any page sends a player who has not accepted the current versions (the
+    middleware): the documents to accept in full, then back to the page asked for."""
+    pending = terms_pending(player=request.user)
+    form = TermsAcceptForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            terms_accept(player=request.user, versions=form.cleaned_data["terms_versions"])
+        except ResponsibleError as error:
+            messages.error(request, error.message)
+            return redirect(f"{request.path}?{urlencode({'next': _next_url(request)})}")
+        messages.success(request, _("Thank you: you accepted the current versions."))
+        return redirect(_next_url(request))
+    if request.method == "GET":
+        if not pending:
+            return redirect(_next_url(request))
+        form = TermsAcceptForm(
+            initial={"terms_versions": ",".join(str(version.pk) for version in pending)}
+        )
+    return render(
+        request,
+        "responsible/terms_accept.html",
+        {"pending": pending, "form": form, "next": _next_url(request)},
+    )

@@ -28,6 +28,8 @@ from config.hand_names import hand_name
 from config.i18n import language_for_scope, messages_collect
 from config.money import dollars as format_dollars
 from poker.engine.evaluate import omaha_high, omaha_low8
+from responsible.models import TermsVersion
+from responsible.services import terms_publish
 from showdown.services import round_deal, round_decide
 from tests.factories import (
     DEFAULT_PASSWORD,
@@ -255,6 +257,8 @@ def data_names() -> str:
     names += [*ShowdownTable.objects.values_list("name", flat=True)]
     names += [*Paytable.objects.values_list("name", flat=True)]
     names += [*Profile.objects.values_list("display_name", flat=True)]
+    # The terms and fair-play policy as staff wrote them (the page says which language applies).
+    names += [f"{v.title}\n{v.body}" for v in TermsVersion.objects.all()]
     return "\n".join(names)
 
 
@@ -311,6 +315,18 @@ def visit(client: Client, language: str, url: str, *, status: int = 200, data=No
     html = response.content.decode()
     assert_no_english(html, language, url)
     return html
+
+
+def visit_terms_pages(client: Client, anonymous: Client, language: str) -> None:
+    """The terms and fair-play policy: a new version asks again, on any page; sign-up asks."""
+    terms_publish(staff=None, kind="terms", title="Terms", body="Play by the rules.")
+    terms_publish(staff=None, kind="fair_play", title="Fair play", body="One account each.")
+    asked = client.get(reverse("lobby:home"))
+    assert asked.status_code == 302
+    visit(client, language, asked["Location"])
+    visit(client, language, reverse("responsible:terms"))
+    visit(anonymous, language, reverse("responsible:fair_play"))
+    visit(anonymous, language, reverse("lobby:signup"))
 
 
 @pytest.mark.parametrize("language", TRANSLATED)
@@ -386,6 +402,7 @@ def test_every_page_template_renders_translated(language, rendered_templates, db
     round_decide(player=player, round_id=fair.pk, decision="fold", idempotency_key="i18n-fold")
     visit(client, language, reverse("fairness:deals"))
     visit(client, language, reverse("fairness:round", args=[fair.pk]))
+    visit_terms_pages(client, anonymous, language)
 
     locked = speaking(language)
     for _ in range(settings.AXES_FAILURE_LIMIT):

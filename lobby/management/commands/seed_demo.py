@@ -4,6 +4,9 @@ Safe to run again: it only adds what is missing. Later parts of the room (cashie
 extend it with funded wallets and tables of every game.
 """
 
+from pathlib import Path
+
+from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
@@ -13,6 +16,8 @@ from cashier.selectors import wallet_balance
 from cashier.services import wallet_deposit
 from poker.engine.rake import default_rake_schedule
 from poker.models import RakeSchedule, Table
+from responsible.rules import terms_current, terms_pending
+from responsible.services import terms_accept, terms_publish
 from showdown.models import ShowdownTable
 
 DEMO_PASSWORD = "omaha-demo-2026"
@@ -44,9 +49,29 @@ class Command(BaseCommand):
             f"Demo players: {', '.join(DEMO_PLAYERS)}; staff: {STAFF_USERNAME}; "
             f"password for all: {DEMO_PASSWORD}"
         )
+        self.seed_terms()
         self.seed_wallets()
         self.seed_tables()
         self.seed_live_showdown()
+
+    def seed_terms(self) -> None:
+        """Version 1 of the terms and the fair-play policy (responsible/documents/) when none
+        is published, accepted by every demo player, so they play at once."""
+        published = {version.kind for version in terms_current()}
+        for kind, title in (
+            ("terms", "Terms and conditions"),
+            ("fair_play", "Fair-play policy"),
+        ):
+            if kind not in published:
+                path = Path(apps.get_app_config("responsible").path) / "documents"
+                body = (path / f"{kind}_v1.txt").read_text(encoding="utf-8")
+                terms_publish(staff=None, kind=kind, title=title, body=body)
+        users = get_user_model().objects
+        for username in DEMO_PLAYERS:
+            player = users.get(username=username)
+            pending = terms_pending(player=player)
+            if pending:
+                terms_accept(player=player, versions=[version.pk for version in pending])
 
     # --- cashier (H-cashier): funded demo wallets -------------------------------------------
     def seed_wallets(self) -> None:
