@@ -211,7 +211,7 @@ def test_a_refused_chat_line_stays_in_the_box(signed_in_page):
         assert page.locator("#chat-lines li").count() == shown
         # Other refusals still toast, but the same one again replaces its toast, and no more
         # than two show at once.
-        page.evaluate("() => { for (let k = 0; k < 4; k++) window.tablePage.toast('No', 'error'); }")
+        page.evaluate("() => [1, 2, 3, 4].forEach(() => window.tablePage.toast('No', 'error'))")
         assert page.locator("#toasts .toast").count() == 1
         page.evaluate("() => ['a', 'b', 'c'].forEach((m) => window.tablePage.toast(m, 'error'))")
         assert page.locator("#toasts .toast").all_inner_texts() == ["b", "c"]
