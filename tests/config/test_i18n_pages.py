@@ -20,6 +20,7 @@ from tests.factories import (
     make_showdown_table,
     make_table,
 )
+from tests.poker.table_page import beside_the_browser
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -64,7 +65,7 @@ def pages_of(table, showdown, live, round_, hand) -> list[str]:
 
 
 def test_every_page_in_every_language_runs_without_an_error(chromium, asgi_server):
-    ann, table, showdown, live, round_ = player_with_history()
+    ann, table, showdown, live, round_ = beside_the_browser(player_with_history)
     hand = Hand.objects.filter(table=table).order_by("pk").first()
     client = Client()
     client.force_login(ann, backend="django.contrib.auth.backends.ModelBackend")
@@ -93,7 +94,8 @@ def test_every_page_in_every_language_runs_without_an_error(chromium, asgi_serve
                 response = page.goto(url, wait_until="load")
                 assert response is not None and response.status == 200, (language, url)
                 assert page.get_attribute("html", "lang") == language, url
-                page.wait_for_timeout(150)  # the scripts' first frames and fetches
+                if "/tables/" in url or "/live/" in url:
+                    page.wait_for_timeout(200)  # the socket's first frames drawn
                 if folder:
                     Path(folder).mkdir(parents=True, exist_ok=True)
                     name = url.strip("/").replace("/", "-") or "lobby"
@@ -106,7 +108,7 @@ def test_every_page_in_every_language_runs_without_an_error(chromium, asgi_serve
 
 def test_the_results_chart_is_drawn_where_its_numbers_say_in_french(chromium, asgi_server):
     """The $0 line of "My results" at its place (not at the top) when the page is French."""
-    ann, *_ = player_with_history()
+    ann, *_ = beside_the_browser(player_with_history)
     profile_set_language(user=ann, language="fr")
     client = Client()
     client.force_login(ann, backend="django.contrib.auth.backends.ModelBackend")

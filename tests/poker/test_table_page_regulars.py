@@ -209,13 +209,13 @@ def test_a_refused_chat_line_stays_in_the_box(signed_in_page):
         page.wait_for_function("() => document.getElementById('chat-text').value !== ''")
         assert page.input_value("#chat-text") == f"line {shown}"
         assert page.locator("#chat-lines li").count() == shown
+        screenshot(page, "regulars-chat-refused-phone-390x844")
         # Other refusals still toast, but the same one again replaces its toast, and no more
         # than two show at once.
         page.evaluate("() => [1, 2, 3, 4].forEach(() => window.tablePage.toast('No', 'error'))")
         assert page.locator("#toasts .toast").count() == 1
         page.evaluate("() => ['a', 'b', 'c'].forEach((m) => window.tablePage.toast(m, 'error'))")
         assert page.locator("#toasts .toast").all_inner_texts() == ["b", "c"]
-        screenshot(page, "regulars-chat-refused-phone-390x844")
         assert horizontal_overflow(page) <= 0 and page.errors == []
     finally:
         close_and_settle(table, [page])
