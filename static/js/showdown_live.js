@@ -16,6 +16,8 @@
     hole_card_bonus: pgettext("wager", "Hole Card Bonus"),
     final_hand_bonus: pgettext("wager", "Final Hand Bonus"),
   };
+  // The side bets as the seats write them, explained under the table (#sdl-legend).
+  const SHORT = { hole_card_bonus: gettext("HCB"), final_hand_bonus: gettext("FHB") };
   const DECISIONS = { fold: gettext("Fold"), call: gettext("Call"), raise: gettext("Raise") };
   const fill = (format, values) => interpolate(format, values, true);
   let state = null; // what the page shows: the public view with the player's own part
@@ -32,6 +34,39 @@
     el.dataset.card = code;
     el.innerHTML = "<b>" + (code[0] === "T" ? "10" : code[0]) + "</b><i>" + SUITS[code[1]] + "</i>";
     return el;
+  }
+
+  /* One wager on a seat, "HCB $1.00": its abbreviation named in full, its amount whole. */
+  function stake(label, name, amount) {
+    const el = document.createElement("span");
+    el.className = "sdl-stake";
+    if (name && name !== label) {
+      const abbr = document.createElement("abbr");
+      abbr.title = name;
+      abbr.textContent = label;
+      el.appendChild(abbr);
+    } else el.append(label);
+    const money = document.createElement("span");
+    money.className = "money";
+    money.textContent = dollars(amount);
+    el.append("\u00a0", money); // the label and its amount on one line
+    return el;
+  }
+
+  /* On a phone the decision bar stays at the foot of the screen: the seats get the room
+   * above it (showdown_live.css) and the page scrolls to them. */
+  function roomForTheBar() {
+    if (!window.matchMedia("(max-width: 760px)").matches) return;
+    root.style.setProperty("--sdl-bar", $("sdl-controls").offsetHeight + "px");
+    root.scrollIntoView({ block: "start" });
+  }
+
+  function legend() {
+    const el = $("sdl-legend");
+    const lines = Object.keys(SHORT).filter((k) => SHORT[k] !== WAGERS[k])
+      .map((k) => fill(gettext("%(short)s: %(name)s"), { short: SHORT[k], name: WAGERS[k] }));
+    el.textContent = lines.join(" · ");
+    el.hidden = lines.length === 0;
   }
 
   function cents(text) {
@@ -101,10 +136,9 @@
       body.appendChild(cards);
       const line = document.createElement("div");
       line.className = "sdl-stakes";
-      let text = WAGERS.ante + " " + dollars(share.ante);
-      if (share.hole_card_bonus) text += " · " + gettext("HCB") + " " + dollars(share.hole_card_bonus);
-      if (share.final_hand_bonus) text += " · " + gettext("FHB") + " " + dollars(share.final_hand_bonus);
-      line.textContent = text;
+      line.appendChild(stake(WAGERS.ante, null, share.ante));
+      if (share.hole_card_bonus) line.append(" · ", stake(SHORT.hole_card_bonus, WAGERS.hole_card_bonus, share.hole_card_bonus));
+      if (share.final_hand_bonus) line.append(" · ", stake(SHORT.final_hand_bonus, WAGERS.final_hand_bonus, share.final_hand_bonus));
       body.appendChild(line);
       const status = document.createElement("div");
       status.className = "sdl-status";
@@ -142,7 +176,9 @@
     const canWager = mySeat != null && (!round || round.phase === "settled" || (round.phase === "betting" && !mine));
     $("sdl-wager").hidden = !canWager;
     const canDecide = !!(mine && round.phase === "deciding" && !mine.decision);
+    const deciding = !$("sdl-decide").hidden;
     $("sdl-decide").hidden = !canDecide;
+    if (canDecide && !deciding) roomForTheBar();
     if (canDecide) {
       $("sdl-call-cost").textContent = fill(gettext("Bet %(cost)s"), { cost: dollars(mine.ante) });
       $("sdl-raise-cost").textContent = fill(gettext("Bet %(cost)s"), { cost: dollars(2 * mine.ante) });
@@ -259,6 +295,7 @@
     const button = decision && root.querySelector('[data-decision="' + decision + '"]');
     if (button) button.click();
   });
+  legend();
   setInterval(tick, 250);
   socket.connect();
 })();

@@ -167,8 +167,7 @@
       case "error":
         pendingTurn = null;
         clearTimeout(actionAnswerTimer);
-        window.tableChat.refused();
-        toast(frame.message || frame.code, "error");
+        if (!window.tableChat.refused(frame.message || frame.code)) toast(frame.message || frame.code, "error");
         if (state) render(state);
         break;
       case "superseded":
@@ -1482,12 +1481,20 @@
     while (log.children.length > LOG_LIMIT) log.lastChild.remove();
   }
 
+  /* A message for a few seconds. The same message again restarts the one shown instead of
+   * stacking another over the seat options, and at most TOASTS_SHOWN are shown at once. */
+  const TOASTS_SHOWN = 2;
   function toast(message, kind) {
+    const box = $("toasts");
+    for (const shown of [...box.children]) {
+      if (shown.textContent === message) { clearTimeout(shown.leaving); clearTimeout(shown.gone); shown.remove(); }
+    }
     const node = el("div", "toast " + (kind || "info"), message);
     node.setAttribute("role", "alert");
-    $("toasts").append(node);
-    setTimeout(() => node.classList.add("leaving"), 5000);
-    setTimeout(() => node.remove(), 5600);
+    box.append(node);
+    while (box.children.length > TOASTS_SHOWN) box.firstElementChild.remove();
+    node.leaving = setTimeout(() => node.classList.add("leaving"), 5000);
+    node.gone = setTimeout(() => node.remove(), 5600);
   }
 
   /* Keyboard on a laptop: F folds, C checks or calls, R bets or raises the amount shown. */

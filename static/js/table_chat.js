@@ -77,6 +77,14 @@
     return li;
   }
 
+  /* Why the server refused the writer's line, under the box (not a toast over the seat
+   * options); the same refusal again replaces it, the next line sent clears it. */
+  function sayRefused(message) {
+    const note = $("chat-error");
+    note.textContent = message || "";
+    note.hidden = !message;
+  }
+
   function add(message) {
     if (message.player.id === mine) pending = null;
     const list = $("chat-lines");
@@ -98,6 +106,7 @@
         const text = input.value.trim();
         if (!text) return;
         if (send({ type: "chat", text: text })) {
+          sayRefused("");
           pending = text;
           input.value = "";
         }
@@ -115,11 +124,15 @@
       if (li) li.remove();
     },
     /* The server refused a frame: a line sent and not come back is put back in an empty box
-     * (too fast, or not allowed), so the writer loses nothing they typed. */
-    refused() {
+     * (too fast, or not allowed), so the writer loses nothing they typed, and the reason is
+     * said under it. True when the refusal was the chat's (the page shows it nowhere else). */
+    refused(message) {
+      if (pending === null) return false;
       const input = $("chat-text");
-      if (pending !== null && !input.value) input.value = pending;
+      if (!input.value) input.value = pending;
       pending = null;
+      sayRefused(message);
+      return true;
     },
     /* Who is looking, and whether they may write (seated players only). */
     viewer(playerId, seated) {

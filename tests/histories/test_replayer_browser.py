@@ -186,3 +186,44 @@ def test_a_visitor_follows_a_share_link_and_replays_the_hand(chromium, asgi_serv
         assert errors == []
     finally:
         visitor.close()
+
+
+# The amounts of the hand page whose text spans more than one line: every seat's stack and
+# bet in the replayer, its pot, and the amounts of the players' and pots' tables.
+AMOUNTS_SPLIT = """() => {
+  const amounts = document.querySelectorAll(
+    ".replay-stack, .replay-bet, .replay-pot, #hand-seats td.amount, #hand-pots td.amount, " +
+    "#hand-pots .money");
+  const lines = (el) => {
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    return new Set([...range.getClientRects()].filter((r) => r.width > 0)
+      .map((r) => Math.round(r.bottom))).size;
+  };
+  return {count: amounts.length,
+          split: [...amounts].filter((el) => lines(el) > 1).map((el) => el.textContent)};
+}"""
+
+
+def test_a_japanese_phone_writes_each_amount_of_a_hand_on_one_line(signed_in_page):
+    """Not "100.00ド" above "ル", on the replayer's seats and in the pot table."""
+    from accounts.services import profile_set_language
+
+    table = game_table("omaha-pot-limit")
+    names = ((1, "annunziata_long"), (2, "bartholomew_big"), (3, "cyprianus_tall"))
+    players = {n: make_seated_player(table, name, n) for n, name in names}
+    hand = call_down(deal_hand(table, DECK), players)
+    profile_set_language(user=players[2], language="ja")
+    page = signed_in_page(players[2], PHONE)
+    try:
+        page.goto(f"/hands/{hand.pk}/")
+        page.wait_for_selector("#replay-seats .replay-seat")
+        assert page.get_attribute("html", "lang") == "ja"
+        for _ in range(4):  # the deal, the streets and the showdown
+            found = page.evaluate(AMOUNTS_SPLIT)
+            assert found["count"] >= 6 and found["split"] == [], found
+            screenshot(page, f"hand-ja-phone-{_}")
+            page.click("#replay-street-next")
+        assert page.errors == []
+    finally:
+        page.context.close()

@@ -195,19 +195,27 @@ def test_a_refused_chat_line_stays_in_the_box(signed_in_page):
             page.press("#chat-text", "Enter")
             page.wait_for_function(
                 """(n) => document.querySelectorAll('#chat-lines li').length > n ||
-                  document.querySelector('#toasts .toast.error')""",
+                  !document.getElementById('chat-error').hidden""",
                 arg=shown,
             )
-            if page.locator("#toasts .toast.error").count():
+            if page.is_visible("#chat-error"):
                 break
             shown += 1
             assert page.input_value("#chat-text") == ""  # sent and shown: the box is empty
         assert 5 <= shown <= 10
-        assert "5 messages in 10 seconds" in page.inner_text("#toasts .toast.error")
+        # Said under the box, not in a toast over the seat options ("Leave after this hand").
+        assert "5 messages in 10 seconds" in page.inner_text("#chat-error")
+        assert page.locator("#toasts .toast").count() == 0
         page.wait_for_function("() => document.getElementById('chat-text').value !== ''")
         assert page.input_value("#chat-text") == f"line {shown}"
         assert page.locator("#chat-lines li").count() == shown
         screenshot(page, "regulars-chat-refused-phone-390x844")
+        # Other refusals still toast, but the same one again replaces its toast, and no more
+        # than two show at once.
+        page.evaluate("() => [1, 2, 3, 4].forEach(() => window.tablePage.toast('No', 'error'))")
+        assert page.locator("#toasts .toast").count() == 1
+        page.evaluate("() => ['a', 'b', 'c'].forEach((m) => window.tablePage.toast(m, 'error'))")
+        assert page.locator("#toasts .toast").all_inner_texts() == ["b", "c"]
         assert horizontal_overflow(page) <= 0 and page.errors == []
     finally:
         close_and_settle(table, [page])

@@ -203,3 +203,73 @@ def test_state_frames_that_cross_are_shown_in_order(signed_in_page, mode):
         assert page.errors == []
     finally:
         page.context.close()
+
+
+def rects_overlap(a: dict, b: dict) -> bool:
+    return (
+        a["x"] < b["x"] + b["width"]
+        and b["x"] < a["x"] + a["width"]
+        and a["y"] < b["y"] + b["height"]
+        and b["y"] < a["y"] + a["height"]
+    )
+
+
+# What of each seat shows on the screen: its box clipped to the felt's (a scrolling area).
+SEATS_SHOWN = """() => {
+  const felt = document.querySelector(".sdl-felt").getBoundingClientRect();
+  return [...document.querySelectorAll(".sdl-seat")].filter((s) => s.offsetParent).map((s) => {
+    const r = s.getBoundingClientRect();
+    const top = Math.max(r.top, felt.top, 0);
+    const bottom = Math.min(r.bottom, felt.bottom, innerHeight);
+    return {seat: s.dataset.seat, x: r.left, width: r.width, y: top,
+            height: Math.max(0, bottom - top)};
+  });
+}"""
+
+
+@pytest.mark.parametrize("language", ["en", "fr", "ja"])
+def test_seven_seats_deciding_overlap_nothing(signed_in_page, language):
+    """A full table deciding, each seat with both side bets: at 1366x768 no seat's box covers
+    another's (seat 1's "deciding…" and wagers were under seat 2's, worst in Japanese); on a
+    phone Fold, Call and Raise cover no seat; the side bets' abbreviations are explained."""
+    from accounts.services import profile_set_language
+    from showdown.live import live_wagers_place
+
+    table = make_showdown_table(seats=7, bet_seconds=60, action_seconds=60)
+    players = [make_funded_player(f"player_number_{n}") for n in range(1, 8)]
+    for n, player in enumerate(players, start=1):
+        live_seat_take(player=player, table_id=table.pk, seat=n)
+    for player in players:
+        live_wagers_place(
+            player=player, table_id=table.pk, ante=1500, hole_card_bonus=1000,
+            final_hand_bonus=2500, idempotency_key=f"w{player.pk}",
+        )  # fmt: skip
+    profile_set_language(user=players[2], language=language)
+    for viewport in (LAPTOP, PHONE):
+        page = signed_in_page(players[2], viewport)
+        try:
+            page.goto(f"/showdown/live/{table.pk}/")
+            page.wait_for_selector("#sdl-decide:not([hidden])")
+            page.wait_for_timeout(300)  # the scroll to the table
+            size = f"{viewport['width']}x{viewport['height']}"
+            screenshot(page, f"seven-deciding-{language}-{size}", full_page=False)
+            seats = page.evaluate(SEATS_SHOWN)
+            assert len(seats) == 7
+            if viewport is LAPTOP:
+                for k, a in enumerate(seats):
+                    for b in seats[k + 1 :]:
+                        assert not rects_overlap(a, b), (a, b)
+            else:
+                bar = page.locator("#sdl-controls").bounding_box()
+                assert page.evaluate(DECISION_IN_VIEW)
+                for seat in seats:
+                    if seat["height"]:
+                        assert not rects_overlap(seat, bar), (seat, bar)
+            legend = page.inner_text("#sdl-legend")
+            if language != "ja":  # Japanese writes the side bets in full
+                abbr = page.locator('.sdl-seat[data-seat="1"] abbr').first
+                assert abbr.get_attribute("title") in legend and abbr.inner_text() in legend
+            assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+            assert page.errors == []
+        finally:
+            page.context.close()
