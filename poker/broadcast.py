@@ -224,16 +224,17 @@ def _players_concerned(
     view: TableView, events: Sequence[Mapping[str, Any]], *, betting: bool
 ) -> set[int]:
     """Whose own part the change may have moved: in betting, the players the events name, the
-    one now to act and, when a street was dealt, every player dealt in (their reading moved);
-    otherwise every seated player."""
+    one now to act and, when a street was dealt, every player still in the hand (their reading
+    moved); otherwise every seated player."""
     owners = {seat.number: seat.player_id for seat in view.seats.values()}
     if not betting:
         return set(owners.values())
     named = {event["seat"] for event in events if isinstance(event.get("seat"), int)}
-    if view.engine is not None and any(event["type"] == "street_dealt" for event in events):
-        named.update(view.engine.seats)
-    if view.engine is not None and view.engine.to_act is not None:
-        named.add(view.engine.to_act)
+    engine = view.engine
+    if engine is not None and any(event["type"] == "street_dealt" for event in events):
+        named.update(seat for seat, out in zip(engine.seats, engine.folded, strict=True) if not out)
+    if engine is not None and engine.to_act is not None:
+        named.add(engine.to_act)
     return {owners[number] for number in named if number in owners}
 
 
