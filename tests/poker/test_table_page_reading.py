@@ -43,6 +43,30 @@ READING_SHOWN = """(board) => {
 }"""
 
 
+CONTROLS = (
+    "#hand-reading",
+    "#act-fold",
+    "#act-check",
+    "#act-call",
+    "#act-raise",
+    "#raise-amount",
+    "#raise-slider",
+    "#sit-out",
+    "#leave",
+    "#seat-options",
+)
+
+
+def inside(box: dict | None, viewport: dict) -> bool:
+    return bool(
+        box
+        and box["x"] >= 0
+        and box["y"] >= 0
+        and box["x"] + box["width"] <= viewport["width"]
+        and box["y"] + box["height"] <= viewport["height"]
+    )
+
+
 def play_to(pages: dict, hand_id: int, street: str) -> None:
     """Check or call on the pages until the hand reaches `street`."""
     watcher = next(iter(pages.values()))
@@ -61,6 +85,38 @@ def play_to(pages: dict, hand_id: int, street: str) -> None:
 
 def capitalised(text: str) -> str:
     return text[:1].upper() + text[1:]
+
+
+def assert_reads_their_hand(page, seat: int, engine: EngineHand, language: str) -> None:
+    """The page shows its player's reading of their own cards on the board, in their language,
+    the high's five cards ringed on the table."""
+    page.wait_for_function(READING_SHOWN, arg=3)
+    hole = engine.hole_cards[engine.seats.index(seat)]
+    expected = read_hand(hole, engine.board, hi_lo=True)
+    assert page.evaluate(f"{STATE}.hand.reading") == expected
+    with translation.override(language):
+        high_name = capitalised(hand_name(expected["high"]))
+        low_name = capitalised(hand_name(expected["low"])) if expected["low"] else None
+    box = page.locator("#hand-reading")
+    assert box.locator(".high .reading-name").inner_text() == high_name
+    assert box.locator(".high .card").evaluate_all(
+        "cards => cards.map((c) => c.dataset.card)"
+    ) == list(expected["high"]["cards"])
+    if low_name:
+        assert box.locator(".low .reading-name").inner_text() == low_name
+    else:
+        no_low = {"en": "No low", "fr": "Pas de low", "ja": "ローなし"}[language]
+        assert box.locator(".no-low").inner_text() == no_low
+    label = {"en": "Your hand:", "fr": "Votre main :", "ja": "あなたのハンド\uff1a"}
+    assert box.locator(".reading-label").inner_text() == label[language]
+    # The high's five cards are ringed: two of the player's own, three of the board.
+    ringed = page.locator(".card.in-reading").evaluate_all(
+        "cards => cards.map((c) => c.dataset.card)"
+    )
+    assert sorted(ringed) == sorted(expected["high"]["cards"])
+    assert page.locator(f"#seat-{seat} .card.in-reading").count() == 2
+    assert page.locator("#board .card.in-reading").count() == 3
+    assert horizontal_overflow(page) <= 0
 
 
 def test_each_player_reads_their_own_hand_from_the_flop_in_their_language(
@@ -87,33 +143,7 @@ def test_each_player_reads_their_own_hand_from_the_flop_in_their_language(
 
         engine = EngineHand.from_dict(Hand.objects.with_deck().get(pk=hand_id).state)
         for seat, page in pages.items():
-            page.wait_for_function(READING_SHOWN, arg=3)
-            hole = engine.hole_cards[engine.seats.index(seat)]
-            expected = read_hand(hole, engine.board, hi_lo=True)
-            assert page.evaluate(f"{STATE}.hand.reading") == expected
-            with translation.override(languages[seat]):
-                high_name = capitalised(hand_name(expected["high"]))
-                low_name = capitalised(hand_name(expected["low"])) if expected["low"] else None
-            box = page.locator("#hand-reading")
-            assert box.locator(".high .reading-name").inner_text() == high_name
-            assert box.locator(".high .card").evaluate_all(
-                "cards => cards.map((c) => c.dataset.card)"
-            ) == list(expected["high"]["cards"])
-            if low_name:
-                assert box.locator(".low .reading-name").inner_text() == low_name
-            else:
-                no_low = {"en": "No low", "fr": "Pas de low", "ja": "ローなし"}[languages[seat]]
-                assert box.locator(".no-low").inner_text() == no_low
-            label = {"en": "Your hand:", "fr": "Votre main :", "ja": "あなたのハンド\uff1a"}
-            assert box.locator(".reading-label").inner_text() == label[languages[seat]]
-            # The high's five cards are ringed: two of the player's own, three of the board.
-            ringed = page.locator(".card.in-reading").evaluate_all(
-                "cards => cards.map((c) => c.dataset.card)"
-            )
-            assert sorted(ringed) == sorted(expected["high"]["cards"])
-            assert page.locator(f"#seat-{seat} .card.in-reading").count() == 2
-            assert page.locator("#board .card.in-reading").count() == 3
-            assert horizontal_overflow(page) <= 0
+            assert_reads_their_hand(page, seat, engine, languages[seat])
         # The railbird: no reading at all.
         watcher_page.wait_for_function(f"{STATE}.hand && {STATE}.hand.board.length === 3")
         assert watcher_page.evaluate(f"{STATE}.hand.reading") is None
@@ -127,6 +157,23 @@ def test_each_player_reads_their_own_hand_from_the_flop_in_their_language(
                 assert horizontal_overflow(page) <= 0, (languages[seat], name)
                 assert page.locator("#hand-reading").is_visible()
                 screenshot(page, f"reading-{languages[seat]}-{name}")
+
+        # On the player's turn at the flop the reading shares the turn's row: at 1366x768 and on
+        # a phone every betting and seat control is still in the window without scrolling.
+        actor_seat = pages[1].evaluate(f"{STATE}.hand.to_act")
+        actor = pages[actor_seat]
+        actor.wait_for_function(YOUR_TURN, arg=actor.evaluate(f"{STATE}.hand.turn"))
+        for size in (SMALL_LAPTOP, PHONE):
+            actor.set_viewport_size(size)
+            actor.evaluate("window.scrollTo(0, 0)")
+            shown = [c for c in CONTROLS if actor.locator(c).is_visible()]
+            assert "#act-raise" in shown and "#hand-reading" in shown
+            if size is PHONE:  # the seat controls are below the betting ones, as ever
+                shown = [c for c in shown if c.startswith(("#act", "#raise", "#hand"))]
+            for control in shown:
+                box = actor.locator(control).bounding_box()
+                assert inside(box, size), (languages[actor_seat], size, control, box)
+            screenshot(actor, f"reading-turn-{languages[actor_seat]}-{size['width']}")
 
         # The turn: the reading follows the board.
         play_to(pages, hand_id, "turn")
