@@ -90,7 +90,10 @@ def capitalised(text: str) -> str:
 def assert_reads_their_hand(page, seat: int, engine: EngineHand, language: str) -> None:
     """The page shows its player's reading of their own cards on the board, in their language,
     the high's five cards ringed on the table."""
-    page.wait_for_function(READING_SHOWN, arg=3)
+    try:
+        page.wait_for_function(READING_SHOWN, arg=3)
+    except Exception:
+        pytest.fail(f"seat {seat}: {page.evaluate(STATE)['hand']}")
     hole = engine.hole_cards[engine.seats.index(seat)]
     expected = read_hand(hole, engine.board, hi_lo=True)
     assert page.evaluate(f"{STATE}.hand.reading") == expected
@@ -122,7 +125,8 @@ def assert_reads_their_hand(page, seat: int, engine: EngineHand, language: str) 
 def test_each_player_reads_their_own_hand_from_the_flop_in_their_language(
     signed_in_page, celery_worker_process
 ):
-    table = make_table(game="omaha8", next_hand_delay_seconds=1.0)
+    # No timer acts for a player while the test reads another page.
+    table = make_table(game="omaha8", next_hand_delay_seconds=1.0, action_seconds=3600)
     languages = {1: "en", 2: "fr", 3: "ja"}
     players = {}
     for seat, language in languages.items():
