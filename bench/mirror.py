@@ -37,21 +37,24 @@ def own_part(state: TableState) -> OwnPart:
             "turn": hand["turn"],
             "seat": hand["you"],
             "cards": seat["cards"],
+            "reading": hand["reading"],
             "legal_actions": hand["legal_actions"],
         }
     return {"version": state["version"], "you": state.get("you"), "hand": mine}
 
 
 def compose(public: TableState, own: OwnPart | None) -> TableState:
-    """The public STATE with the player's own part laid over it: `you`, their hole cards and,
-    when the hand is at the turn their part was made for, their legal actions."""
+    """The public STATE with the player's own part laid over it: `you`, their hole cards, the
+    reading of their hand and, when the hand is at the turn their part was made for, their legal
+    actions."""
     state: TableState = {**public, "you": own["you"] if own is not None else public.get("you")}
     hand = public.get("hand")
     if hand is not None:
-        hand = {**hand, "you": None, "legal_actions": None}
+        hand = {**hand, "you": None, "legal_actions": None, "reading": None}
         mine = own["hand"] if own is not None else None
         if mine is not None and mine["id"] == hand["id"]:
             hand["you"] = mine["seat"]
+            hand["reading"] = mine["reading"]
             hand["seats"] = [
                 {**s, "cards": mine["cards"]} if s["seat"] == mine["seat"] else s
                 for s in hand["seats"]

@@ -28,7 +28,7 @@ from channels.layers import get_channel_layer
 from config.after_commit import layer_send_queue
 from config.frame_log import Missed, frames_keep, frames_missed_in
 from poker.engine.hand import Hand as EngineHand
-from poker.engine.views import events_for
+from poker.engine.views import events_for, reading_for
 from poker.frames import (
     ChatFrame,
     ChatRemovedFrame,
@@ -104,7 +104,16 @@ def _dumps(frame: Mapping[str, Any]) -> str:
 
 
 # What stays the same through a hand (or is never in the public hand): left out of a change.
-_HAND_FIXED = ("number", "game", "structure", "stakes", "button", "you", "legal_actions")
+_HAND_FIXED = (
+    "number",
+    "game",
+    "structure",
+    "stakes",
+    "button",
+    "you",
+    "legal_actions",
+    "reading",
+)
 
 
 def _hand_changes(hand: HandJson, events: Sequence[Mapping[str, Any]]) -> HandJson:
@@ -118,8 +127,9 @@ def _hand_changes(hand: HandJson, events: Sequence[Mapping[str, Any]]) -> HandJs
 
 
 def private_hand(view: TableView, seat_number: int | None, legal=None) -> PrivateHand | None:
-    """A player's own part of the running hand: their seat, hole cards and (when it is their
-    turn) legal actions, tied to the hand id and turn they belong to."""
+    """A player's own part of the running hand: their seat, hole cards, the reading of their
+    hand on the board so far and (when it is their turn) legal actions, tied to the hand id and
+    turn they belong to."""
     engine, hand_row = view.engine, view.hand_row
     if engine is None or hand_row is None or seat_number not in engine.seats:
         return None
@@ -131,6 +141,7 @@ def private_hand(view: TableView, seat_number: int | None, legal=None) -> Privat
         "turn": hand_row.turn,
         "seat": seat_number,
         "cards": list(engine.hole_cards[index]),
+        "reading": reading_for(engine, seat_number),
         "legal_actions": legal.to_dict()
         if legal is not None and legal.seat == seat_number
         else None,
@@ -212,14 +223,18 @@ def _events_in_order(
 def _players_concerned(
     view: TableView, events: Sequence[Mapping[str, Any]], *, betting: bool
 ) -> set[int]:
-    """Whose own part the change may have moved: in betting, the players the events name and
-    the one now to act; otherwise every seated player."""
+    """Whose own part the change may have moved: in betting, the players the events name, the
+    one now to act and, when a street was dealt, every player still in the hand (their reading
+    moved); otherwise every seated player."""
     owners = {seat.number: seat.player_id for seat in view.seats.values()}
     if not betting:
         return set(owners.values())
     named = {event["seat"] for event in events if isinstance(event.get("seat"), int)}
-    if view.engine is not None and view.engine.to_act is not None:
-        named.add(view.engine.to_act)
+    engine = view.engine
+    if engine is not None and any(event["type"] == "street_dealt" for event in events):
+        named.update(seat for seat, out in zip(engine.seats, engine.folded, strict=True) if not out)
+    if engine is not None and engine.to_act is not None:
+        named.add(engine.to_act)
     return {owners[number] for number in named if number in owners}
 
 

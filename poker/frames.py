@@ -24,6 +24,7 @@ from config.frames import (
     SupersededFrame,
     frames_by_type,
 )
+from poker.engine.reading import HandReading
 
 
 class PlayerJson(TypedDict):
@@ -132,6 +133,7 @@ class PrivateHand(TypedDict):
     turn: int
     seat: int
     cards: list[str]
+    reading: HandReading | None  # from the flop on, while in the hand (poker.engine.reading)
     legal_actions: dict[str, Any] | None  # when this seat is to act at `turn`
 
 

@@ -2,7 +2,8 @@
 
 Modules: `cards` and `evaluate` (card strings, Omaha high and 8-or-better low values),
 `hand` (the hand state machine), `pots` (side pots and splits), `rake` (rake schedules as
-data), `views` (what each recipient may see), `phh` (hand histories), `simulate` (random play),
+data), `reading` (a player's best hand on the board so far, for their own view), `views` (what
+each recipient may see), `phh` (hand histories), `simulate` (random play),
 `dealer` (around a hand: the Fisher-Yates shuffle from a CSPRNG passed in, the draw for the
 button, moving it, who posts the blinds, whether a hand can start). Omaha Showdown, the banked
 game against the house (RULES.md 9): `showdown` (a round from a deck order, settled by the

@@ -2,7 +2,9 @@
 and events redacted per recipient. All plain JSON-able dicts.
 
 Hidden information stays hidden: a player sees their own hole cards and nobody else's until
-they are shown at showdown; nobody ever sees the deck, burn cards or mucked hands.
+they are shown at showdown; nobody ever sees the deck, burn cards or mucked hands. A player's
+`reading` (their best hand so far, poker.engine.reading) is made from their own cards and the
+board, and is in their own view only.
 """
 
 from __future__ import annotations
@@ -11,8 +13,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from poker.engine.hand import STREETS, Hand
+from poker.engine.reading import HandReading, read_hand
 
-__all__ = ["events_for", "public_view", "redact_event", "view_for"]
+__all__ = ["events_for", "public_view", "reading_for", "redact_event", "view_for"]
 
 
 def _shown_cards(hand: Hand) -> dict[int, list[str]]:
@@ -21,8 +24,20 @@ def _shown_cards(hand: Hand) -> dict[int, list[str]]:
     return {entry["seat"]: entry["cards"] for entry in hand.result["showdown"] if entry["shown"]}
 
 
+def reading_for(hand: Hand, seat: int | None) -> HandReading | None:
+    """`seat`'s own best hand on the board so far, or None: before the flop, once they folded,
+    and for anyone not dealt in (a spectator's `seat` is None)."""
+    if seat not in hand.seats:
+        return None
+    i = hand.seats.index(seat)
+    if hand.folded[i] or not hand.hole_cards[i]:
+        return None
+    return read_hand(hand.hole_cards[i], hand.board, hi_lo=hand.game == "omaha8")
+
+
 def view_for(hand: Hand, seat: int | None) -> dict[str, Any]:
-    """The table as `seat` sees it (None: a spectator); legal actions only for the one to act."""
+    """The table as `seat` sees it (None: a spectator); legal actions only for the one to act,
+    the reading of the player's own hand only for them."""
     shown = _shown_cards(hand)
     seats = []
     for i, number in enumerate(hand.seats):
@@ -60,6 +75,7 @@ def view_for(hand: Hand, seat: int | None) -> dict[str, Any]:
         "seats": seats,
         "to_act": hand.to_act,
         "legal_actions": legal.to_dict() if legal is not None and legal.seat == seat else None,
+        "reading": reading_for(hand, seat),
         "result": hand.result,
     }
 

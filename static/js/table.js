@@ -315,6 +315,7 @@
       ? fill(gettext("Wallet %(amount)s"), { amount: money(you.wallet) }) : "";
     renderSeats();
     renderCenter();
+    renderReading();
     renderActions();
     renderSeatControls();
     renderShowCards();
@@ -559,6 +560,50 @@
     return k
       ? fill(gettext("Side pot %(number)s %(amount)s"), { number: k, amount: money(amount) })
       : fill(first, { amount: money(amount) });
+  }
+
+  /* The hand reader: the player's own best hand on the board so far (`hand.reading`, their own
+   * part only: docs/protocol.md "STATE"), high and in Hi/Lo the low, each two hole cards and
+   * three board cards, named as a showdown names them; the high's five cards are ringed on the
+   * table. Hidden once the hand is over (its result names the hands) and during the runout. */
+  let readingShown = "";
+
+  function renderReading() {
+    const box = $("hand-reading");
+    const hand = state.hand;
+    const reading = hand && !hand.result && !runout ? hand.reading : null;
+    document.querySelectorAll(".card.in-reading").forEach((c) => c.classList.remove("in-reading"));
+    if (!reading) {
+      box.hidden = true;
+      box.replaceChildren();
+      readingShown = "";
+      return;
+    }
+    const used = new Set(reading.high.cards);
+    [$("board"), $("seat-" + hand.you)].forEach((where) => {
+      if (!where) return;
+      where.querySelectorAll(".card[data-card]").forEach((c) => {
+        if (used.has(c.dataset.card)) c.classList.add("in-reading");
+      });
+    });
+    const key = JSON.stringify([reading, hand.game]);
+    if (key === readingShown) return; // unchanged: the status region is not read out again
+    readingShown = key;
+    box.replaceChildren();
+    box.append(el("span", "reading-label", gettext("Your hand:")));
+    const part = (value, kind) => {
+      const wrap = el("span", "reading-part " + kind);
+      const name = handName(value);
+      wrap.append(el("span", "reading-name", name.charAt(0).toUpperCase() + name.slice(1)));
+      const cards = el("span", "reading-cards");
+      value.cards.forEach((c) => cards.append(cardEl(c)));
+      wrap.append(cards);
+      return wrap;
+    };
+    box.append(part(reading.high, "high"));
+    if (reading.low) box.append(part(reading.low, "low"));
+    else if (hand.game === "omaha8") box.append(el("span", "reading-part no-low", gettext("No low")));
+    box.hidden = false;
   }
 
   /* A hand's name in the page's language from its category and cards (static/js/hand_names.js). */

@@ -2,8 +2,8 @@
  *
  * The server sends the whole STATE only in a snapshot; after that each change comes as a public
  * `update` (the table's events and changed parts, the same for everyone) and, to the players it
- * concerns, a `private` frame with their own part: `you`, their hole cards and their legal
- * actions. A mirror keeps both and lays the own part over the public one (`composed`). Every
+ * concerns, a `private` frame with their own part: `you`, their hole cards, the reading of
+ * their hand and their legal actions. A mirror keeps both and lays the own part over the public one (`composed`). Every
  * update is numbered by the table's version; static/js/table_socket.js hands the page update v
  * only after v-1 (docs/protocol.md "Versions and resync"), and `since` is the version it asks
  * for the frames after.
@@ -22,7 +22,8 @@
       const seat = hand.seats.find((s) => s.seat === hand.you);
       mine = {
         id: hand.id, turn: hand.turn, seat: hand.you,
-        cards: seat ? seat.cards : null, legal_actions: hand.legal_actions,
+        cards: seat ? seat.cards : null, reading: hand.reading || null,
+        legal_actions: hand.legal_actions,
       };
     }
     return { version: full.version, you: full.you, hand: mine };
@@ -30,7 +31,7 @@
 
   function createMirror() {
     let publicPart = null; // version, table, seats, hand (as a spectator sees it), last_result
-    let ownPart = null; // version, you, hand: {id, turn, seat, cards, legal_actions} or null
+    let ownPart = null; // version, you, hand: {id, turn, seat, cards, reading, legal_actions} or null
 
     /* The next update (the one after the version shown) laid over the public part; false when
      * it changes a hand this mirror does not show (the page asks for a snapshot). */
@@ -86,16 +87,17 @@
       update: update,
 
       /* The STATE as a fresh snapshot would show it: the public part with the player's own
-       * part laid over it (their hole cards; their legal actions when the hand is at the turn
-       * their part was made for). */
+       * part laid over it (their hole cards and the reading of their hand; their legal actions
+       * when the hand is at the turn their part was made for). */
       composed() {
         const next = Object.assign({}, publicPart, { you: ownPart ? ownPart.you : publicPart.you });
         const hand = publicPart.hand;
         if (hand) {
           const mine = ownPart && ownPart.hand;
-          const h = Object.assign({}, hand, { you: null, legal_actions: null });
+          const h = Object.assign({}, hand, { you: null, legal_actions: null, reading: null });
           if (mine && mine.id === hand.id) {
             h.you = mine.seat;
+            h.reading = mine.reading || null;
             h.seats = hand.seats.map((s) =>
               s.seat === mine.seat ? Object.assign({}, s, { cards: mine.cards }) : s);
             if (mine.turn === hand.turn && hand.to_act === mine.seat) {

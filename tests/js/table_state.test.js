@@ -68,3 +68,30 @@ test("a spectator's state has no own part", () => {
   assert.equal(state.hand.legal_actions, null);
   assert.equal(state.you, null);
 });
+
+test("the reading of the player's hand is their own part's, kept over public updates, and nobody else's", () => {
+  const reading = {
+    high: { name: "one pair, aces", category: "one pair", cards: ["As", "Ah", "Kd", "7c", "2d"] },
+    low: null,
+  };
+  const mirror = createMirror();
+  const full = snapshot(10, 1);
+  full.hand.reading = reading;
+  mirror.snapshot(full);
+  assert.deepEqual(mirror.composed().hand.reading, reading);
+  // A public update carries no reading (null in a whole public hand): the own part's stays.
+  const next = update(11, 2);
+  next.hand_changes.reading = null;
+  mirror.update(next);
+  assert.deepEqual(mirror.composed().hand.reading, reading);
+  // A private frame for another hand (the next one dealt): no reading shows on this one.
+  const other = { id: 8, turn: 1, seat: 1, cards: ["2c", "3c", "4c", "5c"], reading: reading, legal_actions: null };
+  mirror.private({ type: "private", version: 12, you: { seat: 1 }, hand: other });
+  assert.equal(mirror.composed().hand.reading, null);
+  // A spectator sees none, even with one in the public hand by mistake of a server.
+  const watching = createMirror();
+  const seen = snapshot(10);
+  seen.hand.reading = reading;
+  watching.snapshot(seen);
+  assert.equal(watching.composed().hand.reading, null);
+});

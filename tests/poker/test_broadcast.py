@@ -185,3 +185,57 @@ async def test_a_socket_gets_every_version_in_order_under_many_quick_changes(lay
         assert await reader == list(versions)
     await after_commit.sends_drained()
     after_commit.socket_loop_remember(None)
+
+
+# -- the hand reader's place: the player's own part, never the public frame
+
+
+@pytest.mark.django_db
+def test_the_hand_reading_is_in_each_players_own_part_only(monkeypatch):
+    """Omaha Hi/Lo, three players called down to the river through the table service: each
+    `private` frame (from the flop on, every player dealt in gets one when a street comes)
+    carries that player's reading of their own cards on the board, the public frames and the
+    spectator's snapshot none, and a snapshot the same reading as the last private frame."""
+    from poker.engine.hand import Hand as EngineHand
+    from poker.engine.reading import read_hand
+    from poker.models import Hand
+    from poker.selectors import table_state_for
+    from tests.factories import call_down, deal_hand, make_player, make_seated_player, make_table
+
+    table = make_table(game="omaha8", next_hand_delay_seconds=3600, action_seconds=3600)
+    players = {seat: make_seated_player(table, f"reader{seat}", seat) for seat in (1, 2, 4)}
+    changes: list[dict] = []
+    build = broadcast.frames_and_view
+
+    def watched(**kwargs):
+        frames, view = build(**kwargs)
+        changes.append(frames)
+        return frames, view
+
+    monkeypatch.setattr(broadcast, "frames_and_view", watched)
+    hand = deal_hand(table)
+    engine = EngineHand.from_dict(Hand.objects.with_deck().get(pk=hand.pk).state)
+    holes = {
+        players[seat].pk: cards for seat, cards in zip(engine.seats, engine.hole_cards, strict=True)
+    }
+    for street in ("flop", "turn", "river"):
+        changes.clear()
+        call_down(hand, players, until_street=street)
+        dealt = [c for c in changes if '"street_dealt"' in c["public"]]
+        assert len(dealt) == 1, street
+        assert set(dealt[0]["private"]) == set(holes)  # the street reached everyone's own part
+        for frames in changes:
+            public = json.loads(frames["public"])
+            part = public.get("hand") or public["hand_changes"]
+            assert part.get("reading") is None, public
+            for user_id, text in frames["private"].items():
+                own = json.loads(text)["hand"]
+                assert own["reading"] == read_hand(holes[int(user_id)], part["board"], hi_lo=True)
+                assert (own["reading"] is None) == (not part["board"])  # none preflop
+        board = Hand.objects.get(pk=hand.pk).state["board"]
+        for player in players.values():
+            state = table_state_for(table=table, player=player)
+            assert state["hand"]["reading"] == read_hand(holes[player.pk], board, hi_lo=True)
+        watcher = table_state_for(table=table, player=make_player(f"watcher-{street}"))
+        assert watcher["hand"]["reading"] is None
+        assert table_state_for(table=table, player=None)["hand"]["reading"] is None

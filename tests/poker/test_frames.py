@@ -142,8 +142,13 @@ async def test_each_socket_gets_the_public_frame_once_and_only_its_own_private_p
             assert number is not None or not private  # a spectator: public frames only
             if running:
                 # An action: the public frame to all; one's own part only to the player who
-                # acted and the one now to act (their legal actions).
-                expected = 1 if number in (actor, now_to_act) else 0
+                # acted and the one now to act (their legal actions), and when it dealt a street
+                # to every player still in (the reading of their hand).
+                street = any(e["type"] == "street_dealt" for e in updates[0]["events"])
+                still_in = number is not None and not next(
+                    s["folded"] for s in socket.state["hand"]["seats"] if s["seat"] == number
+                )
+                expected = 1 if number in (actor, now_to_act) or (street and still_in) else 0
                 assert len(private) == expected, (number, actor, now_to_act, frames)
                 assert "seats" not in updates[0] and "last_result" not in updates[0]
             for frame in private:
