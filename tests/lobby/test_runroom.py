@@ -255,6 +255,9 @@ def test_the_embedded_room_plays_a_hand_over_its_sockets(embedded_pgdata, tmp_pa
 # --- The embedded room under load --------------------------------------------------------------
 
 LOAD_SECONDS = 30
+# Players think a little before each action, as people do: the three tables still act
+# concurrently all the time, at a rate the test suite's two cores can carry beside the rest.
+THINK_SECONDS = (0.05, 0.25)
 POKER_TABLES = {"Bering": ["alice", "bob", "carol"], "Cortez": ["dave", "erin", "frank"]}
 SHOWDOWN_PLAYERS = ["alice", "carol", "erin"]
 
@@ -307,6 +310,7 @@ async def poker_player(player: WireTableSocket, seat: int, until: float, rng) ->
             leaving = True
             await player.send({"type": "seat_options", "leave_after_hand": True})
         if to_act(state):
+            await asyncio.sleep(rng.uniform(*THINK_SECONDS))
             await act(player, state, choose)
             actions += 1
     return {"actions": actions, "dealt": dealt}
