@@ -625,3 +625,23 @@ def deal_and_play_out(table, players: dict) -> None:
         except services.TableError:
             continue
     raise AssertionError("the hand did not end")
+
+
+def sit_refusal(player, *, idempotency_key: str = "sit-refused"):
+    """The TableError a new table's first seat refuses `player` with (a responsible-gaming
+    check: a time-out, a loss limit, terms not accepted); fails the test if it seats them."""
+    import pytest
+
+    from poker import services as poker
+
+    table = make_table()
+    with pytest.raises(poker.TableError) as refused:
+        poker.table_sit(
+            table=table,
+            player=player,
+            seat_number=1,
+            buy_in=table.max_buy_in,
+            post_big_blind=False,
+            idempotency_key=idempotency_key,
+        )
+    return refused.value

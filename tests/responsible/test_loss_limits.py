@@ -19,6 +19,7 @@ from tests.factories import (
     make_seated_player,
     make_showdown_table,
     make_table,
+    sit_refusal,
 )
 from tests.poker.engine.conftest import build_deck
 
@@ -44,17 +45,7 @@ def test_a_loss_limit_reached_stops_new_rounds_and_seats_until_the_window_moves_
         round_deal(player=alice, table=banked, ante=500, idempotency_key="deal-3")
     assert refused.value.code == "loss_limit"
     assert "$10.00" in refused.value.message and "24 hours" in refused.value.message
-    table = make_table()
-    with pytest.raises(poker.TableError) as refused:
-        poker.table_sit(
-            table=table,
-            player=alice,
-            seat_number=1,
-            buy_in=table.max_buy_in,
-            post_big_blind=False,
-            idempotency_key="sit",
-        )
-    assert refused.value.code == "loss_limit"
+    assert sit_refusal(alice, idempotency_key="sit").code == "loss_limit"
     # The window is rolling: a day later the losses are out of it.
     check_play(
         player=alice, error=ShowdownRefused, now=timezone.now() + timedelta(hours=24, seconds=5)

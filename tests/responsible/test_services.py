@@ -31,6 +31,7 @@ from tests.factories import (
     make_seated_player,
     make_showdown_table,
     make_table,
+    sit_refusal,
     table_stakes,
 )
 from tests.poker.engine.conftest import build_deck
@@ -167,17 +168,7 @@ def test_an_exclusion_ends_sessions_and_tokens_and_stops_deposits_and_play():
     with pytest.raises(CashierError) as refused:
         deposit(alice, 100, "after")
     assert refused.value.code == "excluded" and "time-out" in refused.value.message
-    table = make_table()
-    with pytest.raises(poker.TableError) as refused:
-        poker.table_sit(
-            table=table,
-            player=alice,
-            seat_number=1,
-            buy_in=table.max_buy_in,
-            post_big_blind=False,
-            idempotency_key="sit-1",
-        )
-    assert refused.value.code == "excluded"
+    assert sit_refusal(alice, idempotency_key="sit-1").code == "excluded"
     with pytest.raises(ShowdownRefused) as refused:
         round_deal(player=alice, table=make_showdown_table(), ante=100, idempotency_key="deal")
     assert refused.value.code == "excluded"

@@ -8,7 +8,6 @@ from django.urls import reverse
 
 from audit.models import AuditRecord
 from cashier.services import CashierError, wallet_deposit, wallet_withdraw
-from poker import services as poker
 from responsible.models import TermsAcceptance, TermsVersion
 from responsible.rules import check_play, terms_current, terms_pending
 from responsible.services import ResponsibleError, terms_accept, terms_publish
@@ -19,7 +18,7 @@ from tests.factories import (
     make_player,
     make_showdown_table,
     make_staff,
-    make_table,
+    sit_refusal,
 )
 
 pytestmark = pytest.mark.django_db
@@ -67,17 +66,7 @@ def test_no_document_published_refuses_nothing():
 def test_play_wagers_and_deposits_wait_for_the_current_versions():
     alice = make_funded_player("alice")
     terms, policy = publish_both()
-    table = make_table()
-    with pytest.raises(poker.TableError) as refused:
-        poker.table_sit(
-            table=table,
-            player=alice,
-            seat_number=1,
-            buy_in=table.max_buy_in,
-            post_big_blind=False,
-            idempotency_key="sit-1",
-        )
-    assert refused.value.code == "terms_not_accepted"
+    assert sit_refusal(alice, idempotency_key="sit-1").code == "terms_not_accepted"
     with pytest.raises(ShowdownRefused) as refused:
         round_deal(player=alice, table=make_showdown_table(), ante=100, idempotency_key="deal")
     assert refused.value.code == "terms_not_accepted"
