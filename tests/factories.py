@@ -645,3 +645,30 @@ def sit_refusal(player, *, idempotency_key: str = "sit-refused"):
             idempotency_key=idempotency_key,
         )
     return refused.value
+
+
+def admin_user_change(staff, user, *, groups: list, **flags: bool):
+    """Post the admin's change form of `user` as `staff` would: what the form shows, with
+    `groups` (Group objects) and the `flags` set (`is_staff=True`...); the answer."""
+    from django.test import Client
+
+    client = Client()
+    client.force_login(staff, backend="django.contrib.auth.backends.ModelBackend")
+    page = client.get(f"/admin/auth/user/{user.pk}/change/")
+    data = {
+        key: value
+        for key, value in page.context["adminform"].form.initial.items()
+        if value is not None and key not in ("password", "groups", "user_permissions")
+    }
+    data.update(
+        {
+            "groups": [group.pk for group in groups],
+            "is_active": "on",
+            **{name: "on" for name, on in flags.items() if on},
+            "date_joined_0": user.date_joined.strftime("%Y-%m-%d"),
+            "date_joined_1": user.date_joined.strftime("%H:%M:%S"),
+        }
+    )
+    data.pop("date_joined", None)
+    data.pop("last_login", None)
+    return client.post(f"/admin/auth/user/{user.pk}/change/", data)

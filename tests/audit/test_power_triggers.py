@@ -6,13 +6,12 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import connection, transaction
-from django.test import Client
 
 from audit.context import acting_on_powers
 from audit.models import AuditRecord
 from audit.services import content_hash
 from audit.verify import audit_verify
-from tests.factories import make_player, make_staff
+from tests.factories import admin_user_change, make_player, make_staff
 
 pytestmark = pytest.mark.django_db
 User = get_user_model()
@@ -146,26 +145,7 @@ def test_an_admin_change_names_the_staff_member_once_per_change():
     boss = make_staff("boss", "support", is_superuser=True)
     alice = make_player("alice")
     managers = Group.objects.get(name="cashier managers")
-    client = Client()
-    client.force_login(boss, backend="django.contrib.auth.backends.ModelBackend")
-    page = client.get(f"/admin/auth/user/{alice.pk}/change/")
-    data = {
-        key: value
-        for key, value in page.context["adminform"].form.initial.items()
-        if value is not None and key not in ("password", "groups", "user_permissions")
-    }
-    data.update(
-        {
-            "groups": [managers.pk],
-            "is_active": "on",
-            "is_superuser": "on",
-            "date_joined_0": alice.date_joined.strftime("%Y-%m-%d"),
-            "date_joined_1": alice.date_joined.strftime("%H:%M:%S"),
-        }
-    )
-    data.pop("date_joined", None)
-    data.pop("last_login", None)
-    answer = client.post(f"/admin/auth/user/{alice.pk}/change/", data)
+    answer = admin_user_change(boss, alice, groups=[managers], is_superuser=True)
     assert answer.status_code == 302, answer.context["adminform"].form.errors
     flags, groups = power_records(alice)
     assert flags.actor == groups.actor == boss

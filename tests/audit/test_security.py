@@ -10,7 +10,7 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from audit.models import AuditRecord
-from tests.factories import DEFAULT_PASSWORD, make_player, make_staff
+from tests.factories import DEFAULT_PASSWORD, admin_user_change, make_player, make_staff
 
 pytestmark = pytest.mark.django_db
 
@@ -217,27 +217,8 @@ def test_staff_giving_a_role_in_the_admin_is_recorded_with_the_staff_member():
 
     boss = make_staff("boss", "support", is_superuser=True)
     alice = make_player("alice")
-    client = Client()
-    client.force_login(boss, backend="django.contrib.auth.backends.ModelBackend")
     managers = Group.objects.get(name="cashier managers")
-    page = client.get(f"/admin/auth/user/{alice.pk}/change/")
-    data = {
-        key: value
-        for key, value in page.context["adminform"].form.initial.items()
-        if value is not None and key not in ("password", "groups", "user_permissions")
-    }
-    data.update(
-        {
-            "groups": [managers.pk],
-            "is_active": "on",
-            "is_staff": "on",
-            "date_joined_0": alice.date_joined.strftime("%Y-%m-%d"),
-            "date_joined_1": alice.date_joined.strftime("%H:%M:%S"),
-        }
-    )
-    data.pop("date_joined", None)
-    data.pop("last_login", None)
-    answer = client.post(f"/admin/auth/user/{alice.pk}/change/", data)
+    answer = admin_user_change(boss, alice, groups=[managers], is_staff=True)
     assert answer.status_code == 302, answer.context["adminform"].form.errors
     flags, groups = [r for r in records("security.power_change") if r.subject_id == str(alice.pk)]
     assert flags.actor == groups.actor == boss
