@@ -217,3 +217,17 @@ def tables(draw) -> dict:
     else:
         table.update(small_blind=small_blind, big_blind=big_blind)
     return table
+
+
+# pokerkit's labels, in its own words, for the engine's categories.
+POKERKIT_LABELS = {
+    "high card": "High card",
+    "one pair": "One pair",
+    "two pair": "Two pair",
+    "three of a kind": "Three of a kind",
+    "straight": "Straight",
+    "flush": "Flush",
+    "full house": "Full house",
+    "four of a kind": "Four of a kind",
+    "straight flush": "Straight flush",
+}

@@ -27,25 +27,13 @@ from pokerkit import (
 
 from poker.engine.cards import FULL_DECK
 from poker.engine.evaluate import omaha_high, omaha_low8
+from tests.poker.engine.conftest import POKERKIT_LABELS
 
 DEALS = 40_000  # scored by us, to find the strata
 # Deals per stratum scored by pokerkit too: about 1,500 deals of 120 high strata, 1,400 of 54
 # low ones (where ties and rare tops are few, all of them).
 HIGH_QUOTA, LOW_QUOTA = 16, 40
 PLAYERS = 2  # two hands on each board: one ordering comparison per deal
-
-# pokerkit's labels, in its own words, for our categories.
-POKERKIT_LABELS = {
-    "high card": "High card",
-    "one pair": "One pair",
-    "two pair": "Two pair",
-    "three of a kind": "Three of a kind",
-    "straight": "Straight",
-    "flush": "Flush",
-    "full house": "Full house",
-    "four of a kind": "Four of a kind",
-    "straight flush": "Straight flush",
-}
 
 
 def random_deals(seed, deals=DEALS):

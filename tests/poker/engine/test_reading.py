@@ -13,20 +13,7 @@ from poker.engine.evaluate import omaha_high, omaha_high_low8
 from poker.engine.hand import Hand
 from poker.engine.reading import read_hand
 from poker.engine.views import public_view, reading_for, view_for
-from tests.poker.engine.conftest import new_hand, play, tables
-
-# pokerkit's labels, in its own words, for the engine's categories.
-POKERKIT_LABELS = {
-    "high card": "High card",
-    "one pair": "One pair",
-    "two pair": "Two pair",
-    "three of a kind": "Three of a kind",
-    "straight": "Straight",
-    "flush": "Flush",
-    "full house": "Full house",
-    "four of a kind": "Four of a kind",
-    "straight flush": "Straight flush",
-}
+from tests.poker.engine.conftest import POKERKIT_LABELS, new_hand, play, tables
 
 
 def cards(text):
