@@ -1,5 +1,5 @@
 """What the room knows of a player beyond Django's `User`: the name shown at tables, the chosen
-language and the proof of their e-mail address.
+language, whether the tables play sounds for them, and the proof of their e-mail address.
 
 Both models moved here from `lobby` (lobby 0004, accounts 0001) and keep their tables.
 """
@@ -31,6 +31,9 @@ class Profile(models.Model):
     # The language the player chose with the selector ("" until they choose): it follows them
     # to every browser they log in from (config/i18n.py).
     language = models.CharField(max_length=8, blank=True, default="")
+    # The tables' sound switch (static/js/sounds.js): kept here, not in one browser, so a
+    # player who muted the tables hears nothing on their phone either.
+    sound_muted = models.BooleanField(default=False)
 
     class Meta:
         db_table = "lobby_profile"

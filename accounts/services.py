@@ -170,6 +170,15 @@ def profile_ensure(*, user: User) -> Profile:
     return profile_set_display_name(user=user, display_name=candidate)
 
 
+def profile_set_sound_muted(*, user: User, muted: bool) -> Profile:
+    """Keep the tables' sound switch as the player left it, for every device they play on."""
+    profile = profile_ensure(user=user)
+    if profile.sound_muted != muted:
+        profile.sound_muted = muted
+        profile.save(update_fields=["sound_muted"])
+    return profile
+
+
 def profile_set_language(*, user: User, language: str) -> Profile:
     """Keep the player's chosen language (one of settings.LANGUAGES) for their next visits."""
     if language not in dict(settings.LANGUAGES):

@@ -17,6 +17,7 @@ from accounts.services import (
     email_is_verified,
     profile_ensure,
     profile_set_display_name,
+    profile_set_sound_muted,
 )
 from lobby.suspension import SUSPENDED_LOGIN, account_suspended_for
 
@@ -26,6 +27,9 @@ class ProfileSerializer(serializers.Serializer):
     email = serializers.EmailField(read_only=True)
     email_verified = serializers.BooleanField(read_only=True)
     display_name = serializers.CharField(max_length=20, validators=[display_name_validator])
+    sound_muted = serializers.BooleanField(
+        required=False, help_text="The tables play no sounds for this player (their switch)."
+    )
 
 
 class CredentialsSerializer(serializers.Serializer):
@@ -51,6 +55,7 @@ def _profile_payload(profile: Profile) -> dict:
         "email": profile.user.email,
         "email_verified": email_is_verified(user=profile.user),
         "display_name": profile.display_name,
+        "sound_muted": profile.sound_muted,
     }
 
 
@@ -61,16 +66,25 @@ class MeView(APIView):
     def get(self, request: Request) -> Response:
         return Response(_profile_payload(profile_ensure(user=request.user)))
 
-    @extend_schema(request=ProfileSerializer, responses={200: ProfileSerializer, 400: BAD_REQUEST})
+    @extend_schema(
+        request=ProfileSerializer(partial=True),
+        responses={200: ProfileSerializer, 400: BAD_REQUEST},
+    )
     def patch(self, request: Request) -> Response:
-        serializer = ProfileSerializer(data=request.data)
+        """Change what is given: the display name, the tables' sound switch, or both."""
+        serializer = ProfileSerializer(data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
-        try:
-            profile = profile_set_display_name(
-                user=request.user, display_name=serializer.validated_data["display_name"]
-            )
-        except (DisplayNameTaken, DisplayNameTooSoon) as exc:
-            return Response({"display_name": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
+        changes = serializer.validated_data
+        profile = profile_ensure(user=request.user)
+        if "display_name" in changes:
+            try:
+                profile = profile_set_display_name(
+                    user=request.user, display_name=changes["display_name"]
+                )
+            except (DisplayNameTaken, DisplayNameTooSoon) as exc:
+                return Response({"display_name": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
+        if "sound_muted" in changes:
+            profile = profile_set_sound_muted(user=request.user, muted=changes["sound_muted"])
         return Response(_profile_payload(profile))
 
 

@@ -25,6 +25,10 @@
   let version = null; // the table's version shown
 
   const dollars = window.roomDollars;
+  // Which sound a frame makes, and playing it after the player's first click or key:
+  // static/js/sounds.js (tested under node, tests/js/).
+  const sounds = window.roomSounds.page;
+  const cues = window.roomSounds.showdownCues();
   const key = () => (crypto.randomUUID ? crypto.randomUUID() : String(Date.now()) + Math.random().toString(16).slice(2));
 
   function card(code) {
@@ -91,6 +95,7 @@
     const el = $("sdl-countdown");
     if (!round || !round.deadline) { el.textContent = ""; return; }
     const left = Math.max(0, Math.ceil((Date.parse(round.deadline) - Date.now()) / 1000));
+    sounds.play(cues.tick(state, (Date.parse(round.deadline) - Date.now()) / 1000));
     el.textContent = fill(round.phase === "betting" ? gettext("Cards in %(seconds)s s") : gettext("Decide within %(seconds)s s"), { seconds: left });
     el.classList.toggle("urgent", left <= 5);
   }
@@ -222,6 +227,7 @@
         state = frame.state;
         own = ownOf(state);
         render();
+        sounds.play(cues.update(state));
         break;
       case "private":
         if (version !== null && frame.version <= version) break; // older than shown
@@ -231,6 +237,7 @@
         version = frame.version;
         state = merged(frame.state);
         render();
+        sounds.play(cues.update(state));
         break;
       case "superseded":
         stop(SUPERSEDED);

@@ -145,11 +145,14 @@
           mirror.snapshot(frame.state);
           render(composed());
           logReplay(frame);
+          playCues([]);
         }
         break;
       }
       case "chat":
         window.tableChat.add(frame.message);
+        sounds.play([window.roomSounds.chatSound(frame.message, config.user_id,
+          window.tableChat.hides(frame.message.player.id))]);
         break;
       case "chat_removed":
         window.tableChat.removed(frame.id);
@@ -159,6 +162,7 @@
         // if it comes late.
         if (mirror.private(frame) && mirror.publicPart && frame.version <= mirror.publicPart.version) {
           render(composed());
+          playCues([]);
         }
         break;
       case "update":
@@ -272,6 +276,8 @@
     runout = null;
     events.forEach(logEvent);
     if (state) render(state);
+    // The pot is won now that the river is out (not when the all-in was called).
+    sounds.play(window.roomSounds.eventSounds(events, state && state.you ? state.you.seat : null));
   }
 
   // ------------------------------------------------------------------ an update, in order
@@ -288,6 +294,23 @@
     syncClock(next);
     if (!runoutStart(events, next)) events.forEach(logEvent);
     render(next);
+    // The events logged now make their sounds; a runout's make theirs as it ends.
+    playCues(runout ? events.slice(0, events.length - runout.events.length) : events);
+  }
+
+  // ------------------------------------------------------------------ sounds
+
+  /* Which sound a frame makes is static/js/sounds.js's (tested under node, tests/js/); its
+   * player plays nothing before the player's first click or key on the page, or when muted. */
+  const sounds = window.roomSounds.page;
+  const cues = window.roomSounds.tableCues();
+
+  /* The sounds of the state just drawn with the events just logged: a turn a pre-action has
+   * already answered calls nobody. */
+  function playCues(events) {
+    if (!state) return;
+    const answered = pendingTurn !== null && Boolean(state.hand) && pendingTurn === state.hand.turn;
+    sounds.play(cues.update(state, events, answered));
   }
 
   // ------------------------------------------------------------------ drawing the state
@@ -1019,6 +1042,7 @@
     if (!seat) return;
     const timer = seat.querySelector(".timer");
     const seconds = Math.max(0, Math.ceil(left));
+    sounds.play(cues.tick(state, left, banking));
     if (left <= countdownFrom) {
       timer.hidden = false;
       timer.textContent = banking

@@ -119,6 +119,10 @@
       (messages || []).forEach(add);
     },
     add: add,
+    /* True when this viewer muted `playerId`'s lines (their lines make no sound either). */
+    hides(playerId) {
+      return String(playerId) in muted();
+    },
     removed(id) {
       const li = $("chat-lines").querySelector(`li[data-id="${id}"]`);
       if (li) li.remove();

@@ -32,6 +32,7 @@ def test_token_for_right_credentials_authenticates_the_api(api, player):
         "email": "alice@example.test",
         "email_verified": True,
         "display_name": "alice",
+        "sound_muted": False,
     }
 
 
@@ -111,6 +112,34 @@ def test_me_changes_the_display_name_and_validates_it(player_client):
         reverse("api-me"), {"display_name": "x"}, content_type="application/json"
     )
     assert bad.status_code == 400
+
+
+def test_the_sound_switch_is_kept_on_the_profile_and_follows_the_player(player_client, player):
+    """The tables' switch PATCHes `sound_muted` alone (the name stays); a page opened from
+    another device (another session) draws the switch as the player left it."""
+    from django.test import Client
+
+    from tests.factories import make_showdown_table, make_table
+
+    muted = player_client.patch(
+        reverse("api-me"), {"sound_muted": True}, content_type="application/json"
+    )
+    assert muted.status_code == 200
+    assert (muted.json()["sound_muted"], muted.json()["display_name"]) == (True, "alice")
+    loud = player_client.patch(
+        reverse("api-me"), {"sound_muted": "loud"}, content_type="application/json"
+    )
+    assert loud.status_code == 400
+    phone = Client()
+    phone.force_login(player, backend="django.contrib.auth.backends.ModelBackend")
+    assert phone.get(reverse("api-me")).json()["sound_muted"] is True
+    for url in (
+        reverse("poker:table", args=[make_table().pk]),
+        reverse("showdown:live", args=[make_showdown_table(seats=3).pk]),
+    ):
+        page = phone.get(url).content.decode()
+        assert 'id="sound-switch"' in page and 'data-muted="true"' in page, url
+        assert "js/sounds.js" in page, url
 
 
 def test_openapi_schema_and_docs_are_published(client):

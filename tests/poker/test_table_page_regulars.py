@@ -1,9 +1,11 @@
 """What regulars expect at the table, in Chromium: the time bank counting
 down on the seat for everyone, bet-size presets within the legal range, the seat options, and
-the chat with its per-player mute, on a laptop (1366x768) and a phone (390x844)."""
+the chat with its per-player mute, the sound switch, on a laptop (1366x768) and a phone
+(390x844)."""
 
 import pytest
 
+from accounts.models import Profile
 from poker.engine.hand import Hand as EngineHand
 from poker.models import Seat
 from tests.factories import deal_hand, make_seated_player, make_table
@@ -123,14 +125,26 @@ def _everything_fits(mine, theirs):
         assert in_view(mine, selector), selector
 
 
-def _mute_is_kept(mine, muted_player):
-    """Muting the phone's player hides their lines here, on this page and the next."""
+def _mutes_are_kept(mine, muted_player, player):
+    """Muting the phone's player hides their lines here, on this page and the next. The page
+    sounded their line (the player had clicked on it before); the sound switch, muted, is
+    kept on the player's profile for the next page."""
+    assert "chat" in mine.evaluate("window.roomSounds.page.played")
+    switch = "#sound-switch"
+    assert mine.get_attribute(switch, "aria-pressed") == "true"
+    mine.click(switch)
+    mine.wait_for_selector(f"{switch}[aria-pressed=false]:not([aria-busy])")
+    assert Profile.objects.get(user=player).sound_muted
     theirs_line = f"#chat-lines li[data-player='{muted_player.pk}']"
     mine.click("#chat-lines li .chat-mute")
     assert not mine.is_visible(theirs_line)
     assert mine.is_visible("#chat-muted")
     mine.reload()
     mine.wait_for_selector("#conn.online")
+    assert mine.get_attribute(switch, "aria-pressed") == "false"
+    mine.focus(switch)  # by keyboard: sounds on again
+    mine.keyboard.press("Enter")
+    mine.wait_for_selector(f"{switch}[aria-pressed=true]:not([aria-busy])")
     mine.wait_for_function("() => document.querySelectorAll('#chat-lines li').length === 2")
     assert not mine.is_visible(theirs_line)
     mine.click("#chat-muted .chat-unmute")
@@ -172,7 +186,7 @@ def test_time_bank_presets_seat_options_and_chat(signed_in_page):
         _seat_options(mine, players[actor])
         _chat_as_text(mine, theirs)
         _everything_fits(mine, theirs)
-        _mute_is_kept(mine, players[other])
+        _mutes_are_kept(mine, players[other], players[actor])
         _actor_on_a_phone_then_a_preset_sent(mine)
     finally:
         close_and_settle(table, pages)
