@@ -8,8 +8,10 @@ import pytest
 from django.test import Client
 from rest_framework.test import APIClient
 
+from histories.views import hand_share_token
 from notes.models import PlayerNote, TagLabel
 from notes.services import note_set
+from poker.selectors import table_snapshot_for
 from tests.factories import call_down, deal_hand, make_player, make_seated_player, make_table
 from tests.poker.test_admin import DECK
 
@@ -112,6 +114,10 @@ def test_the_my_notes_page_adds_edits_names_and_downloads(player, other_player):
     assert refused.status_code == 400 and 'id="notes-error"' in refused.content.decode()
     assert "ghost" in refused.content.decode()  # what was typed is kept for a second try
     assert page.post("/notes/save/", {"display_name": "alice", "text": "me"}).status_code == 400
+    edit = page.post("/notes/save/", {"player": other_player.pk, "text": "a", "colour": "pink"})
+    assert edit.status_code == 400  # its note opened again with what was typed
+    assert f'id="note-{other_player.pk}"' in edit.content.decode()
+    assert 'value="pink"' not in edit.content.decode() and "<details open>" in edit.content.decode()
     page.post("/notes/palette/", {"label-yellow": "Station", "label-red": ""})
     page.post(
         "/notes/save/", {"player": other_player.pk, "text": "limps, calls", "colour": "yellow"}
@@ -138,3 +144,14 @@ def test_the_hand_page_shows_the_viewers_own_notes_only(player, other_player):
     assert "ben never bluffs" not in theirs and 'data-colour="orange"' not in theirs
     table_page = signed_in(ben, Client).get(f"/tables/{table.pk}/").content.decode()
     assert 'id="note-dialog"' in table_page and "ben never bluffs" not in table_page
+    # No table frame carries a note, not even to its author (the page fetches them).
+    for viewer in (ann, ben):
+        assert "ben never bluffs" not in json.dumps(table_snapshot_for(table=table, player=viewer))
+    # A shared hand shows its viewer's own notes: eve's, never the sharer's; a visitor none.
+    eve = make_player("eve")
+    note_set(author=eve, player_id=ben.pk, text="eve's read", colour="")
+    link = f"/hands/shared/{hand_share_token(hand_id=hand.pk, sharer_id=ann.pk)}/"
+    shared = signed_in(eve, Client).get(link).content.decode()
+    assert "eve's read" in shared and "ben never bluffs" not in shared
+    anonymous = Client().get(link).content.decode()
+    assert "ben never bluffs" not in anonymous and "eve's read" not in anonymous
