@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "channels",
     "axes",
     "accounts",
+    "notes",
     "audit",
     "cashier",
     "poker",

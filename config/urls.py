@@ -53,6 +53,8 @@ urlpatterns = [
     path("api/fairness/", include("fairness.api_urls")),
     path("hands/", include("histories.urls")),
     path("api/hands/", include("histories.api_urls")),
+    path("notes/", include("notes.urls")),
+    path("api/notes/", include("notes.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path(

@@ -10,6 +10,7 @@ from django.db.models import JSONField, QuerySet
 from django.db.models.expressions import RawSQL
 
 from cashier.selectors import hand_settlement_entries
+from notes.selectors import notes_by_player
 from poker.engine.hand import Hand as EngineHand
 from poker.models import Hand, HandEvent, HandPlayer, Table
 
@@ -315,3 +316,14 @@ def profit_chart(points: list[dict], *, width: int = 720, height: int = 240) -> 
             "before_rake": line("before_rake"), "zero": y(0), "top": top,
             "bottom": bottom, "first_at": points[0]["at"],
             "last_at": points[-1]["at"]}  # fmt: skip
+
+
+def hand_notes_by_seat(*, hand_id: int, viewer) -> dict[int, dict]:
+    """The viewer's own notes (notes app) on the hand's other players, by seat: what the hand
+    page and its replayer show beside their names, for this viewer only."""
+    seats = dict(HandPlayer.objects.filter(hand_id=hand_id).values_list("player_id", "seat"))
+    found = notes_by_player(author=viewer, player_ids=seats)
+    return {
+        seats[player_id]: {"colour": note["colour"], "label": note["label"], "text": note["text"]}
+        for player_id, note in found.items()
+    }

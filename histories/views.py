@@ -14,6 +14,7 @@ from histories.forms import HandFilterForm
 from histories.record import HandNotFound, hand_record
 from histories.selectors import (
     hand_lines,
+    hand_notes_by_seat,
     player_hands,
     player_results,
     profit_chart,
@@ -61,8 +62,23 @@ def hand(request: HttpRequest, hand_id: int) -> HttpResponse:
     return render(
         request,
         "histories/hand.html",
-        {"hand": record, "started_at": started_at, "share_url": share_url},
+        {
+            "hand": record,
+            "started_at": started_at,
+            "share_url": share_url,
+            **_notes_context(record, request.user),
+        },
     )
+
+
+def _notes_context(record: dict, viewer) -> dict:
+    """The viewer's own notes on the hand's players (none for a visitor): beside the names in
+    the players' table, and for the replayer's seats (`hand-notes`)."""
+    by_seat = hand_notes_by_seat(hand_id=record["id"], viewer=viewer)
+    return {
+        "seat_rows": [(seat, by_seat.get(seat["seat"])) for seat in record["seats"]],
+        "seat_notes": {str(seat): note for seat, note in by_seat.items()},
+    }
 
 
 # A share link is the hand and the sharer, signed with the room's secret key: nobody can make
@@ -88,7 +104,12 @@ def hand_shared(request: HttpRequest, token: str) -> HttpResponse:
     return render(
         request,
         "histories/hand.html",
-        {"hand": record, "started_at": started_at, "shared": True},
+        {
+            "hand": record,
+            "started_at": started_at,
+            "shared": True,
+            **_notes_context(record, request.user),
+        },
     )
 
 

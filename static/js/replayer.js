@@ -10,6 +10,9 @@
   const money = window.roomDollars;
   const names = {};
   record.seats.forEach((seat) => { names[seat.seat] = seat.player; });
+  // The viewer's own notes on the other players, by seat (their colour's dot beside the name).
+  const notesEl = document.getElementById("hand-notes");
+  const notes = notesEl ? JSON.parse(notesEl.textContent) || {} : {};
   const fill = (text, values) => interpolate(text, values, true);
 
   const cardEl = window.roomCards.element;
@@ -99,6 +102,20 @@
       const name = document.createElement("p");
       name.className = "replay-name";
       name.textContent = names[number];
+      const note = notes[number];
+      if (note && note.colour) {
+        const tag = document.createElement("span");
+        tag.className = "note-badge note-tag";
+        tag.dataset.colour = note.colour;
+        tag.title = note.label;
+        const swatch = document.createElement("span");
+        swatch.className = "note-swatch";
+        const label = document.createElement("span");
+        label.className = "visually-hidden";
+        label.textContent = note.label;
+        tag.append(swatch, label);
+        name.prepend(tag);
+      }
       if (number === record.button) {
         const button = document.createElement("span");
         button.className = "dealer-button";

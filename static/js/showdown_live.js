@@ -29,6 +29,13 @@
   // static/js/sounds.js (tested under node, tests/js/).
   const sounds = window.roomSounds.page;
   const cues = window.roomSounds.showdownCues();
+  // The viewer's own notes (static/js/player_notes.js), all fetched once: this table's frames
+  // name players, and notes are the viewer's, never in a frame.
+  const notes = window.playerNotes || null;
+  if (notes) {
+    notes.onChange(() => { if (state) render(); });
+    notes.wantAll();
+  }
   const key = () => (crypto.randomUUID ? crypto.randomUUID() : String(Date.now()) + Math.random().toString(16).slice(2));
 
   function card(code) {
@@ -122,7 +129,21 @@
       box.classList.toggle("mine", !!(sitter && sitter.you) || !!(share && share.you));
       const free = !sitter && (!share || settled);
       box.classList.toggle("empty", free);
-      box.querySelector(".sdl-seat-name").textContent = share ? share.player : sitter ? sitter.player : fill(gettext("Seat %(n)s"), { n: n });
+      const nameEl = box.querySelector(".sdl-seat-name");
+      const who = share ? share.player : sitter ? sitter.player : null;
+      nameEl.textContent = who || fill(gettext("Seat %(n)s"), { n: n });
+      // The viewer's own note on another player, read by the name the table shows (written
+      // at the poker tables and on "My notes"): the tag's dot and a pen, what they hold said.
+      const mine = (sitter && sitter.you) || (share && share.you);
+      const badge = who && !mine && notes ? notes.badge(notes.noteNamed(who), true) : null;
+      if (badge) {
+        badge.removeAttribute("aria-hidden");
+        const said = document.createElement("span");
+        said.className = "visually-hidden";
+        said.textContent = badge.title;
+        badge.append(said);
+        nameEl.prepend(badge, " ");
+      }
       if (free && mySeat == null) {
         const sit = document.createElement("button");
         sit.type = "button"; sit.textContent = gettext("Sit here"); sit.className = "sdl-sit";

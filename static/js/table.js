@@ -53,6 +53,10 @@
     return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
   }
 
+  // The viewer's own notes on the other players (static/js/player_notes.js; never in frames).
+  const notes = window.playerNotes || null;
+  if (notes) notes.onChange(() => { if (state) renderSeats(); });
+
   const cardLabel = window.roomCards.label;
   const cardEl = window.roomCards.element;
 
@@ -382,6 +386,9 @@
 
   function renderSeats() {
     const container = $("seats");
+    // A player's name is a button (the note editor): keep the keyboard's place on it.
+    const focused = document.activeElement && container.contains(document.activeElement)
+      ? document.activeElement.dataset.notePlayer : null;
     container.replaceChildren();
     const table = state.table;
     const hand = state.hand;
@@ -446,7 +453,7 @@
       node.append(cards);
 
       const plate = el("div", "plate");
-      plate.append(el("span", "seat-name", s.player.display_name));
+      plate.append(seatName(s.player, s.seat === mySeat));
       const held = runout && !inHand ? runout.seats[s.seat] : null;
       const status = held ? held.status : s.status;
       const stack = inHand ? inHand.stack : held ? held.stack : s.stack;
@@ -508,6 +515,31 @@
       }
       container.append(node);
     });
+    if (notes) {
+      notes.want(state.seats.filter((s) => s.player && s.seat !== mySeat).map((s) => s.player.id));
+    }
+    if (focused) {
+      const again = container.querySelector(`[data-note-player="${focused}"]`);
+      if (again) again.focus();
+    }
+  }
+
+  /* A seat's name: another player's is a button that opens the viewer's note on them (their
+   * colour tag and a pen mark beside it, static/js/player_notes.js); the viewer's own is text. */
+  function seatName(player, mine) {
+    if (!notes || mine || player.id === config.user_id) {
+      return el("span", "seat-name", player.display_name);
+    }
+    const wrap = el("span", "seat-name-row");
+    const button = el("button", "seat-name note-open", player.display_name);
+    button.type = "button";
+    button.dataset.notePlayer = player.id;
+    button.setAttribute("aria-label", notes.describe(player));
+    button.addEventListener("click", () => notes.edit(player));
+    const badge = notes.badge(notes.note(player.id), true);
+    if (badge) wrap.append(badge);
+    wrap.append(button);
+    return wrap;
   }
 
   /* Is the player in this seat the one who sat there in the last finished hand? */
@@ -1573,7 +1605,7 @@
       const target = event.target;
       if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" ||
         target.isContentEditable)) return;
-      if ($("sit-dialog").open || !legal()) return;
+      if ($("sit-dialog").open || (notes && notes.editing()) || !legal()) return;
       const key = event.key.toLowerCase();
       const visible = (id) => !$(id).hidden && !$(id).disabled;
       if (key === "f" && visible("act-fold")) $("act-fold").click();

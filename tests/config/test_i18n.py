@@ -376,6 +376,11 @@ def test_every_page_template_renders_translated(language, rendered_templates, db
     )  # fmt: skip
     seated = {1: player, 2: make_seated_player(table, "bob", 2)}
     played = call_down(deal_hand(table), seated)
+    # A note with a colour tag on bob: beside his name on the hand's page, and on "My notes".
+    from notes.services import note_set
+
+    note_set(author=player, player_id=seated[2].pk, text="tight", colour="teal")
+    visit(client, language, reverse("notes:my_notes"))
     visit(client, language, reverse("histories:my_hands"))
     visit(client, language, reverse("histories:my_results"))
     visit(client, language, reverse("histories:hand", args=[played.pk]))

@@ -10,6 +10,7 @@ from django.conf import settings
 from django.test import Client
 
 from accounts.services import profile_set_language
+from notes.services import note_set
 from poker.guides import GUIDES
 from poker.models import Hand
 from showdown.services import round_deal, round_decide
@@ -37,6 +38,8 @@ def player_with_history():
     for _ in range(3):
         call_down(deal_hand(table), players)
     ann = players[1]
+    # A tagged note on ben: drawn on his seat, on the hand's page and on "My notes".
+    note_set(author=ann, player_id=players[2].pk, text="tight", colour="teal")
     showdown = make_showdown_table()
     round_ = round_deal(player=ann, table=showdown, ante=500, idempotency_key="pages-deal-1")
     round_decide(player=ann, round_id=round_.pk, decision="call", idempotency_key="pages-call-1")
@@ -55,6 +58,7 @@ def pages_of(table, showdown, live, round_, hand) -> list[str]:
         "/hands/",
         f"/hands/{hand.pk}/",
         "/hands/results/",
+        "/notes/",
         f"/showdown/{showdown.pk}/",
         f"/showdown/live/{live.pk}/",
         "/showdown/history/",
