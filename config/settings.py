@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "cashier",
     "poker",
     "showdown",
+    "tournaments",
     "lobby",
     "responsible",
     "staff",
