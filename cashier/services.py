@@ -766,8 +766,11 @@ def tournament_refund(
             )
         entry = _post(
             reason=Reason.TOURNAMENT_REFUND,
-            legs=[(locked[wallet.pk], buy_in + fee), (locked[pool.pk], -buy_in),
-                  (locked[fees.pk], -fee)],  # fmt: skip
+            legs=[
+                (locked[wallet.pk], buy_in + fee),
+                (locked[pool.pk], -buy_in),
+                (locked[fees.pk], -fee),
+            ],
             player=player,
             created_by=by or player,
             memo=memo or f"tournament {tournament_id}",

@@ -28,9 +28,7 @@ def _pools_unlike_tournaments() -> Iterator[str]:
         Account.objects.filter(kind=Kind.TOURNAMENT_POOL).values_list("tournament_id", "balance")
     )
     expected = dict(
-        Registration.objects.filter(
-            status=Registration.Status.ACTIVE, tournament__status__in=OPEN
-        )
+        Registration.objects.filter(status=Registration.Status.ACTIVE, tournament__status__in=OPEN)
         .values("tournament_id")
         .annotate(total=Sum("buy_in"))
         .values_list("tournament_id", "total")
@@ -50,9 +48,7 @@ def _pools_unlike_tournaments() -> Iterator[str]:
         want = expected.get(tournament_id, 0) if status in OPEN else 0
         if held != want:
             what = (
-                "its active registrations' buy-ins"
-                if status in OPEN
-                else f"nothing once {status}"
+                "its active registrations' buy-ins" if status in OPEN else f"nothing once {status}"
             )
             yield (
                 f"tournament #{tournament_id} ({status}): its prize pool holds {held}, "

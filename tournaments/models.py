@@ -41,9 +41,7 @@ def blind_levels_check(levels) -> list[dict]:
         raise ValidationError(f"At most {MAX_LEVELS} levels.")
     checked: list[dict] = []
     for number, level in enumerate(levels, start=1):
-        if not isinstance(level, dict) or not {"small_blind", "big_blind", "minutes"} <= set(
-            level
-        ):
+        if not isinstance(level, dict) or not {"small_blind", "big_blind", "minutes"} <= set(level):
             raise ValidationError(
                 f"Level {number}: give small_blind, big_blind and minutes (ante is optional)."
             )
@@ -61,7 +59,9 @@ def blind_levels_check(levels) -> list[dict]:
         if not _whole(minutes, low=1, high=MAX_LEVEL_MINUTES):
             raise ValidationError(f"Level {number}: 1 to {MAX_LEVEL_MINUTES} minutes.")
         if checked and (small < checked[-1]["small_blind"] or big < checked[-1]["big_blind"]):
-            raise ValidationError(f"Level {number}: blinds never go down from one level to the next.")
+            raise ValidationError(
+                f"Level {number}: blinds never go down from one level to the next."
+            )
         checked.append({"small_blind": small, "big_blind": big, "ante": ante, "minutes": minutes})
     return checked
 
@@ -90,6 +90,25 @@ def breaks_check(breaks, *, levels: int) -> list[dict]:
     return sorted(checked, key=lambda pause: pause["after_level"])
 
 
+def _payout_check(rule) -> dict:
+    """One range of entrants and its places' percents (payouts_check)."""
+    if not isinstance(rule, dict) or set(rule) != {"min_entrants", "max_entrants", "percents"}:
+        raise ValidationError("Each payout is {min_entrants, max_entrants, percents}.")
+    low, high, percents = rule["min_entrants"], rule["max_entrants"], rule["percents"]
+    if not _whole(low, low=2, high=10) or not _whole(high, low=low, high=10):
+        raise ValidationError("Entrants are from 2 to 10, min_entrants <= max_entrants.")
+    where = f"{low}-{high} entrants"
+    if not isinstance(percents, list) or not all(_whole(p, low=1, high=100) for p in percents):
+        raise ValidationError(f"{where}: percents are whole numbers 1 to 100.")
+    if sum(percents) != 100:
+        raise ValidationError(f"{where}: the payouts sum to {sum(percents)}%, not 100%.")
+    if percents != sorted(percents, reverse=True):
+        raise ValidationError(f"{where}: a place never pays more than the one above.")
+    if len(percents) > low:
+        raise ValidationError(f"{where}: {len(percents)} places paid, more than {low} entrants.")
+    return {"min_entrants": low, "max_entrants": high, "percents": list(percents)}
+
+
 def payouts_check(payouts, *, seats: int | None = None) -> list[dict]:
     """The payouts by number of entrants as data: a list of `{"min_entrants", "max_entrants",
     "percents"}`, each a range of entrant counts and the prize pool's share of each place,
@@ -99,35 +118,17 @@ def payouts_check(payouts, *, seats: int | None = None) -> list[dict]:
     if not isinstance(payouts, list) or not payouts:
         raise ValidationError("The payouts need at least one range of entrants.")
     checked: list[dict] = []
-    for rule in payouts:
-        if not isinstance(rule, dict) or set(rule) != {"min_entrants", "max_entrants", "percents"}:
-            raise ValidationError("Each payout is {min_entrants, max_entrants, percents}.")
-        low, high, percents = rule["min_entrants"], rule["max_entrants"], rule["percents"]
-        if not _whole(low, low=2, high=10) or not _whole(high, low=low if _whole(low, low=2, high=10) else 2, high=10):
-            raise ValidationError("Entrants are from 2 to 10, min_entrants <= max_entrants.")
-        if (
-            not isinstance(percents, list)
-            or not percents
-            or not all(_whole(p, low=1, high=100) for p in percents)
-        ):
-            raise ValidationError(f"{low}-{high} entrants: percents are whole numbers 1 to 100.")
-        if sum(percents) != 100:
-            raise ValidationError(
-                f"{low}-{high} entrants: the payouts sum to {sum(percents)}%, not 100%."
-            )
-        if percents != sorted(percents, reverse=True):
-            raise ValidationError(f"{low}-{high} entrants: a place never pays more than the one above.")
-        if len(percents) > low:
-            raise ValidationError(
-                f"{low}-{high} entrants: {len(percents)} places paid, more than {low} entrants."
-            )
+    for rule in map(_payout_check, payouts):
         for known in checked:
-            if low <= known["max_entrants"] and known["min_entrants"] <= high:
-                raise ValidationError(f"Two payouts cover {max(low, known['min_entrants'])} entrants.")
-        checked.append({"min_entrants": low, "max_entrants": high, "percents": list(percents)})
+            if rule["min_entrants"] <= known["max_entrants"] and (
+                known["min_entrants"] <= rule["max_entrants"]
+            ):
+                both = max(rule["min_entrants"], known["min_entrants"])
+                raise ValidationError(f"Two payouts cover {both} entrants.")
+        checked.append(rule)
     checked.sort(key=lambda rule: rule["min_entrants"])
     if seats is not None:
-        covered = {n for rule in checked for n in range(rule["min_entrants"], rule["max_entrants"] + 1)}
+        covered = {n for r in checked for n in range(r["min_entrants"], r["max_entrants"] + 1)}
         missing = sorted(set(range(2, seats + 1)) - covered)
         if missing:
             raise ValidationError(f"No payout for {', '.join(map(str, missing))} entrants.")
@@ -166,16 +167,16 @@ class TournamentTemplate(models.Model):
     action_seconds = models.PositiveIntegerField(
         default=30, validators=[MinValueValidator(5), MaxValueValidator(300)]
     )
-    time_bank_seconds = models.PositiveIntegerField(
-        default=60, validators=[MaxValueValidator(600)]
-    )
+    time_bank_seconds = models.PositiveIntegerField(default=60, validators=[MaxValueValidator(600)])
     is_active = models.BooleanField(default=True)
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         ordering = ["game", "structure", "seats", "buy_in", "name"]
         constraints = [
-            models.CheckConstraint(name="tournaments_template_seats", condition=Q(seats__in=[2, 6, 9])),
+            models.CheckConstraint(
+                name="tournaments_template_seats", condition=Q(seats__in=[2, 6, 9])
+            ),
             models.CheckConstraint(name="tournaments_template_buy_in", condition=Q(buy_in__gte=1)),
         ]
 
@@ -244,7 +245,9 @@ class Tournament(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         constraints = [
-            models.CheckConstraint(name="tournaments_tournament_seats", condition=Q(seats__in=[2, 6, 9])),
+            models.CheckConstraint(
+                name="tournaments_tournament_seats", condition=Q(seats__in=[2, 6, 9])
+            ),
             models.CheckConstraint(
                 name="tournaments_tournament_dates",
                 condition=(
@@ -279,7 +282,9 @@ class Registration(models.Model):
         EXCLUDED = "excluded", _("Removed (self-exclusion)")
         CANCELLED = "cancelled", _("Refunded (tournament cancelled)")
 
-    tournament = models.ForeignKey(Tournament, on_delete=models.PROTECT, related_name="registrations")
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.PROTECT, related_name="registrations"
+    )
     player = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="tournament_registrations"
     )
@@ -327,11 +332,15 @@ class Cancellation(models.Model):
         APPROVED = "approved", "Approved and refunded"
         REJECTED = "rejected", "Rejected"
 
-    tournament = models.ForeignKey(Tournament, on_delete=models.PROTECT, related_name="cancellations")
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.PROTECT, related_name="cancellations"
+    )
     reason = models.TextField()
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     requested_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="tournament_cancels_requested"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="tournament_cancels_requested",
     )
     requested_at = models.DateTimeField(default=timezone.now)
     decided_by = models.ForeignKey(
@@ -346,7 +355,9 @@ class Cancellation(models.Model):
 
     class Meta:
         ordering = ["-requested_at"]
-        permissions = [("approve_cancellation", "Can approve or reject a tournament's cancellation")]
+        permissions = [
+            ("approve_cancellation", "Can approve or reject a tournament's cancellation")
+        ]
         constraints = [
             models.CheckConstraint(
                 name="tournaments_cancel_four_eyes",

@@ -253,8 +253,8 @@ def tournament_unregister(*, player, tournament, now: datetime | None = None) ->
         raise TournamentError(
             "already_started", _("This Sit & Go has started: you can no longer unregister.")
         )
-    _refund(registration, status=Entered.UNREGISTERED, memo=f"tournament {tournament.pk} "
-            "unregistered", now=now)  # fmt: skip
+    memo = f"tournament {tournament.pk} unregistered"
+    _refund(registration, status=Entered.UNREGISTERED, memo=memo, now=now)
     audit_record(
         action="tournament.unregistered",
         actor=player,
@@ -292,8 +292,8 @@ def tournaments_leave_excluded(*, player, now: datetime | None = None) -> list[i
             )
             if tournament.status != Status.REGISTERING or registration is None:
                 continue
-            _refund(registration, status=Entered.EXCLUDED, memo=f"tournament {tournament_id} "
-                    "left on exclusion", now=now)  # fmt: skip
+            memo = f"tournament {tournament_id} left on exclusion"
+            _refund(registration, status=Entered.EXCLUDED, memo=memo, now=now)
             audit_record(
                 action="tournament.left_on_exclusion",
                 subject=tournament,
@@ -342,8 +342,8 @@ def _cancel(tournament: Tournament, *, reason: str, by, now: datetime) -> list[d
         tournament=tournament, status=Entered.ACTIVE
     )
     for registration in active.order_by("id"):
-        _refund(registration, status=Entered.CANCELLED, by=by,
-                memo=f"tournament {tournament.pk} cancelled", now=now)  # fmt: skip
+        memo = f"tournament {tournament.pk} cancelled"
+        _refund(registration, status=Entered.CANCELLED, by=by, memo=memo, now=now)
         refunds.append(
             {
                 "player": registration.player_id,

@@ -151,7 +151,9 @@ class Command(BaseCommand):
         each active template. Staff edit them in the admin; a rerun adds only what is missing."""
         for name, fields in SIT_AND_GO_TEMPLATES:
             template = TournamentTemplate(name=name, **fields)
-            template.full_clean(validate_unique=False)  # the admin's checks: the defaults must pass them too
+            template.full_clean(
+                validate_unique=False
+            )  # the admin's checks: the defaults must pass them too
             TournamentTemplate.objects.get_or_create(name=name, defaults=fields)
         opened = tournaments_open_missing()
         self.stdout.write(
