@@ -211,6 +211,19 @@ def game_label(game: str, structure: str) -> str:
     return f"{Table.Game(game).label} {Table.Structure(structure).label.lower()}"
 
 
+# The short names players use, for narrow screens: pot-limit Omaha (Hi/Lo), fixed-limit Omaha.
+SHORT_NAMES = {
+    ("omaha", "pot-limit"): "PLO",
+    ("omaha8", "pot-limit"): "PLO8",
+    ("omaha", "limit"): "FLO",
+    ("omaha8", "limit"): "FLO8",
+}
+
+
+def game_short_label(game: str, structure: str) -> str:
+    return SHORT_NAMES.get((game, structure), game)
+
+
 class Tournament(models.Model):
     """One Sit & Go: it registers until its seats fill, then runs (the seat draw made) until
     a winner is left (the next slice plays it) or staff cancel it."""

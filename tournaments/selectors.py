@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from django.db.models import Count, Exists, OuterRef, Q
 
-from tournaments.models import Registration, Tournament
+from tournaments.models import Registration, Tournament, game_short_label
 
 
 @dataclass(frozen=True)
@@ -18,6 +18,7 @@ class LobbySitAndGo:
     game: str
     structure: str
     game_label: str
+    short_label: str
     seats: int
     registered: int
     buy_in: int
@@ -26,6 +27,8 @@ class LobbySitAndGo:
     status: str
     status_label: str
     is_registered: bool
+    # A fresh idempotency key for the lobby's Register form (a double click registers once).
+    register_key: str = ""
 
     @property
     def is_full(self) -> bool:
@@ -62,6 +65,7 @@ def sit_and_gos_for_lobby(*, player=None) -> list[LobbySitAndGo]:
             game=row.game,
             structure=row.structure,
             game_label=row.game_label(),
+            short_label=game_short_label(row.game, row.structure),
             seats=row.seats,
             registered=row.registered,
             buy_in=row.buy_in,
