@@ -135,7 +135,9 @@ def test_a_time_out_or_a_loss_limit_refuses_registration():
     loss_limit_set(player=losing, period="day", amount=1_100)
     tournament_register(player=losing, tournament=sng, idempotency_key="l1")
     other = make_sit_and_go(name="other")
-    code = refused(lambda: tournament_register(player=losing, tournament=other, idempotency_key="2"))
+    code = refused(
+        lambda: tournament_register(player=losing, tournament=other, idempotency_key="2")
+    )
     assert code == "loss_limit"
 
 
