@@ -18,6 +18,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from poker.models import Table
 
@@ -229,10 +230,10 @@ class Tournament(models.Model):
     a winner is left (the next slice plays it) or staff cancel it."""
 
     class Status(models.TextChoices):
-        REGISTERING = "registering", _("Registering")
-        RUNNING = "running", _("Running")
-        FINISHED = "finished", _("Finished")
-        CANCELLED = "cancelled", _("Cancelled")
+        REGISTERING = "registering", pgettext_lazy("tournament status", "Registering")
+        RUNNING = "running", pgettext_lazy("tournament status", "Running")
+        FINISHED = "finished", pgettext_lazy("tournament status", "Finished")
+        CANCELLED = "cancelled", pgettext_lazy("tournament status", "Cancelled")
 
     template = models.ForeignKey(
         TournamentTemplate, on_delete=models.PROTECT, related_name="tournaments"
