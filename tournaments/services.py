@@ -135,6 +135,10 @@ def tournament_register(
     player = _check_player(player)
     key = parse_idempotency_key(idempotency_key, error=TournamentError)
     now = now or timezone.now()
+    # The player's row first (FOR NO KEY UPDATE, as an exclusion takes it): a time-out started
+    # at the same moment either comes first and refuses this, or waits and then finds this
+    # registration to refund; never a registration it did not see.
+    get_user_model().objects.select_for_update(no_key=True).filter(pk=player.pk).first()
     tournament = _lock(tournament)
     earlier = Entry.objects.filter(player=player, idempotency_key=key).first()
     if earlier is not None:
