@@ -34,6 +34,7 @@ SINGLETON_KIND_VALUES = [
     "charity",
     "outside_world",
     "adjustments",
+    "tournament_fees",
 ]
 
 # The banked game's two busy house accounts exist as this many rows each (shards 0 to 15), so
@@ -60,6 +61,8 @@ class Account(models.Model):
         CHARITY = "charity", "Charity"
         OUTSIDE_WORLD = "outside_world", "Outside world (deposits and withdrawals)"
         ADJUSTMENTS = "adjustments", "Staff adjustments (house)"
+        TOURNAMENT_POOL = "tournament_pool", "Tournament prize pool"
+        TOURNAMENT_FEES = "tournament_fees", "Tournament fees (house)"
 
     PLAYER_KINDS = (Kind.WALLET, Kind.TABLE_STACK)
     SINGLETON_KINDS = tuple(map(Kind, SINGLETON_KIND_VALUES))
@@ -85,6 +88,9 @@ class Account(models.Model):
     in_hand_id = models.BigIntegerField(null=True, blank=True)
     # Which of the house's rows of a sharded kind this is (0 for every other account).
     shard = models.PositiveSmallIntegerField(default=0)
+    # A tournament's prize pool: the tournament's plain id (the tournaments app sits above the
+    # cashier, so no foreign key), part of the account's identity like its owner and table.
+    tournament_id = models.BigIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -105,7 +111,22 @@ class Account(models.Model):
                         owner__isnull=True,
                         table__isnull=True,
                     )
+                    | Q(
+                        kind="tournament_pool",
+                        owner__isnull=True,
+                        table__isnull=True,
+                        tournament_id__isnull=False,
+                    )
                 ),
+            ),
+            models.CheckConstraint(
+                name="cashier_only_pools_name_tournaments",
+                condition=Q(tournament_id__isnull=True) | Q(kind="tournament_pool"),
+            ),
+            models.UniqueConstraint(
+                fields=["tournament_id"],
+                condition=Q(kind="tournament_pool"),
+                name="cashier_one_pool_per_tournament",
             ),
             models.CheckConstraint(
                 name="cashier_only_stacks_in_hands",
@@ -139,6 +160,8 @@ class Account(models.Model):
             parts.append(str(self.owner))
         if self.table_id:
             parts.append(f"table {self.table_id}")
+        if self.tournament_id:
+            parts.append(f"tournament {self.tournament_id}")
         if self.kind in SHARDED_KIND_VALUES:
             parts.append(f"shard {self.shard} of {HOUSE_SHARDS}")
         return " / ".join(parts)
@@ -159,6 +182,8 @@ class Entry(models.Model):
         BANKED_PAYOUT = "banked_payout", _("Banked game payout")
         VOID = "void", _("Void")
         ADJUSTMENT = "adjustment", _("Staff adjustment")
+        TOURNAMENT_BUY_IN = "tournament_buy_in", _("Tournament buy-in")
+        TOURNAMENT_REFUND = "tournament_refund", _("Tournament refund")
 
     reason = models.CharField(max_length=20, choices=Reason.choices)
     # The player whose money this is (None for hand settlements and house movements).
@@ -178,6 +203,8 @@ class Entry(models.Model):
     )
     # poker's Hand primary key; unique so that a hand settles at most once.
     hand_id = models.BigIntegerField(null=True, blank=True, unique=True)
+    # The tournament a buy-in or refund is for (its plain id: the tournaments app is above).
+    tournament_id = models.BigIntegerField(null=True, blank=True, db_index=True)
     # The client's key for this request (unique per player) and a digest of what was asked, so
     # that a retry moves money once and the same key for a different request is refused. NULL
     # (not "") when absent, so that the partial unique constraint ignores keyless entries.

@@ -139,6 +139,7 @@ def _post(
     memo: str = "",
     now: datetime | None = None,
     end_hand_for: Iterable[Account] = (),
+    tournament_id: int | None = None,
 ) -> Entry:
     """Write one entry with its legs and move the (already locked) accounts' balances; the
     stacks in `end_hand_for` lose their in-hand mark in the same statement."""
@@ -157,6 +158,7 @@ def _post(
         player=player,
         table_id=table_id,
         hand_id=hand_id,
+        tournament_id=tournament_id,
         idempotency_key=idempotency_key,
         request_fingerprint=fingerprint,
         created_by=created_by,
@@ -176,6 +178,7 @@ def _post(
             "player_id": player.pk if player is not None else None,
             "table_id": table_id,
             "hand_id": hand_id,
+            **({"tournament_id": tournament_id} if tournament_id else {}),
             "legs": [[account.pk, amount] for account, amount in legs],
         },
         now=entry.created_at,
@@ -663,6 +666,118 @@ def hand_release(*, table_id: int, hand_id: int) -> None:
     marked = Account.objects.filter(kind=Kind.TABLE_STACK, table_id=table_id, in_hand_id=hand_id)
     _lock(marked)
     Account.objects.filter(pk__in=[a.pk for a in marked]).update(in_hand_id=None)
+
+
+# -- tournaments
+#
+# The tournaments app sits above the cashier: these services take the player, the tournament's
+# plain id and the amounts (its buy-in and fee). A buy-in moves money once per idempotency key;
+# the caller runs them inside its own transaction, under the tournament's row lock, and stores
+# the entry's id on the registration, which is what makes a refund happen once.
+
+
+def _check_tournament_id(tournament_id) -> int:
+    if isinstance(tournament_id, bool) or not isinstance(tournament_id, int) or tournament_id <= 0:
+        raise CashierError("unknown_tournament", _("No such tournament."))
+    return tournament_id
+
+
+def _tournament_amounts(buy_in, fee) -> tuple[int, int]:
+    """A tournament's buy-in (to its prize pool, at least a cent) and fee (the house's, may
+    be zero: a freeroll of fees)."""
+    buy_in = parse_cents(buy_in, field="buy-in", error=CashierError)
+    fee = parse_cents(fee, field="fee", minimum=0, error=CashierError)
+    return buy_in, fee
+
+
+def _pool_account(tournament_id: int) -> Account:
+    account, _ = Account.objects.get_or_create(
+        kind=Kind.TOURNAMENT_POOL, tournament_id=tournament_id
+    )
+    return account
+
+
+def tournament_buy_in(
+    *, player, tournament_id: int, buy_in: int, fee: int, idempotency_key: str, now=None
+) -> Entry:
+    """Wallet -> the tournament's prize pool (the buy-in) and the house's fee account (the fee),
+    one entry. Responsible gaming's play checks run first, under the wallet's lock (a time-out,
+    a self-exclusion, a loss limit reached or a suspended account refuses it, as a table's
+    buy-in). The same key again returns the first entry and moves nothing."""
+    player, tournament_id = _check_player(player), _check_tournament_id(tournament_id)
+    buy_in, fee = _tournament_amounts(buy_in, fee)
+    key = _check_key(idempotency_key)
+    now = now or timezone.now()
+    fingerprint = _fingerprint(
+        op="tournament_buy_in", player=player.pk, tournament=tournament_id, buy_in=buy_in, fee=fee
+    )
+    wallet, pool = _account(Kind.WALLET, owner=player), _pool_account(tournament_id)
+    fees = _account(Kind.TOURNAMENT_FEES)
+    with transaction.atomic():
+        locked = _lock([wallet, pool, fees])
+        earlier = _replay(player=player, idempotency_key=key, fingerprint=fingerprint)
+        if earlier is not None:
+            return earlier
+        money_checks_run(kind=PLAY, player=player, error=CashierError, now=now)
+        wallet = locked[wallet.pk]
+        if wallet.balance < buy_in + fee:
+            raise CashierError(
+                "insufficient_funds",
+                _("Your wallet holds %(balance)s, not enough for %(amount)s (buy-in and fee).")
+                % {"balance": dollars(wallet.balance), "amount": dollars(buy_in + fee)},
+            )
+        entry = _post(
+            reason=Reason.TOURNAMENT_BUY_IN,
+            legs=[(wallet, -(buy_in + fee)), (locked[pool.pk], buy_in), (locked[fees.pk], fee)],
+            player=player,
+            idempotency_key=key,
+            fingerprint=fingerprint,
+            created_by=player,
+            memo=f"tournament {tournament_id}",
+            now=now,
+            tournament_id=tournament_id,
+        )
+        return entry
+
+
+def tournament_refund(
+    *, player, tournament_id: int, buy_in: int, fee: int, memo: str = "", by=None, now=None
+) -> Entry:
+    """The tournament's prize pool and the house's fee account -> the wallet: a buy-in and fee
+    given back in one entry (unregistering before the start, a self-exclusion, staff
+    cancelling). No responsible-gaming check: money going home is never refused. The caller
+    makes it happen once (the registration it refunds, under the tournament's lock); the pool
+    cannot give back more than it holds."""
+    player, tournament_id = _check_player(player), _check_tournament_id(tournament_id)
+    buy_in, fee = _tournament_amounts(buy_in, fee)
+    wallet, pool = _account(Kind.WALLET, owner=player), _pool_account(tournament_id)
+    fees = _account(Kind.TOURNAMENT_FEES)
+    with transaction.atomic():
+        locked = _lock([wallet, pool, fees])
+        if locked[pool.pk].balance < buy_in:
+            raise CashierError(
+                "not_in_pool",
+                _("Tournament %(tournament_id)s's prize pool holds %(balance)s, not %(amount)s.")
+                % {
+                    "tournament_id": tournament_id,
+                    "balance": dollars(locked[pool.pk].balance),
+                    "amount": dollars(buy_in),
+                },
+            )
+        entry = _post(
+            reason=Reason.TOURNAMENT_REFUND,
+            legs=[
+                (locked[wallet.pk], buy_in + fee),
+                (locked[pool.pk], -buy_in),
+                (locked[fees.pk], -fee),
+            ],
+            player=player,
+            created_by=by or player,
+            memo=memo or f"tournament {tournament_id}",
+            now=now,
+            tournament_id=tournament_id,
+        )
+        return entry
 
 
 # -- the banked game (Omaha Showdown: the player against the house)

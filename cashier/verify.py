@@ -9,7 +9,8 @@ Each check has a name, and every problem it finds is reported under that name:
   table stack only moves in its owner's entries (or, for a stack, in a settlement of a hand at
   its table; for a wallet, in the room's settlement of a live banked round, which the banked
   game's check matches to its seats); deposits and withdrawals move money between the outside
-  world and the player's wallet and nothing else touches the outside world.
+  world and the player's wallet and nothing else touches the outside world; a tournament's
+  prize pool and the fee account move only in that tournament's buy-ins and refunds.
 
 Apps above the cashier add checks of their own with `ledger_check_register` (poker registers
 that every settled hand's entry equals the hand's result), so the cashier never imports them.
@@ -261,6 +262,58 @@ def _adjustments_not_approved() -> Iterator[str]:
             )
 
 
+TOURNAMENT_REASONS = [Reason.TOURNAMENT_BUY_IN, Reason.TOURNAMENT_REFUND]
+
+
+def _tournament_money_misused() -> Iterator[str]:
+    """A tournament's prize pool moves only in that tournament's buy-ins (it receives) and
+    refunds (it gives), the house's fee account only in tournament buy-ins and refunds; and
+    each of those entries is the player's own wallet against the pool (and the fee): a buy-in
+    takes from the wallet what the pool and the fee account receive, a refund the reverse."""
+    pool = Q(account__kind=Kind.TOURNAMENT_POOL)
+    fees = Q(account__kind=Kind.TOURNAMENT_FEES)
+    wrong = (
+        (pool | fees) & ~Q(entry__reason__in=TOURNAMENT_REASONS)
+        | pool & ~Q(entry__tournament_id=F("account__tournament_id"))
+        | (pool | fees) & Q(entry__reason=Reason.TOURNAMENT_BUY_IN, amount__lt=0)
+        | (pool | fees) & Q(entry__reason=Reason.TOURNAMENT_REFUND, amount__gt=0)
+    )
+    for posting in _postings(wrong):
+        yield (
+            f"{_posting_label(posting)}: a tournament's prize pool moves only in its own "
+            "buy-ins (in) and refunds (out), the fee account only in tournament buy-ins and "
+            "refunds"
+        )
+    own_wallet = Q(postings__account__kind=Kind.WALLET) & Q(
+        postings__account__owner_id=F("player_id")
+    )
+    pool_legs = Q(postings__account__kind=Kind.TOURNAMENT_POOL)
+    fee_legs = Q(postings__account__kind=Kind.TOURNAMENT_FEES)
+    misshapen = (
+        Entry.objects.filter(reason__in=TOURNAMENT_REASONS)
+        .annotate(
+            legs=Count("postings"),
+            wallet_legs=Count("postings", filter=own_wallet),
+            pool_legs=Count("postings", filter=pool_legs),
+            fee_legs=Count("postings", filter=fee_legs),
+        )
+        .filter(
+            Q(tournament_id__isnull=True)
+            | ~Q(wallet_legs=1)
+            | ~Q(pool_legs=1)
+            | Q(fee_legs__gt=1)
+            | ~Q(legs=F("wallet_legs") + F("pool_legs") + F("fee_legs"))
+        )
+        .order_by("id")
+    )
+    for entry in misshapen:
+        yield (
+            f"{_entry_label(entry)} should move money between the player's wallet and "
+            f"tournament {entry.tournament_id}'s prize pool (and the fee account) and nothing "
+            f"else; its legs: {_legs(entry)}"
+        )
+
+
 CASHIER_CHECKS = [
     LedgerCheck(
         "balanced_entries",
@@ -309,6 +362,12 @@ CASHIER_CHECKS = [
         "the adjustments account moves only in adjustment entries, each posting exactly one "
         "request approved by someone other than who asked, on that player's wallet",
         _adjustments_not_approved,
+    ),
+    LedgerCheck(
+        "tournament_money_only_in_tournament_entries",
+        "a tournament's prize pool and the house's fee account move only in that tournament's "
+        "buy-ins and refunds, each between the player's own wallet and the pool and fee",
+        _tournament_money_misused,
     ),
 ]
 

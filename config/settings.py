@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "cashier",
     "poker",
     "showdown",
+    "tournaments",
     "lobby",
     "responsible",
     "staff",

@@ -47,6 +47,8 @@ urlpatterns = [
         name="audit-hands",
     ),
     path("api/showdown/", include("showdown.api_urls")),
+    path("tournaments/", include("tournaments.urls")),
+    path("api/tournaments/", include("tournaments.api_urls")),
     path("responsible/", include("responsible.urls")),
     path("api/responsible/", include("responsible.api_urls")),
     path("fairness/", include("fairness.urls")),

@@ -1,6 +1,8 @@
 """Lobby and account pages. Thin: forms validate, services write."""
 
 import hashlib
+import uuid
+from dataclasses import replace
 
 from django.conf import settings
 from django.contrib import messages
@@ -39,12 +41,13 @@ from responsible.views import responsible_context
 from showdown.selectors import tables_for_lobby as banked_tables_for_lobby
 from showdown.selectors import tables_waiting_for
 from showdown.views import tell_voided_rounds
+from tournaments.selectors import sit_and_gos_for_lobby
 
 
 def home(request: HttpRequest) -> HttpResponse:
     """The lobby, for visitors too: every open table grouped by game with its last hour's
-    figures and filters, the player's own tables and wallet, "join a game", and the banked
-    game's tables (Omaha Showdown against the house)."""
+    figures and filters, the player's own tables and wallet, "join a game", the Sit & Gos
+    open for registration, and the banked game's tables (Omaha Showdown against the house)."""
     tell_voided_rounds(request)
     tables = lobby_tables(player=request.user)
     signed_in = request.user.is_authenticated
@@ -61,6 +64,10 @@ def home(request: HttpRequest) -> HttpResponse:
             "game_kinds": game_kinds_open(),
             "banked_tables": banked_tables_for_lobby(),
             "banked_waiting": tables_waiting_for(player=request.user),
+            "sit_and_gos": [
+                replace(sng, register_key=f"lobby-{uuid.uuid4().hex}")
+                for sng in sit_and_gos_for_lobby(player=request.user)
+            ],
         },
     )
 

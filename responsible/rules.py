@@ -38,9 +38,15 @@ WINDOWS = {
     RollingLimit.Period.MONTH: timedelta(days=30),
 }
 # What counts as won or lost (`net_result_since`, and the loss limits' SQL): hands settled on
-# the player's table stacks (after rake), banked bets and payouts on their wallet.
+# the player's table stacks (after rake), banked bets and payouts on their wallet, and
+# tournament buy-ins (with their fee) less what comes back (refunds; prizes, next).
 RESULT_STACK_REASONS = (Entry.Reason.HAND_SETTLEMENT,)
-RESULT_WALLET_REASONS = (Entry.Reason.BANKED_BET, Entry.Reason.BANKED_PAYOUT)
+RESULT_WALLET_REASONS = (
+    Entry.Reason.BANKED_BET,
+    Entry.Reason.BANKED_PAYOUT,
+    Entry.Reason.TOURNAMENT_BUY_IN,
+    Entry.Reason.TOURNAMENT_REFUND,
+)
 
 
 def exclusion_active(*, player, now: datetime | None = None) -> Exclusion | None:
@@ -105,8 +111,8 @@ def _loss_room_sql() -> str:
 
 def net_result_since(*, player, since: datetime) -> int:
     """The player's winnings minus losses at the room after `since`, in cents: hands settled
-    on their table stacks plus banked bets and payouts on their wallet (deposits, buy-ins and
-    cash-outs move money, they win or lose nothing)."""
+    on their table stacks plus banked bets and payouts and tournament buy-ins and refunds on
+    their wallet (deposits, table buy-ins and cash-outs move money, they win or lose nothing)."""
     total = Posting.objects.filter(
         Q(entry__reason__in=RESULT_STACK_REASONS, account__kind=Account.Kind.TABLE_STACK)
         | Q(entry__reason__in=RESULT_WALLET_REASONS, account__kind=Account.Kind.WALLET),

@@ -36,6 +36,7 @@ from responsible.models import (
 )
 from responsible.rules import exclusion_active, limit_effective, terms_current
 from showdown import live as showdown_live
+from tournaments.services import tournaments_leave_excluded
 
 RAISE_DELAY = timedelta(hours=24)
 TIME_OUT_DAYS = (1, 42)  # 24 hours to 6 weeks
@@ -178,6 +179,9 @@ def exclusion_start(*, player, kind: str, length, now: datetime | None = None) -
     exclusion = Exclusion.objects.create(player=player, kind=kind, starts_at=now, ends_at=ends_at)
     _record(player=player, kind=kind, now=now, length=length, ends_at=ends_at.isoformat())
     sessions = player_sessions_end(player=player)
+    # Out of every Sit & Go that has not started, refunded; tournaments' rows are locked
+    # before tables' (docs/architecture.md "Lock order").
+    tournaments = tournaments_leave_excluded(player=player, now=now)
     tables = []
     for seat in Seat.objects.filter(player=player).order_by("table_id"):
         poker.table_leave(table=seat.table_id, player=player)
@@ -193,6 +197,7 @@ def exclusion_start(*, player, kind: str, length, now: datetime | None = None) -
         sessions=sessions,
         tables=tables,
         showdown_tables=showdown_tables,
+        tournaments=tournaments,
     )
     table_ids = list(Table.objects.values_list("pk", flat=True))
     message = (

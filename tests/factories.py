@@ -412,6 +412,9 @@ def make_staff(username: str, *roles: str, **fields):
         importlib.import_module("staff.migrations.0004_table_bars").grant_bar_view(apps)
         importlib.import_module("poker.migrations.0017_table_chat").grant_chat_moderation(apps)
         importlib.import_module("responsible.migrations.0004_staff_view").grant_staff_view(apps)
+        importlib.import_module("tournaments.migrations.0002_staff_roles").grant_tournament_rights(
+            apps
+        )
     user = make_player(username, is_staff=True, **fields)
     user.groups.set(Group.objects.filter(name__in=roles))
     if len(roles) != user.groups.count():
@@ -672,3 +675,43 @@ def admin_user_change(staff, user, *, groups: list, **flags: bool):
     data.pop("date_joined", None)
     data.pop("last_login", None)
     return client.post(f"/admin/auth/user/{user.pk}/change/", data)
+
+
+def make_sit_and_go_template(name: str = "PLO 6-max", **overrides):
+    """A Sit & Go template (tournaments.models.TournamentTemplate): pot-limit Omaha, 6 seats,
+    $10 + $1, three short levels, paying 65/35 (100 below four entrants), unless overridden."""
+    from tournaments.models import TournamentTemplate
+
+    fields = {
+        "name": name,
+        "game": "omaha",
+        "structure": "pot-limit",
+        "seats": 6,
+        "buy_in": 1_000,
+        "fee": 100,
+        "starting_chips": 1_500,
+        "blind_levels": [
+            {"small_blind": 10, "big_blind": 20, "ante": 0, "minutes": 5},
+            {"small_blind": 15, "big_blind": 30, "ante": 0, "minutes": 5},
+            {"small_blind": 25, "big_blind": 50, "ante": 5, "minutes": 5},
+        ],
+        "breaks": [],
+        "payouts": [
+            {"min_entrants": 2, "max_entrants": 3, "percents": [100]},
+            {"min_entrants": 4, "max_entrants": 6, "percents": [65, 35]},
+        ],
+    }
+    fields.update(overrides)
+    if fields["seats"] == 2 and "payouts" not in overrides:
+        fields["payouts"] = [{"min_entrants": 2, "max_entrants": 2, "percents": [100]}]
+    template = TournamentTemplate(**fields)
+    template.full_clean()
+    template.save()
+    return template
+
+
+def make_sit_and_go(**template_overrides):
+    """An open Sit & Go of a fresh template (`make_sit_and_go_template`'s defaults)."""
+    from tournaments.services import tournament_open
+
+    return tournament_open(template=make_sit_and_go_template(**template_overrides))

@@ -1,5 +1,5 @@
 """seed_demo's live-tables block: a table of every game and structure, raked by the house
-schedules stored as rows; a rerun adds nothing."""
+schedules stored as rows, and a Sit & Go template of every game; a rerun adds nothing."""
 
 import pytest
 from django.core.management import call_command
@@ -28,6 +28,16 @@ def test_demo_tables_cover_every_game_and_structure():
         expected = default_rake_schedule(table.structure).to_data()
         assert table.engine_rake() == expected
     assert len(tables) == 6
+    # Beside them (the same run, no extra seeding): a Sit & Go template of every game, each
+    # with one open Sit & Go, the reruns opening none more.
+    from tournaments.models import Tournament, TournamentTemplate
+
+    templates = list(TournamentTemplate.objects.all())
+    assert {(t.game, t.structure) for t in templates} == kinds
+    assert {t.seats for t in templates} == {2, 6, 9}
+    for template in templates:
+        template.full_clean()
+        assert template.tournaments.filter(status=Tournament.Status.REGISTERING).count() == 1
 
 
 def test_demo_has_a_seven_seat_live_showdown_table_beside_the_online_ones():

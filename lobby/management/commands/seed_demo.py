@@ -19,6 +19,8 @@ from poker.models import RakeSchedule, Table
 from responsible.rules import terms_current, terms_pending
 from responsible.services import terms_accept, terms_publish
 from showdown.models import ShowdownTable
+from tournaments.models import TournamentTemplate
+from tournaments.services import tournaments_open_missing
 
 DEMO_PASSWORD = "omaha-demo-2026"
 DEMO_PLAYERS = ["alice", "bob", "carol", "dave", "erin", "frank"]
@@ -53,6 +55,7 @@ class Command(BaseCommand):
         self.seed_wallets()
         self.seed_tables()
         self.seed_live_showdown()
+        self.seed_sit_and_gos()
 
     def seed_terms(self) -> None:
         """Version 1 of the terms and the fair-play policy (responsible/documents/) when none
@@ -140,3 +143,60 @@ class Command(BaseCommand):
             | {"seats": 7},
         )
         self.stdout.write(f"Demo live Showdown table: {live.name} ({live.seats} seats)")
+
+    # --- tournaments: a Sit & Go template of every game, each with an open Sit & Go ------------
+    def seed_sit_and_gos(self) -> None:
+        """One Sit & Go template per game (6-max pays 65/35, 9-max 50/30/20, heads-up 100; fewer
+        entrants than seats fall back to the smaller tables' payouts), and an open Sit & Go for
+        each active template. Staff edit them in the admin; a rerun adds only what is missing."""
+        for name, fields in SIT_AND_GO_TEMPLATES:
+            template = TournamentTemplate(name=name, **fields)
+            template.full_clean(
+                validate_unique=False
+            )  # the admin's checks: the defaults must pass them too
+            TournamentTemplate.objects.get_or_create(name=name, defaults=fields)
+        opened = tournaments_open_missing()
+        self.stdout.write(
+            "Demo Sit & Go templates: "
+            + ", ".join(name for name, _ in SIT_AND_GO_TEMPLATES)
+            + f" ({len(opened)} Sit & Go(s) opened)"
+        )
+
+
+def _levels(blinds: list[tuple[int, int]], *, minutes: int, ante_from: int | None) -> list[dict]:
+    """Levels of `minutes` each; from level `ante_from` on, an ante of a tenth of the big
+    blind (rounded down; pot-limit structures only)."""
+    return [
+        {"small_blind": small, "big_blind": big, "minutes": minutes,
+         "ante": big // 10 if ante_from is not None and number >= ante_from else 0}
+        for number, (small, big) in enumerate(blinds, start=1)
+    ]  # fmt: skip
+
+
+BLINDS = [(10, 20), (15, 30), (25, 50), (50, 100), (75, 150), (100, 200), (150, 300),
+          (200, 400), (300, 600), (400, 800), (600, 1200), (800, 1600), (1000, 2000),
+          (1500, 3000), (2000, 4000)]  # fmt: skip
+PAY_HEADS_UP = [{"min_entrants": 2, "max_entrants": 2, "percents": [100]}]
+PAY_6_MAX = [
+    {"min_entrants": 2, "max_entrants": 3, "percents": [100]},
+    {"min_entrants": 4, "max_entrants": 6, "percents": [65, 35]},
+]
+PAY_9_MAX = [*PAY_6_MAX, {"min_entrants": 7, "max_entrants": 9, "percents": [50, 30, 20]}]
+SIT_AND_GO_TEMPLATES = [
+    ("PLO 6-max $10", {
+        "game": "omaha", "structure": "pot-limit", "seats": 6, "buy_in": 1000, "fee": 100,
+        "starting_chips": 1500, "blind_levels": _levels(BLINDS, minutes=5, ante_from=5),
+        "breaks": [], "payouts": PAY_6_MAX}),
+    ("Omaha Hi/Lo PL 9-max $5", {
+        "game": "omaha8", "structure": "pot-limit", "seats": 9, "buy_in": 500, "fee": 50,
+        "starting_chips": 1500, "blind_levels": _levels(BLINDS, minutes=6, ante_from=5),
+        "breaks": [{"after_level": 8, "minutes": 5}], "payouts": PAY_9_MAX}),
+    ("Omaha High FL heads-up $20", {
+        "game": "omaha", "structure": "limit", "seats": 2, "buy_in": 2000, "fee": 100,
+        "starting_chips": 1500, "blind_levels": _levels(BLINDS, minutes=4, ante_from=None),
+        "breaks": [], "payouts": PAY_HEADS_UP}),
+    ("Omaha Hi/Lo FL 6-max $5", {
+        "game": "omaha8", "structure": "limit", "seats": 6, "buy_in": 500, "fee": 50,
+        "starting_chips": 1500, "blind_levels": _levels(BLINDS, minutes=5, ante_from=None),
+        "breaks": [], "payouts": PAY_6_MAX}),
+]  # fmt: skip

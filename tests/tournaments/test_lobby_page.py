@@ -1,0 +1,32 @@
+"""The lobby's Tournaments section in a browser: a player registers for a Sit & Go on a phone
+and sees their place and the Unregister button."""
+
+import pytest
+
+from cashier.selectors import wallet_balance
+from tests.factories import make_funded_player, make_sit_and_go
+from tests.poker.table_page import horizontal_overflow, screenshot
+from tournaments.models import Registration
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+PHONE = {"width": 390, "height": 844}
+
+
+def test_a_player_registers_from_the_lobby(signed_in_page):
+    sng = make_sit_and_go(seats=2)
+    alice = make_funded_player("alice", cents=5_000)
+    page = signed_in_page(alice, PHONE)
+    try:
+        page.goto("/#tournaments")
+        row = f'#tournaments tr[data-tournament="{sng.pk}"]'
+        page.click(f"{row} button.sng-register")
+        page.wait_for_selector(f"{row} button.sng-unregister")
+        assert page.text_content(f"{row} .sng-registered") == "1/2"
+        screenshot(page, "lobby-sit-and-go-registered-phone")
+        assert horizontal_overflow(page) <= 0
+        assert page.errors == []
+    finally:
+        page.context.close()
+    assert Registration.objects.get(tournament=sng).player == alice
+    assert wallet_balance(player=alice) == 3_900

@@ -1,0 +1,478 @@
+"""Sit & Go services: open, register, unregister, start when full, remove an excluded player,
+cancel (four eyes when money goes back).
+
+Each is one transaction that locks the tournament's row first (`SELECT ... FOR UPDATE`), so two
+players taking the last seat, a player's two tabs, and a cancel racing a registration are
+ordered there; the money moves through the cashier in the same transaction (one balanced entry
+per registration or refund). A refusal raises `TournamentError` before anything is written.
+
+Lock order (docs/architecture.md): a player's user row, then tournaments by id, then tables,
+then the cashier's accounts.
+
+What is still to come (docs/rules.md "Tournaments"): playing a running Sit & Go at a table
+(its owner deals it with tournament chips, blinds rising by the clock), eliminations, paying
+the places from the prize pool, and the settlement of a cancelled Sit & Go after play began.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import datetime
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from audit.services import audit_record
+from cashier.models import Entry
+from cashier.services import CashierError, tournament_buy_in, tournament_refund
+from config.errors import Refused
+from config.inputs import parse_idempotency_key
+from tournaments.models import Cancellation, Registration, Tournament, TournamentTemplate
+
+Status = Tournament.Status
+Entered = Registration.Status
+
+# The template's rules each Sit & Go copies when it opens.
+COPIED = ("game", "structure", "seats", "buy_in", "fee", "starting_chips", "blind_levels",
+          "breaks", "payouts", "action_seconds", "time_bank_seconds")  # fmt: skip
+
+
+class TournamentError(Refused):
+    """A refused tournament request: `code` for programs, `message` for people. Nothing
+    changed."""
+
+
+def _check_player(player):
+    if not isinstance(player, get_user_model()) or player.pk is None:
+        raise TournamentError("unknown_player", _("No such player."))
+    return player
+
+
+def _tournament_id(tournament) -> int:
+    """A tournament given as a row or an id; a forged or missing one is refused."""
+    value = getattr(tournament, "pk", tournament)
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise TournamentError("unknown_tournament", _("No such tournament."))
+    return value
+
+
+def _lock(tournament) -> Tournament:
+    """The tournament's row, locked until the transaction ends."""
+    locked = (
+        Tournament.objects.select_for_update(of=("self",))
+        .select_related("template")
+        .filter(pk=_tournament_id(tournament))
+        .first()
+    )
+    if locked is None:
+        raise TournamentError("unknown_tournament", _("No such tournament."))
+    return locked
+
+
+def _money(call):
+    """Run a cashier call, its refusal (no funds, a time-out, a loss limit...) as ours."""
+    try:
+        return call()
+    except CashierError as refused:
+        raise TournamentError(refused.code, refused.message) from refused
+
+
+# -- opening
+
+
+def tournament_open(*, template: TournamentTemplate, now: datetime | None = None) -> Tournament:
+    """A new Sit & Go of the template, registering, with a copy of the template's rules."""
+    tournament = Tournament.objects.create(
+        template=template,
+        created_at=now or timezone.now(),
+        **{name: getattr(template, name) for name in COPIED},
+    )
+    audit_record(
+        action="tournament.opened",
+        subject=tournament,
+        payload={"tournament": tournament.pk, "template": template.pk},
+        now=tournament.created_at,
+    )
+    return tournament
+
+
+def _open_next(template: TournamentTemplate, *, now: datetime) -> Tournament | None:
+    """One Sit & Go of an active template is always open: a new one when none is."""
+    if not template.is_active:
+        return None
+    if Tournament.objects.filter(template=template, status=Status.REGISTERING).exists():
+        return None
+    return tournament_open(template=template, now=now)
+
+
+@transaction.atomic
+def tournaments_open_missing(*, now: datetime | None = None) -> list[Tournament]:
+    """An open Sit & Go for every active template that has none (seed_demo, after staff add
+    or re-activate a template)."""
+    now = now or timezone.now()
+    opened = []
+    for template in TournamentTemplate.objects.select_for_update().filter(is_active=True):
+        tournament = _open_next(template, now=now)
+        if tournament is not None:
+            opened.append(tournament)
+    return opened
+
+
+# -- registering
+
+
+@transaction.atomic
+def tournament_register(
+    *, player, tournament, idempotency_key: str, now: datetime | None = None
+) -> Registration:
+    """Enter the player in a Sit & Go that is registering: the buy-in and fee leave their
+    wallet in one ledger entry (to the prize pool and the house's fee account), after the
+    responsible-gaming checks a table's buy-in runs. The same idempotency key again answers
+    with the registration it made and moves nothing. The last seat taken starts the Sit & Go
+    (the seats drawn) and opens the next one of its template."""
+    player = _check_player(player)
+    key = parse_idempotency_key(idempotency_key, error=TournamentError)
+    now = now or timezone.now()
+    # The player's row first (FOR NO KEY UPDATE, as an exclusion takes it): a time-out started
+    # at the same moment either comes first and refuses this, or waits and then finds this
+    # registration to refund; never a registration it did not see.
+    get_user_model().objects.select_for_update(no_key=True).filter(pk=player.pk).first()
+    tournament = _lock(tournament)
+    earlier = Entry.objects.filter(player=player, idempotency_key=key).first()
+    if earlier is not None:
+        made = Registration.objects.filter(entry_id=earlier.pk, player=player).first()
+        if made is not None and made.tournament_id == tournament.pk:
+            return made
+        raise TournamentError(
+            "idempotency_conflict",
+            _("This idempotency key was already used for a different request."),
+        )
+    if tournament.status != Status.REGISTERING:
+        raise TournamentError(
+            "not_registering",
+            _("This Sit & Go is %(status)s: registration is closed.")
+            % {"status": tournament.get_status_display().lower()},
+        )
+    active = Registration.objects.filter(tournament=tournament, status=Entered.ACTIVE)
+    if active.filter(player=player).exists():
+        raise TournamentError("already_registered", _("You are already registered here."))
+    if active.count() >= tournament.seats:
+        raise TournamentError("tournament_full", _("This Sit & Go is full."))
+    entry = _money(
+        lambda: tournament_buy_in(
+            player=player,
+            tournament_id=tournament.pk,
+            buy_in=tournament.buy_in,
+            fee=tournament.fee,
+            idempotency_key=key,
+            now=now,
+        )
+    )
+    registration = Registration.objects.create(
+        tournament=tournament,
+        player=player,
+        buy_in=tournament.buy_in,
+        fee=tournament.fee,
+        entry_id=entry.pk,
+        registered_at=now,
+    )
+    audit_record(
+        action="tournament.registered",
+        actor=player,
+        subject=tournament,
+        payload={"tournament": tournament.pk, "player": player.pk, "entry": entry.pk},
+        now=now,
+    )
+    if active.count() == tournament.seats:
+        _start(tournament, now=now)
+    return registration
+
+
+def _start(tournament: Tournament, *, now: datetime) -> None:
+    """The seats are full: draw the seats (a CSPRNG shuffle), mark it running, open the next
+    Sit & Go of its template. Play itself is the next slice (module doc)."""
+    registrations = list(
+        Registration.objects.filter(tournament=tournament, status=Entered.ACTIVE).order_by("id")
+    )
+    seats = list(range(1, tournament.seats + 1))
+    secrets.SystemRandom().shuffle(seats)
+    for registration, seat in zip(registrations, seats, strict=True):
+        registration.seat = seat
+    Registration.objects.bulk_update(registrations, ["seat"])
+    tournament.status, tournament.started_at = Status.RUNNING, now
+    tournament.save(update_fields=["status", "started_at"])
+    audit_record(
+        action="tournament.started",
+        subject=tournament,
+        payload={
+            "tournament": tournament.pk,
+            "seats": {str(r.seat): r.player_id for r in sorted(registrations, key=_seat_of)},
+        },
+        now=now,
+    )
+    _open_next(tournament.template, now=now)
+
+
+def _seat_of(registration: Registration) -> int:
+    return registration.seat or 0
+
+
+def _refund(
+    registration: Registration, *, status: str, by=None, memo: str, now: datetime
+) -> Registration:
+    entry = _money(
+        lambda: tournament_refund(
+            player=registration.player,
+            tournament_id=registration.tournament_id,
+            buy_in=registration.buy_in,
+            fee=registration.fee,
+            by=by,
+            memo=memo,
+            now=now,
+        )
+    )
+    registration.status, registration.refund_entry_id = status, entry.pk
+    registration.ended_at = now
+    registration.save(update_fields=["status", "refund_entry_id", "ended_at"])
+    return registration
+
+
+@transaction.atomic
+def tournament_unregister(*, player, tournament, now: datetime | None = None) -> Registration:
+    """Leave a Sit & Go before it starts: the buy-in and fee back to the wallet in one entry.
+    Once it runs (its seats filled) there is no unregistering."""
+    player = _check_player(player)
+    now = now or timezone.now()
+    tournament = _lock(tournament)
+    registration = (
+        Registration.objects.select_related("player")
+        .filter(tournament=tournament, player=player, status=Entered.ACTIVE)
+        .first()
+    )
+    if registration is None:
+        raise TournamentError("not_registered", _("You are not registered for this Sit & Go."))
+    if tournament.status != Status.REGISTERING:
+        raise TournamentError(
+            "already_started", _("This Sit & Go has started: you can no longer unregister.")
+        )
+    memo = f"tournament {tournament.pk} unregistered"
+    _refund(registration, status=Entered.UNREGISTERED, memo=memo, now=now)
+    audit_record(
+        action="tournament.unregistered",
+        actor=player,
+        subject=tournament,
+        payload={
+            "tournament": tournament.pk,
+            "player": player.pk,
+            "refund": registration.refund_entry_id,
+        },
+        now=now,
+    )
+    return registration
+
+
+def tournaments_leave_excluded(*, player, now: datetime | None = None) -> list[int]:
+    """A player who starts a time-out or self-exclusion leaves every Sit & Go that has not
+    started, refunded (responsible.services.exclusion_start calls this in its transaction,
+    holding the player's row). Running ones are the next slice's (docs/rules.md)."""
+    now = now or timezone.now()
+    left = []
+    with transaction.atomic():
+        ids = (
+            Registration.objects.filter(
+                player=player, status=Entered.ACTIVE, tournament__status=Status.REGISTERING
+            )
+            .order_by("tournament_id")
+            .values_list("tournament_id", flat=True)
+        )
+        for tournament_id in list(ids):
+            tournament = _lock(tournament_id)
+            registration = (
+                Registration.objects.select_related("player")
+                .filter(tournament=tournament, player=player, status=Entered.ACTIVE)
+                .first()
+            )
+            if tournament.status != Status.REGISTERING or registration is None:
+                continue
+            memo = f"tournament {tournament_id} left on exclusion"
+            _refund(registration, status=Entered.EXCLUDED, memo=memo, now=now)
+            audit_record(
+                action="tournament.left_on_exclusion",
+                subject=tournament,
+                payload={
+                    "tournament": tournament_id,
+                    "player": player.pk,
+                    "refund": registration.refund_entry_id,
+                },
+                now=now,
+            )
+            left.append(tournament_id)
+    return left
+
+
+# -- staff: cancelling
+
+
+def _check_staff(staff):
+    if not isinstance(staff, get_user_model()) or staff.pk is None or not staff.is_staff:
+        raise TournamentError("not_staff", _("Only staff may cancel a tournament."))
+    return staff
+
+
+def _check_reason(reason) -> str:
+    if not isinstance(reason, str) or not reason.strip():
+        raise TournamentError("reason_required", _("Say why: a reason is required."))
+    if len(reason) > 1000:
+        raise TournamentError("reason_too_long", _("A reason is at most 1,000 characters."))
+    return reason.strip()
+
+
+def _cancellable(tournament: Tournament) -> None:
+    if tournament.status not in (Status.REGISTERING, Status.RUNNING):
+        raise TournamentError(
+            "not_cancellable",
+            _("Sit & Go #%(id)s is %(status)s: nothing to cancel.")
+            % {"id": tournament.pk, "status": tournament.get_status_display().lower()},
+        )
+
+
+def _cancel(tournament: Tournament, *, reason: str, by, now: datetime) -> list[dict]:
+    """Refund every active entry in full (buy-in and fee: play has not begun in this slice)
+    and mark the tournament cancelled; the refunds, for the audit record."""
+    refunds = []
+    active = Registration.objects.select_related("player").filter(
+        tournament=tournament, status=Entered.ACTIVE
+    )
+    for registration in active.order_by("id"):
+        memo = f"tournament {tournament.pk} cancelled"
+        _refund(registration, status=Entered.CANCELLED, by=by, memo=memo, now=now)
+        refunds.append(
+            {
+                "player": registration.player_id,
+                "amount": registration.buy_in + registration.fee,
+                "entry": registration.refund_entry_id,
+            }
+        )
+    was = tournament.status
+    tournament.status, tournament.ended_at, tournament.cancel_reason = Status.CANCELLED, now, reason
+    tournament.save(update_fields=["status", "ended_at", "cancel_reason"])
+    if was == Status.REGISTERING:
+        _open_next(tournament.template, now=now)
+    return refunds
+
+
+@transaction.atomic
+def tournament_cancel_request(
+    *, tournament, requested_by, reason: str, now: datetime | None = None
+) -> Cancellation | None:
+    """Staff cancel a Sit & Go that has not finished. With nobody registered no money moves,
+    and it is cancelled at once (None). Otherwise the refunds wait for a second staff member's
+    approval (`tournament_cancel_approve`): the request is returned."""
+    staff, reason = _check_staff(requested_by), _check_reason(reason)
+    now = now or timezone.now()
+    tournament = _lock(tournament)
+    _cancellable(tournament)
+    if not Registration.objects.filter(tournament=tournament, status=Entered.ACTIVE).exists():
+        _cancel(tournament, reason=reason, by=staff, now=now)
+        audit_record(
+            action="staff.tournament_cancelled",
+            actor=staff,
+            subject=tournament,
+            payload={"tournament": tournament.pk, "refunds": []},
+            reason=reason,
+            now=now,
+        )
+        return None
+    if Cancellation.objects.filter(
+        tournament=tournament, status=Cancellation.Status.PENDING
+    ).exists():
+        raise TournamentError(
+            "already_requested",
+            _("A cancellation of this Sit & Go already waits for approval."),
+        )
+    cancellation = Cancellation.objects.create(
+        tournament=tournament, reason=reason, requested_by=staff, requested_at=now
+    )
+    audit_record(
+        action="staff.tournament_cancel_requested",
+        actor=staff,
+        subject=cancellation,
+        payload={"tournament": tournament.pk, "cancellation": cancellation.pk},
+        reason=reason,
+        now=now,
+    )
+    return cancellation
+
+
+def _pending(cancellation, staff) -> Cancellation:
+    cancellation_id = getattr(cancellation, "pk", cancellation)
+    locked = Cancellation.objects.select_for_update().filter(pk=cancellation_id).first()
+    if locked is None:
+        raise TournamentError("unknown_cancellation", _("No such cancellation."))
+    if locked.status != Cancellation.Status.PENDING:
+        raise TournamentError(
+            "already_decided",
+            _("Cancellation #%(id)s was already %(status)s.")
+            % {"id": locked.pk, "status": locked.status},
+        )
+    if locked.requested_by_id == staff.pk:
+        raise TournamentError(
+            "four_eyes",
+            _("You asked for this cancellation, so another staff member must decide it."),
+        )
+    return locked
+
+
+@transaction.atomic
+def tournament_cancel_approve(
+    *, cancellation, approved_by, reason: str, now: datetime | None = None
+) -> Cancellation:
+    """A second staff member approves: every registered player gets their buy-in and fee
+    back (one entry each) and the Sit & Go is cancelled."""
+    staff, reason = _check_staff(approved_by), _check_reason(reason)
+    now = now or timezone.now()
+    locked = _pending(cancellation, staff)
+    tournament = _lock(locked.tournament_id)
+    _cancellable(tournament)
+    refunds = _cancel(tournament, reason=locked.reason, by=staff, now=now)
+    locked.status, locked.decided_by, locked.decided_at = Cancellation.Status.APPROVED, staff, now
+    locked.decision_reason = reason
+    locked.save(update_fields=["status", "decided_by", "decided_at", "decision_reason"])
+    audit_record(
+        action="staff.tournament_cancelled",
+        actor=staff,
+        subject=tournament,
+        payload={
+            "tournament": tournament.pk,
+            "cancellation": locked.pk,
+            "requested_by": locked.requested_by_id,
+            "refunds": refunds,
+        },
+        reason=reason,
+        now=now,
+    )
+    return locked
+
+
+@transaction.atomic
+def tournament_cancel_reject(
+    *, cancellation, rejected_by, reason: str, now: datetime | None = None
+) -> Cancellation:
+    """A second staff member refuses the cancellation: nothing moves, the Sit & Go goes on."""
+    staff, reason = _check_staff(rejected_by), _check_reason(reason)
+    now = now or timezone.now()
+    locked = _pending(cancellation, staff)
+    locked.status, locked.decided_by, locked.decided_at = Cancellation.Status.REJECTED, staff, now
+    locked.decision_reason = reason
+    locked.save(update_fields=["status", "decided_by", "decided_at", "decision_reason"])
+    audit_record(
+        action="staff.tournament_cancel_rejected",
+        actor=staff,
+        subject=locked,
+        payload={"tournament": locked.tournament_id, "cancellation": locked.pk},
+        reason=reason,
+        now=now,
+    )
+    return locked

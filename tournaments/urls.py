@@ -1,0 +1,10 @@
+from django.urls import path
+
+from tournaments import views
+
+app_name = "tournaments"
+
+urlpatterns = [
+    path("<int:tournament_id>/register/", views.register, name="register"),
+    path("<int:tournament_id>/unregister/", views.unregister, name="unregister"),
+]
