@@ -298,15 +298,16 @@ def wallet_withdraw(*, player, amount: int, idempotency_key: str) -> Entry:
     player, amount, key = _check_player(player), _check_amount(amount), _check_key(idempotency_key)
     fingerprint = _fingerprint(op="withdraw", player=player.pk, amount=amount)
     wallet, world = _account(Kind.WALLET, owner=player), _account(Kind.OUTSIDE_WORLD)
-    held = _account(Kind.WITHDRAWALS_PENDING)
+    # The held account is opened by the first withdrawal that waits (below), not by every one.
+    held = Account.objects.filter(kind=Kind.WITHDRAWALS_PENDING).first()
     with transaction.atomic():
-        # All three in id order (no deadlock with a deposit); the wallet's lock orders this
-        # player's withdrawals, so the total that decides whether this one waits is exact.
-        locked = _lock([wallet, world, held])
+        # All in id order (no deadlock with a deposit or a decision); the wallet's lock orders
+        # this player's withdrawals, so the total that decides whether this one waits is exact.
+        locked = _lock([wallet, world, *([held] if held else [])])
         earlier = _replay(player=player, idempotency_key=key, fingerprint=fingerprint)
         if earlier is not None:
             return earlier
-        wallet, world, held = locked[wallet.pk], locked[world.pk], locked[held.pk]
+        wallet, world = locked[wallet.pk], locked[world.pk]
         try:
             with transaction.atomic():
                 money_checks_run(kind=WITHDRAWAL, player=player, error=CashierError)
@@ -317,7 +318,14 @@ def wallet_withdraw(*, player, amount: int, idempotency_key: str) -> Entry:
                         % {"amount": dollars(amount), "balance": dollars(wallet.balance)},
                     )
                 why = withdrawal_check_why(player=player, amount=amount)
-                target = world if why is None else held
+                if why is None:
+                    target = world
+                elif held is not None:
+                    target = locked[held.pk]
+                else:
+                    # Its first use: no one else can hold the new row (openers serialise on
+                    # the outside world's lock, decisions come after a waiting withdrawal).
+                    target = _lock([_account(Kind.WITHDRAWALS_PENDING)]).popitem()[1]
                 entry = _post(
                     reason=Reason.WITHDRAWAL if why is None else Reason.WITHDRAWAL_HELD,
                     legs=[(wallet, -amount), (target, amount)],
