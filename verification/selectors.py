@@ -35,7 +35,7 @@ def verification_state(*, player) -> dict[str, Any]:
     """The player's own view: date of birth, the latest document of each kind, and whether
     large withdrawals pay at once."""
     identity = Identity.objects.filter(player=player).first()
-    latest = {}
+    latest: dict[str, Document] = {}
     for document in Document.objects.filter(player=player).order_by("-uploaded_at", "-id"):
         latest.setdefault(document.kind, document)
     kinds = [{"kind": kind, "label": label, "document": latest.get(kind)}

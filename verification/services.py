@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import secrets
 from datetime import date, datetime, timedelta
+from functools import partial
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -223,7 +224,7 @@ def documents_expire(*, now: datetime | None = None) -> int:
                 now=now,
             )
             if name:
-                transaction.on_commit(lambda name=name: private_storage.delete(name))
+                transaction.on_commit(partial(private_storage.delete, name))
     return len(due)
 
 
