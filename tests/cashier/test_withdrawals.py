@@ -4,6 +4,7 @@ role's decisions (cashier/withdrawals.py), each one balanced entry moving the mo
 import pytest
 
 from audit.models import AuditRecord
+from cashier.audit_reports import daily_report
 from cashier.models import Account, Entry, PendingWithdrawal
 from cashier.selectors import wallet_balance
 from cashier.services import CashierError, wallet_deposit, wallet_withdraw
@@ -113,6 +114,9 @@ def test_approval_waits_for_the_documents_then_pays_out_from_the_held_account():
     record = AuditRecord.objects.get(action="cashier.withdrawal_approved")
     assert (record.actor_id, record.reason) == (officer.pk, "documents fine")
     assert ledger_verify().ok, ledger_verify().problems
+    # The auditors' daily report counts it the day it is paid out, not the day it is held.
+    (today,) = daily_report(days=[paid.created_at.date()])
+    assert today["withdrawals"] == {"count": 1, "amount": 50_000}
 
 
 @pytest.mark.django_db
