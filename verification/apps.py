@@ -8,3 +8,6 @@ class VerificationConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "verification"
     verbose_name = "Identity checks"
+
+    def ready(self) -> None:
+        from verification import checks  # noqa: F401 (registers the folder check)

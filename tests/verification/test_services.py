@@ -136,3 +136,12 @@ def test_the_retention_task_deletes_decided_files_after_the_period_and_audits_ea
     assert record.payload["document"] == old.pk
     assert player_verified(player_id=player.pk)  # the decision outlives the file
     assert expire_documents() == 0
+
+
+def test_the_check_refuses_a_documents_folder_inside_the_static_files(settings, tmp_path):
+    from verification.checks import documents_outside_the_web_root
+
+    assert documents_outside_the_web_root() == []
+    settings.STATIC_ROOT = tmp_path
+    settings.VERIFICATION_STORAGE_DIR = tmp_path / "documents"
+    assert [e.id for e in documents_outside_the_web_root()] == ["verification.E001"]
