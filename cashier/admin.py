@@ -19,9 +19,18 @@ from cashier.models import (
     Account,
     BalanceAdjustment,
     Entry,
+    PendingWithdrawal,
     Posting,
 )
+from cashier.withdrawals import (
+    DECIDE,
+    withdrawal_approve,
+    withdrawal_hold,
+    withdrawal_reject,
+    withdrawal_release,
+)
 from config.admin import ReadOnlyAdmin, ReasonForm, money, parse_dollars, tool_view
+from verification.selectors import player_verified
 
 
 class PostingInline(admin.TabularInline):
@@ -241,3 +250,89 @@ class BalanceAdjustmentAdmin(ReadOnlyAdmin):
 
     def reject_view(self, request, adjustment_id: int):
         return self._decide(request, adjustment_id, approve=False)
+
+
+# -- withdrawals waiting for identity checks: decided by the compliance role
+
+
+@admin.register(PendingWithdrawal)
+class PendingWithdrawalAdmin(ReadOnlyAdmin):
+    """Every role sees the queue; only the compliance role (`decide_pendingwithdrawal`) acts:
+    approve (once the player's documents are approved), reject, hold or lift a hold. The
+    documents themselves are under "Identity checks", for the compliance role only."""
+
+    list_display = ("id", "requested_at", "player", "amount_dollars", "why", "status",
+                    "decided_by", "decided_at")  # fmt: skip
+    list_filter = ("status", "why", "requested_at")
+    search_fields = ("player__username",)
+    list_select_related = ("player", "decided_by")
+    date_hierarchy = "requested_at"
+    fields = ("player", "amount_dollars", "why", "status", "requested_at", "player_checked",
+              "held_entry", "settled_entry", "decided_by", "decided_at", "decision_reason",
+              "hold_by", "hold_at", "hold_reason")  # fmt: skip
+    readonly_fields = fields
+
+    TOOLS = {
+        "approve": ("Approve and pay out", (PendingWithdrawal.Status.PENDING,), withdrawal_approve,
+                    "approved_by"),
+        "reject": ("Reject (back to the wallet)", PendingWithdrawal.OPEN, withdrawal_reject,
+                   "rejected_by"),
+        "hold": ("Put on hold", (PendingWithdrawal.Status.PENDING,), withdrawal_hold, "held_by"),
+        "release": ("Lift the hold", (PendingWithdrawal.Status.ON_HOLD,), withdrawal_release,
+                    "released_by"),
+    }  # fmt: skip
+
+    @admin.display(description="amount", ordering="amount")
+    def amount_dollars(self, withdrawal: PendingWithdrawal) -> str:
+        return money(withdrawal.amount)
+
+    @admin.display(description="player's identity checked", boolean=True)
+    def player_checked(self, withdrawal: PendingWithdrawal) -> bool:
+        return player_verified(player_id=withdrawal.player_id)
+
+    def get_urls(self):
+        tool = self.admin_site.admin_view
+        return [
+            *(
+                path(f"<int:withdrawal_id>/{name}/", tool(self.tool_view(name)),
+                     name=f"cashier_pendingwithdrawal_{name}")
+                for name in self.TOOLS
+            ),
+            *super().get_urls(),
+        ]  # fmt: skip
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        withdrawal = self.get_object(request, object_id)
+        tools = []
+        if (
+            withdrawal is not None
+            and request.user.has_perm(DECIDE)
+            and withdrawal.player_id != request.user.pk
+        ):
+            tools = [
+                {"name": name, "label": label, "url": f"admin:cashier_pendingwithdrawal_{name}"}
+                for name, (label, statuses, _service, _by) in self.TOOLS.items()
+                if withdrawal.status in statuses
+            ]
+        extra = {**(extra_context or {}), "tools": tools}
+        return super().change_view(request, object_id, form_url, extra)
+
+    def tool_view(self, name: str):
+        label, _statuses, service, by = self.TOOLS[name]
+
+        def view(request, withdrawal_id: int):
+            withdrawal = get_object_or_404(PendingWithdrawal, pk=withdrawal_id)
+
+            def act(cleaned: dict) -> str:
+                done = service(withdrawal=withdrawal, reason=cleaned["reason"],
+                               **{by: request.user})  # fmt: skip
+                return f"Withdrawal #{done.pk}: {done.get_status_display().lower()}."
+
+            return tool_view(
+                request, self, withdrawal, title=f"{label}: withdrawal #{withdrawal.pk}",
+                permission=DECIDE, act=act, button=label,
+                intro=f"{money(withdrawal.amount)} asked for by {withdrawal.player} on "
+                f"{withdrawal.requested_at:%Y-%m-%d %H:%M} UTC ({withdrawal.get_why_display()}).",
+            )  # fmt: skip
+
+        return view

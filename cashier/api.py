@@ -92,7 +92,10 @@ IDEMPOTENCY_KEY_HEADER = OpenApiParameter(
 
 class MoveResultSerializer(serializers.Serializer):
     entry_id = serializers.IntegerField()
-    reason = serializers.CharField()
+    reason = serializers.CharField(
+        help_text="deposit, withdrawal, or withdrawal_held: a withdrawal waiting for identity "
+        "checks (its money held out of the wallet until compliance staff approve it)"
+    )
     amount = serializers.IntegerField()
     balance = serializers.IntegerField(help_text="wallet balance in cents afterwards")
 
@@ -175,7 +178,8 @@ class DepositView(_MoveView):
 
 
 class WithdrawView(_MoveView):
-    """Withdraw from the wallet; never more than it holds."""
+    """Withdraw from the wallet; never more than it holds. Above the room's thresholds a player
+    whose identity is not checked yet gets `withdrawal_held`: the money waits (docs/rules.md)."""
 
     service = staticmethod(wallet_withdraw)
 

@@ -240,8 +240,13 @@ def daily_report(*, days: list[date]) -> list[dict]:
         reason, kind = leg["entry__reason"], leg["account__kind"]
         if reason == Entry.Reason.DEPOSIT and kind == Kind.WALLET:
             row["deposits"] = {"count": leg["entries"], "amount": leg["total"]}
-        elif reason == Entry.Reason.WITHDRAWAL and kind == Kind.WALLET:
-            row["withdrawals"] = {"count": leg["entries"], "amount": -leg["total"]}
+        elif (reason == Entry.Reason.WITHDRAWAL and kind == Kind.WALLET) or (
+            # A withdrawal that waited for identity checks counts the day it is paid out.
+            reason == Entry.Reason.WITHDRAWAL_PAID and kind == Kind.OUTSIDE_WORLD
+        ):
+            paid = -leg["total"] if kind == Kind.WALLET else leg["total"]
+            row["withdrawals"]["count"] += leg["entries"]
+            row["withdrawals"]["amount"] += paid
         elif reason == Entry.Reason.BANKED_PAYOUT and kind == Kind.HOUSE_BANKROLL:
             row["banked"]["house_result"] = leg["total"]
         elif reason == Entry.Reason.BANKED_PAYOUT and kind == Kind.BANKED_BETS_IN_PLAY:

@@ -35,6 +35,7 @@ SINGLETON_KIND_VALUES = [
     "outside_world",
     "adjustments",
     "tournament_fees",
+    "withdrawals_pending",
 ]
 
 # The banked game's two busy house accounts exist as this many rows each (shards 0 to 15), so
@@ -63,6 +64,7 @@ class Account(models.Model):
         ADJUSTMENTS = "adjustments", "Staff adjustments (house)"
         TOURNAMENT_POOL = "tournament_pool", "Tournament prize pool"
         TOURNAMENT_FEES = "tournament_fees", "Tournament fees (house)"
+        WITHDRAWALS_PENDING = "withdrawals_pending", "Withdrawals waiting for checks (held)"
 
     PLAYER_KINDS = (Kind.WALLET, Kind.TABLE_STACK)
     SINGLETON_KINDS = tuple(map(Kind, SINGLETON_KIND_VALUES))
@@ -184,6 +186,11 @@ class Entry(models.Model):
         ADJUSTMENT = "adjustment", _("Staff adjustment")
         TOURNAMENT_BUY_IN = "tournament_buy_in", _("Tournament buy-in")
         TOURNAMENT_REFUND = "tournament_refund", _("Tournament refund")
+        # A withdrawal waiting for identity checks: held out of the wallet, then paid out or
+        # returned to it (PendingWithdrawal).
+        WITHDRAWAL_HELD = "withdrawal_held", _("Withdrawal waiting for checks")
+        WITHDRAWAL_PAID = "withdrawal_paid", _("Withdrawal paid after checks")
+        WITHDRAWAL_RETURNED = "withdrawal_returned", _("Withdrawal returned")
 
     reason = models.CharField(max_length=20, choices=Reason.choices)
     # The player whose money this is (None for hand settlements and house movements).
@@ -318,3 +325,92 @@ class BalanceAdjustment(models.Model):
         if self.pk is None:
             return "a new balance adjustment"
         return f"adjustment #{self.pk} of {self.amount:+d} cents for {self.player} ({self.status})"
+
+
+class PendingWithdrawal(models.Model):
+    """A withdrawal that waits for identity checks (docs/rules.md "Identity checks").
+
+    At the request its money moved from the wallet to the house's held `withdrawals_pending`
+    account (`held_entry`), so it cannot be spent twice; it ends in one more entry
+    (`settled_entry`): paid out to the outside world once compliance staff approve it, or back
+    to the wallet when they reject it or the player cancels it. Compliance staff may put it on
+    hold (nothing moves; neither paid nor cancelled until the hold is lifted)."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("Waiting for checks")
+        ON_HOLD = "on_hold", _("On hold")
+        PAID = "paid", _("Paid")
+        REJECTED = "rejected", _("Rejected")
+        CANCELLED = "cancelled", _("Cancelled")
+
+    OPEN = (Status.PENDING, Status.ON_HOLD)
+
+    class Why(models.TextChoices):
+        ABOVE_THRESHOLD = "above_threshold", _("above the amount that needs identity checks")
+        TOTAL = "total", _("your withdrawals pass the total that needs identity checks")
+
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="pending_withdrawals"
+    )
+    amount = models.BigIntegerField()
+    why = models.CharField(max_length=16, choices=Why.choices)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    requested_at = models.DateTimeField(default=timezone.now, db_index=True)
+    held_entry = models.OneToOneField(
+        Entry, on_delete=models.PROTECT, related_name="pending_withdrawal_held"
+    )
+    settled_entry = models.OneToOneField(
+        Entry,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="pending_withdrawal_settled",
+    )
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="pending_withdrawals_decided",
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decision_reason = models.TextField(blank=True, default="")
+    # The latest hold: who put it, when and why (kept after it is lifted; the audit log has all).
+    hold_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="pending_withdrawals_held",
+    )
+    hold_at = models.DateTimeField(null=True, blank=True)
+    hold_reason = models.TextField(blank=True, default="")
+
+    class Meta:
+        ordering = ["requested_at", "id"]
+        default_permissions = ("view",)
+        permissions = [
+            ("decide_pendingwithdrawal", "Can approve, reject, hold and release a withdrawal")
+        ]
+        constraints = [
+            models.CheckConstraint(
+                name="cashier_pending_withdrawal_amount", condition=Q(amount__gt=0)
+            ),
+            models.CheckConstraint(
+                name="cashier_pending_withdrawal_shape",
+                condition=(
+                    Q(status__in=["pending", "on_hold"], settled_entry__isnull=True)
+                    | Q(status="cancelled", settled_entry__isnull=False)
+                    | Q(
+                        status__in=["paid", "rejected"],
+                        settled_entry__isnull=False,
+                        decided_by__isnull=False,
+                    )
+                ),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        if self.pk is None:
+            return "a new pending withdrawal"
+        return f"withdrawal #{self.pk} of {self.amount} cents for {self.player} ({self.status})"

@@ -9,7 +9,7 @@ from django.db import connection
 from django.db.models import QuerySet, Sum
 from django.utils import timezone
 
-from cashier.models import Account, Entry, Posting
+from cashier.models import Account, Entry, PendingWithdrawal, Posting
 from cashier.ratholing import BuyInTerms, buy_in_terms_for
 
 
@@ -17,6 +17,14 @@ def wallet_balance(*, player) -> int:
     """The player's wallet in cents (0 before the first deposit)."""
     account = Account.objects.filter(kind=Account.Kind.WALLET, owner=player).first()
     return account.balance if account else 0
+
+
+def pending_withdrawals_of(*, player, recent: int = 10) -> list[PendingWithdrawal]:
+    """The player's withdrawals that wait for identity checks (or on hold) and the latest
+    settled ones, newest first."""
+    rows = PendingWithdrawal.objects.filter(player=player).order_by("-requested_at", "-id")
+    open_rows = list(rows.filter(status__in=PendingWithdrawal.OPEN))
+    return open_rows + list(rows.exclude(status__in=PendingWithdrawal.OPEN)[:recent])
 
 
 def table_stack_balance(*, player, table) -> int:

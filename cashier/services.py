@@ -22,14 +22,16 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
+from django.db.models import Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from audit.services import Subject, audit_record
 from cashier.gates import DEPOSIT, PLAY, WITHDRAWAL, money_checks_run
-from cashier.models import Account, Entry, Posting, house_shard
+from cashier.models import Account, Entry, PendingWithdrawal, Posting, house_shard
 from cashier.posting import (
     EntryId,
     Guard,
@@ -45,6 +47,7 @@ from cashier.posting import (
 from cashier.ratholing import buy_in_range_for
 from config.errors import Refused
 from config.inputs import MAX_CENTS, dollars, parse_cents, parse_idempotency_key
+from verification.selectors import player_verified
 
 Kind = Account.Kind
 Reason = Entry.Reason
@@ -289,28 +292,99 @@ def wallet_deposit(*, player, amount: int, idempotency_key: str) -> Entry:
 
 
 def wallet_withdraw(*, player, amount: int, idempotency_key: str) -> Entry:
-    """Wallet money out to the (pretend) payment provider; never more than the wallet holds."""
+    """Wallet money out to the (pretend) payment provider; never more than the wallet holds.
+
+    A withdrawal that needs identity checks (`withdrawal_check_why`) of a player not checked
+    yet does not pay out: its money moves to the held `withdrawals_pending` account in a
+    `withdrawal_held` entry, with a `PendingWithdrawal` waiting for compliance staff
+    (cashier/withdrawals.py). Either way one entry, once per idempotency key."""
     player, amount, key = _check_player(player), _check_amount(amount), _check_key(idempotency_key)
+    fingerprint = _fingerprint(op="withdraw", player=player.pk, amount=amount)
+    wallet, world = _account(Kind.WALLET, owner=player), _account(Kind.OUTSIDE_WORLD)
+    # The held account is opened by the first withdrawal that waits (below), not by every one.
+    held = Account.objects.filter(kind=Kind.WITHDRAWALS_PENDING).first()
+    with transaction.atomic():
+        # All in id order (no deadlock with a deposit or a decision); the wallet's lock orders
+        # this player's withdrawals, so the total that decides whether this one waits is exact.
+        locked = _lock([wallet, world, *([held] if held else [])])
+        earlier = _replay(player=player, idempotency_key=key, fingerprint=fingerprint)
+        if earlier is not None:
+            return earlier
+        wallet, world = locked[wallet.pk], locked[world.pk]
+        try:
+            with transaction.atomic():
+                money_checks_run(kind=WITHDRAWAL, player=player, error=CashierError)
+                if wallet.balance < amount:
+                    raise CashierError(
+                        "insufficient_funds",
+                        _("You cannot withdraw %(amount)s: your wallet holds %(balance)s.")
+                        % {"amount": dollars(amount), "balance": dollars(wallet.balance)},
+                    )
+                why = withdrawal_check_why(player=player, amount=amount)
+                if why is None:
+                    target = world
+                elif held is not None:
+                    target = locked[held.pk]
+                else:
+                    # Its first use: no one else can hold the new row (openers serialise on
+                    # the outside world's lock, decisions come after a waiting withdrawal).
+                    target = _lock([_account(Kind.WITHDRAWALS_PENDING)]).popitem()[1]
+                entry = _post(
+                    reason=Reason.WITHDRAWAL if why is None else Reason.WITHDRAWAL_HELD,
+                    legs=[(wallet, -amount), (target, amount)],
+                    player=player,
+                    idempotency_key=key,
+                    fingerprint=fingerprint,
+                    created_by=player,
+                )
+                if why is not None:
+                    pending = PendingWithdrawal.objects.create(
+                        player=player, amount=amount, why=why, held_entry=entry,
+                        requested_at=entry.created_at,
+                    )  # fmt: skip
+                    audit_record(
+                        action="cashier.withdrawal_pending",
+                        actor=player,
+                        subject=pending,
+                        payload={
+                            "player": player.pk,
+                            "amount": amount,
+                            "why": why,
+                            "entry": entry.pk,
+                        },
+                        now=entry.created_at,
+                    )
+                return entry
+        except IntegrityError:
+            # A twin with the same key committed between our check and our insert.
+            earlier = _replay(player=player, idempotency_key=key, fingerprint=fingerprint)
+            if earlier is None:
+                raise
+            return earlier
 
-    def refuse(wallet: Account, world: Account) -> None:
-        money_checks_run(kind=WITHDRAWAL, player=player, error=CashierError)
-        if wallet.balance < amount:
-            raise CashierError(
-                "insufficient_funds",
-                _("You cannot withdraw %(amount)s: your wallet holds %(balance)s.")
-                % {"amount": dollars(amount), "balance": dollars(wallet.balance)},
-            )
 
-    return _keyed_transfer(
-        reason=Reason.WITHDRAWAL,
-        player=player,
-        source=_account(Kind.WALLET, owner=player),
-        target=_account(Kind.OUTSIDE_WORLD),
-        amount=amount,
-        idempotency_key=key,
-        fingerprint=_fingerprint(op="withdraw", player=player.pk, amount=amount),
-        refuse=refuse,
-    )
+def withdrawal_check_why(*, player, amount: int) -> str | None:
+    """Why a withdrawal of `amount` must wait for identity checks, or None to pay it now: a
+    checked player's never wait; anyone else's wait above `WITHDRAWAL_CHECK_ABOVE_CENTS`, or
+    once their withdrawals (paid or waiting, with this one) pass `WITHDRAWAL_CHECK_TOTAL_CENTS`."""
+    if player_verified(player_id=player.pk):
+        return None
+    if amount > settings.WITHDRAWAL_CHECK_ABOVE_CENTS:
+        return PendingWithdrawal.Why.ABOVE_THRESHOLD
+    if withdrawn_total(player=player) + amount > settings.WITHDRAWAL_CHECK_TOTAL_CENTS:
+        return PendingWithdrawal.Why.TOTAL
+    return None
+
+
+def withdrawn_total(*, player) -> int:
+    """Cents the player withdrew or is waiting to withdraw: what left their wallet in
+    withdrawals and held withdrawals, less what came back to it."""
+    moved = Posting.objects.filter(
+        account__kind=Kind.WALLET,
+        account__owner=player,
+        entry__reason__in=[Reason.WITHDRAWAL, Reason.WITHDRAWAL_HELD, Reason.WITHDRAWAL_RETURNED],
+    ).aggregate(total=Sum("amount"))["total"]
+    return -(moved or 0)
 
 
 # -- table stakes

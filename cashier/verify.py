@@ -9,8 +9,11 @@ Each check has a name, and every problem it finds is reported under that name:
   table stack only moves in its owner's entries (or, for a stack, in a settlement of a hand at
   its table; for a wallet, in the room's settlement of a live banked round, which the banked
   game's check matches to its seats); deposits and withdrawals move money between the outside
-  world and the player's wallet and nothing else touches the outside world; a tournament's
-  prize pool and the fee account move only in that tournament's buy-ins and refunds.
+  world and the player's wallet and nothing else touches the outside world (but a withdrawal
+  that waited for identity checks, paid out of the held `withdrawals_pending` account, whose
+  entries each match their `PendingWithdrawal` and whose balance is what those still wait for);
+  a tournament's prize pool and the fee account move only in that tournament's buy-ins and
+  refunds.
 
 Apps above the cashier add checks of their own with `ledger_check_register` (poker registers
 that every settled hand's entry equals the hand's result), so the cashier never imports them.
@@ -27,7 +30,7 @@ from django.db import connection, transaction
 from django.db.models import Count, F, Q, Sum, Value
 from django.db.models.functions import Coalesce
 
-from cashier.models import Account, BalanceAdjustment, Entry, Posting
+from cashier.models import Account, BalanceAdjustment, Entry, PendingWithdrawal, Posting
 
 Kind = Account.Kind
 Reason = Entry.Reason
@@ -186,7 +189,7 @@ def _legs(entry: Entry) -> str:
 
 def _outside_world_misused() -> Iterator[str]:
     elsewhere = Q(account__kind=Kind.OUTSIDE_WORLD) & ~Q(
-        entry__reason__in=[Reason.DEPOSIT, Reason.WITHDRAWAL]
+        entry__reason__in=[Reason.DEPOSIT, Reason.WITHDRAWAL, Reason.WITHDRAWAL_PAID]
     )
     for posting in _postings(elsewhere):
         yield (f"{_posting_label(posting)}: only deposits and withdrawals touch the outside world")
@@ -314,6 +317,60 @@ def _tournament_money_misused() -> Iterator[str]:
         )
 
 
+HELD_REASONS = [Reason.WITHDRAWAL_HELD, Reason.WITHDRAWAL_PAID, Reason.WITHDRAWAL_RETURNED]
+
+
+def _withdrawals_pending_mismatch() -> Iterator[str]:
+    """Withdrawals waiting for checks: the held account moves only in their three entries,
+    each entry is the one its withdrawal says with the legs it should have, and the account
+    holds exactly what the withdrawals still waiting (or on hold) hold."""
+    elsewhere = Q(account__kind=Kind.WITHDRAWALS_PENDING) & ~Q(entry__reason__in=HELD_REASONS)
+    for posting in _postings(elsewhere):
+        yield f"{_posting_label(posting)}: only withdrawals waiting for checks touch this account"
+    withdrawals = PendingWithdrawal.objects.all()
+    expected: dict[int, tuple[str, int, list]] = {}
+    for w in withdrawals.order_by("id"):
+        held = (Kind.WITHDRAWALS_PENDING, None, w.amount)
+        expected[w.held_entry_id] = (
+            f"withdrawal #{w.pk}'s hold", w.player_id,
+            sorted([(Kind.WALLET, w.player_id, -w.amount), held]),
+        )  # fmt: skip
+        if w.settled_entry_id is not None:
+            to = (
+                (Kind.OUTSIDE_WORLD, None)
+                if w.status == w.Status.PAID
+                else (Kind.WALLET, w.player_id)
+            )
+            expected[w.settled_entry_id] = (
+                f"withdrawal #{w.pk}'s {w.status} settlement", w.player_id,
+                sorted([(Kind.WITHDRAWALS_PENDING, None, -w.amount), (*to, w.amount)]),
+            )  # fmt: skip
+    for entry in Entry.objects.filter(reason__in=HELD_REASONS).order_by("id"):
+        if entry.pk not in expected:
+            yield f"{_entry_label(entry)} belongs to no withdrawal waiting for checks"
+            continue
+        what, player_id, legs = expected.pop(entry.pk)
+        found = sorted(
+            (p.account.kind, p.account.owner_id, p.amount)
+            for p in entry.postings.select_related("account")
+        )
+        if found != legs or entry.player_id != player_id:
+            yield f"{_entry_label(entry)} is not {what}; its legs: {_legs(entry)}"
+    for entry_id, (what, _player, _legs_expected) in sorted(expected.items()):
+        yield f"{what} names entry #{entry_id}, which is not one of its kind"
+    open_total = withdrawals.filter(status__in=PendingWithdrawal.OPEN).aggregate(
+        t=Coalesce(Sum("amount"), Value(0))
+    )["t"]
+    held_balance = Account.objects.filter(kind=Kind.WITHDRAWALS_PENDING).aggregate(
+        t=Coalesce(Sum("balance"), Value(0))
+    )["t"]
+    if held_balance != open_total:
+        yield (
+            f"the withdrawals_pending account holds {held_balance} but the withdrawals waiting "
+            f"for checks or on hold sum to {open_total}"
+        )
+
+
 CASHIER_CHECKS = [
     LedgerCheck(
         "balanced_entries",
@@ -368,6 +425,12 @@ CASHIER_CHECKS = [
         "a tournament's prize pool and the house's fee account move only in that tournament's "
         "buy-ins and refunds, each between the player's own wallet and the pool and fee",
         _tournament_money_misused,
+    ),
+    LedgerCheck(
+        "withdrawals_pending_match",
+        "the withdrawals_pending account moves only in the entries of withdrawals waiting for "
+        "checks, each as its withdrawal says, and holds what those still waiting sum to",
+        _withdrawals_pending_mismatch,
     ),
 ]
 

@@ -6,6 +6,7 @@ import uuid
 from datetime import timedelta
 from decimal import Decimal
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
@@ -16,11 +17,19 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from cashier.forms import MoveForm
-from cashier.models import Account
-from cashier.selectors import account_statement, player_history, wallet_balance
+from cashier.models import Account, Entry
+from cashier.selectors import (
+    account_statement,
+    pending_withdrawals_of,
+    player_history,
+    wallet_balance,
+)
 from cashier.services import CashierError, dollars, wallet_deposit, wallet_withdraw
+from cashier.withdrawals import withdrawal_cancel
 from config.csv_cells import csv_escape_row
 from config.inputs import BadInput, parse_query_range
+from verification.forms import BirthDateForm, DocumentForm
+from verification.selectors import verification_state
 
 HISTORY_PAGE_SIZE = 20
 
@@ -44,6 +53,13 @@ def cashier_home(request: HttpRequest) -> HttpResponse:
             "deposit_form": MoveForm(initial={"idempotency_key": uuid.uuid4().hex}),
             "withdraw_form": MoveForm(initial={"idempotency_key": uuid.uuid4().hex}),
             "page": page,
+            "verification": verification_state(player=request.user),
+            "document_form": DocumentForm(),
+            "birth_date_form": BirthDateForm(),
+            "pending_withdrawals": pending_withdrawals_of(player=request.user),
+            "withdrawal_check_above": settings.WITHDRAWAL_CHECK_ABOVE_CENTS,
+            "withdrawal_check_total": settings.WITHDRAWAL_CHECK_TOTAL_CENTS,
+            "upload_most_mb": f"{settings.VERIFICATION_MAX_UPLOAD_BYTES / 1_000_000:g}",
             "statement_from": today.replace(day=1).isoformat(),
             "statement_to": today.isoformat(),
         },
@@ -60,7 +76,7 @@ def _move(request: HttpRequest, service, verb: str) -> HttpResponse:
                 )
         return redirect("cashier:home")
     try:
-        service(
+        entry = service(
             player=request.user,
             amount=form.cents(),
             idempotency_key=form.cleaned_data["idempotency_key"],
@@ -70,11 +86,15 @@ def _move(request: HttpRequest, service, verb: str) -> HttpResponse:
             request, _("%(what)s refused: %(why)s") % {"what": verb, "why": error.message}
         )
     else:
-        done = (
-            _("Deposit of %(amount)s done.")
-            if service is wallet_deposit
-            else _("Withdrawal of %(amount)s done.")
-        )
+        if entry.reason == Entry.Reason.WITHDRAWAL_HELD:
+            done = _(
+                "Withdrawal of %(amount)s waits for identity checks: the money is held for it, "
+                "and paid out once our compliance team approved your documents."
+            )
+        elif service is wallet_deposit:
+            done = _("Deposit of %(amount)s done.")
+        else:
+            done = _("Withdrawal of %(amount)s done.")
         messages.success(
             request,
             (done % {"amount": dollars(form.cents())})
@@ -94,6 +114,23 @@ def cashier_deposit(request: HttpRequest) -> HttpResponse:
 @require_POST
 def cashier_withdraw(request: HttpRequest) -> HttpResponse:
     return _move(request, wallet_withdraw, _("Withdrawal"))
+
+
+@login_required
+@require_POST
+def cashier_withdrawal_cancel(request: HttpRequest, withdrawal_id: int) -> HttpResponse:
+    """The player takes back a withdrawal waiting for checks: the money returns to the wallet."""
+    try:
+        withdrawal = withdrawal_cancel(withdrawal=withdrawal_id, player=request.user)
+    except CashierError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(
+            request,
+            _("Withdrawal of %(amount)s cancelled: the money is back in your wallet.")
+            % {"amount": dollars(withdrawal.amount)},
+        )
+    return redirect("cashier:home")
 
 
 STATEMENT_COLUMNS = ("date_utc", "entry", "type", "account", "table", "hand", "amount",

@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "staff",
     "fairness",
     "histories",
+    "verification",
 ]
 
 MIDDLEWARE = [
@@ -285,6 +286,26 @@ AUDIT_ANCHOR_FILE = env.str("AUDIT_ANCHOR_FILE", default="")
 # and left the link to the next commit or the beat's audit.link_pending) before verify_audit
 # names it (docs/operations.md "The audit log").
 AUDIT_LINK_BOUND_SECONDS = env.int("AUDIT_LINK_BOUND_SECONDS", default=120)
+# Identity checks before withdrawals (docs/rules.md "Identity checks", docs/operations.md).
+# A withdrawal above this many cents, or one taking the player's withdrawals (paid or waiting)
+# above the total, waits in the held `withdrawals_pending` account until compliance staff
+# approved the player's documents and then the withdrawal; a checked player's pay at once.
+WITHDRAWAL_CHECK_ABOVE_CENTS = env.int("WITHDRAWAL_CHECK_ABOVE_CENTS", default=200_000)
+WITHDRAWAL_CHECK_TOTAL_CENTS = env.int("WITHDRAWAL_CHECK_TOTAL_CENTS", default=500_000)
+# The age a date of birth must show, the folder documents are kept in (outside the web root:
+# no address serves it; only the compliance role's permission-checked view reads it), the
+# largest file taken and how long a decided document's file is kept.
+VERIFICATION_LEGAL_AGE = env.int("VERIFICATION_LEGAL_AGE", default=18)
+VERIFICATION_STORAGE_DIR = env.path(
+    "VERIFICATION_STORAGE_DIR", default=BASE_DIR / "var" / "verification"
+)
+VERIFICATION_MAX_UPLOAD_BYTES = env.int("VERIFICATION_MAX_UPLOAD_BYTES", default=5_000_000)
+VERIFICATION_RETENTION_DAYS = env.int("VERIFICATION_RETENTION_DAYS", default=5 * 365)
+for _name in ("WITHDRAWAL_CHECK_ABOVE_CENTS", "WITHDRAWAL_CHECK_TOTAL_CENTS",
+              "VERIFICATION_LEGAL_AGE", "VERIFICATION_MAX_UPLOAD_BYTES",
+              "VERIFICATION_RETENTION_DAYS"):  # fmt: skip
+    if globals()[_name] <= 0:
+        raise ImproperlyConfigured(f"{_name} must be above 0.")
 CELERY_BEAT_SCHEDULE: dict = {
     "worker-heartbeat": {"task": "lobby.record_worker_heartbeat", "schedule": 30.0},
     # Live tables: the backstop of their timers (config/timeouts.py): act on overdue turns,
@@ -330,6 +351,12 @@ CELERY_BEAT_SCHEDULE: dict = {
     # verify.audit) and shown in the admin's "Verification runs".
     "audit-verify-daily": {
         "task": "audit.verify_daily",
+        "schedule": 24 * 60 * 60.0,
+    },
+    # Identity documents whose retention period ended lose their files (the rows and
+    # decisions stay), each deletion audited (verification/services.py).
+    "verification-expire-documents": {
+        "task": "verification.expire_documents",
         "schedule": 24 * 60 * 60.0,
     },
 }

@@ -35,6 +35,7 @@ urlpatterns = [
     path("api/accounts/", include("lobby.api_urls")),
     path("cashier/", include("cashier.urls")),
     path("api/cashier/", include("cashier.api_urls")),
+    path("verification/", include("verification.urls")),
     # Beside the ledger's exports, served by the app that owns hands (the cashier is below it).
     path(
         "api/cashier/audit/hands/ohh/",

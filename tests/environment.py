@@ -1,6 +1,9 @@
 """Test-run defaults, loaded as a pytest plugin before Django reads its settings."""
 
+import atexit
 import os
+import shutil
+import tempfile
 
 os.environ.setdefault("SECRET_KEY", "test-only-secret-key-" + "x" * 40)
 os.environ.setdefault("DEBUG", "false")
@@ -19,6 +22,11 @@ os.environ.setdefault("AXES_FAILURE_LIMIT", "5")
 # The cashier's concurrency tests run 12 threads at once, each on its own pooled connection.
 os.environ.setdefault("DB_POOL_MAX_SIZE", "16")
 os.environ.setdefault("POKER_HEARTBEAT_SECONDS", "1")
+# Identity documents go to a folder of this run's own, removed when it ends (the workers
+# inherit the first process's folder; that process removes it).
+if "VERIFICATION_STORAGE_DIR" not in os.environ:
+    os.environ["VERIFICATION_STORAGE_DIR"] = tempfile.mkdtemp(prefix="room-test-documents-")
+    atexit.register(shutil.rmtree, os.environ["VERIFICATION_STORAGE_DIR"], ignore_errors=True)
 
 # Under pytest-xdist each worker process runs its own tests against its own test database
 # (pytest-django adds the worker's id to its name), and here gets its own Redis database too:

@@ -399,8 +399,8 @@ def make_admin_client(kind: str, app_label: str):
 
 def make_staff(username: str, *roles: str, **fields):
     """A staff member (`is_staff`) in the named role groups ("support", "table managers",
-    "cashier managers": staff/migrations/0002_roles.py, 0003), with a verified e-mail like
-    players."""
+    "cashier managers", "compliance": staff/migrations/0002_roles.py, 0003, 0005), with a
+    verified e-mail like players."""
     import importlib
 
     from django.apps import apps
@@ -415,11 +415,46 @@ def make_staff(username: str, *roles: str, **fields):
         importlib.import_module("tournaments.migrations.0002_staff_roles").grant_tournament_rights(
             apps
         )
+        importlib.import_module("staff.migrations.0005_compliance_role").grant_compliance(apps)
     user = make_player(username, is_staff=True, **fields)
     user.groups.set(Group.objects.filter(name__in=roles))
     if len(roles) != user.groups.count():
         raise ValueError(f"unknown role in {roles!r}")
     return user
+
+
+# The smallest file the identity checks take: a PNG's signature and a few bytes.
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 24
+
+
+def document_file(content: bytes = PNG, name: str = "scan.png"):
+    """An uploaded file as a view's form gives it to `verification.services.document_upload`."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    return SimpleUploadedFile(name, content, content_type="image/png")
+
+
+def make_compliance_officer(username: str = "compliance-officer"):
+    """A staff member in the compliance role (made once per test)."""
+    from django.contrib.auth import get_user_model
+
+    found = get_user_model().objects.filter(username=username).first()
+    return found or make_staff(username, "compliance")
+
+
+def make_verified(player, *, reviewer=None):
+    """The player's identity checked through the services: a date of birth of age, and an
+    identity document and a proof of address sent and approved by compliance staff."""
+    import datetime
+
+    from verification.services import document_approve, document_upload, identity_birth_date_set
+
+    reviewer = reviewer or make_compliance_officer()
+    identity_birth_date_set(player=player, date_of_birth=datetime.date(1990, 5, 17))
+    for kind in ("identity", "address"):
+        document = document_upload(player=player, kind=kind, file=document_file())
+        document_approve(document=document, approved_by=reviewer, reason="matches the account")
+    return player
 
 
 class WireSocket:

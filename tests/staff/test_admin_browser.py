@@ -2,16 +2,20 @@
 layer and the test database: a table manager cancels a running hand from its admin page while
 two players watch the table (every bet back, both sockets get `hand_cancelled`), and a
 balance adjustment is refused to the staff member who asked for it and posted once another
-approves it."""
+approves it; a player sends an identity document and asks a withdrawal that waits, and the
+compliance role approves the document and pays the withdrawal out."""
 
 import pytest
 
 from audit.models import AuditRecord
-from cashier.models import BalanceAdjustment
+from cashier.models import BalanceAdjustment, PendingWithdrawal
 from cashier.selectors import table_stack_balance, wallet_balance
 from poker.models import Hand
 from tests.factories import (
+    PNG,
     deal_hand,
+    document_file,
+    make_compliance_officer,
     make_funded_player,
     make_seated_player,
     make_staff,
@@ -20,6 +24,7 @@ from tests.factories import (
 from tests.poker.table_page import (
     HAND_STARTED,
     LAPTOP,
+    PHONE,
     close_and_settle,
     open_table,
     record_calls,
@@ -210,3 +215,46 @@ def test_the_other_tools_from_their_admin_pages(signed_in_page):
     finally:
         for page in pages.values():
             page.context.close()
+
+
+def test_a_withdrawal_waits_for_the_documents_and_compliance_pays_it_out(signed_in_page, tmp_path):
+    from verification.models import Document
+    from verification.services import document_approve, document_upload
+
+    player = make_funded_player("kim", cents=300_000)
+    officer = make_compliance_officer()
+    phone = signed_in_page(player, PHONE)
+    desk = signed_in_page(officer, LAPTOP)
+    scan = tmp_path / "passport.png"
+    scan.write_bytes(PNG)
+    try:
+        phone.goto("/cashier/")
+        phone.fill("#id_date_of_birth", "1990-05-17")
+        phone.click("#birth-date-form button")
+        phone.wait_for_selector(".messages .success")
+        phone.select_option("#id_kind", "identity")
+        phone.set_input_files("#id_file", str(scan))
+        phone.click("#document-form button")
+        phone.wait_for_function("document.body.innerText.includes('Waiting for review')")
+        phone.fill("#withdraw-amount", "2500")
+        phone.click("#withdraw-form button")
+        phone.wait_for_selector("#pending-withdrawals")
+        assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+        pending = PendingWithdrawal.objects.get()
+        assert (pending.player, pending.amount, pending.status) == (player, 250_000, "pending")
+
+        identity = Document.objects.get(player=player)
+        address = document_upload(player=player, kind="address", file=document_file())
+        document_approve(document=address, approved_by=officer, reason="utility bill")
+        use_tool(desk, f"/admin/verification/document/{identity.pk}/change/", "#tool-approve",
+                 "passport matches")  # fmt: skip
+        desk.goto(f"/admin/verification/document/{identity.pk}/change/")
+        assert desk.locator("#document-file").count() == 1
+        use_tool(desk, f"/admin/cashier/pendingwithdrawal/{pending.pk}/change/",
+                 "#tool-approve", "documents approved")  # fmt: skip
+        pending.refresh_from_db()
+        assert pending.status == "paid" and pending.decided_by == officer
+        assert phone.errors == [] and desk.errors == []
+    finally:
+        phone.context.close()
+        desk.context.close()
