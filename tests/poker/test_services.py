@@ -22,8 +22,6 @@ from poker.services import TableError, timers
 from tests.factories import (
     act_for_the_player_to_act,
     bust_seat_one,
-    channel_layer_addresses,
-    lobby_listening,
     make_funded_player,
     make_seated_player,
     make_table,
@@ -559,22 +557,6 @@ def test_the_sweep_evicts_sitters_out_past_the_limit_and_cashes_them_out():
     assert services.tables_sweep()["evicted"] == 1
     assert not Seat.objects.filter(player=ann).exists()
     assert wallet_balance(player=ann) == 100_000
-
-
-@pytest.fixture
-def lobby_hears(django_capture_on_commit_callbacks):
-    """`lobby_hears(change)`: make the change (a function), commit it as far as its
-    after-commit sends go, and return what lobby pages heard of it (`LobbyEars.heard()`)."""
-    if not channel_layer_addresses():
-        pytest.skip("listens on the Redis channel layer (REDIS_URL)")
-    with lobby_listening() as ears:
-
-        def hears(change) -> list[dict]:
-            with django_capture_on_commit_callbacks(execute=True):
-                change()
-            return ears.heard()
-
-        yield hears
 
 
 def test_lobby_pages_hear_a_sit_out_a_sit_in_and_a_freed_seat(lobby_hears):

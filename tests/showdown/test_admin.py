@@ -191,6 +191,7 @@ def test_a_table_with_limits_the_engine_refuses_is_not_saved(staff_client):
         "seats": 1,
         "bet_seconds": 15,
         "action_seconds": 20,
+        "away_limit_seconds": 300,
     }
     url = reverse("admin:showdown_showdowntable_change", args=[table.pk])
     response = staff_client.post(url, form)
