@@ -77,9 +77,8 @@ class ShowdownTableForm(forms.ModelForm):
     no fewer seats than the highest seat taken, no turning it into the online one-seat game
     while anyone sits or a round is open (the round's deadlines would then find no live table
     and its wagers stay in play), at least MIN_LIVE_SECONDS for each window and
-    MIN_AWAY_SECONDS before an away seat stands up. Limits and
-    paytables may change: a round keeps those it was opened with, so they apply from the next
-    round."""
+    MIN_AWAY_SECONDS before an away seat stands up. Limits and paytables may change: a round
+    keeps those it was opened with, so they apply from the next round."""
 
     class Meta:
         model = ShowdownTable

@@ -227,8 +227,8 @@ def test_a_new_table_starts_with_the_default_paytables(staff_client):
 def test_a_live_tables_edit_must_fit_the_players_at_it(staff_client):
     """As for poker tables, with players in seats 4 and 6, an edit to 3 seats,
     to the online one-seat game (whose round deadlines would then find no live table, its
-    wagers left in play) or to 0 seconds for a window is refused; limits and paytables may
-    change, since a round keeps those it was opened with."""
+    wagers left in play), to 0 seconds for a window or 10 before an away seat stands up is
+    refused; limits and paytables may change, since a round keeps those it was opened with."""
     from django.forms.models import model_to_dict
 
     from showdown.live import live_seat_take
@@ -250,6 +250,7 @@ def test_a_live_tables_edit_must_fit_the_players_at_it(staff_client):
         ({"seats": 1}, "it stays a live table"),
         ({"bet_seconds": 0}, "At least 5 seconds at a live table"),
         ({"action_seconds": 2}, "At least 5 seconds at a live table"),
+        ({"away_limit_seconds": 10}, "At least 30 seconds at a live table"),
     ):
         response = post(**changes)
         assert response.status_code == 200 and says in response.content.decode(), changes
