@@ -33,6 +33,7 @@ from poker.frames import (
     ChatFrame,
     ChatRemovedFrame,
     HandJson,
+    LobbyTableUpdate,
     LobbyUpdateFrame,
     PrivateFrame,
     PrivateHand,
@@ -385,12 +386,19 @@ def send_heartbeats(versions: dict[int, int], group_of: Callable[[int], str] = g
     _run_on_layer(beat, "the tables' heartbeats")
 
 
-def send_lobby(*, table_id: int, seats_taken: int, seats_playing: int) -> None:
-    """Tell lobby sockets a table's seats changed (they refresh their table list)."""
-    message: LobbyUpdateFrame = {
-        "type": "lobby.update",
-        "update": {"table": table_id, "seats_taken": seats_taken, "seats_playing": seats_playing},
+def send_lobby(
+    *, table_id: int, seats_taken: int, seats_playing: int, kind: str | None = None
+) -> None:
+    """Tell lobby sockets a table's seats changed (they refresh their table list). `kind`
+    "showdown": a live Omaha Showdown table's (showdown.live), whose ids are not poker's."""
+    update: LobbyTableUpdate = {
+        "table": table_id,
+        "seats_taken": seats_taken,
+        "seats_playing": seats_playing,
     }
+    if kind == "showdown":
+        update["kind"] = "showdown"
+    message: LobbyUpdateFrame = {"type": "lobby.update", "update": update}
 
     async def deliver(layer) -> None:
         await layer.group_send(LOBBY_GROUP, message)

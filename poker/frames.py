@@ -226,6 +226,8 @@ class LobbyTableUpdate(TypedDict):
     table: int
     seats_taken: int
     seats_playing: int  # of those, the players who can play (poker.selectors.seats_playing)
+    # "showdown" for a live Omaha Showdown table (its ids are its own); absent: a cash table
+    kind: NotRequired[Literal["showdown"]]
 
 
 class LobbyUpdateFrame(TypedDict):

@@ -69,22 +69,24 @@ class PaytableAdmin(AuditedChanges, RoomAdmin):
 
 
 MIN_LIVE_SECONDS = 5  # the betting window and the time to decide, as a poker table's turn
+MIN_AWAY_SECONDS = 30  # away before standing up: a reloaded page must not lose its seat
 
 
 class ShowdownTableForm(forms.ModelForm):
     """A live table's edit must fit the players at it (as for poker tables):
     no fewer seats than the highest seat taken, no turning it into the online one-seat game
     while anyone sits or a round is open (the round's deadlines would then find no live table
-    and its wagers stay in play), and at least MIN_LIVE_SECONDS for each window. Limits and
-    paytables may change: a round keeps those it was opened with, so they apply from the next
-    round."""
+    and its wagers stay in play), at least MIN_LIVE_SECONDS for each window and
+    MIN_AWAY_SECONDS before an away seat stands up. Limits and paytables may change: a round
+    keeps those it was opened with, so they apply from the next round."""
 
     class Meta:
         model = ShowdownTable
         fields = ("name", "ante_min", "ante_max", "hole_card_bonus_min", "hole_card_bonus_max",
                   "final_hand_bonus_min", "final_hand_bonus_max", "max_aggregate_payout",
                   "bet_paytable", "hole_card_bonus_paytable", "final_hand_bonus_paytable",
-                  "is_open", "seats", "bet_seconds", "action_seconds")  # fmt: skip
+                  "is_open", "seats", "bet_seconds", "action_seconds",
+                  "away_limit_seconds")  # fmt: skip
 
     def clean(self):
         cleaned = super().clean()
@@ -94,6 +96,11 @@ class ShowdownTableForm(forms.ModelForm):
                 value = cleaned.get(name)
                 if value is not None and value < MIN_LIVE_SECONDS:
                     self.add_error(name, f"At least {MIN_LIVE_SECONDS} seconds at a live table.")
+            away = cleaned.get("away_limit_seconds")
+            if away is not None and away < MIN_AWAY_SECONDS:
+                self.add_error(
+                    "away_limit_seconds", f"At least {MIN_AWAY_SECONDS} seconds at a live table."
+                )
         table = self.instance
         if table.pk is None or seats is None:
             return cleaned

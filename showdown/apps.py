@@ -26,6 +26,7 @@ class ShowdownConfig(AppConfig):
         from config.timeouts import timeout_register
 
         timeout_register("showdown.round", "showdown.tasks.live_round_timeout")
+        timeout_register("showdown.away", "showdown.tasks.live_away_timeout")
 
         # A live table is owned like a poker table (poker/owner.py): its lease is on its row,
         # and its owner runs the sockets' commands and the rounds' timeouts.

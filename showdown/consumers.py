@@ -16,13 +16,16 @@ changes nothing; the socket stays open.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
 
 from config.after_commit import socket_loop_remember
+from config.db_pool import DatabaseBusy
 from config.db_threads import in_db_thread
 from config.frame_log import Missed, frames_missed_in
 from config.frames import Resync, Snapshot
@@ -32,10 +35,21 @@ from showdown import live
 from showdown.commands import SHOWDOWN, Command, Decide, LeaveSeat, PlaceWagers, TakeSeat
 from showdown.frames import LiveSnapshotFrame, LiveView
 from showdown.live_selectors import live_table_view
-from showdown.models import ShowdownTable
+from showdown.models import LiveSeat, ShowdownTable
+from showdown.services import ShowdownRefused
 
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_NO_TABLE = 4404
+
+
+@dataclass(frozen=True)
+class ConnectionSet:
+    """Not a frame: this socket opening or closing (a seat with none open is away: the lobby
+    counts it apart, and the table stands it up at its limit)."""
+
+    connected: bool
+    socket: str
+
 
 # Command -> the `showdown.live` service it calls as service(player=, table_id=, **its fields).
 SERVICES: dict[type, Callable[..., Any]] = {
@@ -43,6 +57,7 @@ SERVICES: dict[type, Callable[..., Any]] = {
     LeaveSeat: live.live_seat_leave,
     PlaceWagers: live.live_wagers_place,
     Decide: live.live_decide,
+    ConnectionSet: live.live_connection_set,
 }
 COMMANDS: dict[str, type] = {command.__name__: command for command in SERVICES}
 
@@ -73,11 +88,29 @@ class LiveShowdownConsumer(TableSocket):
         self.joined = True
         await self.accept()
         await self.hello_send()
+        # A seated player's page is open: their seat is no longer away (the lobby counts it).
+        await self.connection_set(True)
 
     async def disconnect(self, code: int) -> None:
-        if self.joined:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
-            await self.channel_layer.group_discard(self.user_group, self.channel_name)
+        if not self.joined:
+            return
+        await self.channel_layer.group_discard(self.group, self.channel_name)
+        await self.channel_layer.group_discard(self.user_group, self.channel_name)
+        if not self.superseded:  # a newer tab of the player's is open
+            await self.connection_set(False)
+
+    async def connection_set(self, connected: bool) -> None:
+        """Mark the player's seat (if any) as having this socket open, or none, at the
+        table's owner. With the database busy, or the table gone, it stays as it was until
+        the next socket's: the away limit then runs from the last mark."""
+        with contextlib.suppress(ShowdownRefused, DatabaseBusy):
+            if not await _is_seated(self.table_id, self.user.pk):
+                return  # a watcher: nothing for the owner to do
+            await _command_run(
+                ConnectionSet(connected=connected, socket=self.channel_name),
+                self.table_id,
+                self.user,
+            )
 
     async def handle(self, command: Command) -> None:
         if isinstance(command, Snapshot):
@@ -86,6 +119,8 @@ class LiveShowdownConsumer(TableSocket):
             await self.resync_send(command.since)
         else:
             await _command_run(command, self.table_id, self.user)
+            if isinstance(command, TakeSeat):  # the new seat is open through this socket
+                await self.connection_set(True)
 
     async def frames_missed(self, since: int) -> Missed | None:
         return await _frames_missed(self.table_id, self.user.pk, since)
@@ -111,6 +146,11 @@ def _table_is_live(table_id: int) -> bool:
     return ShowdownTable.objects.filter(pk=table_id, seats__gt=1).exists()
 
 
+@in_db_thread
+def _is_seated(table_id: int, user_id: int) -> bool:
+    return LiveSeat.objects.filter(table_id=table_id, player_id=user_id).exists()
+
+
 @sync_to_async(thread_sensitive=False)
 def _frames_missed(table_id: int, user_id: int, since: int) -> Missed | None:
     return frames_missed_in(
@@ -127,7 +167,7 @@ def _view(table_id: int, user) -> LiveView | None:
     return live_table_view(table_id=table_id, user=user)
 
 
-async def _command_run(command: Command, table_id: int, user) -> None:
+async def _command_run(command: Command | ConnectionSet, table_id: int, user) -> None:
     """The command runs at the table's owner (poker/owner.py): here, or in the process that
     holds the table; a refusal there is raised here all the same."""
     await owner.socket_command_run(table_id, "showdown.command", command, user)

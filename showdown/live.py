@@ -35,11 +35,12 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from audit.services import Subject, audit_record
 from cashier.services import banked_rounds_settle, banked_wager_place
 from config.inputs import parse_cents, parse_idempotency_key
 from config.timeouts import Timeout, timeouts_set
 from fairness import services as fairness
-from poker.broadcast import frames_send
+from poker.broadcast import frames_send, send_lobby
 from poker.engine.showdown import ShowdownError
 from poker.engine.showdown import ShowdownRound as EngineRound
 from poker.engine.showdown_paytables import PaytableError
@@ -48,6 +49,7 @@ from responsible import rules as responsible
 from showdown import services
 from showdown.live_selectors import live_table_frames
 from showdown.models import LiveRound, LiveSeat, ShowdownRound, ShowdownTable
+from showdown.selectors import live_seats_counts
 from showdown.services import ShowdownRefused, engine_refusal
 
 log = logging.getLogger(__name__)
@@ -135,12 +137,19 @@ def _refused(error: ShowdownError) -> ShowdownRefused:
     return engine_refusal(error)
 
 
-def _changed(table: ShowdownTable, live: LiveRound | None, *, users: tuple[int, ...] = ()) -> None:
+def _changed(
+    table: ShowdownTable,
+    live: LiveRound | None,
+    *,
+    users: tuple[int, ...] = (),
+    lobby: bool = False,
+) -> None:
     """The table changed (in this transaction): its next version, written with the lease and
     fenced by the epoch the change holds; its frames, built now and sent after commit; the
     round's timer for its next deadline (`config.timeouts`: it carries the round's phase and
     does nothing once that moved on). `users`: players no longer seated or in the round who
-    still get their own part (one who just stood up)."""
+    still get their own part (one who just stood up). `lobby`: the lobby's figures of the
+    table may have moved (`_lobby_tell`)."""
     fence = {"version": table.version, "lease_epoch": table.lease_epoch}
     table.version += 1
     unit.lease_take(table, timezone.now())
@@ -155,6 +164,8 @@ def _changed(table: ShowdownTable, live: LiveRound | None, *, users: tuple[int, 
     public, private = live_table_frames(table, extra_user_ids=users)
     version, table_id = table.version, table.pk
     transaction.on_commit(lambda: frames_publish(table_id, version, public, private))
+    if lobby:
+        _lobby_tell(table_id)
     if live is None or live.phase == Phase.SETTLED or live.deadline is None:
         return
     timeouts_set(
@@ -167,6 +178,26 @@ def _changed(table: ShowdownTable, live: LiveRound | None, *, users: tuple[int, 
                 at=live.deadline,
             )
         ]
+    )
+
+
+def _lobby_tell(table_id: int) -> None:
+    """Lobby pages hear, after commit, the table's seats taken and those of players who can
+    play (`showdown.selectors.live_seats_playing`), read now: a seat taken or freed, a player
+    whose last socket closed or who is back, a round settled with an away player's wagers."""
+    taken, playing = live_seats_counts(table_id=table_id)
+    transaction.on_commit(
+        lambda: send_lobby(
+            table_id=table_id, seats_taken=taken, seats_playing=playing, kind="showdown"
+        )
+    )
+
+
+def _away_timer(seat: LiveSeat, at: datetime) -> None:
+    """After commit, a timeout when the away seat's time is up: the table's owner stands it
+    up then if it is still away since (`live_seat_away_stand` checks again)."""
+    timeouts_set(
+        [Timeout.due_at("showdown.away", table_id=seat.table_id, ref_id=seat.pk, step=0, at=at)]
     )
 
 
@@ -215,8 +246,13 @@ def live_seat_take(*, player, table_id: int, seat: int, now: datetime | None = N
                 "seat_in_play",
                 _("Seat %(seat)s still has wagers in this round; try after it.") % {"seat": seat},
             )
-        placed = LiveSeat.objects.create(table=table, number=seat, player=player, sat_at=now)
-        _changed(table, None)
+        # Away until a socket of the player's says it is open (the socket that sat them does
+        # so at once, showdown.consumers): a seat taken without one stands up at the limit.
+        placed = LiveSeat.objects.create(
+            table=table, number=seat, player=player, sat_at=now, away_since=now
+        )
+        _away_timer(placed, now + timedelta(seconds=table.away_limit_seconds))
+        _changed(table, None, lobby=True)
         return placed
 
 
@@ -235,7 +271,7 @@ def live_seat_leave(*, player, table_id: int) -> None:
                 _("Your wagers are in this round; you can leave once it settles."),
             )
         seat.delete()
-        _changed(table, None, users=(player.pk,))
+        _changed(table, None, users=(player.pk,), lobby=True)
 
 
 def live_seats_leave_after_round(*, player) -> list[int]:
@@ -260,9 +296,113 @@ def live_seats_leave_after_round(*, player) -> list[int]:
                 seat.save(update_fields=["leave_pending"])
             else:
                 seat.delete()
-            _changed(table, None, users=(player.pk,))
+            _changed(table, None, users=(player.pk,), lobby=True)
         tables.append(table_id)
     return tables
+
+
+# -- away seats (docs/rules.md "Omaha Showdown live": who the lobby counts, who stands up)
+
+
+def live_connection_set(*, player, table_id: int, connected: bool, socket: str = "") -> None:
+    """A player's socket at the table opened or closed (showdown.consumers): a seat with none
+    open is away from now, counted apart in the lobby and stood up at the table's
+    `away_limit_seconds` (`live_seat_away_stand`). `socket` names the socket: a reloaded
+    page's old socket closing after the new one opened must not mark the player away."""
+    if not LiveSeat.objects.filter(table_id=table_id, player=player).exists():
+        return  # a watcher, or not seated yet: nothing to lock the table for
+    now = timezone.now()
+    with transaction.atomic():
+        table = _lock_table(table_id)
+        seat = LiveSeat.objects.filter(table=table, player=player).first()
+        if seat is None:
+            return
+        if not connected and socket and seat.socket not in ("", socket):
+            return  # an older socket going away: a newer one is open
+        seat.socket = socket if connected else ""
+        if seat.connected == connected:
+            seat.save(update_fields=["socket"])
+            return
+        seat.connected = connected
+        seat.away_since = None if connected else now
+        seat.save(update_fields=["connected", "away_since", "socket"])
+        if not connected:
+            _away_timer(seat, now + timedelta(seconds=table.away_limit_seconds))
+        _lobby_tell(table.pk)
+
+
+def live_seat_away_stand(*, table_id: int, seat_id: int, now: datetime | None = None) -> str:
+    """Stand up a seat away past the table's limit (no socket open, no wager placed since:
+    `away_since`), at the table's owner, from its timer or the sweep. Its player's wagers in
+    the round being played stay there and settle as usual (the deadline folds them if they
+    do not decide); the seat then stands up when that round settles, as a self-excluded
+    player's does. A seat holds no money: nothing moves in the ledger. "stood_up" (or
+    "after_round"), "not_yet" (its timer set again for the time), "moved_on" or "gone"."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        try:
+            table = _lock_table(table_id)
+        except ShowdownRefused:
+            return "gone"  # no longer a live table
+        seat = LiveSeat.objects.filter(pk=seat_id, table=table).select_related("player").first()
+        if seat is None:
+            return "gone"
+        if seat.connected or seat.away_since is None or seat.leave_pending:
+            return "moved_on"
+        due = seat.away_since + timedelta(seconds=table.away_limit_seconds)
+        if now < due:  # a wager restarted the clock, or staff lengthened the limit
+            _away_timer(seat, due)
+            return "not_yet"
+        live = _open_round(table)
+        after_round = live is not None and live.seat_rounds.filter(player=seat.player).exists()
+        if after_round:
+            seat.leave_pending = True
+            seat.save(update_fields=["leave_pending"])
+        else:
+            seat.delete()
+        audit_record(
+            action="showdown.live_seat_away",
+            subject=Subject("showdown.table", table.pk, table.name),
+            payload={
+                "player_id": seat.player_id,
+                "seat": seat.number,
+                "away_since": seat.away_since.isoformat(),
+                "after_round": after_round,
+            },
+            now=now,
+        )
+        _changed(table, None, users=(seat.player_id,), lobby=not after_round)
+        return "after_round" if after_round else "stood_up"
+
+
+def live_seats_away_sweep(
+    *, now: datetime | None = None, at_owner: Callable[[int, int], bool] | None = None
+) -> dict[str, int]:
+    """The backstop of the away timers: every seat away past its table's limit stood up
+    (`live_seat_away_stand`, which checks again). `at_owner(table_id, seat_id)` sends it to
+    the table's live owner instead, when one other than this process holds it (True: sent,
+    not counted)."""
+    now = now or timezone.now()
+    counts = {"stood_up": 0}
+    due = LiveSeat.objects.filter(
+        connected=False,
+        leave_pending=False,
+        away_since__isnull=False,
+        table__seats__gt=1,
+    ).values_list("table_id", "pk", "away_since", "table__away_limit_seconds")
+    for table_id, seat_id, away_since, limit in list(due):
+        if away_since + timedelta(seconds=limit) > now:
+            continue
+        if at_owner is not None and at_owner(table_id, seat_id):
+            continue
+        try:
+            done = live_seat_away_stand(table_id=table_id, seat_id=seat_id, now=now)
+        except Exception:
+            log.exception("live showdown seat %s could not stand up", seat_id)
+            continue
+        if done in ("stood_up", "after_round"):
+            counts["stood_up"] += 1
+    return counts
 
 
 # -- wagers
@@ -360,10 +500,14 @@ def live_wagers_place(
             player=player, round_id=mine.pk, amount=staked, now=now
         )
         mine.save(update_fields=["wager_entry"])
+        away = not seat.connected
+        if away:  # a wager is the player's presence: the away clock starts again
+            seat.away_since = now
+            seat.save(update_fields=["away_since"])
         seated = set(LiveSeat.objects.filter(table=table).values_list("number", flat=True))
         if seated <= set(game.seats):
             _deal(live, game, table, now)  # everyone seated is in: no need to wait
-        _changed(table, live)
+        _changed(table, live, lobby=away)
         return mine
 
 
@@ -437,12 +581,13 @@ def live_decide(
             raise _decision_late()  # passed since the round moved on above: its timer folds
         game = _engine(live)
         _decide_seat(live, game, mine, decision, key=key, now=now)
+        lobby = False
         if game.phase == "settled":
-            _settle(live, game, now)
+            lobby = _settle(live, game, now)
         else:
             live.save()
         mine.refresh_from_db()
-        _changed(table, live)
+        _changed(table, live, lobby=lobby)
         return mine
 
 
@@ -478,9 +623,11 @@ SETTLED_FIELDS = [
 ]
 
 
-def _settle(live: LiveRound, game: EngineRound, now: datetime) -> None:
+def _settle(live: LiveRound, game: EngineRound, now: datetime) -> bool:
     """One board settles every seat in one ledger entry (each wallet its own leg, the house's
-    accounts the seats' totals); each player's share names that entry as its result."""
+    accounts the seats' totals); each player's share names that entry as its result. True
+    when the lobby's figures of the table moved: a seat stood up as it settled, or an away
+    player's wagers were in it (they counted as playing until now)."""
     assert game.result is not None
     by_seat = {seat["seat"]: seat for seat in game.result["seats"]}
     shares = list(live.seat_rounds.select_related("player").order_by("live_seat"))
@@ -518,7 +665,11 @@ def _settle(live: LiveRound, game: EngineRound, now: datetime) -> None:
     live.settled_at = now
     live.save()
     fairness.deal_reveal_stamp(kind=fairness.Kind.LIVE, ref_id=live.pk, now=now)
-    LiveSeat.objects.filter(table_id=live.table_id, leave_pending=True).delete()
+    stood_up, _ = LiveSeat.objects.filter(table_id=live.table_id, leave_pending=True).delete()
+    away = LiveSeat.objects.filter(
+        table_id=live.table_id, connected=False, player__in=[mine.player_id for mine in shares]
+    )
+    return bool(stood_up) or away.exists()
 
 
 # -- timers
@@ -542,15 +693,16 @@ def live_round_advance(*, round_id: int, phase: str, now: datetime | None = None
         if live is None or live.deadline is None or live.deadline > now:
             return ""
         game = _engine(live)
+        lobby = False
         if phase == Phase.BETTING:
             _deal(live, game, table, now)
             done = "dealt"
         else:
             for mine in live.seat_rounds.filter(decision="").select_related("player"):
                 _decide_seat(live, game, mine, "fold", key=f"timeout-{live.pk}", now=now)
-            _settle(live, game, now)
+            lobby = _settle(live, game, now)
             done = "settled"
-        _changed(table, live)
+        _changed(table, live, lobby=lobby)
         return done
 
 

@@ -126,6 +126,10 @@ class ShowdownTable(models.Model):
     # how long the seats have to decide before the undecided fold (docs/rules.md).
     bet_seconds = models.PositiveSmallIntegerField(default=15)
     action_seconds = models.PositiveSmallIntegerField(default=20)
+    # Live tables only, as a poker table's sit-out limit: a seat whose player has had no
+    # socket open at the table, and placed no wager, for this long is stood up
+    # (docs/rules.md "Omaha Showdown live").
+    away_limit_seconds = models.PositiveIntegerField(default=300)
     # Live tables only, as a poker table's: the version every change of the
     # table bumps (its frames are numbered by it), and the lease of the owner that runs its
     # commands (poker/owner.py): who holds it, the fencing number each new holder increments
@@ -286,8 +290,15 @@ class LiveSeat(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="showdown_seats"
     )
     sat_at = models.DateTimeField(default=timezone.now)
-    # Stands up when the round holding this player's wagers settles (a self-exclusion).
+    # Stands up when the round holding this player's wagers settles (a self-exclusion, or
+    # away past the table's limit).
     leave_pending = models.BooleanField(default=False)
+    # Whether a socket of the player is open at the table (the one named), as a poker seat's;
+    # `away_since`: since when none is and no wager was placed (None while one is open), the
+    # clock the table's `away_limit_seconds` runs on.
+    connected = models.BooleanField(default=False)
+    socket = models.CharField(max_length=200, blank=True, default="")
+    away_since = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["table", "number"]

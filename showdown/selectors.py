@@ -4,23 +4,51 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 
-from django.db.models import Count, Q, QuerySet, Sum, Value
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery, Sum, Value
 from django.db.models.functions import Coalesce, TruncDate
 
 from cashier.models import Entry
 from fairness.models import Commitment
 from fairness.published import commitment_of
-from showdown.models import ShowdownRound, ShowdownTable
+from showdown.models import LiveSeat, ShowdownRound, ShowdownTable
 
 Status = ShowdownRound.Status
 
 
+def live_seats_playing(table_id=None) -> QuerySet[LiveSeat]:
+    """The live seats whose players can play the next round (docs/rules.md "The lobby"): a
+    socket of theirs open at the table, or their wagers in the round being played. A player
+    who closed the page holds the seat until the table stands them up (`away_limit_seconds`)
+    but plays no round. `table_id` a table's id or an OuterRef to one."""
+    in_play = ShowdownRound.objects.filter(
+        table=OuterRef("table"), player=OuterRef("player"), status=Status.DEALT
+    )
+    return LiveSeat.objects.filter(table=table_id).filter(Q(connected=True) | Exists(in_play))
+
+
+def live_seats_counts(*, table_id: int) -> tuple[int, int]:
+    """(seats taken, seats of players who can play) at a live table: the lobby's figures."""
+    seats = LiveSeat.objects.filter(table=table_id).count()
+    return seats, live_seats_playing(table_id).count()
+
+
 def tables_for_lobby() -> QuerySet[ShowdownTable]:
-    """Open tables with their paytables and, for live ones, the seats taken (`seats_taken`)."""
+    """Open tables with their paytables and, for live ones, the seats taken (`seats_taken`),
+    those of players who can play (`seats_playing`, `live_seats_playing`) and the others
+    (`seats_out`)."""
+    playing = (
+        live_seats_playing(OuterRef("pk"))
+        .order_by()
+        .values("table")
+        .annotate(count=Count("pk"))
+        .values("count")
+    )
     return (
         ShowdownTable.objects.filter(is_open=True)
         .select_related("bet_paytable", "hole_card_bonus_paytable", "final_hand_bonus_paytable")
         .annotate(seats_taken=Count("live_seats"))
+        .annotate(seats_playing=Coalesce(Subquery(playing), 0))
+        .annotate(seats_out=F("seats_taken") - F("seats_playing"))
     )
 
 

@@ -1,5 +1,6 @@
 """The banked game's tasks: void rounds unresolved for 90 days (RULES.md 6), the live table's
-timers, their sweep and the live tables' heartbeat.
+timers (a round's deadlines, an away seat's limit), their sweep and the live tables'
+heartbeat.
 
 A live round's timer is the room's one timer path (`config.timeouts`, as a poker turn's): a
 Celery task carrying (table, round, phase), due at the round's deadline. It does nothing once
@@ -35,11 +36,26 @@ def live_round_timeout(timeout: Timeout) -> str:
     return command_send_sync(timeout.table_id, "showdown.timeout", payload) or timeout_here(payload)
 
 
+def live_away_timeout(timeout: Timeout) -> str:
+    """An away seat's timer at the table's limit (`showdown.live._away_timer`): stand it up
+    at the table's owner if it is still away since (the service checks, under the lock). A
+    player who came back (most) costs one read."""
+    from showdown.models import LiveSeat
+
+    if not LiveSeat.objects.filter(pk=timeout.ref_id, connected=False).exists():
+        return "moved_on"
+    payload = {"timeout": list(astuple(timeout))}
+    return command_send_sync(timeout.table_id, "showdown.timeout", payload) or timeout_here(payload)
+
+
 def timeout_here(payload: dict) -> str:
-    """The owner's side of a live round's timeout (registered in ShowdownConfig.ready)."""
-    from showdown.live import live_round_advance
+    """The owner's side of a live table's timeout, a round's or an away seat's (registered
+    in ShowdownConfig.ready)."""
+    from showdown.live import live_round_advance, live_seat_away_stand
 
     timeout = Timeout(*payload["timeout"])
+    if timeout.kind == "showdown.away":
+        return live_seat_away_stand(table_id=timeout.table_id, seat_id=timeout.ref_id)
     return live_round_advance(round_id=timeout.ref_id, phase=str(timeout.step))
 
 
@@ -49,13 +65,20 @@ def _sweep_at_owner(table_id: int, round_id: int, phase: str) -> bool:
     return sent is not None
 
 
+def _away_at_owner(table_id: int, seat_id: int) -> bool:
+    timeout = Timeout("showdown.away", table_id, seat_id, 0, 0.0)
+    sent = command_send_sync(table_id, "showdown.timeout", {"timeout": list(astuple(timeout))})
+    return sent is not None
+
+
 @shared_task(name="showdown.sweep_live_rounds")
 def sweep_live_rounds() -> dict:
-    """Every few seconds, from beat: live rounds past their deadline (a lost timer's backstop),
-    advanced at their tables' owners."""
-    from showdown.live import live_rounds_sweep
+    """Every few seconds, from beat: live rounds past their deadline and seats away past
+    their table's limit (lost timers' backstop), done at their tables' owners."""
+    from showdown.live import live_rounds_sweep, live_seats_away_sweep
 
-    return live_rounds_sweep(at_owner=_sweep_at_owner)
+    done = live_rounds_sweep(at_owner=_sweep_at_owner)
+    return {**done, **live_seats_away_sweep(at_owner=_away_at_owner)}
 
 
 @shared_task(name="showdown.live_tables_heartbeat", ignore_result=True)

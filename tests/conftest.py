@@ -17,7 +17,13 @@ from django.conf import settings
 from django.db import connection
 from django.test import Client
 
-from tests.factories import embedded_room_env, make_player, make_table
+from tests.factories import (
+    channel_layer_addresses,
+    embedded_room_env,
+    lobby_listening,
+    make_player,
+    make_table,
+)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -569,6 +575,35 @@ def fresh_channel_layer():
     channel_layers.backends.clear()
     yield
     channel_layers.backends.clear()
+
+
+@pytest.fixture
+def lobby_hears(django_capture_on_commit_callbacks):
+    """`lobby_hears(change)`: make the change (a function), commit it as far as its
+    after-commit sends go, and return what lobby pages heard of it (`LobbyEars.heard()`).
+    The timers the changes set wait in a queue of the test's own, dropped after it (no
+    worker of a later test finds them)."""
+    import uuid
+
+    from django.test import override_settings
+
+    if not channel_layer_addresses():
+        pytest.skip("listens on the Redis channel layer (REDIS_URL)")
+    queue = f"lobby-test-{uuid.uuid4().hex[:8]}"
+    with lobby_listening() as ears, override_settings(CELERY_TASK_DEFAULT_QUEUE=queue):
+
+        def hears(change) -> list[dict]:
+            with django_capture_on_commit_callbacks(execute=True):
+                change()
+            return ears.heard()
+
+        yield hears
+    if settings.CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+        import redis
+
+        client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+        client.delete(queue)
+        client.close()
 
 
 @pytest.fixture

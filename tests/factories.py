@@ -4,6 +4,8 @@ import asyncio
 import base64
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
@@ -750,3 +752,94 @@ def make_sit_and_go(**template_overrides):
     from tournaments.services import tournament_open
 
     return tournament_open(template=make_sit_and_go_template(**template_overrides))
+
+
+class LobbyEars:
+    """The lobby group's messages as a lobby page's socket hears them, from synchronous tests:
+    a thread of its own subscribes to the group on the real channel layer (its own event loop:
+    channels-redis's pub/sub connections belong to the loop that made them) and keeps what
+    arrives. `heard()` returns the `lobby.update` bodies since the last call, all of them:
+    it sends a marker through the group and reads up to it (Redis delivers one group's
+    messages in the order they were published)."""
+
+    def __init__(self) -> None:
+        import queue
+        import threading
+
+        self._queue: queue.Queue = queue.Queue()
+        self._ready = threading.Event()
+        self._stop = threading.Event()
+        self._markers = 0
+        self._thread = threading.Thread(target=lambda: asyncio.run(self._listen()), daemon=True)
+
+    async def _listen(self) -> None:
+        from channels.layers import get_channel_layer
+
+        from poker.broadcast import LOBBY_GROUP
+
+        layer = get_channel_layer()
+        channel = await layer.new_channel()
+        await layer.group_add(LOBBY_GROUP, channel)
+        self._ready.set()
+        try:
+            while not self._stop.is_set():
+                try:
+                    message = await asyncio.wait_for(layer.receive(channel), timeout=0.1)
+                except TimeoutError:
+                    continue
+                self._queue.put(message)
+        finally:
+            await layer.group_discard(LOBBY_GROUP, channel)
+
+    def heard(self) -> list[dict]:
+        from asgiref.sync import async_to_sync
+        from channels.layers import get_channel_layer
+
+        from poker.broadcast import LOBBY_GROUP
+
+        self._markers += 1
+        marker = {"type": "test.marker", "marker": self._markers}
+        async_to_sync(get_channel_layer().group_send)(LOBBY_GROUP, marker)
+        updates = []
+        while (message := self._queue.get(timeout=5)) != marker:
+            if message["type"] == "lobby.update":
+                updates.append(message["update"])
+        return updates
+
+
+@contextmanager
+def lobby_listening() -> Iterator[LobbyEars]:
+    """`with lobby_listening() as ears:` a `LobbyEars` subscribed for the block (it needs the
+    Redis channel layer: `channel_layer_addresses()`)."""
+    ears = LobbyEars()
+    ears._thread.start()
+    assert ears._ready.wait(5), "the lobby listener did not subscribe"
+    try:
+        yield ears
+    finally:
+        ears._stop.set()
+        ears._thread.join(5)
+
+
+def bust_seat_one(table, players: dict):
+    """Heads-up, seat 1 (bought in for 5,000: `make_seated_player(..., buy_in=5000)`) loses
+    everything to seat 2 at a showdown, both raising the most they may each street; the hand."""
+    from poker.engine.hand import Hand as EngineHand
+    from poker.models import Hand, Table
+    from tests.poker.engine.conftest import build_deck
+
+    Table.objects.filter(pk=table.pk).update(button_seat=2, big_blind_seat=1)
+    # The button moves to seat 1, so the cards go to seat 2 first, then seat 1.
+    deck = build_deck(["AsAhKsKh", "2c3d7h8s"], "Ad Ac Kd 5s 9c")
+    hand = deal_hand(table, deck)
+    for _ in range(200):
+        hand.refresh_from_db()
+        if hand.status != Hand.Status.RUNNING:
+            assert {s["seat"]: s["final_stack"] for s in hand.result["seats"]}[1] == 0
+            return hand
+        legal = EngineHand.from_dict(hand.state).legal_actions()
+        if legal.raise_kind:
+            act_for_the_player_to_act(hand, players, legal.raise_kind, legal.max_to)
+        else:
+            act_for_the_player_to_act(hand, players, "call" if legal.call else "check")
+    raise AssertionError("the hand did not end")

@@ -794,6 +794,12 @@ def _loaded_fields(row: Any) -> list[str]:
     ]
 
 
+# The table events that move the lobby's figures of a table (its seats taken, the players who
+# can play: poker.selectors.seats_playing): a seat taken or freed, a player sitting out
+# (asked, timed out, at their big blind, or busted at $0) or back in.
+LOBBY_EVENTS = frozenset({"player_sat", "player_left", "player_sat_out", "player_sat_in"})
+
+
 def _publish(change: TableChange) -> TableView:
     """Build every recipient's frame now (inside the transaction), send them after commit; the
     table's view they were built from is returned (what the table's memory keeps)."""
@@ -811,8 +817,8 @@ def _publish(change: TableChange) -> TableView:
         money=change.money,
     )
     transaction.on_commit(lambda: broadcast.send(table_id=table.pk, frames=frames))
-    seating = any(event["type"] in ("player_sat", "player_left") for event in change.events)
-    if change.lobby_changed or seating:
+    counts_moved = any(event["type"] in LOBBY_EVENTS for event in change.events)
+    if change.lobby_changed or counts_moved:
         seats_taken = len(change.seats())
         playing = seats_playing_count(table_id=table.pk)
         transaction.on_commit(

@@ -80,6 +80,23 @@ def test_the_lobby_shows_who_can_play_and_who_sits_out_apart(client):
     assert "· 1 absent" in _row(french, table)
 
 
+def test_a_live_showdown_table_counts_the_players_with_its_page_open(client):
+    """It showed 3/7 after all three players had closed their tabs (issue 38)."""
+    from showdown.models import LiveSeat
+    from tests.factories import make_showdown_table
+
+    live = make_showdown_table(name="Live Seven", seats=7)
+    for number, name in enumerate(("ann", "ben", "cy"), start=1):
+        LiveSeat.objects.create(
+            table=live, number=number, player=make_player(name), connected=name == "ann"
+        )
+    html = client.get(reverse("lobby:home")).content.decode()
+    start = html.index(f'data-banked-table="{live.pk}"')
+    row = html[start : html.index("</tr>", start)]
+    assert ">1/7<" in row and "· 2 sitting out" in row and 'data-sort-players="1"' in row
+    assert 'data-empty="0"' in row  # seats are still taken
+
+
 def test_an_empty_lobby_says_so(client):
     assert "No tables are open right now." in client.get(reverse("lobby:home")).content.decode()
 
@@ -217,7 +234,7 @@ def test_lobby_columns_sort_and_showdown_tables_answer_to_the_filters(chromium, 
     make_table(name="Baikal", small_blind=100, big_blind=200)
     hi_lo = hi_lo_limit_table("Caspian")
     live = make_showdown_table(name="Live Seven", seats=7)
-    LiveSeat.objects.create(table=live, number=1, player=make_player("sam"))
+    LiveSeat.objects.create(table=live, number=1, player=make_player("sam"), connected=True)
     make_showdown_table(name="Live Empty", seats=7)
     online = make_showdown_table(name="Solo")
     context = chromium.new_context(viewport={"width": 1366, "height": 768}, base_url=asgi_server)

@@ -517,7 +517,7 @@ async def test_players_are_told_why_a_broken_hand_was_cancelled():
     assert await money([ann, ben], table) == before
 
 
-async def test_the_lobby_hears_when_a_seat_is_taken_or_freed():
+async def test_the_lobby_hears_when_a_seat_is_taken_or_its_player_sits_out():
     table = await new_table()
     ann = await sync_to_async(make_funded_player)("ann")
     lobby = WebsocketCommunicator(
@@ -525,12 +525,15 @@ async def test_the_lobby_hears_when_a_seat_is_taken_or_freed():
     )
     assert (await lobby.connect())[0]
     await lobby.receive_json_from()  # welcome
-    await seat_player(table, "ben", 1)
+    ben = await seat_player(table, "ben", 1)
     update = await lobby.receive_json_from(timeout=5)
     assert update == {
         "type": "lobby.update",
         "update": {"table": table.pk, "seats_taken": 1, "seats_playing": 1},
     }
+    await sync_to_async(services.table_sit_out)(table=table, player=ben)
+    update = await lobby.receive_json_from(timeout=5)
+    assert update["update"] == {"table": table.pk, "seats_taken": 1, "seats_playing": 0}
     await lobby.disconnect()
 
 

@@ -7,12 +7,17 @@ from django.utils import timezone
 from cashier.selectors import table_stack_balance, wallet_balance
 from poker import services
 from poker.engine.hand import Hand as EngineHand
-from poker.models import Hand, HandEvent, Seat, Table
+from poker.models import Hand, HandEvent, Seat
 from poker.selectors import table_state_for
 from poker.services import TableError
 from tests.factories import act_for_the_player_to_act as act
-from tests.factories import deal_hand, make_funded_player, make_seated_player, make_table
-from tests.poker.engine.conftest import build_deck
+from tests.factories import (
+    bust_seat_one,
+    deal_hand,
+    make_funded_player,
+    make_seated_player,
+    make_table,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -21,17 +26,14 @@ def _options(player, table) -> dict:
     return table_state_for(table=table, player=player)["you"]["options"]
 
 
-def _play_out(hand: Hand, players: dict, *, raising: bool = False) -> Hand:
-    """Everyone calls or checks (or, `raising`, raises the most they may) until the end."""
+def _play_out(hand: Hand, players: dict) -> Hand:
+    """Everyone calls or checks until the end."""
     for _ in range(200):
         hand.refresh_from_db()
         if hand.status != Hand.Status.RUNNING:
             return hand
         legal = EngineHand.from_dict(hand.state).legal_actions()
-        if raising and legal.raise_kind:
-            act(hand, players, legal.raise_kind, legal.max_to)
-        else:
-            act(hand, players, "call" if legal.call else "check")
+        act(hand, players, "call" if legal.call else "check")
     raise AssertionError("the hand did not end")
 
 
@@ -147,16 +149,6 @@ def test_auto_top_up_uses_what_the_wallet_has():
     assert table_stack_balance(player=ann, table=table) > 6000 - 100
 
 
-def _bust_seat_one(table, players):
-    """Seat 1 (5,000 at the start) loses everything to seat 2 at a showdown."""
-    Table.objects.filter(pk=table.pk).update(button_seat=2, big_blind_seat=1)
-    # The button moves to seat 1, so the cards go to seat 2 first, then seat 1.
-    deck = build_deck(["AsAhKsKh", "2c3d7h8s"], "Ad Ac Kd 5s 9c")
-    hand = _play_out(deal_hand(table, deck), players, raising=True)
-    assert {s["seat"]: s["final_stack"] for s in hand.result["seats"]}[1] == 0
-    return hand
-
-
 def test_auto_re_buy_buys_a_bust_player_in_again_and_keeps_them_in():
     table = make_table()
     players = {
@@ -164,7 +156,7 @@ def test_auto_re_buy_buys_a_bust_player_in_again_and_keeps_them_in():
         2: make_seated_player(table, "ben", 2),
     }
     services.table_seat_options_set(table=table, player=players[1], auto_top_up=True)
-    _bust_seat_one(table, players)
+    bust_seat_one(table, players)
     assert table_stack_balance(player=players[1], table=table) == table.max_buy_in
     assert wallet_balance(player=players[1]) == 100_000 - 5000 - table.max_buy_in
     assert Seat.objects.get(player=players[1]).status != Seat.Status.SITTING_OUT
@@ -174,7 +166,7 @@ def test_no_re_buy_when_the_wallet_is_short_of_the_minimum():
     table = make_table()
     players = _auto_top_up_against_ben(table, wallet=9_000, buy_in=5000)
     ann = players[1]
-    _bust_seat_one(table, players)
+    bust_seat_one(table, players)
     assert wallet_balance(player=ann) == 4000  # under the 5,000 minimum: nothing moved
     assert table_stack_balance(player=ann, table=table) == 0
     assert Seat.objects.get(player=ann).status == Seat.Status.SITTING_OUT

@@ -21,6 +21,7 @@ from poker.models import Hand, HandIncident, Seat, Table
 from poker.services import TableError, timers
 from tests.factories import (
     act_for_the_player_to_act,
+    bust_seat_one,
     make_funded_player,
     make_seated_player,
     make_table,
@@ -556,6 +557,32 @@ def test_the_sweep_evicts_sitters_out_past_the_limit_and_cashes_them_out():
     assert services.tables_sweep()["evicted"] == 1
     assert not Seat.objects.filter(player=ann).exists()
     assert wallet_balance(player=ann) == 100_000
+
+
+def test_lobby_pages_hear_a_sit_out_a_sit_in_and_a_freed_seat(lobby_hears):
+    """The lobby's figure is the players who can play: a sit-out moves it as much as a seat."""
+    table = make_table(sit_out_limit_seconds=600)
+    ann = make_seated_player(table, "ann", 1)
+    make_seated_player(table, "ben", 2)
+    two_one = [{"table": table.pk, "seats_taken": 2, "seats_playing": 1}]
+    assert lobby_hears(lambda: services.table_sit_out(table=table, player=ann)) == two_one
+    sit_in = lambda: services.table_sit_in(table=table, player=ann, post_big_blind=False)  # noqa: E731
+    assert lobby_hears(sit_in) == [{"table": table.pk, "seats_taken": 2, "seats_playing": 2}]
+    services.table_sit_out(table=table, player=ann)
+    Seat.objects.filter(player=ann).update(sat_out_at=timezone.now() - timedelta(seconds=601))
+    assert lobby_hears(services.tables_sweep) == [
+        {"table": table.pk, "seats_taken": 1, "seats_playing": 1}
+    ]
+
+
+def test_lobby_pages_hear_a_player_bust(lobby_hears):
+    table = make_table()
+    players = {
+        1: make_seated_player(table, "ann", 1, buy_in=5000),
+        2: make_seated_player(table, "ben", 2),
+    }
+    heard = lobby_hears(lambda: bust_seat_one(table, players))
+    assert heard == [{"table": table.pk, "seats_taken": 2, "seats_playing": 1}]
 
 
 def test_the_sweep_looks_for_a_deal_only_where_two_seats_are_taken():

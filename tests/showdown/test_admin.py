@@ -191,6 +191,7 @@ def test_a_table_with_limits_the_engine_refuses_is_not_saved(staff_client):
         "seats": 1,
         "bet_seconds": 15,
         "action_seconds": 20,
+        "away_limit_seconds": 300,
     }
     url = reverse("admin:showdown_showdowntable_change", args=[table.pk])
     response = staff_client.post(url, form)
@@ -226,8 +227,8 @@ def test_a_new_table_starts_with_the_default_paytables(staff_client):
 def test_a_live_tables_edit_must_fit_the_players_at_it(staff_client):
     """As for poker tables, with players in seats 4 and 6, an edit to 3 seats,
     to the online one-seat game (whose round deadlines would then find no live table, its
-    wagers left in play) or to 0 seconds for a window is refused; limits and paytables may
-    change, since a round keeps those it was opened with."""
+    wagers left in play), to 0 seconds for a window or 10 before an away seat stands up is
+    refused; limits and paytables may change, since a round keeps those it was opened with."""
     from django.forms.models import model_to_dict
 
     from showdown.live import live_seat_take
@@ -249,6 +250,7 @@ def test_a_live_tables_edit_must_fit_the_players_at_it(staff_client):
         ({"seats": 1}, "it stays a live table"),
         ({"bet_seconds": 0}, "At least 5 seconds at a live table"),
         ({"action_seconds": 2}, "At least 5 seconds at a live table"),
+        ({"away_limit_seconds": 10}, "At least 30 seconds at a live table"),
     ):
         response = post(**changes)
         assert response.status_code == 200 and says in response.content.decode(), changes

@@ -140,8 +140,15 @@ async def test_each_player_sees_only_their_own_hole_cards_until_the_board(live_t
         lambda: {r.player.username: r for r in ShowdownRound.objects.select_related("player")}
     )()
     assert rounds["ann"].bet == 1000 and rounds["bob"].bet == 1000
+    # A seat is marked with its player's page open, and away once it closes: the lobby counts
+    # only the first (docs/rules.md "Omaha Showdown live").
+    connected = sync_to_async(
+        lambda: dict(LiveSeat.objects.values_list("player__username", "connected"))
+    )
+    assert await connected() == {"ann": True, "bob": True}
     for socket in sockets.values():
         await socket.communicator.disconnect()
+    assert await connected() == {"ann": False, "bob": False}
 
 
 async def test_bad_frames_get_an_error_and_change_nothing(live_table):

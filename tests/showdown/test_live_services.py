@@ -16,15 +16,19 @@ from config.timeouts import timeout_fire
 from poker.engine.cards import FULL_DECK, parse_cards
 from showdown import services
 from showdown.live import (
+    live_connection_set,
     live_decide,
     live_round_advance,
     live_rounds_sweep,
+    live_seat_away_stand,
     live_seat_leave,
     live_seat_take,
+    live_seats_away_sweep,
     live_wagers_place,
 )
 from showdown.live_selectors import live_table_view
 from showdown.models import LiveRound, LiveSeat, ShowdownRound
+from showdown.selectors import tables_for_lobby
 from showdown.services import ShowdownRefused
 from tests.factories import make_funded_player, make_showdown_table
 from tests.poker.test_admin import cards_in
@@ -509,3 +513,110 @@ def test_the_view_names_players_by_their_display_names_only(live_table, deck_is)
         names = [seat["player"] for seat in view["seats"] + view["round"]["seats"]]
         assert sorted(set(names)) == ["Annie", "Bobby"]
     assert live_table_view(table_id=live_table.pk, user=ann)["you"]["player"] == "Annie"
+
+
+# -- away seats: who the lobby counts, and who the table stands up (docs/rules.md)
+
+
+def page_opened(player, table, socket="tab-1") -> None:
+    live_connection_set(player=player, table_id=table.pk, connected=True, socket=socket)
+
+
+def page_closed(player, table, socket="tab-1") -> None:
+    live_connection_set(player=player, table_id=table.pk, connected=False, socket=socket)
+
+
+def lobby_row(table) -> tuple[int, int, int]:
+    """(seats taken, players who can play, the others) as the lobby shows the table."""
+    row = tables_for_lobby().get(pk=table.pk)
+    return row.seats_taken, row.seats_playing, row.seats_out
+
+
+def test_the_lobby_counts_live_seats_with_a_page_open_or_wagers_in_play(live_table, deck_is):
+    """A live table showed 3/7 after all three of its players closed their tabs (issue 38)."""
+    ann, bob, cat = (seated(live_table, n, s) for n, s in (("ann", 1), ("bob", 3), ("cat", 6)))
+    assert lobby_row(live_table) == (3, 0, 3)  # seated, and no page of theirs open yet
+    for player in (ann, bob, cat):
+        page_opened(player, live_table)
+    assert lobby_row(live_table) == (3, 3, 0)
+    page_opened(bob, live_table, socket="tab-2")  # a reload: the new page says hello first,
+    page_closed(bob, live_table, socket="tab-1")  # the old one's goodbye comes after it
+    assert lobby_row(live_table) == (3, 3, 0)
+    deck_is(["AsKs2c3d"], "QsJsTs4h9c")
+    wager(ann, live_table, "a1")
+    for player, socket in ((ann, "tab-1"), (bob, "tab-2"), (cat, "tab-1")):
+        page_closed(player, live_table, socket=socket)
+    assert lobby_row(live_table) == (3, 1, 2)  # Ann's Ante is in the round being played
+    live = LiveRound.objects.get()
+    live_round_advance(round_id=live.pk, phase="betting", now=live.bet_deadline)
+    live.refresh_from_db()
+    live_round_advance(round_id=live.pk, phase="deciding", now=live.action_deadline)
+    assert lobby_row(live_table) == (3, 0, 3)
+
+
+def test_a_seat_away_past_the_limit_stands_up_after_any_round_holding_its_wagers(
+    live_table, deck_is
+):
+    """No page open and no wager placed for `away_limit_seconds`: the table's owner stands
+    the seat up, from its timer or the sweep; wagers in play settle first. No money moves."""
+    from audit.models import AuditRecord
+
+    ann, bob = seated(live_table, "ann", 1), seated(live_table, "bob", 2)
+    for player in (ann, bob):
+        page_opened(player, live_table)
+        page_closed(player, live_table)
+    gone = LiveSeat.objects.get(player=bob).away_since
+    bob_seat = LiveSeat.objects.get(player=bob).pk
+    limit = timedelta(seconds=live_table.away_limit_seconds)
+    assert live_table.away_limit_seconds == 300
+    deck_is(["AsKs2c3d"], "QsJsTs4h9c")
+    wager(ann, live_table, "a1", now=gone + timedelta(seconds=200))  # her clock starts again
+    assert live_seat_away_stand(table_id=live_table.pk, seat_id=bob_seat, now=gone) == "not_yet"
+    assert live_seats_away_sweep(now=gone + limit) == {"stood_up": 1}  # Bob, not Ann yet
+    assert list(LiveSeat.objects.values_list("player__username", "leave_pending")) == [
+        ("ann", False)
+    ]
+    assert wallet_balance(player=bob) == START
+    # Ann's Ante is in the round: she stands up when it settles (folded at its deadline).
+    assert live_seats_away_sweep(now=gone + limit + timedelta(seconds=200)) == {"stood_up": 1}
+    assert list(LiveSeat.objects.values_list("leave_pending", flat=True)) == [True]
+    live = LiveRound.objects.get()
+    live_round_advance(round_id=live.pk, phase="betting", now=live.bet_deadline)
+    live.refresh_from_db()
+    live_round_advance(round_id=live.pk, phase="deciding", now=live.action_deadline)
+    assert not LiveSeat.objects.exists()
+    assert wallet_balance(player=ann) == START - 500
+    records = AuditRecord.objects.filter(action="showdown.live_seat_away").order_by("pk")
+    assert [(r.payload["seat"], r.payload["after_round"]) for r in records] == [
+        (2, False),
+        (1, True),
+    ]
+    assert_books_balance()
+
+
+def test_an_away_seat_s_timer_stands_it_up_once_and_a_player_back_keeps_it(live_table):
+    ann, bob = seated(live_table, "ann", 1), seated(live_table, "bob", 2)
+    page_opened(bob, live_table)  # Bob's page is open; Ann's never opened
+    LiveSeat.objects.update(away_since=timezone.now() - timedelta(seconds=301))
+    ann_seat, bob_seat = (LiveSeat.objects.get(player=p).pk for p in (ann, bob))
+    fire = lambda seat: timeout_fire("showdown.away", live_table.pk, seat, 0, 0.0)  # noqa: E731
+    assert fire(bob_seat) == "moved_on"
+    assert fire(ann_seat) == "stood_up"
+    assert fire(ann_seat) == "moved_on"
+    assert list(LiveSeat.objects.values_list("player__username", flat=True)) == ["bob"]
+
+
+def test_lobby_pages_hear_live_seats_taken_away_back_and_stood_up(live_table, lobby_hears):
+    ann = make_funded_player("ann", cents=START)
+
+    def heard(seats_taken: int, seats_playing: int) -> list[dict]:
+        update = {"table": live_table.pk, "seats_taken": seats_taken}
+        return [{**update, "seats_playing": seats_playing, "kind": "showdown"}]
+
+    sit = lambda: live_seat_take(player=ann, table_id=live_table.pk, seat=1)  # noqa: E731
+    assert lobby_hears(sit) == heard(1, 0)
+    assert lobby_hears(lambda: page_opened(ann, live_table)) == heard(1, 1)
+    assert lobby_hears(lambda: page_opened(ann, live_table, socket="tab-2")) == []
+    assert lobby_hears(lambda: page_closed(ann, live_table, socket="tab-2")) == heard(1, 0)
+    LiveSeat.objects.update(away_since=timezone.now() - timedelta(seconds=301))
+    assert lobby_hears(live_seats_away_sweep) == heard(0, 0)

@@ -57,14 +57,14 @@ def test_the_sweep_deals_a_round_whose_timer_is_still_ahead(celery_worker_proces
     live_seat_take(player=bob, table_id=table.pk, seat=4)
     live_wagers_place(player=ann, table_id=table.pk, ante=500, idempotency_key="a1")
     live = LiveRound.objects.get()
-    assert sweep_live_rounds.delay().get(timeout=60) == {"dealt": 0, "settled": 0}
+    assert sweep_live_rounds.delay().get(timeout=60) == {"dealt": 0, "settled": 0, "stood_up": 0}
     LiveRound.objects.filter(pk=live.pk).update(bet_deadline=timezone.now() - timedelta(seconds=1))
-    assert sweep_live_rounds.delay().get(timeout=60) == {"dealt": 1, "settled": 0}
+    assert sweep_live_rounds.delay().get(timeout=60) == {"dealt": 1, "settled": 0, "stood_up": 0}
     live.refresh_from_db()
     assert live.phase == LiveRound.Phase.DECIDING
     LiveRound.objects.filter(pk=live.pk).update(
         action_deadline=timezone.now() - timedelta(seconds=1)
     )
-    assert sweep_live_rounds.delay().get(timeout=60) == {"dealt": 0, "settled": 1}
+    assert sweep_live_rounds.delay().get(timeout=60) == {"dealt": 0, "settled": 1, "stood_up": 0}
     assert ShowdownRound.objects.get().decision == "fold"
     assert ledger_verify().ok
