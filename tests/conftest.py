@@ -238,6 +238,24 @@ def _xdist_workers(config) -> int:
     return len(config.getoption("tx") or [])
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(session, config, items):
+    """The order pytest-xdist hands out the test files in (`--dist loadfile` with
+    `--no-loadscope-reorder`, Makefile): files with a `long` test first, then the files with
+    more tests before those with fewer (what xdist's own reordering does). A long test handed
+    out last would end the run alone on one worker while the others sit idle. Last of the
+    hooks, after pytest-django's own order (tests in transactions before the others), which
+    each file keeps."""
+    files: dict[str, list] = {}
+    for item in items:
+        files.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
+
+    def weight(tests: list) -> tuple[bool, int]:
+        return (not any(test.get_closest_marker("long") for test in tests), -len(tests))
+
+    items[:] = [item for tests in sorted(files.values(), key=weight) for item in tests]
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session):
     """Migrate one test database and clone it once per worker, before xdist starts them."""

@@ -40,7 +40,7 @@ def cards_in(text: str) -> set[str]:
 # newest): every row's change page up to CHANGE_ROWS, and the history and delete pages of the
 # newest HISTORY_ROWS. A row's own fields show on its change page; its history and delete pages
 # show its title and its related rows' titles, drawn by the same code for every row of a model.
-CHANGE_ROWS = 25
+CHANGE_ROWS = 5
 HISTORY_ROWS = 3
 
 

@@ -65,6 +65,7 @@ async def play_a_hand(port: int, table_id: int, cookies: list[str], data_dir: Pa
     return played, ann.state["last_result"], ann.state
 
 
+@pytest.mark.long
 @pytest.mark.timeout(300)
 def test_the_embedded_room_plays_a_hand_over_its_sockets(embedded_pgdata, tmp_path):
     # The sweep only after an hour: the turn that runs out is folded by its own timer.

@@ -18,10 +18,11 @@ from tests.poker.fault_run import SEED, play_and_count
 
 pytestmark = pytest.mark.chaos
 
-HANDS = 30
+HANDS = 20
 KILLS = 4  # at least, the first two being one worker and one ASGI process
 
 
+@pytest.mark.long
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.timeout(420)

@@ -422,7 +422,8 @@ def play(table, players: dict, log: FrameLog, viewers: list, choose) -> int:
     return scanned
 
 
-@pytest.mark.timeout(900)  # a long-form sweep: 24 hands, every frame and resync read back
+@pytest.mark.long
+@pytest.mark.timeout(900)  # a long-form sweep: 20 hands, every frame and resync read back
 def test_no_frame_the_table_services_build_shows_anyone_a_hidden_card(monkeypatch):
     """Scripted hands (to a showdown, to a fold, all-in with side pots) and random legal play of
     every game, three players and a spectator; every public, private and snapshot frame is
@@ -461,7 +462,7 @@ def test_no_frame_the_table_services_build_shows_anyone_a_hidden_card(monkeypatc
                 idempotency_key=f"sweep-{table.pk}-{seat}",
             )
         viewers = [*players.values(), watcher]
-        for _ in range(3 if script == "random" else 1):
+        for _ in range(2 if script == "random" else 1):
             scanned += play(table, players, log, viewers, scripts[script])
     assert scanned > 1000
 

@@ -132,7 +132,8 @@ def bad_actions(hand: Hand) -> list[tuple[object, object, object]]:
     return bad
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.long
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(table=tables(), data=st.data())
 def test_bad_input_anywhere_in_any_game_is_refused_and_changes_nothing(table, data):
     """At random points of random hands of all four games (and after they end), every kind of

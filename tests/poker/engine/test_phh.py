@@ -264,6 +264,7 @@ def _short_fixed_limit_raise(hand: Hand) -> bool:
     return False
 
 
+@pytest.mark.long
 @pytest.mark.slow
 @pytest.mark.parametrize(("game", "structure"), [("omaha", "pot-limit"), ("omaha8", "limit")])
 def test_pokerkit_replays_any_simulated_hand_except_where_docs_rules_says_why(game, structure):
@@ -275,7 +276,7 @@ def test_pokerkit_replays_any_simulated_hand_except_where_docs_rules_says_why(ga
 
     rng = Random(9)
     same = explained = 0
-    for _ in range(500):
+    for _ in range(300):
         table = random_table(rng, game=game, structure=structure, seats=rng.randint(2, 6))
         hand = play_randomly(rng, Hand.start(**table))
         try:
@@ -293,4 +294,4 @@ def test_pokerkit_replays_any_simulated_hand_except_where_docs_rules_says_why(ga
         split = theirs is not None and theirs == stacks_by_pokerkit_conventions(hand)
         assert short_blind or short_raise or split, dumps(hand)
         explained += 1
-    assert same >= 450 and explained
+    assert same >= 270 and explained

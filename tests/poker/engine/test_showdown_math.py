@@ -124,6 +124,7 @@ def brute_force_counts(hole):
     return {name: counts[name] for name in FINAL_CATEGORIES}
 
 
+@pytest.mark.long
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "hole",
