@@ -216,6 +216,7 @@ def live_seat_take(*, player, table_id: int, seat: int, now: datetime | None = N
                 _("Seat %(seat)s still has wagers in this round; try after it.") % {"seat": seat},
             )
         placed = LiveSeat.objects.create(table=table, number=seat, player=player, sat_at=now)
+        responsible.play_session_touch(player_ids=[player.pk], now=now)
         _changed(table, None)
         return placed
 
@@ -356,6 +357,7 @@ def live_wagers_place(
             raise ShowdownRefused(
                 "round_unfinished", _("Your last round here is still unfinished.")
             ) from None
+        responsible.play_session_touch(player_ids=[player.pk], now=now)
         mine.wager_entry = banked_wager_place(
             player=player, round_id=mine.pk, amount=staked, now=now
         )

@@ -412,6 +412,9 @@ def make_staff(username: str, *roles: str, **fields):
         importlib.import_module("staff.migrations.0004_table_bars").grant_bar_view(apps)
         importlib.import_module("poker.migrations.0017_table_chat").grant_chat_moderation(apps)
         importlib.import_module("responsible.migrations.0004_staff_view").grant_staff_view(apps)
+        importlib.import_module(
+            "responsible.migrations.0006_session_limit_staff_view"
+        ).grant_session_view(apps)
     user = make_player(username, is_staff=True, **fields)
     user.groups.set(Group.objects.filter(name__in=roles))
     if len(roles) != user.groups.count():

@@ -20,6 +20,7 @@ from poker.models import Hand, Seat, Table
 from poker.services.acting import advance, sit_out
 from poker.services.events import ButtonDrawn, HandCommitment, PlayerSatOut
 from poker.services.unit import Status, table_change
+from responsible import rules as responsible
 
 # Tolerance for a start-next-hand task arriving a little before its countdown.
 START_SLACK_SECONDS = 0.25
@@ -149,6 +150,8 @@ def table_hand_start(*, table: Table | int) -> Hand | None:
         if plan is None:
             return None
         players = {seat.number: seat.player_id for seat in seats}
+        # Dealt in is play: the players' sessions go on (a session limit's clock).
+        responsible.play_session_touch(player_ids=[players[n] for n in plan.dealt], now=now)
         # The server's CSPRNG seed mixed with the dealt players' client seeds (docs/fairness.md).
         seated = {seat.number: seat.player for seat in seats}
         # The room's seed was published before this hand (its hash in the table's STATE since
