@@ -357,10 +357,11 @@ def _session_room_sql() -> str:
     )
 
 
-def _session_touch_sql() -> str:
-    """Play now by each player of `%(players)s`: their session goes on, or a new one starts
-    when the last play was a break ago. Returns each player, their session's start, whether
-    it started now and the session limit in force (minutes, or NULL)."""
+def play_session_touch_sql() -> str:
+    """Play at `%(now)s` by each player of `%(players)s` (an array of ids): their session goes
+    on, or a new one starts when the last play was a break ago. Returns each player, their
+    session's start, whether it started now and the session limit in force (minutes, or
+    NULL), for `play_session_timers`. A deal runs it as a CTE of one of its statements."""
     sessions, limits = PlaySession._meta.db_table, SessionLimit._meta.db_table
     minutes = int(settings.RESPONSIBLE_SESSION_BREAK_MINUTES)
     fresh = f"p.last_play_at <= %(now)s - interval '{minutes} minutes'"
@@ -391,32 +392,30 @@ def session_timeout(*, player_id: int, started_at: datetime, minutes: int) -> Ti
 def session_limited_sql() -> str:
     """A caller's SELECT column: whether the player `%(player)s` has a session limit (in
     force or waiting), so the banked deal records its play only for them (`showdown`)."""
-    return (
-        f"EXISTS (SELECT 1 FROM {SessionLimit._meta.db_table} l WHERE l.player_id = %(player)s)"
-    )
+    return f"EXISTS (SELECT 1 FROM {SessionLimit._meta.db_table} l WHERE l.player_id = %(player)s)"
 
 
-def play_session_touch(*, player_ids: Iterable[int], now: datetime | None = None) -> None:
-    """Record play by these players now (a seat taken, a sit-in, a hand dealt in, a banked
-    round or wager), in the caller's transaction: one statement. A session that starts now
-    under a session limit gets its timer, set on commit."""
-    ids = sorted(set(player_ids))
-    if not ids:
-        return
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _session_touch_sql(),
-            {
-                "players": ids,
-                "now": connection.ops.adapt_datetimefield_value(now or timezone.now()),
-            },
-        )
-        rows = cursor.fetchall()
+def play_session_timers(rows: Iterable[tuple]) -> None:
+    """Set, on commit, the timer of each session that started now under a session limit (the
+    rows `play_session_touch_sql` returned)."""
     timeouts_set(
         session_timeout(player_id=player_id, started_at=started, minutes=cap)
         for player_id, started, fresh, cap in rows
         if fresh and cap is not None
     )
+
+
+def play_session_touch(*, player_ids: Iterable[int], now: datetime | None = None) -> None:
+    """Record play by these players now (a seat taken, a sit-in, a banked round or wager), in
+    the caller's transaction: one statement, and a timer for a session starting now under a
+    limit."""
+    ids = sorted(set(player_ids))
+    if not ids:
+        return
+    moment = connection.ops.adapt_datetimefield_value(now or timezone.now())
+    with connection.cursor() as cursor:
+        cursor.execute(play_session_touch_sql(), {"players": ids, "now": moment})
+        play_session_timers(cursor.fetchall())
 
 
 def session_limit_minutes(*, player, now: datetime | None = None) -> int | None:
