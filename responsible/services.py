@@ -271,9 +271,11 @@ def session_limit_reach(*, player, started: str | None = None, now: datetime | N
     yet due (a raise applied since the timer was set): the timer is set again for the new
     end. Returns whether it ended the session (once per session)."""
     now = now or timezone.now()
-    # One change per player at a time, in exclusion_start's lock order (player, then tables).
+    # One change per player at a time, in exclusion_start's lock order (player, then tables);
+    # the session's row is written last, unlocked until then: a deal holding its table's lock
+    # writes it too (`play_session_touch_sql`), so locking it before the tables could deadlock.
     get_user_model().objects.select_for_update(no_key=True).filter(pk=player.pk).first()
-    session = PlaySession.objects.select_for_update().filter(player=player).first()
+    session = PlaySession.objects.filter(player=player).first()
     if (
         session is None
         or session.limit_reached_at is not None
@@ -287,8 +289,6 @@ def session_limit_reach(*, player, started: str | None = None, now: datetime | N
     if not current["reached"]:
         _session_timer_set(player=player, now=now)
         return False
-    session.limit_reached_at = now
-    session.save(update_fields=["limit_reached_at"])
     tables = []
     for seat in Seat.objects.filter(player=player).order_by("table_id"):
         try:
@@ -299,6 +299,7 @@ def session_limit_reach(*, player, started: str | None = None, now: datetime | N
     for table_id in waiting_places_of(player=player):
         poker.waiting_list_leave(table=table_id, player=player)
     showdown_tables = showdown_live.live_seats_leave_after_round(player=player)
+    PlaySession.objects.filter(pk=session.pk).update(limit_reached_at=now)
     _record(
         player=player,
         kind=Kind.SESSION_LIMIT_REACHED,

@@ -357,7 +357,6 @@ def live_wagers_place(
             raise ShowdownRefused(
                 "round_unfinished", _("Your last round here is still unfinished.")
             ) from None
-        responsible.play_session_touch(player_ids=[player.pk], now=now)
         mine.wager_entry = banked_wager_place(
             player=player, round_id=mine.pk, amount=staked, now=now
         )
@@ -365,6 +364,9 @@ def live_wagers_place(
         seated = set(LiveSeat.objects.filter(table=table).values_list("number", flat=True))
         if seated <= set(game.seats):
             _deal(live, game, table, now)  # everyone seated is in: no need to wait
+        # A wager is play (a session limit's clock): the transaction's last write, after the
+        # deal's client seeds, in the order a poker deal takes them (no lock cycle).
+        responsible.play_session_touch(player_ids=[player.pk], now=now)
         _changed(table, live)
         return mine
 
