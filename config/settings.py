@@ -226,6 +226,11 @@ POKER_RECONNECT_WINDOW_SECONDS = env.int("POKER_RECONNECT_WINDOW_SECONDS", defau
 # Table chat: at most this many lines per player and table in each window (docs/rules.md).
 POKER_CHAT_LIMIT = env.int("POKER_CHAT_LIMIT", default=5)
 POKER_CHAT_WINDOW_SECONDS = env.int("POKER_CHAT_WINDOW_SECONDS", default=10)
+# Responsible gaming's session length limit (docs/rules.md "Session length limit"): a play
+# session ends after this many minutes with no play, and a session past its limit holds until
+# then; the beat's sweep ends sessions past their limit whose timer was lost.
+RESPONSIBLE_SESSION_BREAK_MINUTES = env.int("RESPONSIBLE_SESSION_BREAK_MINUTES", default=30)
+RESPONSIBLE_SESSION_SWEEP_SECONDS = env.float("RESPONSIBLE_SESSION_SWEEP_SECONDS", default=30.0)
 
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=REDIS_URL or "memory://")
 CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default=REDIS_URL or "cache+memory://")
@@ -336,6 +341,11 @@ CELERY_BEAT_SCHEDULE: dict = {
     "showdown-live-table-heartbeats": {
         "task": "showdown.live_tables_heartbeat",
         "schedule": POKER_HEARTBEAT_SECONDS,
+    },
+    # Session length limits: the backstop of their timers (responsible/tasks.py).
+    "responsible-sweep-session-limits": {
+        "task": "responsible.sweep_session_limits",
+        "schedule": RESPONSIBLE_SESSION_SWEEP_SECONDS,
     },
     # The quick RNG battery on the shuffle and secrets.randbelow, stored as an RngCheck
     # (docs/fairness.md; the long form is `manage.py rng_check --long`, on demand).

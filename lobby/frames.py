@@ -8,7 +8,12 @@ tests/poker/test_frame_types.py hold the page and the socket to them)."""
 from typing import Literal, TypedDict
 
 from config.frames import ErrorFrame, PongFrame, frames_by_type
-from poker.frames import LobbyUpdateFrame, SeatOfferEndedFrame, SeatOfferFrame
+from poker.frames import (
+    LobbyUpdateFrame,
+    SeatOfferEndedFrame,
+    SeatOfferFrame,
+    SessionLimitFrame,
+)
 
 
 class WelcomeFrame(TypedDict):
@@ -19,6 +24,12 @@ class WelcomeFrame(TypedDict):
 
 
 LobbyFrame = (
-    WelcomeFrame | LobbyUpdateFrame | SeatOfferFrame | SeatOfferEndedFrame | PongFrame | ErrorFrame
+    WelcomeFrame
+    | LobbyUpdateFrame
+    | SeatOfferFrame
+    | SeatOfferEndedFrame
+    | SessionLimitFrame
+    | PongFrame
+    | ErrorFrame
 )
 LOBBY_FRAMES: dict[str, type] = frames_by_type(LobbyFrame)

@@ -39,6 +39,7 @@ from poker.frames import (
     PrivateHand,
     SeatOfferEndedFrame,
     SeatOfferFrame,
+    SessionLimitFrame,
     UpdateFrame,
 )
 from poker.models import Hand, Seat, Table
@@ -431,7 +432,9 @@ def send_table_frame(*, table_id: int, frame: ChatFrame | ChatRemovedFrame) -> N
     _run_on_layer(deliver, f"a {frame['type']} frame to table {table_id}")
 
 
-def send_to_player(*, user_id: int, frame: SeatOfferFrame | SeatOfferEndedFrame) -> None:
+def send_to_player(
+    *, user_id: int, frame: SeatOfferFrame | SeatOfferEndedFrame | SessionLimitFrame
+) -> None:
     """A frame to every open page of one player (their lobby and table sockets)."""
     message = {"type": "player.notice", "text": _dumps(frame)}
 

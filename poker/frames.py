@@ -213,6 +213,14 @@ class SeatOfferFrame(TypedDict):
     seconds_left: int
 
 
+class SessionLimitFrame(TypedDict):
+    """To every page the player has open: their session limit is reached; they leave every
+    table after the hand they are in (responsible.services.session_limit_reach)."""
+
+    type: Literal["session_limit"]
+    message: str
+
+
 SeatOfferEndReason = Literal["taken", "declined", "expired", "closed", "removed", "withdrawn"]
 
 
@@ -252,6 +260,7 @@ TableFrame = (
     | ExcludedFrame
     | SeatOfferFrame
     | SeatOfferEndedFrame
+    | SessionLimitFrame
 )
 TABLE_FRAMES: dict[str, type] = frames_by_type(TableFrame)
 # The frames numbered with the table's version, kept in the frame log and sent again in `resync`.

@@ -9,8 +9,10 @@ from responsible.models import (
     DepositLimit,
     Exclusion,
     LossLimit,
+    PlaySession,
     RealityCheck,
     ResponsibleGamingEvent,
+    SessionLimit,
     TermsAcceptance,
     TermsVersion,
 )
@@ -39,6 +41,34 @@ class DepositLimitAdmin(ReadOnlyAdmin):
 @admin.register(LossLimit)
 class LossLimitAdmin(DepositLimitAdmin):
     pass
+
+
+@admin.register(SessionLimit)
+class SessionLimitAdmin(ReadOnlyAdmin):
+    """Session length caps in minutes (in force, and a raise waiting its 24 hours)."""
+
+    list_display = ("player", "minutes", "pending_minutes", "pending_from", "updated_at")
+    search_fields = ("player__username",)
+    fields = ("player", "minutes", "pending_minutes", "pending_from", "updated_at")
+    readonly_fields = fields
+
+    @admin.display(description="minutes", ordering="amount")
+    def minutes(self, obj: SessionLimit) -> str:
+        return "none" if obj.amount is None else str(obj.amount)
+
+    @admin.display(description="pending minutes")
+    def pending_minutes(self, obj: SessionLimit) -> str:
+        if not obj.pending_from:
+            return ""
+        return "none" if obj.pending_amount is None else str(obj.pending_amount)
+
+
+@admin.register(PlaySession)
+class PlaySessionAdmin(ReadOnlyAdmin):
+    """Each player's current or last play session (what a session limit measures)."""
+
+    list_display = ("player", "started_at", "last_play_at", "limit_reached_at")
+    search_fields = ("player__username",)
 
 
 @admin.register(Exclusion)

@@ -19,6 +19,7 @@ from responsible.services import (
     exclusion_start,
     loss_limit_set,
     reality_check_set,
+    session_limit_set,
     terms_accept,
 )
 
@@ -39,10 +40,30 @@ class ResponsibleExclusionSerializer(serializers.Serializer):
     ends_at = serializers.DateTimeField()
 
 
+class ResponsibleSessionLimitSerializer(serializers.Serializer):
+    minutes = serializers.IntegerField(allow_null=True, help_text="in force; null: none")
+    pending_minutes = serializers.IntegerField(allow_null=True)
+    pending_from = serializers.DateTimeField(allow_null=True)
+
+
+class ResponsibleSessionSerializer(serializers.Serializer):
+    started_at = serializers.DateTimeField()
+    seconds_played = serializers.IntegerField()
+    net = serializers.IntegerField(help_text="cents won (+) or lost (-) this play session")
+    limit_minutes = serializers.IntegerField(allow_null=True)
+    ends_at = serializers.DateTimeField(allow_null=True, help_text="when it reaches the limit")
+    reached = serializers.BooleanField()
+    break_ends_at = serializers.DateTimeField(help_text="when the session ends with no play")
+
+
 class ResponsibleSummarySerializer(serializers.Serializer):
     limits = ResponsibleLimitSerializer(many=True)
     loss_limits = ResponsibleLimitSerializer(
         many=True, help_text="net loss caps, poker and the banked game together"
+    )
+    session_limit = ResponsibleSessionLimitSerializer()
+    session = ResponsibleSessionSerializer(
+        allow_null=True, help_text="the play session running now; null: on a break"
     )
     exclusion = ResponsibleExclusionSerializer(allow_null=True)
     reality_check_minutes = serializers.IntegerField(allow_null=True)
@@ -51,6 +72,10 @@ class ResponsibleSummarySerializer(serializers.Serializer):
 class ResponsibleLimitRequestSerializer(serializers.Serializer):
     period = serializers.CharField()
     amount = serializers.JSONField(help_text="cents, or null to remove (waits 24 hours)")
+
+
+class ResponsibleSessionLimitRequestSerializer(serializers.Serializer):
+    minutes = serializers.JSONField(help_text="10 to 1440, or null to remove (waits 24 hours)")
 
 
 class ResponsibleExclusionRequestSerializer(serializers.Serializer):
@@ -125,6 +150,18 @@ class LossLimitView(APIView):
             period=request.data.get("period"),
             amount=request.data.get("amount"),
         )
+        return Response(_summary(request.user))
+
+
+class SessionLimitView(APIView):
+    @extend_schema(
+        request=ResponsibleSessionLimitRequestSerializer,
+        responses={200: ResponsibleSummarySerializer, 400: REFUSED},
+    )
+    def post(self, request: Request) -> Response:
+        """Set the longest play session: lower applies now, higher (or null) after 24 hours.
+        Reached, play is refused with `session_limit` until a break ends the session."""
+        session_limit_set(player=request.user, minutes=request.data.get("minutes"))
         return Response(_summary(request.user))
 
 

@@ -15,3 +15,7 @@ class ResponsibleConfig(AppConfig):
         money_check_register(kind=DEPOSIT, check=rules.check_deposit)
         money_check_register(kind=WITHDRAWAL, check=rules.check_account_open)
         money_check_register(kind=PLAY, check=rules.check_play)
+
+        from config.timeouts import timeout_register
+
+        timeout_register(rules.SESSION_TIMEOUT, "responsible.tasks.session_limit_timeout")

@@ -5,7 +5,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from responsible.models import DepositLimit, Exclusion
-from responsible.services import REALITY_CHECK_MINUTES, TIME_OUT_DAYS
+from responsible.services import REALITY_CHECK_MINUTES, SESSION_LIMIT_MINUTES, TIME_OUT_DAYS
 
 
 class DepositLimitForm(forms.Form):
@@ -32,6 +32,22 @@ class LossLimitForm(DepositLimitForm):
 
     def __init__(self, *args, **kwargs) -> None:
         kwargs.setdefault("auto_id", "loss_%s")
+        super().__init__(*args, **kwargs)
+
+
+class SessionLimitForm(forms.Form):
+    """The longest play session in minutes; empty removes it (which, like raising, waits)."""
+
+    minutes = forms.IntegerField(
+        label=_("Session limit (minutes)"),
+        required=False,
+        min_value=SESSION_LIMIT_MINUTES[0],
+        max_value=SESSION_LIMIT_MINUTES[1],
+        help_text=_("Empty: no limit."),
+    )
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("auto_id", "session_%s")
         super().__init__(*args, **kwargs)
 
 

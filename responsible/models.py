@@ -1,6 +1,7 @@
-"""Responsible gaming (AGCO 2.13/2.23, UK practice): deposit and loss limits, time-outs and
-self-exclusions, the reality-check interval, the record of every change to them, and the
-versions of the terms and fair-play policy with who accepted which when.
+"""Responsible gaming (AGCO 2.13/2.23, UK practice): deposit, loss and session length limits,
+time-outs and self-exclusions, the play sessions the session limit measures, the
+reality-check interval, the record of every change to them, and the versions of the terms and
+fair-play policy with who accepted which when.
 
 Rules live in `responsible.rules` (checks the cashier, tables and banked game call) and
 `responsible.services` (the changes players make); nothing here can be undone early.
@@ -11,12 +12,22 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 
-class RollingLimit(models.Model):
-    """A player's cap over a rolling window (day = 24 h, week = 7 d, month = 30 d).
+class PendingCap(models.Model):
+    """A cap a player sets on themselves: a lower cap applies at once; a higher cap (or none)
+    waits 24 hours in `pending_*`, so a player cannot lift a limit in the heat of a session
+    (`services.limit_set`, for every kind)."""
 
-    A lower cap applies at once; a higher cap (or none) waits 24 hours in `pending_*`, so a
-    player cannot lift a limit in the heat of a session (`services.limit_set`, for both kinds).
-    """
+    amount = models.BigIntegerField(null=True, blank=True, help_text="cents; empty: no limit")
+    pending_amount = models.BigIntegerField(null=True, blank=True)
+    pending_from = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        abstract = True
+
+
+class RollingLimit(PendingCap):
+    """A player's cap over a rolling window (day = 24 h, week = 7 d, month = 30 d)."""
 
     class Period(models.TextChoices):
         DAY = "day", _("day (24 hours)")
@@ -24,10 +35,6 @@ class RollingLimit(models.Model):
         MONTH = "month", _("month (30 days)")
 
     period = models.CharField(max_length=5, choices=Period.choices)
-    amount = models.BigIntegerField(null=True, blank=True, help_text="cents; empty: no limit")
-    pending_amount = models.BigIntegerField(null=True, blank=True)
-    pending_from = models.DateTimeField(null=True, blank=True)
-    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         abstract = True
@@ -70,6 +77,44 @@ class LossLimit(RollingLimit):
                 condition=models.Q(amount__isnull=True) | models.Q(amount__gt=0),
             ),
         ]
+
+
+class SessionLimit(PendingCap):
+    """A cap on the length of one play session (`PlaySession`), in minutes (`amount`):
+    reached, the player leaves every table after the hand they are in and may not play again
+    until a break ends the session (docs/rules.md "Session length limit")."""
+
+    player = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="session_limit"
+    )
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                name="responsible_session_limit_positive",
+                condition=models.Q(amount__isnull=True) | models.Q(amount__gt=0),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} session: {self.amount} min"
+
+
+class PlaySession(models.Model):
+    """The player's current (or last) play session: it starts at the first play after a break
+    of `RESPONSIBLE_SESSION_BREAK_MINUTES` with none (a seat taken, a sit-in, a hand dealt in,
+    a banked round or wager: `rules.play_session_touch`) and lasts while play goes on. One row
+    per player, moved on in place; `limit_reached_at`: when the session limit ended it."""
+
+    player = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="play_session"
+    )
+    started_at = models.DateTimeField()
+    last_play_at = models.DateTimeField()
+    limit_reached_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.player} playing since {self.started_at:%Y-%m-%d %H:%M}"
 
 
 class Exclusion(models.Model):
@@ -117,6 +162,12 @@ class ResponsibleGamingEvent(models.Model):
         LIMIT_RAISE_PENDING = "limit_raise_pending", "deposit limit raise (after 24 h)"
         LOSS_LIMIT_LOWERED = "loss_limit_lowered", "loss limit set or lowered (at once)"
         LOSS_LIMIT_RAISE_PENDING = "loss_limit_raise_pending", "loss limit raise (after 24 h)"
+        SESSION_LIMIT_LOWERED = "session_limit_lowered", "session limit set or lowered (at once)"
+        SESSION_LIMIT_RAISE_PENDING = (
+            "session_limit_raise_pending",
+            "session limit raise (after 24 h)",
+        )
+        SESSION_LIMIT_REACHED = "session_limit_reached", "session limit reached and seats left"
         TIME_OUT = "time_out", "time-out started"
         SELF_EXCLUSION = "self_exclusion", "self-exclusion started"
         SESSIONS_ENDED = "sessions_ended", "sessions ended and seats left"

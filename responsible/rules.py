@@ -9,8 +9,10 @@ raises the caller's own kind of `Refused` (as `config.inputs` does), so callers 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import Q, Sum
@@ -21,11 +23,15 @@ from accounts.services import email_is_verified
 from cashier.models import Account, Entry, Posting
 from config.errors import Refused
 from config.inputs import dollars
+from config.timeouts import Timeout, timeouts_set
 from responsible.models import (
     DepositLimit,
     Exclusion,
     LossLimit,
+    PendingCap,
+    PlaySession,
     RollingLimit,
+    SessionLimit,
     TermsAcceptance,
     TermsVersion,
 )
@@ -166,16 +172,18 @@ def check_loss(*, player, error: type[Refused], now: datetime | None = None) -> 
             )
 
 
-def play_check_sql() -> str:
+def play_check_sql(*, limits: bool = True) -> str:
     """`check_play`'s query as two columns of a caller's SELECT for the player `%(player)s` at
     `%(now)s`: whether the player may play at all (the account's `is_active`, read afresh,
-    the current terms and fair-play policy accepted and no loss limit reached) and the id of
-    the longest exclusion
-    running now. A banked deal reads them with its table in one query."""
+    the current terms and fair-play policy accepted and, with `limits`, no loss limit reached
+    and no session past its length limit) and the id of the longest exclusion running now. A
+    banked deal reads them with its table in one query."""
     users, exclusions = get_user_model()._meta.db_table, Exclusion._meta.db_table
+    checks = ["u.is_active", _terms_accepted_sql()]
+    if limits:
+        checks += [_loss_room_sql(), _session_room_sql()]
     return (
-        f"(SELECT u.is_active AND {_terms_accepted_sql()} AND {_loss_room_sql()} FROM {users} u "
-        "WHERE u.id = %(player)s), "
+        f"(SELECT {' AND '.join(checks)} FROM {users} u WHERE u.id = %(player)s), "
         f"(SELECT x.id FROM {exclusions} x WHERE x.player_id = %(player)s "
         "AND x.starts_at <= %(now)s AND x.ends_at > %(now)s ORDER BY x.ends_at DESC LIMIT 1)"
     )
@@ -210,33 +218,54 @@ def terms_message() -> str:
 
 
 def play_check_refuse(
-    *, player, is_active: bool | None, exclusion_id: int | None, error: type[Refused]
+    *,
+    player,
+    is_active: bool | None,
+    exclusion_id: int | None,
+    error: type[Refused],
+    limits: bool = True,
 ) -> None:
     """Refuse as `check_play` does, from the two columns of `play_check_sql` (`is_active`: the
-    first, false for a suspended account, terms not accepted or a loss limit reached; the
-    refusal reads which, in that order)."""
+    first, false for a suspended account, terms not accepted, or with `limits` a loss limit
+    reached or a session past its limit; the refusal reads which, in that order)."""
     if not is_active:
         check_account_open(player=player, error=error)  # raises with the suspension's words
         if not terms_accepted(player=player):
             raise error("terms_not_accepted", terms_message())
-        check_loss(player=player, error=error)
+        if limits:
+            check_loss(player=player, error=error)
+            check_session(player=player, error=error)
     if exclusion_id is not None:
         raise error("excluded", exclusion_message(Exclusion.objects.get(pk=exclusion_id)))
 
 
-def check_play(*, player, error: type[Refused], now: datetime | None = None) -> None:
-    """Refuse a seat, a buy-in, a top-up or a new banked round to a suspended or excluded
-    player, one who has not accepted the current terms and fair-play policy, or one who
-    reached a loss limit. One query (`play_check_sql`): the account's `is_active` read afresh
-    with the acceptances and the loss limits, and the longest exclusion running now."""
+def _check(*, player, error: type[Refused], now: datetime | None, limits: bool) -> None:
     with connection.cursor() as cursor:
         now = connection.ops.adapt_datetimefield_value(now or timezone.now())
-        cursor.execute(f"SELECT {play_check_sql()}", {"player": player.pk, "now": now})
+        cursor.execute(f"SELECT {play_check_sql(limits=limits)}", {"player": player.pk, "now": now})
         is_active, exclusion_id = cursor.fetchone()
-    play_check_refuse(player=player, is_active=is_active, exclusion_id=exclusion_id, error=error)
+    play_check_refuse(
+        player=player, is_active=is_active, exclusion_id=exclusion_id, error=error, limits=limits
+    )
 
 
-def limit_effective(limit: RollingLimit, *, now: datetime) -> int | None:
+def check_play(*, player, error: type[Refused], now: datetime | None = None) -> None:
+    """Refuse a seat, a sit-in, a buy-in, a top-up, a waiting list or a new banked round or
+    wager to a suspended or excluded player, one who has not accepted the current terms and
+    fair-play policy, one who reached a loss limit or one whose play session is past its
+    length limit. One query (`play_check_sql`): the account's `is_active` read afresh with the
+    acceptances and the limits, and the longest exclusion running now."""
+    _check(player=player, error=error, now=now, limits=True)
+
+
+def check_standing(*, player, error: type[Refused], now: datetime | None = None) -> None:
+    """`check_play` without the loss and session limits, for what is not play: a deposit and
+    a chat line are refused to a suspended or excluded player and until the terms are
+    accepted, never because a limit on play was reached (docs/rules.md "Loss limits")."""
+    _check(player=player, error=error, now=now, limits=False)
+
+
+def limit_effective(limit: PendingCap, *, now: datetime) -> int | None:
     """The cap in force now: the pending one once its 24 hours have passed."""
     if limit.pending_from is not None and limit.pending_from <= now:
         return limit.pending_amount
@@ -276,7 +305,7 @@ def check_deposit(
     at once cannot both squeeze under the same cap.
     """
     now = now or timezone.now()
-    check_play(player=player, error=error, now=now)
+    check_standing(player=player, error=error, now=now)
     if not email_is_verified(user=player):
         raise error(
             "email_unverified",
@@ -301,3 +330,154 @@ def check_deposit(
                     "left": dollars(room["left"]),
                 },
             )
+
+
+# -- the session length limit (docs/rules.md "Session length limit")
+
+SESSION_TIMEOUT = "responsible.session_limit"
+
+
+def session_break() -> timedelta:
+    """How long without play ends a play session."""
+    return timedelta(minutes=settings.RESPONSIBLE_SESSION_BREAK_MINUTES)
+
+
+def _session_cap_sql(limit: str) -> str:
+    return (
+        f"(CASE WHEN {limit}.pending_from <= %(now)s THEN {limit}.pending_amount "
+        f"ELSE {limit}.amount END)"
+    )
+
+
+def _session_room_sql() -> str:
+    """True unless the player `%(player)s`'s play session running at `%(now)s` (play within
+    the break) has lasted at least a session limit in force."""
+    limits, sessions = SessionLimit._meta.db_table, PlaySession._meta.db_table
+    cap = _session_cap_sql("l")
+    minutes = int(settings.RESPONSIBLE_SESSION_BREAK_MINUTES)
+    return (
+        f"NOT EXISTS (SELECT 1 FROM {limits} l JOIN {sessions} s ON s.player_id = l.player_id "
+        f"WHERE l.player_id = %(player)s AND {cap} IS NOT NULL "
+        f"AND s.last_play_at > %(now)s - interval '{minutes} minutes' "
+        f"AND s.started_at + {cap} * interval '1 minute' <= %(now)s)"
+    )
+
+
+def play_session_touch_sql() -> str:
+    """Play at `%(now)s` by each player of `%(players)s` (an array of ids): their session goes
+    on, or a new one starts when the last play was a break ago. Returns each player, their
+    session's start, whether it started now and the session limit in force (minutes, or
+    NULL), for `play_session_timers`. A deal runs it as a CTE of one of its statements."""
+    sessions, limits = PlaySession._meta.db_table, SessionLimit._meta.db_table
+    minutes = int(settings.RESPONSIBLE_SESSION_BREAK_MINUTES)
+    fresh = f"p.last_play_at <= %(now)s - interval '{minutes} minutes'"
+    return (
+        f"INSERT INTO {sessions} AS p (player_id, started_at, last_play_at) "
+        "SELECT unnest(%(players)s::bigint[]), %(now)s, %(now)s "
+        "ON CONFLICT (player_id) DO UPDATE SET "
+        f"started_at = CASE WHEN {fresh} THEN EXCLUDED.started_at ELSE p.started_at END, "
+        f"limit_reached_at = CASE WHEN {fresh} THEN NULL ELSE p.limit_reached_at END, "
+        "last_play_at = GREATEST(p.last_play_at, EXCLUDED.last_play_at) "
+        "RETURNING p.player_id, p.started_at, p.started_at = %(now)s, "
+        f"(SELECT {_session_cap_sql('l')} FROM {limits} l WHERE l.player_id = p.player_id)"
+    )
+
+
+def session_timeout(*, player_id: int, started_at: datetime, minutes: int) -> Timeout:
+    """The timer that ends the player's session `started_at` when it reaches `minutes`
+    (`responsible.tasks.session_limit_timeout`); stale once another session started."""
+    return Timeout.due_at(
+        SESSION_TIMEOUT,
+        table_id=0,
+        ref_id=player_id,
+        step=started_at.isoformat(),
+        at=started_at + timedelta(minutes=minutes),
+    )
+
+
+def session_limited_sql() -> str:
+    """A caller's SELECT column: whether the player `%(player)s` has a session limit (in
+    force or waiting), so the banked deal records its play only for them (`showdown`)."""
+    return f"EXISTS (SELECT 1 FROM {SessionLimit._meta.db_table} l WHERE l.player_id = %(player)s)"
+
+
+def play_session_timers(rows: Iterable[tuple]) -> None:
+    """Set, on commit, the timer of each session that started now under a session limit (the
+    rows `play_session_touch_sql` returned)."""
+    timeouts_set(
+        session_timeout(player_id=player_id, started_at=started, minutes=cap)
+        for player_id, started, fresh, cap in rows
+        if fresh and cap is not None
+    )
+
+
+def play_session_touch(*, player_ids: Iterable[int], now: datetime | None = None) -> None:
+    """Record play by these players now (a seat taken, a sit-in, a banked round or wager), in
+    the caller's transaction: one statement, and a timer for a session starting now under a
+    limit."""
+    ids = sorted(set(player_ids))
+    if not ids:
+        return
+    moment = connection.ops.adapt_datetimefield_value(now or timezone.now())
+    with connection.cursor() as cursor:
+        cursor.execute(play_session_touch_sql(), {"players": ids, "now": moment})
+        play_session_timers(cursor.fetchall())
+
+
+def session_limit_minutes(*, player, now: datetime | None = None) -> int | None:
+    """The session limit in force now, in minutes (None: none)."""
+    limit = SessionLimit.objects.filter(player=player).first()
+    return None if limit is None else limit_effective(limit, now=now or timezone.now())
+
+
+def play_session_now(*, player, now: datetime | None = None) -> dict | None:
+    """The player's play session running now (None: they are on a break): when it started,
+    seconds played, its net result (`net_result_since`), the limit in force and when the
+    session reaches it, whether it has, and when a break would end it (its last play + the
+    break)."""
+    now = now or timezone.now()
+    session = PlaySession.objects.filter(player=player).first()
+    if session is None or session.last_play_at <= now - session_break():
+        return None
+    minutes = session_limit_minutes(player=player, now=now)
+    ends_at = None if minutes is None else session.started_at + timedelta(minutes=minutes)
+    return {
+        "started_at": session.started_at,
+        "seconds_played": max(int((now - session.started_at).total_seconds()), 0),
+        "net": net_result_since(player=player, since=session.started_at),
+        "limit_minutes": minutes,
+        "ends_at": ends_at,
+        "reached": ends_at is not None and ends_at <= now,
+        "break_ends_at": session.last_play_at + session_break(),
+    }
+
+
+def played_words(seconds: int) -> str:
+    """A time played for people: "1 h 05 min", "25 min"."""
+    hours, minutes = divmod(seconds // 60, 60)
+    if hours:
+        return _("%(hours)s h %(minutes)02d min") % {"hours": hours, "minutes": minutes}
+    return _("%(minutes)s min") % {"minutes": minutes}
+
+
+def session_limit_message(session: dict) -> str:
+    """The words of the session limit's refusal and notice: the reality check's figures."""
+    return _(
+        "Your session limit of %(limit)s minutes is reached: you have played %(played)s this "
+        "session, with a net result of %(net)s. No new seat, buy-in, top-up or banked wager "
+        "until a break of %(break)s minutes ends the session (from %(resume)s UTC)."
+    ) % {
+        "limit": session["limit_minutes"],
+        "played": played_words(session["seconds_played"]),
+        "net": dollars(session["net"]),
+        "break": settings.RESPONSIBLE_SESSION_BREAK_MINUTES,
+        "resume": format(session["break_ends_at"], "%Y-%m-%d %H:%M"),
+    }
+
+
+def check_session(*, player, error: type[Refused], now: datetime | None = None) -> None:
+    """Refuse play to a player whose session has reached a session limit in force (the words
+    of the refusal `check_play` makes, with the figures)."""
+    session = play_session_now(player=player, now=now)
+    if session is not None and session["reached"]:
+        raise error("session_limit", session_limit_message(session))

@@ -6,8 +6,16 @@ from datetime import datetime
 
 from django.utils import timezone
 
-from responsible.models import DepositLimit, LossLimit, RealityCheck, RollingLimit
-from responsible.rules import deposit_room, exclusion_active, loss_room, net_result_since
+from responsible.models import DepositLimit, LossLimit, RealityCheck, RollingLimit, SessionLimit
+from responsible.rules import (
+    deposit_room,
+    exclusion_active,
+    limit_effective,
+    loss_room,
+    net_result_since,
+    play_session_now,
+    played_words,
+)
 
 __all__ = ["net_result_since", "reality_check_for", "responsible_summary"]
 
@@ -46,9 +54,22 @@ def _limits(*, model: type[RollingLimit], room: dict, player, now: datetime) -> 
     return rows
 
 
+def _session_limit(*, player, now: datetime) -> dict:
+    """The session limit in force (minutes, None: none) and a change waiting its 24 hours."""
+    limit = SessionLimit.objects.filter(player=player).first()
+    matured = limit is not None and limit.pending_from is not None and limit.pending_from <= now
+    waiting = limit is not None and not matured and limit.pending_from is not None
+    return {
+        "minutes": None if limit is None else limit_effective(limit, now=now),
+        "pending_minutes": limit.pending_amount if waiting else None,  # type: ignore[union-attr]
+        "pending_from": limit.pending_from if waiting else None,  # type: ignore[union-attr]
+    }
+
+
 def responsible_summary(*, player, now: datetime | None = None) -> dict:
     """Everything the profile page and the API show: deposit and loss caps (in force and
-    waiting), what is left of each, the running exclusion and the reality check interval."""
+    waiting), what is left of each, the session limit and the play session running now, the
+    running exclusion and the reality check interval."""
     now = now or timezone.now()
     limits = _limits(
         model=DepositLimit, room=deposit_room(player=player, now=now), player=player, now=now
@@ -57,9 +78,12 @@ def responsible_summary(*, player, now: datetime | None = None) -> dict:
         model=LossLimit, room=loss_room(player=player, now=now), player=player, now=now
     )
     setting = RealityCheck.objects.filter(player=player).first()
+    session = play_session_now(player=player, now=now)
     return {
         "limits": limits,
         "loss_limits": loss_limits,
+        "session_limit": _session_limit(player=player, now=now),
+        "session": session and {**session, "played": played_words(session["seconds_played"])},
         "exclusion": exclusion_active(player=player, now=now),
         "reality_check_minutes": setting.interval_minutes if setting else None,
     }

@@ -1,8 +1,8 @@
 """The changes a player makes to their own responsible-gaming settings, each recorded.
 
 Every function is one transaction and writes a `ResponsibleGamingEvent`. None of them can
-loosen anything at once: a higher deposit or loss limit waits 24 hours, and an exclusion can only be
-made longer, never shorter or lifted.
+loosen anything at once: a higher deposit, loss or session length limit waits 24 hours, and
+an exclusion can only be made longer, never shorter or lifted.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from rest_framework.authtoken.models import Token
 from audit.services import audit_record
 from config.errors import Refused
 from config.inputs import parse_cents
+from config.timeouts import timeouts_set
 from poker import broadcast
 from poker import services as poker
 from poker.models import Seat, Table
@@ -28,13 +29,23 @@ from responsible.models import (
     DepositLimit,
     Exclusion,
     LossLimit,
+    PlaySession,
     RealityCheck,
     ResponsibleGamingEvent,
     RollingLimit,
+    SessionLimit,
     TermsAcceptance,
     TermsVersion,
 )
-from responsible.rules import exclusion_active, limit_effective, terms_current
+from responsible.rules import (
+    exclusion_active,
+    limit_effective,
+    play_session_now,
+    session_break,
+    session_limit_message,
+    session_timeout,
+    terms_current,
+)
 from showdown import live as showdown_live
 from tournaments.services import tournaments_leave_excluded
 
@@ -42,6 +53,7 @@ RAISE_DELAY = timedelta(hours=24)
 TIME_OUT_DAYS = (1, 42)  # 24 hours to 6 weeks
 SELF_EXCLUSION_MONTHS = {"6m": 6, "1y": 12, "5y": 60}
 REALITY_CHECK_MINUTES = (10, 240)
+SESSION_LIMIT_MINUTES = (10, 24 * 60)
 Kind = ResponsibleGamingEvent.Kind
 
 
@@ -67,6 +79,7 @@ def _add_months(moment: datetime, months: int) -> datetime:
 LIMIT_EVENTS = {
     DepositLimit: (Kind.LIMIT_LOWERED, Kind.LIMIT_RAISE_PENDING),
     LossLimit: (Kind.LOSS_LIMIT_LOWERED, Kind.LOSS_LIMIT_RAISE_PENDING),
+    SessionLimit: (Kind.SESSION_LIMIT_LOWERED, Kind.SESSION_LIMIT_RAISE_PENDING),
 }
 
 
@@ -84,21 +97,44 @@ def loss_limit_set(
     return limit_set(model=LossLimit, player=player, period=period, amount=amount, now=now)
 
 
+def session_limit_set(*, player, minutes: int | None, now: datetime | None = None) -> SessionLimit:
+    """Set the longest play session, in minutes (`limit_set`: lower at once, higher or none
+    after 24 hours). A session already running past a lower limit ends now (after the hand)."""
+    low, high = SESSION_LIMIT_MINUTES
+    if minutes is not None and (
+        not isinstance(minutes, int) or isinstance(minutes, bool) or not low <= minutes <= high
+    ):
+        raise ResponsibleError(
+            "bad_minutes",
+            _("A session limit is %(low)s to %(high)s minutes, or none.")
+            % {"low": low, "high": high},
+        )
+    return limit_set(model=SessionLimit, player=player, period=None, amount=minutes, now=now)
+
+
 @transaction.atomic
-def limit_set(*, model, player, period: str, amount: int | None, now: datetime | None = None):
+def limit_set(
+    *, model, player, period: str | None, amount: int | None, now: datetime | None = None
+):
     """Set the cap for one rolling window; `amount` None removes it (which counts as raising).
-    `model`: DepositLimit or LossLimit, which work alike."""
+    `model`: DepositLimit or LossLimit, which work alike, or SessionLimit (no `period`,
+    `amount` in minutes, checked by `session_limit_set`)."""
     lowered, raise_pending = LIMIT_EVENTS[model]
     now = now or timezone.now()
-    if period not in RollingLimit.Period.values:
-        raise ResponsibleError(
-            "bad_period",
-            _("A limit's period is one of %(periods)s.")
-            % {"periods": ", ".join(RollingLimit.Period.values)},
+    if model is SessionLimit:
+        limit, _created = model.objects.select_for_update().get_or_create(player=player)
+    else:
+        if period not in RollingLimit.Period.values:
+            raise ResponsibleError(
+                "bad_period",
+                _("A limit's period is one of %(periods)s.")
+                % {"periods": ", ".join(RollingLimit.Period.values)},
+            )
+        if amount is not None:
+            amount = parse_cents(amount, field="limit", error=ResponsibleError)
+        limit, _created = model.objects.select_for_update().get_or_create(
+            player=player, period=period
         )
-    if amount is not None:
-        amount = parse_cents(amount, field="limit", error=ResponsibleError)
-    limit, _created = model.objects.select_for_update().get_or_create(player=player, period=period)
     current = limit_effective(limit, now=now)
     if limit.pending_from is not None and limit.pending_from <= now:
         limit.amount = limit.pending_amount  # the raise that matured is the cap now
@@ -125,7 +161,26 @@ def limit_set(*, model, player, period: str, amount: int | None, now: datetime |
             amount=amount,
         )
     limit.save()
+    if model is SessionLimit:
+        _session_timer_set(player=player, now=now)
     return limit
+
+
+def _session_timer_set(*, player, now: datetime) -> None:
+    """The timer of the session running now under the limit in force (a limit set or lowered
+    mid-session: at once when it is already reached); a raise's timer is set when it applies
+    (`session_limit_reach` sets the next one)."""
+    session = play_session_now(player=player, now=now)
+    if session is not None and session["limit_minutes"] is not None:
+        timeouts_set(
+            [
+                session_timeout(
+                    player_id=player.pk,
+                    started_at=session["started_at"],
+                    minutes=session["limit_minutes"],
+                )
+            ]
+        )
 
 
 def exclusion_end_for(*, kind: str, length, now: datetime) -> datetime:
@@ -210,6 +265,80 @@ def exclusion_start(*, player, kind: str, length, now: datetime | None = None) -
         )
     )
     return exclusion
+
+
+@transaction.atomic
+def session_limit_reach(*, player, started: str | None = None, now: datetime | None = None) -> bool:
+    """End the player's play session if it has reached their session limit: every poker seat
+    after the hand they are in (played out as usual: `poker.table_leave_after_hand`), every
+    live Showdown seat after the round holding their wagers, every waiting list; recorded.
+    `started`: the session a timer was set for (another session since: nothing to do). Not
+    yet due (a raise applied since the timer was set): the timer is set again for the new
+    end. Returns whether it ended the session (once per session)."""
+    now = now or timezone.now()
+    # One change per player at a time, in exclusion_start's lock order (player, then tables);
+    # the session's row is written last, unlocked until then: a deal holding its table's lock
+    # writes it too (`play_session_touch_sql`), so locking it before the tables could deadlock.
+    get_user_model().objects.select_for_update(no_key=True).filter(pk=player.pk).first()
+    session = PlaySession.objects.filter(player=player).first()
+    if (
+        session is None
+        or session.limit_reached_at is not None
+        or (started is not None and session.started_at.isoformat() != started)
+        or session.last_play_at <= now - session_break()
+    ):
+        return False
+    current = play_session_now(player=player, now=now)
+    if current is None or current["limit_minutes"] is None:
+        return False
+    if not current["reached"]:
+        _session_timer_set(player=player, now=now)
+        return False
+    tables = []
+    for seat in Seat.objects.filter(player=player).order_by("table_id"):
+        try:
+            poker.table_leave_after_hand(table=seat.table_id, player=player, reason="session_limit")
+        except poker.TableError:
+            continue  # left meanwhile
+        tables.append(seat.table_id)
+    for table_id in waiting_places_of(player=player):
+        poker.waiting_list_leave(table=table_id, player=player)
+    showdown_tables = showdown_live.live_seats_leave_after_round(player=player)
+    PlaySession.objects.filter(pk=session.pk).update(limit_reached_at=now)
+    _record(
+        player=player,
+        kind=Kind.SESSION_LIMIT_REACHED,
+        now=now,
+        started_at=session.started_at.isoformat(),
+        limit_minutes=current["limit_minutes"],
+        seconds_played=current["seconds_played"],
+        net=current["net"],
+        tables=tables,
+        showdown_tables=showdown_tables,
+    )
+    message = session_limit_message(current)
+    transaction.on_commit(
+        lambda: broadcast.send_to_player(
+            user_id=player.pk, frame={"type": "session_limit", "message": message}
+        )
+    )
+    return True
+
+
+def session_limits_sweep(*, now: datetime | None = None) -> int:
+    """Sessions past their limit and not yet ended (their timer lost): end each. How many."""
+    now = now or timezone.now()
+    due = [
+        session.player
+        for session in PlaySession.objects.filter(
+            limit_reached_at__isnull=True,
+            last_play_at__gt=now - session_break(),
+            player__session_limit__isnull=False,
+        ).select_related("player")
+        if (current := play_session_now(player=session.player, now=now)) is not None
+        and current["reached"]
+    ]
+    return sum(session_limit_reach(player=player, now=now) for player in due)
 
 
 def player_sessions_end(*, player, keep: str | None = None) -> int:

@@ -3,6 +3,7 @@ Thin: forms check shape, services decide."""
 
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
@@ -18,6 +19,7 @@ from responsible.forms import (
     LossLimitForm,
     RealityCheckForm,
     SelfExclusionForm,
+    SessionLimitForm,
     TermsAcceptForm,
     TimeOutForm,
 )
@@ -30,6 +32,7 @@ from responsible.services import (
     exclusion_start,
     loss_limit_set,
     reality_check_set,
+    session_limit_set,
     terms_accept,
 )
 
@@ -40,6 +43,8 @@ def responsible_context(request: HttpRequest) -> dict:
         "responsible": responsible_summary(player=request.user),
         "limit_form": DepositLimitForm(),
         "loss_limit_form": LossLimitForm(),
+        "session_limit_form": SessionLimitForm(),
+        "session_break_minutes": settings.RESPONSIBLE_SESSION_BREAK_MINUTES,
         "time_out_form": TimeOutForm(auto_id="time_out_%s"),
         "self_exclusion_form": SelfExclusionForm(auto_id="self_exclusion_%s"),
         "reality_check_form": RealityCheckForm(),
@@ -91,6 +96,29 @@ def _limit_set(request: HttpRequest, *, form, service) -> HttpResponse:
                 request,
                 _("Your %(period)s limit applies now.") % {"period": limit.get_period_display()},
             )
+    return redirect("lobby:profile")
+
+
+@login_required
+@require_POST
+def session_limit(request: HttpRequest) -> HttpResponse:
+    form = SessionLimitForm(request.POST)
+    if not form.is_valid():
+        _form_errors(request, form)
+        return redirect("lobby:profile")
+    try:
+        limit = session_limit_set(player=request.user, minutes=form.cleaned_data["minutes"])
+    except ResponsibleError as error:
+        messages.error(request, error.message)
+    else:
+        if limit.pending_from is not None:
+            messages.info(
+                request,
+                _("Your session limit changes at %(when)s UTC (a higher limit waits 24 hours).")
+                % {"when": formats.date_format(limit.pending_from, "SHORT_DATETIME_FORMAT")},
+            )
+        else:
+            messages.success(request, _("Your session limit applies now."))
     return redirect("lobby:profile")
 
 

@@ -251,6 +251,7 @@ def live_seat_take(*, player, table_id: int, seat: int, now: datetime | None = N
         placed = LiveSeat.objects.create(
             table=table, number=seat, player=player, sat_at=now, away_since=now
         )
+        responsible.play_session_touch(player_ids=[player.pk], now=now)
         _away_timer(placed, now + timedelta(seconds=table.away_limit_seconds))
         _changed(table, None, lobby=True)
         return placed
@@ -507,6 +508,9 @@ def live_wagers_place(
         seated = set(LiveSeat.objects.filter(table=table).values_list("number", flat=True))
         if seated <= set(game.seats):
             _deal(live, game, table, now)  # everyone seated is in: no need to wait
+        # A wager is play (a session limit's clock): the transaction's last write, after the
+        # deal's client seeds, in the order a poker deal takes them (no lock cycle).
+        responsible.play_session_touch(player_ids=[player.pk], now=now)
         _changed(table, live, lobby=away)
         return mine
 

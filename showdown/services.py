@@ -260,7 +260,8 @@ def _deal_read_sql() -> str:
     )
     return (
         f"SELECT t.name, t.is_open, {', '.join(f't.{name}' for name in _LIMITS)}, {pays}, "
-        f"{responsible.play_check_sql()}, {fairness.client_seed_sql()}, {new_ids} "
+        f"{responsible.play_check_sql()}, {responsible.session_limited_sql()}, "
+        f"{fairness.client_seed_sql()}, {new_ids} "
         f"FROM {tables} t {joins} WHERE t.id = %(table)s"
     )
 
@@ -312,7 +313,7 @@ def _deal(
         name, is_open, *rest = row
         limits = dict(zip(_LIMITS, rest, strict=False))
         stored_paytables = rest[len(_LIMITS) : len(_LIMITS) + 3 * len(_PAYTABLES)]
-        is_active, exclusion_id, client_seed, round_id, commitment_id = rest[
+        is_active, exclusion_id, session_limited, client_seed, round_id, commitment_id = rest[
             len(_LIMITS) + 3 * len(_PAYTABLES) :
         ]
         if not is_open:
@@ -372,6 +373,10 @@ def _deal(
             ],
         )
         round_._state.adding, round_._state.db = False, connection.alias
+        # A banked round is play: a session limit's clock goes on. Only for a player with a
+        # session limit, so that for the others a deal stays one read and one statement.
+        if session_limited:
+            responsible.play_session_touch(player_ids=[player.pk], now=now)
         return round_
 
 

@@ -418,6 +418,9 @@ def make_staff(username: str, *roles: str, **fields):
             apps
         )
         importlib.import_module("staff.migrations.0005_compliance_role").grant_compliance(apps)
+        importlib.import_module(
+            "responsible.migrations.0006_session_limit_staff_view"
+        ).grant_session_view(apps)
     user = make_player(username, is_staff=True, **fields)
     user.groups.set(Group.objects.filter(name__in=roles))
     if len(roles) != user.groups.count():

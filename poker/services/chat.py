@@ -49,7 +49,8 @@ def table_chat_send(*, table: Table | int, player, text) -> ChatMessage:
     and past `POKER_CHAT_LIMIT` lines in `POKER_CHAT_WINDOW_SECONDS`."""
     text = _clean_text(text)
     table_id = table.pk if isinstance(table, Table) else table
-    responsible.check_play(player=player, error=TableError)  # suspended, excluded
+    # Suspended, excluded, terms not accepted; a loss or session limit stops play, not chat.
+    responsible.check_standing(player=player, error=TableError)
     seat = Seat.objects.filter(table_id=table_id, player=player).select_related("table").first()
     if seat is None:
         raise TableError("not_seated", _("Only players seated at the table may chat."))

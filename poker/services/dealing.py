@@ -6,7 +6,7 @@ from __future__ import annotations
 import secrets
 from datetime import timedelta
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from cashier import services as cashier
@@ -20,6 +20,7 @@ from poker.models import Hand, Seat, Table
 from poker.services.acting import advance, sit_out
 from poker.services.events import ButtonDrawn, HandCommitment, PlayerSatOut
 from poker.services.unit import Status, table_change
+from responsible import rules as responsible
 
 # Tolerance for a start-next-hand task arriving a little before its countdown.
 START_SLACK_SECONDS = 0.25
@@ -102,6 +103,26 @@ def _commitment_announce(
         next_seed_hash=next_server_seed_hash,
     )
     transaction.on_commit(lambda: broadcast.send(table_id=table.pk, frames=frames))
+
+
+def _dealt_seats_save(*, seat_ids: list[int], player_ids: list[int], now) -> None:
+    """The dealt seats playing, and their players' play sessions going on (dealt in is play:
+    a session limit's clock, responsible.rules.play_session_touch_sql), in one statement."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"WITH touched AS ({responsible.play_session_touch_sql()}), "
+            f"dealt AS (UPDATE {Seat._meta.db_table} SET status = %(playing)s, "
+            "posts_big_blind_next = false, missed_big_blind = false "
+            "WHERE id = ANY(%(seats)s) RETURNING 1) "
+            "SELECT * FROM touched",
+            {
+                "players": sorted(set(player_ids)),
+                "now": connection.ops.adapt_datetimefield_value(now),
+                "seats": seat_ids,
+                "playing": Status.PLAYING,
+            },
+        )
+        responsible.play_session_timers(cursor.fetchall())
 
 
 def table_hand_start(*, table: Table | int) -> Hand | None:
@@ -217,8 +238,10 @@ def table_hand_start(*, table: Table | int) -> Hand | None:
             elif seat.number in plan.missed_big_blind:
                 seat.missed_big_blind = True
                 missed.append(seat)
-        Seat.objects.filter(pk__in=[s.pk for s in seats if s.number in plan.dealt]).update(
-            status=Status.PLAYING, posts_big_blind_next=False, missed_big_blind=False
+        _dealt_seats_save(
+            seat_ids=[s.pk for s in seats if s.number in plan.dealt],
+            player_ids=[players[n] for n in plan.dealt],
+            now=now,
         )
         if missed:
             Seat.objects.filter(pk__in=[seat.pk for seat in missed]).update(missed_big_blind=True)

@@ -39,7 +39,8 @@ class PlayerLeft(TypedDict):
     type: Literal["player_left"]
     seat: int
     player: PlayerJson
-    reason: str  # "left", "sit_out_limit", "removed" (by staff), "table_closed" (Seat.leave_reason)
+    # "left", "sit_out_limit", "removed" (by staff), "table_closed", "session_limit"
+    reason: str  # (Seat.leave_reason)
 
 
 class PlayerSatOut(TypedDict):

@@ -96,6 +96,7 @@ def table_sit(
                 posts_big_blind_next=post_big_blind,
                 time_bank=table.time_bank_seconds,
             )
+            responsible.play_session_touch(player_ids=[player.pk])
             change.seats_reload()
             waiting_list_sat(change, player)
             # The room's seed for the next hand is drawn (if not yet) and its hash shown now,
@@ -138,6 +139,22 @@ def table_leave(*, table: Table | int, player, by=None) -> None:
             remove_seat(change, seat, reason="left", by=by)
 
 
+def table_leave_after_hand(*, table: Table | int, player, reason: str) -> None:
+    """Stand up once the hand the player is in ends, played out as usual (a session limit
+    reached: responsible.services.session_limit_reach); at once outside a hand. `reason` goes
+    on the cash-out and the `player_left` event, and the player cannot take it back."""
+    with table_change(table) as change:
+        seat = change.seat_of(player)
+        change.users.add(player.pk)
+        hand_row = change.running_hand()
+        if hand_row is not None and hand_row.is_dealt(seat.number):
+            seat.leave_after_hand, seat.leave_reason = True, reason
+            seat.save(update_fields=["leave_after_hand", "leave_reason"])
+            change.touch()
+        else:
+            remove_seat(change, seat, reason=reason)
+
+
 def table_sit_out(*, table: Table, player) -> Seat:
     """Stop being dealt in from the next hand; the current hand goes on as usual."""
     with table_change(table) as change:
@@ -169,6 +186,7 @@ def table_sit_in(*, table: Table, player, post_big_blind: bool) -> Seat:
         seat.sat_out_at = None
         seat.time_out_pending = False
         seat.save()
+        responsible.play_session_touch(player_ids=[player.pk])
         change.event(PlayerSatIn(type="player_sat_in", seat=seat.number, status=seat.status))
         change.users.add(player.pk)
         change.deal_soon_if_idle()
@@ -271,6 +289,11 @@ def table_seat_options_set(
         ):
             remove_seat(change, seat, reason="left")
             return None
+        if given.get("leave_after_hand") is False and seat.leave_reason == "session_limit":
+            raise TableError(
+                "session_limit",
+                _("Your session limit is reached: you leave the table after this hand."),
+            )
         for name, value in given.items():
             setattr(seat, name, value)
         seat.save(update_fields=list(given))

@@ -190,6 +190,9 @@
       case "seat_offer_ended":
         if (window.seatOffers) window.seatOffers.ended(frame);
         break;
+      case "session_limit":
+        toast(frame.message, "error");
+        break;
       default:
         break; // pong and anything newer than this page
     }
@@ -1514,7 +1517,7 @@
         return fill(event.status === "waiting_big_blind" ? gettext("%(name)s sits down at seat %(seat)s, waiting for the big blind") : gettext("%(name)s sits down at seat %(seat)s"),
           { name: event.player ? event.player.display_name : who, seat: event.seat });
       case "player_left":
-        return fill(event.reason === "sit_out_limit" ? gettext("%(name)s leaves the table (sat out too long)") : gettext("%(name)s leaves the table"),
+        return fill({ sit_out_limit: gettext("%(name)s leaves the table (sat out too long)"), session_limit: gettext("%(name)s leaves the table (session limit reached)") }[event.reason] || gettext("%(name)s leaves the table"),
           { name: event.player ? event.player.display_name : who });
       case "player_sat_out":
         return say({ timeout: gettext("%(who)s sits out (ran out of time)"), no_chips: gettext("%(who)s sits out (no chips left)"), big_blind: gettext("%(who)s sits out at the big blind") }[event.reason] || gettext("%(who)s sits out"));

@@ -316,6 +316,13 @@ class Room:
         await self.lobby_until("seat_offer_ended")
         if not any(frame["type"] == "lobby.update" for frame in self.lobby_frames):
             await self.lobby_until("lobby.update")
+        # A session limit reached is told on every page the player has open.
+        await sync_to_async(broadcast.send_to_player)(
+            user_id=self.waiting.user.pk,
+            frame={"type": "session_limit", "message": "Your session limit is reached."},
+        )
+        await self.waiting.until(lambda f: f["type"] == "session_limit")
+        await self.lobby_until("session_limit")
 
     async def watcher_excluded(self) -> None:
         """A player starting a time-out is told so, and the socket closes."""

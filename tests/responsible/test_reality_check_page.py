@@ -11,7 +11,12 @@ from django.utils import timezone
 
 from config.inputs import dollars
 from responsible.selectors import net_result_since
-from responsible.services import deposit_limit_set, exclusion_start, reality_check_set
+from responsible.services import (
+    deposit_limit_set,
+    exclusion_start,
+    reality_check_set,
+    session_limit_set,
+)
 from tests.factories import call_down, deal_hand, make_seated_player, make_table
 from tests.poker.table_page import (
     LAPTOP,
@@ -85,10 +90,13 @@ def test_the_responsible_gaming_section_fits_a_phone(signed_in_page):
     alice = make_seated_player(make_table(), "alice", 1)
     deposit_limit_set(player=alice, period="day", amount=10_000)
     deposit_limit_set(player=alice, period="day", amount=50_000)  # waits 24 hours
+    session_limit_set(player=alice, minutes=90)  # seated: her session runs
     page = signed_in_page(alice, PHONE)
     page.goto("/accounts/profile/")
     limits = page.text_content("[data-deposit-limits]")
     assert "$100.00" in limits and "then $500.00 from" in limits
+    session = page.text_content("[data-session-limit]")
+    assert "90 minutes" in session and "0 min played" in session
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     # "I understand it cannot be undone" is ticked under its words, not in the middle of a row.
     lefts = page.evaluate(
