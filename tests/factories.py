@@ -399,7 +399,8 @@ def make_admin_client(kind: str, app_label: str):
 
 def make_staff(username: str, *roles: str, **fields):
     """A staff member (`is_staff`) in the named role groups ("support", "table managers",
-    "cashier managers": staff/migrations/0002_roles.py, 0003), with a verified e-mail like
+    "cashier managers": staff/migrations/0002_roles.py, 0003; "integrity officers":
+    integrity/migrations/0002), with a verified e-mail like
     players."""
     import importlib
 
@@ -412,6 +413,9 @@ def make_staff(username: str, *roles: str, **fields):
         importlib.import_module("staff.migrations.0004_table_bars").grant_bar_view(apps)
         importlib.import_module("poker.migrations.0017_table_chat").grant_chat_moderation(apps)
         importlib.import_module("responsible.migrations.0004_staff_view").grant_staff_view(apps)
+        importlib.import_module(
+            "integrity.migrations.0002_integrity_officers"
+        ).grant_integrity_officers(apps)
     user = make_player(username, is_staff=True, **fields)
     user.groups.set(Group.objects.filter(name__in=roles))
     if len(roles) != user.groups.count():
