@@ -1,7 +1,7 @@
 """The integrity pages staff work from: the ranked review queue, runs, and cases.
 
 - **Review queue** (`QueueEntry`): the newest nightly run's entries, collusion and bots, each
-  ranked by its score (another run through the filter); an entry's page lists its signals,
+  ranked by its score (another run through the "run" filter); an entry's page lists its signals,
   each figure with the numbers and hands behind it, and "Open a case".
 - **Cases**: the case's hands with every card (they are finished: `histories.record` with
   `all_cards`, which refuses a running hand), its signals, notes, and the tools: add a note,
@@ -79,22 +79,34 @@ def _signals_line(signals) -> str:
     )
 
 
+class RunFilter(admin.SimpleListFilter):
+    """The run whose queue is shown: the newest nightly run unless another is chosen."""
+
+    title = "run"
+    parameter_name = "run"
+
+    def lookups(self, request, model_admin):
+        return [(str(run.pk), str(run)) for run in Run.objects.all()[:30]]
+
+    def queryset(self, request, queryset):
+        if self.value():
+            return queryset.filter(run_id=self.value()) if self.value().isdigit() else queryset
+        newest = Run.objects.filter(player__isnull=True).order_by("-started_at", "-id").first()
+        return queryset.filter(run=newest) if newest else queryset.none()
+
+
 @admin.register(QueueEntry)
 class QueueEntryAdmin(ReadOnlyAdmin):
     """The ranked review queue: the newest nightly run's, unless a run is chosen."""
 
     list_display = ("rank", "queue", "subject", "score", "signals_found", "run", "case")
-    list_filter = ("queue", "run")
+    list_filter = ("queue", RunFilter)
     search_fields = ("player__username", "partner__username")
     list_select_related = ("player", "partner", "run")
     ordering = ("queue", "rank")
 
     def get_queryset(self, request):
-        entries = super().get_queryset(request).prefetch_related("signals", "cases")
-        if "run__id__exact" in request.GET or request.resolver_match.url_name.endswith("_change"):
-            return entries
-        newest = Run.objects.filter(player__isnull=True).order_by("-started_at", "-id").first()
-        return entries.filter(run=newest) if newest else entries.none()
+        return super().get_queryset(request).prefetch_related("signals", "cases")
 
     @admin.display(description="players")
     def subject(self, entry) -> str:
@@ -322,7 +334,7 @@ class RunAdmin(ReadOnlyAdmin):
     @admin.display(description="review queue")
     def queue(self, run):
         url = reverse("admin:integrity_queueentry_changelist")
-        return format_html('<a href="{}?run__id__exact={}">entries</a>', url, run.pk)
+        return format_html('<a href="{}?run={}">entries</a>', url, run.pk)
 
     def changelist_view(self, request, extra_context=None):
         extra = {"can_run": request.user.has_perm("integrity.run_checks"), **(extra_context or {})}
@@ -355,5 +367,5 @@ class RunAdmin(ReadOnlyAdmin):
         )  # fmt: skip
         if runs:
             url = reverse("admin:integrity_queueentry_changelist")
-            return redirect(f"{url}?run__id__exact={runs[0].pk}")
+            return redirect(f"{url}?run={runs[0].pk}")
         return response

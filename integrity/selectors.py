@@ -640,7 +640,9 @@ def bot_signals(tally: Tally, pid: int) -> list[Found]:
             [(s[1], 1, s) for s in spells] + [(s[2], -1, s) for s in spells],
             key=lambda m: (m[0], m[1]),
         )
-        at_once, most, open_spells, widest = 0, 0, [], []
+        at_once, most = 0, 0
+        open_spells: list[list] = []
+        widest: list[list] = []
         for _when, step, spell in moments:
             at_once += step
             open_spells = (
