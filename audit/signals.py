@@ -1,6 +1,7 @@
 """Security events into the audit log, from Django's, axes' and DRF's signals.
 
-- `security.login`, `security.logout`, `security.login_failed` (the username tried, never the
+- `security.login` (with the browser's user agent), `security.logout`,
+  `security.login_failed` (the username tried, never the
   password), `security.lockout` (django-axes locked the username from that address; sent again
   for each attempt while locked);
 - `security.password_change` / `security.password_reset` (the reset link's page) and
@@ -40,7 +41,10 @@ def _where(request) -> dict:
 
 @receiver(user_logged_in, dispatch_uid="audit_login")
 def _logged_in(sender, request, user, **kwargs) -> None:
-    audit_record(action="security.login", actor=user, subject=user, payload=_where(request))
+    # The browser's own name too: the integrity checks look for accounts sharing a device.
+    agent = (request.META.get("HTTP_USER_AGENT") or "")[:300] if request is not None else ""
+    payload = {**_where(request), "user_agent": agent}
+    audit_record(action="security.login", actor=user, subject=user, payload=payload)
 
 
 @receiver(user_logged_out, dispatch_uid="audit_logout")

@@ -9,6 +9,7 @@ PostgreSQL, Redis for channels and Celery, separate processes.
 from pathlib import Path
 
 import environ
+from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -53,6 +54,7 @@ INSTALLED_APPS = [
     "fairness",
     "histories",
     "verification",
+    "integrity",
 ]
 
 MIDDLEWARE = [
@@ -311,6 +313,21 @@ for _name in ("WITHDRAWAL_CHECK_ABOVE_CENTS", "WITHDRAWAL_CHECK_TOTAL_CENTS",
               "VERIFICATION_RETENTION_DAYS"):  # fmt: skip
     if globals()[_name] <= 0:
         raise ImproperlyConfigured(f"{_name} must be above 0.")
+# The integrity checks (integrity/selectors.py; docs/operations.md "Game integrity"): the days
+# of finished hands the nightly run reads, its hour (UTC), and the thresholds past which a
+# figure scores.
+INTEGRITY_WINDOW_DAYS = env.int("INTEGRITY_WINDOW_DAYS", default=7)
+INTEGRITY_NIGHTLY_HOUR = env.int("INTEGRITY_NIGHTLY_HOUR", default=4)
+INTEGRITY_MIN_HANDS_TOGETHER = env.int("INTEGRITY_MIN_HANDS_TOGETHER", default=10)
+INTEGRITY_MIN_DECISIONS = env.int("INTEGRITY_MIN_DECISIONS", default=20)
+INTEGRITY_BREAK_MINUTES = env.int("INTEGRITY_BREAK_MINUTES", default=15)
+INTEGRITY_HOURS_WITHOUT_BREAK = env.int("INTEGRITY_HOURS_WITHOUT_BREAK", default=10)
+INTEGRITY_TABLES_AT_ONCE = env.int("INTEGRITY_TABLES_AT_ONCE", default=2)
+INTEGRITY_SESSION_GAP_MINUTES = env.int("INTEGRITY_SESSION_GAP_MINUTES", default=5)
+INTEGRITY_FOLLOW_MINUTES = env.int("INTEGRITY_FOLLOW_MINUTES", default=10)
+INTEGRITY_LOGIN_DAYS = env.int("INTEGRITY_LOGIN_DAYS", default=30)
+# What an entry's score must reach to count as flagged in the benchmark's false-positive rate.
+INTEGRITY_FLAG_SCORE = env.float("INTEGRITY_FLAG_SCORE", default=1.0)
 CELERY_BEAT_SCHEDULE: dict = {
     "worker-heartbeat": {"task": "lobby.record_worker_heartbeat", "schedule": 30.0},
     # Live tables: the backstop of their timers (config/timeouts.py): act on overdue turns,
@@ -368,6 +385,12 @@ CELERY_BEAT_SCHEDULE: dict = {
     "verification-expire-documents": {
         "task": "verification.expire_documents",
         "schedule": 24 * 60 * 60.0,
+    },
+    # The integrity checks over the last days' finished hands: the review queue staff work
+    # from (integrity/selectors.py, docs/operations.md "Game integrity"), at night (UTC).
+    "integrity-run-nightly": {
+        "task": "integrity.run_nightly",
+        "schedule": crontab(hour=INTEGRITY_NIGHTLY_HOUR, minute=15),
     },
 }
 

@@ -401,8 +401,8 @@ def make_admin_client(kind: str, app_label: str):
 
 def make_staff(username: str, *roles: str, **fields):
     """A staff member (`is_staff`) in the named role groups ("support", "table managers",
-    "cashier managers", "compliance": staff/migrations/0002_roles.py, 0003, 0005), with a
-    verified e-mail like players."""
+    "cashier managers", "compliance": staff/migrations/0002_roles.py, 0003, 0005;
+    "integrity officers": integrity/migrations/0002), with a verified e-mail like players."""
     import importlib
 
     from django.apps import apps
@@ -421,6 +421,9 @@ def make_staff(username: str, *roles: str, **fields):
         importlib.import_module(
             "responsible.migrations.0006_session_limit_staff_view"
         ).grant_session_view(apps)
+        importlib.import_module(
+            "integrity.migrations.0002_integrity_officers"
+        ).grant_integrity_officers(apps)
     user = make_player(username, is_staff=True, **fields)
     user.groups.set(Group.objects.filter(name__in=roles))
     if len(roles) != user.groups.count():

@@ -32,7 +32,7 @@ def test_login_and_logout_are_recorded_with_the_address(client):
     [record] = records("security.login")
     assert record.actor == alice and record.actor_kind == "player"
     assert record.subject_id == str(alice.pk)
-    assert record.payload == {"ip": HERE["REMOTE_ADDR"], "route": "lobby:login"}
+    assert record.payload == {"ip": HERE["REMOTE_ADDR"], "route": "lobby:login", "user_agent": ""}
     client.post(reverse("lobby:logout"))
     assert [r.actor for r in records("security.logout")] == [alice]
 

@@ -58,8 +58,9 @@ class Command(BaseCommand):
         self.seed_sit_and_gos()
 
     def seed_terms(self) -> None:
-        """Version 1 of the terms and the fair-play policy (responsible/documents/) when none
-        is published, accepted by every demo player, so they play at once."""
+        """The newest version of the terms and of the fair-play policy in
+        responsible/documents/ (`<kind>_v<n>.txt`) when none is published, accepted by every
+        demo player, so they play at once."""
         published = {version.kind for version in terms_current()}
         for kind, title in (
             ("terms", "Terms and conditions"),
@@ -67,7 +68,8 @@ class Command(BaseCommand):
         ):
             if kind not in published:
                 path = Path(apps.get_app_config("responsible").path) / "documents"
-                body = (path / f"{kind}_v1.txt").read_text(encoding="utf-8")
+                newest = max(path.glob(f"{kind}_v*.txt"), key=lambda p: int(p.stem.split("_v")[1]))
+                body = newest.read_text(encoding="utf-8")
                 terms_publish(staff=None, kind=kind, title=title, body=body)
         users = get_user_model().objects
         for username in DEMO_PLAYERS:
