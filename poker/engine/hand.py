@@ -26,7 +26,6 @@ from poker.engine.events import (
     PotAwarded,
     PotResult,
     PotRun,
-    RunHands,
     Street,
     StreetDealt,
 )
