@@ -7,6 +7,8 @@ cashier's ledger, never here.
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -17,6 +19,15 @@ from django.utils.translation import gettext_lazy as _
 from config.money import dollars
 from poker.engine.hand import MAX_PLAYERS, limit_small_blind
 from poker.engine.rake import RakeSchedule as EngineRakeSchedule
+
+
+class EngineStakes(TypedDict, total=False):
+    """The stakes keywords of `Hand.start` (typed, so that spreading them checks each one)."""
+
+    small_blind: int
+    big_blind: int
+    small_bet: int
+    big_bet: int
 
 
 def validate_rake_schedule(value: dict) -> None:
@@ -197,7 +208,7 @@ class Table(models.Model):
             small, big = self.small_blind, self.big_blind
         return f"{dollars(small, short=True)}/{dollars(big, short=True)}"
 
-    def engine_stakes(self) -> dict[str, int]:
+    def engine_stakes(self) -> EngineStakes:
         """Keyword arguments for `Hand.start` describing the stakes."""
         if self.structure == self.Structure.LIMIT:
             return {

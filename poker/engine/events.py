@@ -60,10 +60,20 @@ class UncalledBetReturned(TypedDict):
 
 
 class StreetDealt(TypedDict):
+    """`run` (1 or 2) only when the board is run twice (docs/rules.md "Run it twice")."""
+
     type: Literal["street_dealt"]
     street: Street
     burn: str  # never in a frame (poker.engine.views.redact_event)
     cards: list[str]
+    run: NotRequired[int]
+
+
+class RunsChosen(TypedDict):
+    """At a table offering run it twice: how many times the rest of the board is dealt."""
+
+    type: Literal["runs_chosen"]
+    runs: int
 
 
 class ShowdownStarted(TypedDict):
@@ -71,9 +81,17 @@ class ShowdownStarted(TypedDict):
     order: list[int]
 
 
+class RunHands(TypedDict):
+    """A shown hand's names on one board of a board run twice."""
+
+    high: str
+    low: str | None
+
+
 class CardsShown(TypedDict):
-    """At the showdown with `high` and `low` (the hands' names); shown by choice after the hand
-    with `voluntary: true` instead."""
+    """At the showdown with `high` and `low` (the hands' names; on the first board when it ran
+    twice, `runs` naming them on each board); shown by choice after the hand with
+    `voluntary: true` instead."""
 
     type: Literal["cards_shown"]
     seat: int
@@ -81,6 +99,7 @@ class CardsShown(TypedDict):
     voluntary: NotRequired[bool]
     high: NotRequired[str]
     low: NotRequired[str | None]
+    runs: NotRequired[list[RunHands]]
 
 
 class CardsMucked(TypedDict):
@@ -93,14 +112,24 @@ class PotShare(TypedDict):
     amount: int
 
 
+class PotRun(TypedDict):
+    """One run's half of a pot run twice, and how it was split on that run's board."""
+
+    amount: int
+    high: list[PotShare]
+    low: list[PotShare]
+
+
 class PotResult(TypedDict):
-    """One pot of `Hand.result["pots"]`: its `pot_awarded` event but `type` and `pot`."""
+    """One pot of `Hand.result["pots"]`: its `pot_awarded` event but `type` and `pot`. When the
+    board ran twice, `high` and `low` total both runs and `runs` has each run's half."""
 
     amount: int
     eligible: list[int]
     rake: int
     high: list[PotShare]
     low: list[PotShare]
+    runs: NotRequired[list[PotRun]]
 
 
 class PotAwarded(TypedDict):
@@ -111,6 +140,7 @@ class PotAwarded(TypedDict):
     rake: int
     high: list[PotShare]
     low: list[PotShare]
+    runs: NotRequired[list[PotRun]]
 
 
 class HandEnded(TypedDict):
@@ -126,6 +156,7 @@ HandEvent = (
     | ActionTaken
     | UncalledBetReturned
     | StreetDealt
+    | RunsChosen
     | ShowdownStarted
     | CardsShown
     | CardsMucked

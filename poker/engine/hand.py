@@ -19,7 +19,16 @@ from typing import Any, Literal, TypeGuard
 
 from poker.engine.cards import CARD_INDEX
 from poker.engine.evaluate import omaha_high, omaha_high_low8
-from poker.engine.events import Blind, CardsShown, HandEvent, PotAwarded, PotResult, Street
+from poker.engine.events import (
+    Blind,
+    CardsShown,
+    HandEvent,
+    PotAwarded,
+    PotResult,
+    PotRun,
+    Street,
+    StreetDealt,
+)
 from poker.engine.pots import build_pots, split_pot, take_rake
 from poker.engine.rake import RakeSchedule
 
@@ -134,6 +143,15 @@ def _hand_value(value: Any) -> dict[str, Any] | None:
     if value is None:
         return None
     return {"name": value.name, "category": value.category, "cards": list(value.cards)}
+
+
+def _totals(splits: Iterable[list[tuple[int, int]]]) -> list[tuple[int, int]]:
+    """Each player's shares over both runs, summed, in seat order (index order)."""
+    summed: dict[int, int] = {}
+    for shares in splits:
+        for i, share in shares:
+            summed[i] = summed.get(i, 0) + share
+    return sorted(summed.items())
 
 
 def _is_whole(value: object) -> TypeGuard[int]:
@@ -321,6 +339,7 @@ class Hand:
         "extra_big_blind_seats",
         "deck",
         "rake_schedule",
+        "run_it_twice",
         # where the hand stands
         "stacks",
         "bets",
@@ -339,6 +358,10 @@ class Hand:
         "short_all_in_total",
         "last_aggressor",
         "must_show",
+        "deciding_runs",
+        "runs",
+        "second_board",
+        "second_burns",
         "events",
         "result",
         # derived, never serialised
@@ -361,6 +384,7 @@ class Hand:
     extra_big_blind_seats: list[int]
     deck: list[str] | None  # None: read from a snapshot, it cannot play on
     rake_schedule: dict[str, Any] | None
+    run_it_twice: bool  # the table offers running the board twice (pot limit only)
     stacks: list[int]
     bets: list[int]
     committed: list[int]
@@ -378,6 +402,10 @@ class Hand:
     short_all_in_total: int
     last_aggressor: int | None
     must_show: list[bool]
+    deciding_runs: bool  # stopped before a runout for the players to choose 1 or 2 runs
+    runs: int  # 2 once the players agreed to run the board twice, else 1
+    second_board: list[str]  # the second run's whole board (shared cards included)
+    second_burns: list[str]
     events: list[HandEvent]
     result: dict[str, Any] | None
     _rake: RakeSchedule | None
@@ -404,6 +432,7 @@ class Hand:
         small_bet: int | None = None,
         big_bet: int | None = None,
         rake: RakeSchedule | dict[str, Any] | None = None,
+        run_it_twice: bool = False,
     ) -> Hand:
         """Post the blinds and deal; the hand then waits for `to_act` (or is already over).
 
@@ -412,6 +441,7 @@ class Hand:
         the small bet; the small blind defaults to `limit_small_blind`); pot limit takes
         `small_blind` and `big_blind`. `small_blind_seat` is None when nobody posts one;
         `extra_big_blind_seats` are new or returning players posting a live big blind.
+        `run_it_twice` (pot limit only) stops the hand before a runout for `choose_runs`.
         """
         hand = cls.__new__(cls)
         hand._set_up(
@@ -428,6 +458,7 @@ class Hand:
             small_bet=small_bet,
             big_bet=big_bet,
             rake=rake,
+            run_it_twice=run_it_twice,
         )
         hand._begin()
         return hand
@@ -448,6 +479,7 @@ class Hand:
         small_bet: int | None,
         big_bet: int | None,
         rake: RakeSchedule | dict[str, Any] | None,
+        run_it_twice: bool = False,
         sealed: bool = False,
     ) -> None:
         """Check every input (InvalidSetup names the first one wrong) and keep them; no chip
@@ -481,6 +513,10 @@ class Hand:
         )
         if not (sealed and deck is None):
             _check_deck(deck)
+        if type(run_it_twice) is not bool or (run_it_twice and structure != "pot-limit"):
+            raise InvalidSetup(
+                "bad_run_it_twice", "run_it_twice is true or false, and only for pot limit"
+            )
         try:
             schedule = RakeSchedule.from_data(rake)
         except ValueError as error:
@@ -501,6 +537,7 @@ class Hand:
         self.deck = None if deck is None else list(deck)
         self.rake_schedule = schedule.to_data() if schedule is not None else None
         self._rake = schedule
+        self.run_it_twice = run_it_twice
         self._hi_lo = game == "omaha8"
         self._limit = structure == "limit"
         self._legal = None
@@ -518,6 +555,10 @@ class Hand:
         self.street = 0
         self.actor = None
         self.must_show = [False] * n
+        self.deciding_runs = False
+        self.runs = 1
+        self.second_board = []
+        self.second_burns = []
         self.result = None
         self.events = [
             {
@@ -732,6 +773,10 @@ class Hand:
         """
         if self.result is not None:
             raise IllegalAction("hand_over", "the hand is over")
+        if self.deciding_runs:
+            raise IllegalAction(
+                "deciding_runs", "the players still in are choosing how many times to run"
+            )
         self._deck_to_deal()
         if type(action) is not str or action not in ACTIONS:
             raise IllegalAction(
@@ -873,11 +918,73 @@ class Hand:
             if self.street == 3:
                 self._finish()
                 return
+            if self.run_it_twice and self._nobody_can_bet():
+                self.deciding_runs = True  # the room asks, then calls choose_runs
+                return
             self._deal_street()
             actor = self._next_actor(n - 1)
             if actor is not None:
                 self.actor = actor
                 return
+
+    def _nobody_can_bet(self) -> bool:
+        """At most one player still in has chips behind: the rest of the board is run out."""
+        folded, stacks = self.folded, self.stacks
+        return sum(1 for i in range(len(stacks)) if not folded[i] and stacks[i]) < 2
+
+    @property
+    def run_it_twice_seats(self) -> list[int]:
+        """The seats asked whether to run the board twice: every player still in, while the
+        hand waits for `choose_runs` (else none)."""
+        if not self.deciding_runs:
+            return []
+        return [seat for i, seat in enumerate(self.seats) if not self.folded[i]]
+
+    def choose_runs(self, runs: int) -> list[HandEvent]:
+        """Apply the players' choice, once the room has asked them (docs/rules.md "Run it
+        twice"): 2 when every player still in agreed in time, else 1. Deals the rest of the
+        board once or twice and ends the hand; returns the events it caused."""
+        if not self.deciding_runs:
+            raise IllegalAction("not_deciding_runs", "there is no choice of runs to make now")
+        if type(runs) is not int or runs not in (1, 2):
+            raise IllegalAction("bad_runs", f"the board runs once or twice, not {runs!r}")
+        deck = self._deck_to_deal()
+        first_new = len(self.events)
+        self.deciding_runs = False
+        self.runs = runs
+        self.events.append({"type": "runs_chosen", "runs": runs})
+        start = self.street
+        shared = list(self.board)
+        while self.street < 3:
+            self._deal_street()
+        if runs == 2:
+            self._deal_second_run(deck, start, shared)
+        self._finish()
+        return self.events[first_new:]
+
+    def _deal_second_run(self, deck: list[str], start: int, shared: list[str]) -> None:
+        """The second run: the same streets as the first, from the card after its river,
+        a burn before each (docs/rules.md)."""
+        board, burns, position = list(shared), [], self.next_card
+        for street in range(start + 1, 4):
+            burn = deck[position]
+            count = _BOARD_CARDS[street - 1]
+            cards = deck[position + 1 : position + 1 + count]
+            position += 1 + count
+            burns.append(burn)
+            board.extend(cards)
+            self.events.append(
+                {
+                    "type": "street_dealt",
+                    "street": _DEALT_STREETS[street - 1],
+                    "burn": burn,
+                    "cards": cards,
+                    "run": 2,
+                }
+            )
+        self.next_card = position
+        self.second_board = board
+        self.second_burns = burns
 
     def _deal_street(self) -> None:
         self.street += 1
@@ -898,14 +1005,15 @@ class Hand:
             self.must_show = [
                 not folded[i] and (not stacks[i] or can_bet < 2) for i in range(len(stacks))
             ]
-        self.events.append(
-            {
-                "type": "street_dealt",
-                "street": _DEALT_STREETS[self.street - 1],
-                "burn": burn,
-                "cards": cards,
-            }
-        )
+        dealt: StreetDealt = {
+            "type": "street_dealt",
+            "street": _DEALT_STREETS[self.street - 1],
+            "burn": burn,
+            "cards": cards,
+        }
+        if self.runs == 2:
+            dealt["run"] = 1
+        self.events.append(dealt)
 
     def _showdown_order(self) -> list[int]:
         n = len(self.seats)
@@ -921,8 +1029,8 @@ class Hand:
         if self._rake is not None and self.flop_dealt:
             rake = self._rake.rake(pot=total, players_dealt_in=n, big_blind=self.big_blind)
         rakes = take_rake([amount for amount, _ in pots], rake)
-        showdown, high, low = self._show_down(pots)
-        pot_results = self._award_pots(pots, rakes, high, low)
+        showdown, high, low, second = self._show_down(pots)
+        pot_results = self._award_pots(pots, rakes, high, low, second)
         seats = self.seats
         self.bets = [0] * n
         self.actor = None
@@ -949,21 +1057,39 @@ class Hand:
                 for i in range(n)
             ],
         }
+        if self.runs == 2:
+            self.result["runs"] = 2
+            self.result["boards"] = [list(self.board), list(self.second_board)]
+
+    def _values(self, i: int, board: list[str]) -> tuple[Any, Any]:
+        """Player i's (high, low) hands on `board`; low None in Omaha High or without one."""
+        if self._hi_lo:
+            return omaha_high_low8(self.hole_cards[i], board)
+        return omaha_high(self.hole_cards[i], board), None
 
     def _show_down(
         self, pots: list[tuple[int, list[int]]]
-    ) -> tuple[list[dict[str, Any]], list[Any], list[Any] | None]:
+    ) -> tuple[
+        list[dict[str, Any]],
+        list[Any],
+        list[Any] | None,
+        tuple[list[Any], list[Any] | None] | None,
+    ]:
         """When more than one player is left: each, in showdown order, shows or mucks (the
         first to show and those who must always show; the rest only a hand that can still win
         or tie a pot). Returns the showdown entries and each player's high and low hands as
-        shown (None for a hand nobody saw; no low list in Omaha High)."""
+        shown (None for a hand nobody saw; no low list in Omaha High), and when the board ran
+        twice the same two lists on the second board (everyone still in shows then)."""
         n = len(self.seats)
         seats = self.seats
         high: list[Any] = [None] * n
         low: list[Any] | None = [None] * n if self._hi_lo else None
         showdown: list[dict[str, Any]] = []
         if self.folded.count(False) < 2:
-            return showdown, high, low
+            return showdown, high, low, None
+        twice = self.runs == 2
+        second_high: list[Any] = [None] * n
+        second_low: list[Any] | None = [None] * n if self._hi_lo else None
         order = self._showdown_order()
         self.events.append({"type": "showdown", "order": [seats[i] for i in order]})
         board = self.board
@@ -986,19 +1112,30 @@ class Hand:
                 entry["cards"] = list(self.hole_cards[i])
                 entry["high"] = _hand_value(values_high[i])
                 entry["low"] = _hand_value(values_low.get(i))
-                self.events.append(
-                    {
-                        "type": "cards_shown",
-                        "seat": seats[i],
-                        "cards": list(self.hole_cards[i]),
-                        "high": entry["high"]["name"],
-                        "low": entry["low"]["name"] if entry["low"] else None,
-                    }
-                )
+                shown: CardsShown = {
+                    "type": "cards_shown",
+                    "seat": seats[i],
+                    "cards": list(self.hole_cards[i]),
+                    "high": entry["high"]["name"],
+                    "low": entry["low"]["name"] if entry["low"] else None,
+                }
+                if twice:
+                    second_high[i], low_two = self._values(i, self.second_board)
+                    if second_low is not None:
+                        second_low[i] = low_two
+                    entry["runs"] = [
+                        {"high": entry["high"], "low": entry["low"]},
+                        {"high": _hand_value(second_high[i]), "low": _hand_value(low_two)},
+                    ]
+                    shown["runs"] = [
+                        {"high": run["high"]["name"], "low": run["low"] and run["low"]["name"]}
+                        for run in entry["runs"]
+                    ]
+                self.events.append(shown)
             else:
                 self.events.append({"type": "cards_mucked", "seat": seats[i]})
             showdown.append(entry)
-        return showdown, high, low
+        return showdown, high, low, (second_high, second_low) if twice else None
 
     def _award_pots(
         self,
@@ -1006,14 +1143,36 @@ class Hand:
         rakes: list[int],
         high: list[Any],
         low: list[Any] | None,
+        second: tuple[list[Any], list[Any] | None] | None = None,
     ) -> list[PotResult]:
         """Split each pot, less its rake, among the best hands shown (the only player left
-        wins it unseen) and put the winnings on the stacks; the pots' results, main pot first."""
+        wins it unseen) and put the winnings on the stacks; the pots' results, main pot first.
+        With `second` (the hands on the second board) a contested pot is halved between the
+        runs first, the odd chip to the first run, each half split on its own board."""
         seats = self.seats
         won = [0] * len(seats)
         pot_results = []
         for k, (amount, eligible) in enumerate(pots):
-            high_shares, low_shares = split_pot(amount - rakes[k], eligible, high, low)
+            net = amount - rakes[k]
+            runs: list[PotRun] = []
+            if second is not None and len(eligible) > 1:
+                halves = (net - net // 2, net // 2)
+                splits = [
+                    split_pot(halves[0], eligible, high, low),
+                    split_pot(halves[1], eligible, *second),
+                ]
+                runs = [
+                    {
+                        "amount": half,
+                        "high": [{"seat": seats[i], "amount": share} for i, share in run[0]],
+                        "low": [{"seat": seats[i], "amount": share} for i, share in run[1]],
+                    }
+                    for half, run in zip(halves, splits, strict=True)
+                ]
+                high_shares = _totals(run[0] for run in splits)
+                low_shares = _totals(run[1] for run in splits)
+            else:
+                high_shares, low_shares = split_pot(net, eligible, high, low)
             for i, share in high_shares:
                 won[i] += share
             for i, share in low_shares:
@@ -1025,6 +1184,8 @@ class Hand:
                 "high": [{"seat": seats[i], "amount": share} for i, share in high_shares],
                 "low": [{"seat": seats[i], "amount": share} for i, share in low_shares],
             }
+            if runs:
+                pot_result["runs"] = runs
             pot_results.append(pot_result)
             awarded: PotAwarded = {"type": "pot_awarded", "pot": k, **pot_result}
             self.events.append(awarded)
@@ -1071,7 +1232,7 @@ class Hand:
         The deck is the one input that is secret while the hand runs (the cards still to
         come), so a store keeps it in one place of its own; `rebuild` takes it back.
         """
-        return {
+        setup: dict[str, Any] = {
             "game": self.game,
             "structure": self.structure,
             "seats": [
@@ -1087,6 +1248,9 @@ class Hand:
             "big_bet": self.big_bet,
             "rake": self.rake_schedule,
         }
+        if self.run_it_twice:  # only then, so that every other hand's setup is as it was
+            setup["run_it_twice"] = True
+        return setup
 
     def to_dict(self) -> dict[str, Any]:
         """The whole state as plain JSON-able data (it holds the deck: never send it out)."""
@@ -1104,7 +1268,7 @@ class Hand:
         return self._state(self.setup_without_deck)
 
     def _state(self, setup: dict[str, Any]) -> dict[str, Any]:
-        return {
+        state = {
             "setup": setup,
             "stacks": list(self.stacks),
             "bets": list(self.bets),
@@ -1126,6 +1290,12 @@ class Hand:
             "events": list(self.events),
             "result": self.result,
         }
+        if self.run_it_twice:  # only then, so that every other hand's state is as it was
+            state["deciding_runs"] = self.deciding_runs
+            state["runs"] = self.runs
+            state["second_board"] = list(self.second_board)
+            state["second_burns"] = list(self.second_burns)
+        return state
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Hand:
@@ -1152,6 +1322,10 @@ class Hand:
         hand.short_all_in_total = data["short_all_in_total"]
         hand.last_aggressor = data["last_aggressor"]
         hand.must_show = list(data["must_show"])
+        hand.deciding_runs = data.get("deciding_runs", False)
+        hand.runs = data.get("runs", 1)
+        hand.second_board = list(data.get("second_board", ()))
+        hand.second_burns = list(data.get("second_burns", ()))
         hand.events = list(data["events"])
         hand.result = data["result"]
         return hand
@@ -1174,6 +1348,8 @@ class Hand:
         for name in Hand.__slots__:
             setattr(other, name, getattr(self, name))
         for name in ("stacks", "bets", "committed", "folded", "board", "burns", "acted"):
+            setattr(other, name, list(getattr(self, name)))
+        for name in ("second_board", "second_burns"):
             setattr(other, name, list(getattr(self, name)))
         other.must_show = list(self.must_show)
         other.hole_cards = [list(cards) for cards in self.hole_cards]
@@ -1207,6 +1383,8 @@ class Hand:
                 hand.act(event["seat"], action, amount)
             elif event.get("type") == "cards_shown" and event.get("voluntary"):
                 hand.show(event["seat"])
+            elif event.get("type") == "runs_chosen":
+                hand.choose_runs(event["runs"])
         if hand.events != expected:
             raise ReplayMismatch("the events do not rebuild this hand from these inputs")
         return hand
