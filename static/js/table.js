@@ -634,6 +634,7 @@
     if (!reading) {
       box.hidden = true;
       box.replaceChildren();
+      box.removeAttribute("title");
       readingShown = "";
       return;
     }
@@ -661,6 +662,9 @@
     box.append(part(reading.high, "high"));
     if (reading.low) box.append(part(reading.low, "low"));
     else if (hand.game === "omaha8") box.append(el("span", "reading-part no-low", gettext("No low")));
+    // In full where a line cuts a long name short (static/css/table.css).
+    const words = [...box.querySelectorAll(".reading-name, .no-low")].map((n) => n.textContent);
+    box.title = gettext("Your hand:") + " " + words.join(" · ");
     box.hidden = false;
   }
 

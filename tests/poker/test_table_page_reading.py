@@ -8,26 +8,23 @@ from django.utils import translation
 
 from accounts.services import profile_set_language
 from config.hand_names import hand_name
+from poker.engine.cards import FULL_DECK
 from poker.engine.hand import Hand as EngineHand
 from poker.engine.reading import read_hand
 from poker.models import Hand
-from tests.factories import make_funded_player, make_table
+from tests.factories import call_down, deal_hand, make_funded_player, make_seated_player, make_table
 from tests.poker.table_page import (
     FUNDS,
-    HAND_AFTER,
     HAND_STARTED,
     LAPTOP,
-    NEXT_DECISION,
     PHONE,
     STATE,
-    YOUR_TURN,
+    beside_the_browser,
     check_or_call,
     close_and_settle,
     horizontal_overflow,
-    one_hand_only,
     open_table,
     screenshot,
-    seat_everyone,
 )
 
 pytestmark = [
@@ -43,6 +40,13 @@ READING_SHOWN = """(board) => {
   return Boolean(s && s.hand && s.hand.board.length === board && !box.hidden);
 }"""
 
+# This page's player is to act at the flop: its frame carries their legal actions.
+YOUR_TURN_AT_THE_FLOP = """() => {
+  const s = window.tablePage && window.tablePage.state();
+  const hand = s && s.hand;
+  return Boolean(hand && !hand.result && hand.board.length === 3 && hand.legal_actions &&
+    hand.legal_actions.seat === s.you.seat);
+}"""
 
 CONTROLS = (
     "#hand-reading",
@@ -68,46 +72,6 @@ def inside(box: dict | None, viewport: dict) -> bool:
     )
 
 
-def play_to(pages: dict, hand_id: int, street: str) -> None:
-    """Check or call on the pages until the hand reaches `street`."""
-    watcher = next(iter(pages.values()))
-    turn = 0
-    for _ in range(20):
-        watcher.wait_for_function(NEXT_DECISION, arg=[hand_id, turn])
-        state = watcher.evaluate(STATE)
-        if state["hand"]["street"] == street:
-            return
-        turn = state["hand"]["turn"]
-        actor = pages[state["hand"]["to_act"]]
-        actor.wait_for_function(YOUR_TURN, arg=turn)
-        check_or_call(actor, {})
-    pytest.fail(f"hand {hand_id} did not reach the {street}")
-
-
-def first_hand_of_all(pages: dict) -> int:
-    """The id of the first hand every page's player is dealt into. The first hand is dealt as
-    soon as two players sit; on a busy machine the third may sit after it, so a hand of two is
-    played out (check or call) and the next one, with all three, is the one to read."""
-    watcher = next(iter(pages.values()))
-    watcher.wait_for_function(HAND_STARTED)
-    for _ in range(3):
-        hand = watcher.evaluate(STATE)["hand"]
-        if len(hand["seats"]) == len(pages):
-            return hand["id"]
-        turn = 0
-        while True:
-            watcher.wait_for_function(NEXT_DECISION, arg=[hand["id"], turn])
-            state = watcher.evaluate(STATE)
-            if (state["last_result"] or {}).get("hand_id") == hand["id"]:
-                break
-            turn = state["hand"]["turn"]
-            actor = pages[state["hand"]["to_act"]]
-            actor.wait_for_function(YOUR_TURN, arg=turn)
-            check_or_call(actor, {})
-        watcher.wait_for_function(HAND_AFTER, arg=hand["id"])
-    pytest.fail("no hand dealt every player in")
-
-
 def capitalised(text: str) -> str:
     return text[:1].upper() + text[1:]
 
@@ -130,13 +94,16 @@ def assert_reads_their_hand(page, seat: int, engine: EngineHand, language: str) 
     assert box.locator(".high .card").evaluate_all(
         "cards => cards.map((c) => c.dataset.card)"
     ) == list(expected["high"]["cards"])
+    no_low = {"en": "No low", "fr": "Pas de low", "ja": "ローなし"}[language]
     if low_name:
         assert box.locator(".low .reading-name").inner_text() == low_name
     else:
-        no_low = {"en": "No low", "fr": "Pas de low", "ja": "ローなし"}[language]
         assert box.locator(".no-low").inner_text() == no_low
     label = {"en": "Your hand:", "fr": "Votre main :", "ja": "あなたのハンド\uff1a"}
     assert box.locator(".reading-label").inner_text() == label[language]
+    # In full in the title, where a line cuts a long name short.
+    words = [high_name, low_name or no_low]
+    assert box.get_attribute("title") == f"{label[language]} {' · '.join(words)}"
     # The high's five cards are ringed: two of the player's own, three of the board.
     ringed = page.locator(".card.in-reading").evaluate_all(
         "cards => cards.map((c) => c.dataset.card)"
@@ -147,29 +114,51 @@ def assert_reads_their_hand(page, seat: int, engine: EngineHand, language: str) 
     assert horizontal_overflow(page) <= 0
 
 
-def test_each_player_reads_their_own_hand_from_the_flop_in_their_language(
-    signed_in_page, celery_worker_process
-):
-    # No timer acts for a player while the test reads another page.
-    table = make_table(game="omaha8", next_hand_delay_seconds=1.0, action_seconds=3600)
+# The longest readings the flop can give (Hi/Lo, a low beside the high): 3h 4h 5h on the board;
+# seat 1 (English) and seat 2 (French) two pair, fours and threes, and an 8-5-4-3-A low; seat 3
+# (Japanese) a straight flush, seven high, and a 7-6-5-4-3 low. Seat 3 draws the 6h for the
+# button, so seats 1, 2 and 3 are dealt in that order and act in it after the flop.
+HOLES = {1: ["4d", "3d", "As", "8s"], 2: ["4c", "3c", "Ad", "8d"], 3: ["6h", "7h", "Kc", "Ks"]}
+FLOP = ["3h", "4h", "5h"]
+
+
+def long_readings_deck() -> list[str]:
+    dealt = [HOLES[seat][k] for k in range(4) for seat in (1, 2, 3)]
+    burn = "2c"
+    named = [*dealt, burn, *FLOP]
+    return named + [card for card in FULL_DECK if card not in named]
+
+
+def test_each_player_reads_their_own_hand_from_the_flop_in_their_language(signed_in_page):
     languages = {1: "en", 2: "fr", 3: "ja"}
-    players = {}
-    for seat, language in languages.items():
-        players[seat] = make_funded_player(f"reader{seat}", cents=FUNDS)
-        profile_set_language(user=players[seat], language=language)
+    # No timer acts for a player while the test reads another page.
+    table = make_table(game="omaha8", next_hand_delay_seconds=3600, action_seconds=3600)
+
+    def seat_and_deal():
+        players = {}
+        for seat, language in languages.items():
+            players[seat] = make_seated_player(table, f"reader{seat}", seat)
+            profile_set_language(user=players[seat], language=language)
+        return players, deal_hand(table, long_readings_deck())
+
+    players, hand = beside_the_browser(seat_and_deal)
     sizes = {1: SMALL_LAPTOP, 2: PHONE, 3: LAPTOP}
     pages = {seat: signed_in_page(player, sizes[seat]) for seat, player in players.items()}
     watcher_page = signed_in_page(make_funded_player("railbird", cents=FUNDS), PHONE)
     try:
-        seat_everyone(table, pages)
-        open_table(watcher_page, table)
-        hand_id = first_hand_of_all(pages)
-        one_hand_only(table)
+        for page in [*pages.values(), watcher_page]:
+            open_table(page, table)
+            page.wait_for_function(HAND_STARTED)
         for page in pages.values():  # preflop: nothing to read
             assert page.locator("#hand-reading").is_hidden()
-        play_to(pages, hand_id, "flop")
+        beside_the_browser(call_down, hand=hand, players=players, until_street="flop")
 
-        engine = EngineHand.from_dict(Hand.objects.with_deck().get(pk=hand_id).state)
+        engine = EngineHand.from_dict(Hand.objects.with_deck().get(pk=hand.pk).state)
+        assert engine.seats == [1, 2, 3]
+        assert engine.hole_cards == [HOLES[seat] for seat in engine.seats]
+        readings = [read_hand(HOLES[seat], engine.board, hi_lo=True) for seat in (1, 2, 3)]
+        assert [r["high"]["category"] for r in readings] == ["two pair"] * 2 + ["straight flush"]
+        assert all(r["low"] for r in readings)
         for seat, page in pages.items():
             assert_reads_their_hand(page, seat, engine, languages[seat])
         # The railbird: no reading at all.
@@ -178,37 +167,32 @@ def test_each_player_reads_their_own_hand_from_the_flop_in_their_language(
         assert watcher_page.locator("#hand-reading").is_hidden()
         assert watcher_page.locator(".card.in-reading").count() == 0
 
-        # Each page in both sizes, for a person to look at (TABLE_PAGE_SCREENSHOTS).
+        # On each player's turn at the flop the reading shares the turn's row: at 1366x768 and on
+        # a phone, every betting and seat control is still in the window without scrolling, the
+        # longest readings too. Each page in both sizes, for a person to look at
+        # (TABLE_PAGE_SCREENSHOTS).
         for seat, page in pages.items():
-            for name, size in (("laptop", SMALL_LAPTOP), ("phone", PHONE)):
+            page.wait_for_function(YOUR_TURN_AT_THE_FLOP)
+            for size in (SMALL_LAPTOP, PHONE):
                 page.set_viewport_size(size)
-                assert horizontal_overflow(page) <= 0, (languages[seat], name)
-                assert page.locator("#hand-reading").is_visible()
-                screenshot(page, f"reading-{languages[seat]}-{name}")
-
-        # On the player's turn at the flop the reading shares the turn's row: at 1366x768 and on
-        # a phone every betting and seat control is still in the window without scrolling.
-        actor_seat = pages[1].evaluate(f"{STATE}.hand.to_act")
-        actor = pages[actor_seat]
-        actor.wait_for_function(YOUR_TURN, arg=actor.evaluate(f"{STATE}.hand.turn"))
-        for size in (SMALL_LAPTOP, PHONE):
-            actor.set_viewport_size(size)
-            actor.evaluate("window.scrollTo(0, 0)")
-            shown = [c for c in CONTROLS if actor.locator(c).is_visible()]
-            assert "#act-raise" in shown and "#hand-reading" in shown
-            if size is PHONE:  # the seat controls are below the betting ones, as ever
-                shown = [c for c in shown if c.startswith(("#act", "#raise", "#hand"))]
-            for control in shown:
-                box = actor.locator(control).bounding_box()
-                assert inside(box, size), (languages[actor_seat], size, control, box)
-            screenshot(actor, f"reading-turn-{languages[actor_seat]}-{size['width']}")
+                page.evaluate("window.scrollTo(0, 0)")
+                screenshot(page, f"reading-turn-{languages[seat]}-{size['width']}")
+                assert horizontal_overflow(page) <= 0, (languages[seat], size)
+                shown = [c for c in CONTROLS if page.locator(c).is_visible()]
+                assert "#act-raise" in shown and "#hand-reading" in shown
+                if size is PHONE:  # the seat controls are below the betting ones, as ever
+                    shown = [c for c in shown if c.startswith(("#act", "#raise", "#hand"))]
+                for control in shown:
+                    box = page.locator(control).bounding_box()
+                    assert inside(box, size), (languages[seat], size, control, box)
+            check_or_call(page, {})
 
         # The turn: the reading follows the board.
-        play_to(pages, hand_id, "turn")
-        engine = EngineHand.from_dict(Hand.objects.with_deck().get(pk=hand_id).state)
         page = pages[1]
         page.wait_for_function(READING_SHOWN, arg=4)
+        engine = EngineHand.from_dict(Hand.objects.with_deck().get(pk=hand.pk).state)
         hole = engine.hole_cards[engine.seats.index(1)]
         assert page.evaluate(f"{STATE}.hand.reading") == read_hand(hole, engine.board, hi_lo=True)
+        assert all(page.errors == [] for page in pages.values())
     finally:
         close_and_settle(table, [*pages.values(), watcher_page])
