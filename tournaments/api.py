@@ -13,16 +13,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from cashier.api import ErrorSerializer
 from cashier.selectors import wallet_balance
 from config.inputs import MAX_KEY_LENGTH
 from tournaments.models import Registration
 from tournaments.selectors import sit_and_gos_for_lobby
 from tournaments.services import tournament_register, tournament_unregister
-
-
-class ErrorSerializer(serializers.Serializer):
-    code = serializers.CharField()
-    message = serializers.CharField()
 
 
 class SitAndGoSerializer(serializers.Serializer):
