@@ -7,6 +7,8 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('accounts', '0001_initial'),
+        # Right after the move from lobby: no migration in between sees the profiles in both apps.
+        ('lobby', '0004_accounts_move_out'),
     ]
 
     operations = [

@@ -39,6 +39,8 @@ class Migration(migrations.Migration):
         ("integrity", "0001_integrity_signals_and_cases"),
         ("staff", "0004_table_bars"),
         ("accounts", "0001_initial"),
+        # After profiles moved to accounts: its permissions are made for the apps as they are.
+        ("lobby", "0004_accounts_move_out"),
     ]
 
     operations = [migrations.RunPython(grant_integrity_officers, remove_integrity_officers)]

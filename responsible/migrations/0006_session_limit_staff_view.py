@@ -19,6 +19,10 @@ def revoke_session_view(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("responsible", "0005_session_limits")]
+    dependencies = [
+        ("responsible", "0005_session_limits"),
+        # After profiles moved to accounts: its permissions are made for the apps as they are.
+        ("lobby", "0004_accounts_move_out"),
+    ]
 
     operations = [migrations.RunPython(grant_session_view, revoke_session_view)]

@@ -6,7 +6,9 @@ import importlib
 
 from django.db import migrations
 
-READ = importlib.import_module("staff.migrations.0002_roles").READ
+_ROLES = importlib.import_module("staff.migrations.0002_roles")
+# Every role's reading of the room, under the labels the models have now (profiles moved).
+READ = [(_ROLES.MOVED_TO.get(app, app), code) for app, code in _ROLES.READ]
 VIEW_WAITING = [("cashier", "view_pendingwithdrawal")]
 COMPLIANCE = [
     *VIEW_WAITING,
@@ -49,6 +51,8 @@ class Migration(migrations.Migration):
         ("verification", "0001_identity_documents"),
         ("responsible", "0004_staff_view"),
         ("poker", "0017_table_chat"),
+        # After profiles moved to accounts: its permissions are made for the apps as they are.
+        ("lobby", "0004_accounts_move_out"),
     ]
 
     operations = [migrations.RunPython(grant_compliance, revoke_compliance)]

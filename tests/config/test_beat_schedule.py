@@ -5,6 +5,7 @@ import os
 import re
 from pathlib import Path
 
+from celery.schedules import crontab
 from django.conf import settings
 
 from config.celery import app as celery_app
@@ -15,8 +16,9 @@ ROW = re.compile(r"\| `(?P<task>[\w.]+)` \| (?P<sent>[^|]+?) \|")
 NUMBER = r"(\d+(?:\.\d+)?)"
 
 
-def documented_schedule() -> dict[str, float]:
-    """{task name: seconds between two sends} from the beat table of docs/operations.md."""
+def documented_schedule() -> dict[str, float | crontab]:
+    """{task name: seconds between two sends, or the crontab of a daily time} from the beat
+    table of docs/operations.md."""
     lines = [line.strip() for line in DOC.read_text(encoding="utf-8").splitlines()]
     start = lines.index(HEADER) + 2  # after the header and its --- row
     schedule = {}
@@ -28,9 +30,12 @@ def documented_schedule() -> dict[str, float]:
     return schedule
 
 
-def seconds_of(sent: str) -> float:
-    """ "once a day", "every 30 seconds", or "every `SETTING` (default 2) seconds" (the variable
-    from the environment when set, as config/settings.py reads it)."""
+def seconds_of(sent: str) -> float | crontab:
+    """ "once a day", "every 30 seconds", "every `SETTING` (default 2) seconds" (the variable
+    from the environment when set, as config/settings.py reads it), or "daily at `SETTING`
+    (default 4):15 UTC" (a crontab: the hour from the setting)."""
+    if daily := re.fullmatch(r"daily at `(\w+)` \(default (\d+)\):(\d\d) UTC", sent):
+        return crontab(hour=int(os.environ.get(daily[1], daily[2])), minute=int(daily[3]))
     if sent == "once a day":
         return 24 * 60 * 60.0
     if fixed := re.fullmatch(rf"every {NUMBER} seconds", sent):
@@ -55,3 +60,6 @@ def test_the_times_are_read_as_written():
     assert seconds_of("once a day") == 86_400
     assert seconds_of("every 30 seconds") == 30
     assert seconds_of("every `NOT_A_ROOM_SETTING` (default 2.5) seconds") == 2.5
+    assert seconds_of("daily at `NOT_A_ROOM_SETTING` (default 4):15 UTC") == crontab(
+        hour=4, minute=15
+    )

@@ -37,6 +37,8 @@ class Migration(migrations.Migration):
     dependencies = [
         ("tournaments", "0001_sit_and_go"),
         ("staff", "0004_table_bars"),
+        # After profiles moved to accounts: its permissions are made for the apps as they are.
+        ("lobby", "0004_accounts_move_out"),
     ]
 
     operations = [migrations.RunPython(grant_tournament_rights, revoke_tournament_rights)]
