@@ -668,8 +668,8 @@ def _phase(hands: int, seconds: float, reached: bool) -> dict:
 
 
 def play_in_child(spec: ChaosSpec, *, timeout: float) -> dict:
-    """Run `chaos_play` in a child process (`--play`): its bots need autobahn on asyncio, and a
-    process that set Django up has daphne's Twisted in txaio already. On a timeout the child
+    """Run `chaos_play` in a child process (`--play`): its bots' event loop stays out of the
+    test's process, which has Django and daphne's Twisted set up. On a timeout the child
     is stopped, and every room process it had started is killed by its id."""
     log_dir = Path(spec.log_dir)
     log_dir.mkdir(parents=True, exist_ok=True)

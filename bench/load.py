@@ -1,8 +1,9 @@
 """Live tables under load: bots over real WebSockets against the production setup.
 
-Run with ``.venv/bin/python -m bench.load`` (``--tables N --seconds S --layer core|pubsub|both``,
-``--repeat R`` to alternate the layers R times and print medians, ``--think-ms T`` for bots that
-wait before acting, ``--find-max`` to search for the most tables with p99 under 100 ms). Figures
+Run with ``.venv/bin/python -m bench.load`` (``--tables N --seconds S --layer
+core|pubsub|both|embedded|all``, ``--repeat R`` to alternate the layers R times and print
+medians, ``--think-ms T`` for bots that wait before acting, ``--find-max`` to search for the most
+tables with p99 under 100 ms, ``--slices K --pgbench-seconds P`` for the peer's slices). Figures
 go to the "Live tables under load" section of docs/benchmarks.md.
 
 Method
@@ -17,15 +18,20 @@ Method
    all of them) runs table owners in the first M daphnes only; the others route their sockets'
    commands to the owners (``POKER_OWNER_RUN=false``, poker/owner.py). After the window each
    daphne's ``/healthz`` tells its role, the leases it renews and the commands it ran, sent
-   and served, and the tables' leases are counted by holder.
-2. **Seeding through the services.** N 6-max pot-limit Omaha tables ($0.50/$1, 5 s to act,
-   ``next_hand_delay_seconds`` 0.2) and six bot users per table, each funded with
-   ``cashier.services.wallet_deposit``; each bot gets a real session (``SessionStore``, as the
-   login view makes) and connects with its ``sessionid`` cookie. Bots of one table are spread
-   over the ASGI processes, so every broadcast crosses the channel layer between processes.
-3. **Bots** are asyncio WebSocket clients (autobahn's asyncio client: daphne already depends on
-   it, so nothing is added). Each sits with a 100 BB buy-in through the ``sit`` frame, and when
-   ``state.hand.to_act`` is its seat it acts at once (no think time unless ``--think-ms``) with
+   and served, and the tables' leases are counted by holder. ``--layer embedded`` runs
+   ``manage.py runroom`` instead (make run's one process on its own PostgreSQL server).
+2. **Seeding through the services.** N 6-max pot-limit Omaha tables ($0.50/$1, 10 s to act so
+   that a turn outlasts pgbench's slice, ``next_hand_delay_seconds`` 0.2) and six bot users per
+   table, each funded with ``cashier.services.wallet_deposit``; each bot gets a real session
+   (``SessionStore``, as the login view makes) and connects with its ``sessionid`` cookie. Bots
+   of one table are spread over the ASGI processes, so every broadcast crosses the channel
+   layer between processes. Seeding runs in a child process: the bots' process loads no Django.
+3. **Bots** are asyncio clients of the ``websockets`` package (no compression, no pings), one
+   reading task each, and keep only what they decide on (bench/bot_mirror.py: whose turn, their
+   legal actions, hand and turn, their seat's stack and status, whether the hand is over; frames
+   applied in version order, a missing one asked for with ``resync`` after the page's 50 ms).
+   Each sits with a 100 BB buy-in through the ``sit`` frame, and when the hand's ``to_act`` is
+   its seat it acts at once (no think time unless ``--think-ms``) with
    ``poker.engine.simulate.random_decision`` on its ``legal_actions`` (the policy of
    bench/engine.py), sending the hand's ``turn`` and an incrementing ``seq``. Between hands a
    short or busted bot tops up to the maximum (re-buys if it was removed); a bot sat out is sat
@@ -34,18 +40,29 @@ Method
    the table's six connected players has received an update that shows the hand past that turn
    (a later turn of the same hand, a later hand, or the hand's result). This is what a player
    waits for before the next player can act, and it includes the bot process's own receive
-   work. p50/p95/p99 are over the actions sent inside the measured window (after a warm-up).
-   Actions/s counts actions whose result reached every player; hands/s counts hands whose result
-   was seen, inside the window.
-5. **Peer: pgbench** on the same PostgreSQL, for the same duration, with a custom script of one
-   transaction updating one row (``pgbench_accounts``, scale 1, random row), ``--pgbench-clients``
-   clients; we print our actions/s divided by its TPS. It runs right after each load run, not
-   during it.
-6. **Where the time goes.** CPU seconds of each process group (ASGI, Celery worker, beat, the
-   bots, and the machine's postgres and redis-server processes) are read from /proc at the start
-   and end of the window and shown as percent of one core; PostgreSQL sessions waiting on locks
-   are sampled twice a second. ``--find-max`` doubles then bisects the table count until p99
-   passes 100 ms, and prints these figures for each step, which is how the limit is named.
+   work. p50/p95/p99 are over the actions sent inside the room's slices (after a warm-up).
+   Actions/s counts actions sent in a room slice whose result reached every player, over the
+   slices' time; hands/s counts hands whose result was seen in a slice.
+5. **Peer: pgbench, in slices between the room's.** The window of S seconds is cut into
+   ``--slices`` K room slices of S/K seconds. After each, the bots hold their frames (an act
+   decided meanwhile is sent when they resume), the actions already sent finish (at most 2 s),
+   and pgbench runs ``--pgbench-seconds`` P (3) on the same PostgreSQL, with a custom script of
+   one transaction updating one row (``pgbench_accounts``, scale 1, made before the bots
+   connect, random row), ``--pgbench-clients`` clients; then the bots resume. Room, pgbench,
+   room, pgbench, ...: a busy spell of a shared machine falls on both, and the ratio (our
+   actions/s over pgbench's mean TPS) compares like with like. P stays under the turn's 10 s
+   (a held bot's turn must not time out). The embedded room's peer is the same pgbench on the
+   machine's PostgreSQL (its own server has no pgbench database).
+6. **Where the time goes.** Over the room slices only, each process's CPU seconds are read
+   from /proc at the slice's start and after its drain: each daphne (or runroom), the Celery
+   worker and beat, every postgres process of the machine (and of them the room's: the
+   backends connected to its database, or the embedded room's whole server), the machine's
+   redis-server, and the bots (this process's event-loop thread only, less its own reading of
+   /proc; the lock sampler has a thread of its own). Each is printed in ms per completed action
+   and as percent of one core, with the machine's busy share and load average. PostgreSQL
+   sessions waiting on locks are sampled twice a second. ``--find-max`` doubles then bisects
+   the table count until p99 passes 100 ms, and prints these figures for each step, which is
+   how the limit is named.
 7. **Cleanup.** Every process is started in its own session (process group) and killed with its
    group in a ``finally`` (SIGTERM, then SIGKILL), also on Ctrl-C and errors. Logs stay in
    ``/tmp/room-load/<run>/`` and errors found in them are counted in the output.
@@ -293,7 +310,7 @@ def session_key_for(user) -> str:
 
 
 def seed_in_child(tables: int, log_dir: Path, layer: str) -> list[TableSeed]:
-    """Seed in a child: the daphne app pins txaio to Twisted, and our bots need asyncio."""
+    """Seed in a child, so the bots' process (its CPU is measured) never loads Django."""
     out = log_dir / "seed.json"
     with open(log_dir / "seed.log", "w") as log:
         subprocess.run(
@@ -469,6 +486,18 @@ def _comm(pid: int) -> str:
     return _COMMS.get(pid, "")
 
 
+_CMDLINES: dict[int, str] = {}
+
+
+def _cmdline(pid: int) -> str:
+    if pid not in _CMDLINES:
+        try:
+            _CMDLINES[pid] = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            _CMDLINES[pid] = ""
+    return _CMDLINES[pid]
+
+
 def room_backends(layer: str) -> set[int]:
     """The pids of the PostgreSQL backends connected to the room's database (none read for the
     embedded room: its whole server is the room's)."""
@@ -501,6 +530,9 @@ def cpu_sample(procs: Processes, layer: str) -> CpuSample:
     own_start = time.thread_time()
     groups = {proc.popen.pid: proc.name for proc in procs.procs}
     backends = room_backends(layer)
+    # The embedded room's server runs detached from its process group: its postmaster is the
+    # postgres whose command line names the room's data folder, the rest are its children.
+    data_dir = str(embedded_data_dir()) if layer == EMBEDDED else None
     me = os.getpid()
     sample = {}
     for entry in os.listdir("/proc"):
@@ -511,14 +543,14 @@ def cpu_sample(procs: Processes, layer: str) -> CpuSample:
         if fields is None:
             continue
         seconds = (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime + stime
-        pgrp = int(fields[2])
+        ppid, pgrp = int(fields[1]), int(fields[2])
         name = None
         if pid == me:
             continue  # the bots: their thread's time, below
         comm = _COMMS.get(pid) or _comm(pid)
         if comm in ("postgres", "postmaster"):
-            # The embedded room's server is started in its process group.
-            name = "postgres-room" if pid in backends or pgrp in groups else "postgres-other"
+            ours = pid in backends or (data_dir and data_dir in _cmdline(ppid) + _cmdline(pid))
+            name = "postgres-room" if ours else "postgres-other"
         elif pgrp in groups:
             name = groups[pgrp]
         elif comm.startswith("redis-server"):
@@ -577,6 +609,7 @@ async def connect(bot: Bot, port: int, table_id: int, tries: int = 3) -> None:
     a socket its consumer has not accepted in time) is tried again, up to `tries` times."""
     from websockets.asyncio.client import connect as ws_connect
     from websockets.exceptions import WebSocketException
+    from websockets.typing import Origin
 
     url = f"ws://127.0.0.1:{port}/ws/tables/{table_id}/"
     for attempt in range(tries):
@@ -585,9 +618,9 @@ async def connect(bot: Bot, port: int, table_id: int, tries: int = 3) -> None:
         try:
             ws = await ws_connect(
                 url,
-                origin=f"http://127.0.0.1:{port}",  # type: ignore[arg-type]
+                origin=Origin(f"http://127.0.0.1:{port}"),
                 additional_headers={"Cookie": f"sessionid={bot.seed.session_key}"},
-                # What the autobahn bots did: no compression, no pings, no frame size limit;
+                # No compression, no pings, no frame size limit (as a plain page's socket);
                 # a handshake may wait 30 s on a busy machine (daphne is told the same).
                 compression=None,
                 ping_interval=None,
@@ -1253,10 +1286,7 @@ class Result:
             f"between the room's): {self.pgbench_tps:,.0f} TPS (slices "
             f"{', '.join(f'{t:,.0f}' for t in self.tps)}); "
             f"ratio ours/pgbench {self.ratio:.4f}",
-            "    PostgreSQL per completed action: "
-            + ", ".join(f"{k} {v / max(1, s.actions):.1f}" for k, v in s.db.items()),
-            "    round trips per completed action (statements + BEGIN/COMMIT, bench/dbcount.py): "
-            + self.trips_text(),
+            *self.db_lines(),
             f"    frames received {s.frames:,}, {s.frame_bytes / max(1, s.frames):,.0f} bytes on "
             f"average; log errors {self.log_errors or 0}; logs in {self.log_dir}",
             *(f"    {line}" for line in s.owners),
@@ -1274,6 +1304,9 @@ class Result:
         asgi = sorted(k for k in cpu.seconds if k.startswith(("daphne", "runroom")))
         celery = cpu.of("celery-worker") + cpu.of("celery-beat")
         room = cpu.of("daphne", "runroom", "celery", "postgres", "redis")
+        own = cpu.of("daphne", "runroom", "celery", "postgres-room")  # the room's processes only
+        if self.layer != EMBEDDED:
+            own += cpu.of("redis")  # the machine's, but only the room uses this one much
         per_core = ", ".join(
             f"{name} {100 * value / max(cpu.elapsed, 1e-9):.0f}%"
             for name, value in sorted(cpu.seconds.items())
@@ -1283,11 +1316,25 @@ class Result:
             + ", ".join(f"{name} {ms(cpu.of(name))}" for name in asgi)
             + f" (ASGI {ms(cpu.of('daphne', 'runroom'))}); "
             f"PostgreSQL {ms(cpu.of('postgres'))} (all of the machine's postgres processes; "
-            f"the room's {ms(cpu.of('postgres-room'))}); Celery worker + beat {ms(celery)}; "
-            f"Redis {ms(cpu.of('redis'))} (the machine's redis-server); room total {ms(room)}",
+            f"the room's {ms(cpu.of('postgres-room'))}); Celery worker + beat "
+            f"{ms(celery) if self.layer != EMBEDDED else '(threads of runroom)'}; "
+            f"Redis {ms(cpu.of('redis'))} (the machine's redis-server); room total {ms(room)} "
+            f"(with only the room's PostgreSQL processes {ms(own)})",
             f"    bots' own CPU per completed action: {ms(cpu.of('bots'))} ms (this process)",
             f"    CPU (% of one core): {per_core}; whole machine {cpu.machine:.0f}% of "
             f"{os.cpu_count()} cores; load average {' '.join(load_average())}",
+        ]
+
+    def db_lines(self) -> list[str]:
+        if self.layer == EMBEDDED:
+            return ["    PostgreSQL and round-trip counts: none (the embedded room's own server; "
+                    "bench/dbcount.py runs in the production processes only)"]  # fmt: skip
+        s = self.stats
+        return [
+            "    PostgreSQL per completed action: "
+            + ", ".join(f"{k} {v / max(1, s.actions):.1f}" for k, v in s.db.items()),
+            "    round trips per completed action (statements + BEGIN/COMMIT, bench/dbcount.py): "
+            + self.trips_text(),
         ]
 
     def trips_text(self) -> str:
