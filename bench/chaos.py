@@ -16,8 +16,8 @@ Method
    (``POKER_SWEEP_SECONDS``) and a short stuck-hand limit (``POKER_STUCK_HAND_SECONDS``).
    Tables are pot-limit Omaha with 2 s to act and 1 s of disconnection grace, so a turn
    lost with a process costs seconds, not minutes.
-2. **Bots** are bench/load.py's (autobahn over real WebSockets, the random policy, top-ups
-   and sitting back in), spread over the ASGI processes. When their socket drops they
+2. **Bots** are bench/load.py's (the `websockets` client, the random policy, top-ups and
+   sitting back in), spread over the ASGI processes. When their socket drops they
    reconnect to any ASGI port after a short jittered wait, as the table page does.
 3. **Without faults, then with them, alternated** ``--rounds`` times (so that a busy spell on
    a shared machine hits both): the bots play a share of ``--baseline-hands`` hands with
@@ -332,14 +332,14 @@ class ChaosBot(Bot):
         self.reconnects = 0
         self.reconnecting = False
 
-    def on_open(self, protocol) -> None:
+    def on_open(self, ws) -> None:
         # An act sent just before a server died may be lost: the turn may be played again
         # (the server's turn and seq checks make a duplicate harmless).
         self.acted.clear()
-        super().on_open(protocol)
+        super().on_open(ws)
 
     def on_close(self, code: int | None, reason: str | None) -> None:
-        was_open = self.protocol is not None
+        was_open = self.ws is not None
         super().on_close(code, reason)
         # 4409: a newer socket of this bot took over; it is the live one.
         if was_open and code != 4409 and not self.closed and not self.reconnecting:
@@ -352,8 +352,6 @@ class ChaosBot(Bot):
         try:
             while not self.closed:
                 await asyncio.sleep(delay * (0.5 + self.rng.random()))
-                self.opened = asyncio.get_running_loop().create_future()
-                self.opened.add_done_callback(lambda f: f.cancelled() or f.exception())
                 try:
                     port = self.rng.choice(self.room.ports)
                     await connect(self, port, self.watch.seed.table_id)
@@ -368,17 +366,15 @@ class ChaosBot(Bot):
         if not self.winding_down:
             super().decide()
             return
-        state = self.state or {}
-        you = state.get("you") or {}
-        seat = you.get("seat")
+        mirror = self.mirror
+        seat = mirror.seat
         if seat is None:
             return
-        hand = state.get("hand")
-        if hand and hand.get("result") is None and hand.get("to_act") == seat:
-            if hand.get("legal_actions"):
-                self.act(hand)
+        if mirror.live and mirror.to_act == seat:
+            if legal := mirror.legal_actions():
+                self.act(legal)
             return
-        if not you.get("sitting_out"):
+        if not mirror.you.get("sitting_out"):
             self.admin({"type": "sit_out"})
 
 
@@ -566,8 +562,7 @@ async def chaos_play(spec: ChaosSpec) -> dict:
     finally:
         for bot in bots:
             bot.closed = True
-            if bot.protocol is not None:
-                bot.protocol.dropConnection(abort=True)
+            bot.drop()
         room.stop_all()
         db.close()
     result["overdue"] = overdue
@@ -657,7 +652,7 @@ async def _wind_down(db, spec: ChaosSpec, bots: list[ChaosBot], overdue: list[st
             settled = True
             break
         for bot in bots:
-            if bot.state is not None and bot.protocol is not None:
+            if bot.mirror.shown and bot.ws is not None:
                 bot.decide()
         await asyncio.sleep(0.5)
     return {"seconds": round(time.perf_counter() - began, 1), "ok": settled}
@@ -673,8 +668,8 @@ def _phase(hands: int, seconds: float, reached: bool) -> dict:
 
 
 def play_in_child(spec: ChaosSpec, *, timeout: float) -> dict:
-    """Run `chaos_play` in a child process (`--play`): its bots need autobahn on asyncio, and a
-    process that set Django up has daphne's Twisted in txaio already. On a timeout the child
+    """Run `chaos_play` in a child process (`--play`): its bots' event loop stays out of the
+    test's process, which has Django and daphne's Twisted set up. On a timeout the child
     is stopped, and every room process it had started is killed by its id."""
     log_dir = Path(spec.log_dir)
     log_dir.mkdir(parents=True, exist_ok=True)

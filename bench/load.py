@@ -1,8 +1,9 @@
 """Live tables under load: bots over real WebSockets against the production setup.
 
-Run with ``.venv/bin/python -m bench.load`` (``--tables N --seconds S --layer core|pubsub|both``,
-``--repeat R`` to alternate the layers R times and print medians, ``--think-ms T`` for bots that
-wait before acting, ``--find-max`` to search for the most tables with p99 under 100 ms). Figures
+Run with ``.venv/bin/python -m bench.load`` (``--tables N --seconds S --layer
+core|pubsub|both|embedded|all``, ``--repeat R`` to alternate the layers R times and print
+medians, ``--think-ms T`` for bots that wait before acting, ``--find-max`` to search for the most
+tables with p99 under 100 ms, ``--slices K --pgbench-seconds P`` for the peer's slices). Figures
 go to the "Live tables under load" section of docs/benchmarks.md.
 
 Method
@@ -17,15 +18,20 @@ Method
    all of them) runs table owners in the first M daphnes only; the others route their sockets'
    commands to the owners (``POKER_OWNER_RUN=false``, poker/owner.py). After the window each
    daphne's ``/healthz`` tells its role, the leases it renews and the commands it ran, sent
-   and served, and the tables' leases are counted by holder.
-2. **Seeding through the services.** N 6-max pot-limit Omaha tables ($0.50/$1, 5 s to act,
-   ``next_hand_delay_seconds`` 0.2) and six bot users per table, each funded with
-   ``cashier.services.wallet_deposit``; each bot gets a real session (``SessionStore``, as the
-   login view makes) and connects with its ``sessionid`` cookie. Bots of one table are spread
-   over the ASGI processes, so every broadcast crosses the channel layer between processes.
-3. **Bots** are asyncio WebSocket clients (autobahn's asyncio client: daphne already depends on
-   it, so nothing is added). Each sits with a 100 BB buy-in through the ``sit`` frame, and when
-   ``state.hand.to_act`` is its seat it acts at once (no think time unless ``--think-ms``) with
+   and served, and the tables' leases are counted by holder. ``--layer embedded`` runs
+   ``manage.py runroom`` instead (make run's one process on its own PostgreSQL server).
+2. **Seeding through the services.** N 6-max pot-limit Omaha tables ($0.50/$1, 10 s to act so
+   that a turn outlasts pgbench's slice, ``next_hand_delay_seconds`` 0.2) and six bot users per
+   table, each funded with ``cashier.services.wallet_deposit``; each bot gets a real session
+   (``SessionStore``, as the login view makes) and connects with its ``sessionid`` cookie. Bots
+   of one table are spread over the ASGI processes, so every broadcast crosses the channel
+   layer between processes. Seeding runs in a child process: the bots' process loads no Django.
+3. **Bots** are asyncio clients of the ``websockets`` package (no compression, no pings), one
+   reading task each, and keep only what they decide on (bench/bot_mirror.py: whose turn, their
+   legal actions, hand and turn, their seat's stack and status, whether the hand is over; frames
+   applied in version order, a missing one asked for with ``resync`` after the page's 50 ms).
+   Each sits with a 100 BB buy-in through the ``sit`` frame, and when the hand's ``to_act`` is
+   its seat it acts at once (no think time unless ``--think-ms``) with
    ``poker.engine.simulate.random_decision`` on its ``legal_actions`` (the policy of
    bench/engine.py), sending the hand's ``turn`` and an incrementing ``seq``. Between hands a
    short or busted bot tops up to the maximum (re-buys if it was removed); a bot sat out is sat
@@ -34,18 +40,29 @@ Method
    the table's six connected players has received an update that shows the hand past that turn
    (a later turn of the same hand, a later hand, or the hand's result). This is what a player
    waits for before the next player can act, and it includes the bot process's own receive
-   work. p50/p95/p99 are over the actions sent inside the measured window (after a warm-up).
-   Actions/s counts actions whose result reached every player; hands/s counts hands whose result
-   was seen, inside the window.
-5. **Peer: pgbench** on the same PostgreSQL, for the same duration, with a custom script of one
-   transaction updating one row (``pgbench_accounts``, scale 1, random row), ``--pgbench-clients``
-   clients; we print our actions/s divided by its TPS. It runs right after each load run, not
-   during it.
-6. **Where the time goes.** CPU seconds of each process group (ASGI, Celery worker, beat, the
-   bots, and the machine's postgres and redis-server processes) are read from /proc at the start
-   and end of the window and shown as percent of one core; PostgreSQL sessions waiting on locks
-   are sampled twice a second. ``--find-max`` doubles then bisects the table count until p99
-   passes 100 ms, and prints these figures for each step, which is how the limit is named.
+   work. p50/p95/p99 are over the actions sent inside the room's slices (after a warm-up).
+   Actions/s counts actions sent in a room slice whose result reached every player, over the
+   slices' time; hands/s counts hands whose result was seen in a slice.
+5. **Peer: pgbench, in slices between the room's.** The window of S seconds is cut into
+   ``--slices`` K room slices of S/K seconds. After each, the bots hold their frames (an act
+   decided meanwhile is sent when they resume), the actions already sent finish (at most 2 s),
+   and pgbench runs ``--pgbench-seconds`` P (3) on the same PostgreSQL, with a custom script of
+   one transaction updating one row (``pgbench_accounts``, scale 1, made before the bots
+   connect, random row), ``--pgbench-clients`` clients; then the bots resume. Room, pgbench,
+   room, pgbench, ...: a busy spell of a shared machine falls on both, and the ratio (our
+   actions/s over pgbench's mean TPS) compares like with like. P stays under the turn's 10 s
+   (a held bot's turn must not time out). The embedded room's peer is the same pgbench on the
+   machine's PostgreSQL (its own server has no pgbench database).
+6. **Where the time goes.** Over the room slices only, each process's CPU seconds are read
+   from /proc at the slice's start and after its drain: each daphne (or runroom), the Celery
+   worker and beat, every postgres process of the machine (and of them the room's: the
+   backends connected to its database, or the embedded room's whole server), the machine's
+   redis-server, and the bots (this process's event-loop thread only, less its own reading of
+   /proc; the lock sampler has a thread of its own). Each is printed in ms per completed action
+   and as percent of one core, with the machine's busy share and load average. PostgreSQL
+   sessions waiting on locks are sampled twice a second. ``--find-max`` doubles then bisects
+   the table count until p99 passes 100 ms, and prints these figures for each step, which is
+   how the limit is named.
 7. **Cleanup.** Every process is started in its own session (process group) and killed with its
    group in a ``finally`` (SIGTERM, then SIGKILL), also on Ctrl-C and errors. Logs stay in
    ``/tmp/room-load/<run>/`` and errors found in them are counted in the output.
@@ -65,12 +82,20 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import traceback
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from bench.bot_mirror import FINISHED, BotMirror
 from bench.mirror import GAP_WAIT_SECONDS
+from poker.engine.simulate import random_decision
+
+if TYPE_CHECKING:
+    from websockets.asyncio.client import ClientConnection
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = Path(sys.executable).parent
@@ -106,6 +131,10 @@ class Options:
     think_ms: float = 0.0
     profile: bool = False  # py-spy on each ASGI process during the window
     pgbench_clients: int = 4
+    # The window is cut into `slices` room slices, each followed by `pgbench_seconds` of
+    # pgbench with the bots holding their frames (shorter than a turn's 10 s to act).
+    slices: int = 6
+    pgbench_seconds: int = 3
     base_port: int = int(os.environ.get("LOAD_BASE_PORT", "18700"))
 
 
@@ -248,7 +277,9 @@ def seed(tables: int) -> list[TableSeed]:
             small_blind=SMALL_BLIND,
             big_blind=BIG_BLIND,
             max_seats=SEATS,
-            action_seconds=5,
+            # Longer than the 5 s of a real table, so a turn outlasts pgbench's slice with the
+            # bots holding their frames (it changes no cost: one timer per turn either way).
+            action_seconds=10,
             countdown_seconds=3,
             disconnect_grace_seconds=5,
             next_hand_delay_seconds=0.2,
@@ -279,7 +310,7 @@ def session_key_for(user) -> str:
 
 
 def seed_in_child(tables: int, log_dir: Path, layer: str) -> list[TableSeed]:
-    """Seed in a child: the daphne app pins txaio to Twisted, and our bots need asyncio."""
+    """Seed in a child, so the bots' process (its CPU is measured) never loads Django."""
     out = log_dir / "seed.json"
     with open(log_dir / "seed.log", "w") as log:
         subprocess.run(
@@ -446,13 +477,62 @@ def _stat_fields(pid: int) -> list[str] | None:
     return raw[raw.rindex(")") + 2 :].split()
 
 
-ROLES = ("asgi", "celery", "beat", "bots", "postgres", "redis")
+_COMMS: dict[int, str] = {}  # pid: its command name, read once (a pid is not reused in a run)
 
 
-def cpu_sample(procs: Processes) -> dict[int, tuple[str, float]]:
-    """{pid: (role, CPU seconds so far)} for our process groups, the bots (this process), and
-    the machine's postgres and redis-server processes."""
-    groups = {proc.popen.pid: proc.role for proc in procs.procs}
+def _comm(pid: int) -> str:
+    with suppress(OSError):
+        _COMMS[pid] = Path(f"/proc/{pid}/comm").read_text().strip()
+    return _COMMS.get(pid, "")
+
+
+_CMDLINES: dict[int, str] = {}
+
+
+def _cmdline(pid: int) -> str:
+    if pid not in _CMDLINES:
+        try:
+            _CMDLINES[pid] = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            _CMDLINES[pid] = ""
+    return _CMDLINES[pid]
+
+
+def room_backends(layer: str) -> set[int]:
+    """The pids of the PostgreSQL backends connected to the room's database (none read for the
+    embedded room: its whole server is the room's)."""
+    import psycopg
+
+    if layer == EMBEDDED:
+        return set()
+    with psycopg.connect(f"{PG_URL}/postgres", autocommit=True) as conn:
+        rows = conn.execute("SELECT pid FROM pg_stat_activity WHERE datname = %s", (DB_NAME,))
+        return {pid for (pid,) in rows.fetchall()}
+
+
+@dataclass
+class CpuSample:
+    by_pid: dict[int, tuple[str, float]]  # pid: (process, CPU seconds so far)
+    busy: int  # the whole machine's jiffies so far (/proc/stat): busy, and all
+    total: int
+    wall: float
+    # The bots' thread's CPU seconds (this one: the event loop) as the sample began and ended,
+    # so the sample's own reading of /proc is not counted as the bots'.
+    own_start: float
+    own_end: float
+
+
+def cpu_sample(procs: Processes, layer: str) -> CpuSample:
+    """{pid: (process, CPU seconds so far)}: each process group we started, by its name
+    (daphne-1, ..., runroom, celery-worker, celery-beat), the bots (this process), the room's
+    PostgreSQL processes (`postgres-room`: the backends of its database, or the embedded room's
+    whole server) and the machine's others (`postgres-other`), and the machine's redis-server."""
+    own_start = time.thread_time()
+    groups = {proc.popen.pid: proc.name for proc in procs.procs}
+    backends = room_backends(layer)
+    # The embedded room's server runs detached from its process group: its postmaster is the
+    # postgres whose command line names the room's data folder, the rest are its children.
+    data_dir = str(embedded_data_dir()) if layer == EMBEDDED else None
     me = os.getpid()
     sample = {}
     for entry in os.listdir("/proc"):
@@ -463,70 +543,98 @@ def cpu_sample(procs: Processes) -> dict[int, tuple[str, float]]:
         if fields is None:
             continue
         seconds = (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime + stime
-        pgrp = int(fields[2])
-        role = None
-        comm = ""
-        with suppress(OSError):
-            comm = Path(f"/proc/{pid}/comm").read_text().strip()
+        ppid, pgrp = int(fields[1]), int(fields[2])
+        name = None
         if pid == me:
-            role = "bots"
-        elif comm in ("postgres", "postmaster"):
-            role = "postgres"  # the embedded room's server too, started in its process group
+            continue  # the bots: their thread's time, below
+        comm = _COMMS.get(pid) or _comm(pid)
+        if comm in ("postgres", "postmaster"):
+            ours = pid in backends or (data_dir and data_dir in _cmdline(ppid) + _cmdline(pid))
+            name = "postgres-room" if ours else "postgres-other"
         elif pgrp in groups:
-            role = groups[pgrp]
+            name = groups[pgrp]
         elif comm.startswith("redis-server"):
-            role = "redis"
-        if role:
-            sample[pid] = (role, seconds)
-    return sample
+            name = "redis"
+        if name:
+            sample[pid] = (name, seconds)
+    busy, total = machine_busy()
+    return CpuSample(sample, busy, total, time.perf_counter(), own_start, time.thread_time())
 
 
-def cpu_by_role(before: dict, after: dict, seconds: float) -> dict[str, float]:
-    """Percent of one core per role between two samples (a process that ended in between is
-    not counted; one that started is counted whole)."""
-    used = dict.fromkeys(ROLES, 0.0)
-    for pid, (role, total) in after.items():
-        start = before.get(pid, (role, 0.0))[1]
-        used[role] += max(0.0, total - start)
-    return {role: 100 * value / seconds for role, value in used.items()}
+@dataclass
+class CpuTally:
+    """CPU seconds by process over the room slices (pgbench's slices left out)."""
+
+    seconds: dict[str, float] = field(default_factory=dict)
+    elapsed: float = 0.0
+    busy: int = 0  # the whole machine's jiffies, busy and all
+    total: int = 0
+
+    def add(self, before: CpuSample, after: CpuSample) -> None:
+        """Add one slice (a process that ended in it is not counted; one that started in it is
+        counted whole)."""
+        for pid, (name, total) in after.by_pid.items():
+            start = before.by_pid.get(pid, (name, 0.0))[1]
+            self.seconds[name] = self.seconds.get(name, 0.0) + max(0.0, total - start)
+        self.seconds["bots"] = self.seconds.get("bots", 0.0) + after.own_start - before.own_end
+        self.busy += after.busy - before.busy
+        self.total += after.total - before.total
+        self.elapsed += after.wall - before.wall
+
+    def of(self, *prefixes: str) -> float:
+        return sum(v for k, v in self.seconds.items() if k.startswith(prefixes))
+
+    @property
+    def machine(self) -> float:
+        """The whole machine's busy share, percent of all its cores."""
+        return 100 * self.busy / max(1, self.total)
 
 
-def machine_busy() -> tuple[float, float]:
+def load_average() -> list[str]:
+    return [f"{x:.1f}" for x in os.getloadavg()]
+
+
+def machine_busy() -> tuple[int, int]:
     """(busy, total) jiffies of the whole machine, from /proc/stat."""
     parts = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
     idle = parts[3] + parts[4]
     return sum(parts) - idle, sum(parts)
 
 
-# -- the WebSocket client (autobahn's asyncio protocol, callbacks into the bot)
+# -- the WebSocket client (plain `websockets`, one reading task per bot)
 
 
-def client_factory(url: str, origin: str, cookie: str, bot: Bot):
-    """An autobahn asyncio client factory whose protocol hands frames to `bot`.
+async def connect(bot: Bot, port: int, table_id: int, tries: int = 3) -> None:
+    """Open the bot's socket and start reading it. A handshake the room drops (daphne refuses
+    a socket its consumer has not accepted in time) is tried again, up to `tries` times."""
+    from websockets.asyncio.client import connect as ws_connect
+    from websockets.exceptions import WebSocketException
+    from websockets.typing import Origin
 
-    Imported here, not at the top: importing autobahn.asyncio pins txaio to asyncio, and the
-    seeding child sets Django up, whose daphne app needs txaio on Twisted.
-    """
-    from autobahn.asyncio.websocket import WebSocketClientFactory, WebSocketClientProtocol
-
-    class BotProtocol(WebSocketClientProtocol):
-        def onOpen(self) -> None:
-            bot.on_open(self)
-
-        def onMessage(self, payload: bytes, isBinary: bool) -> None:
-            bot.watch.stats.frames += 1
-            bot.watch.stats.frame_bytes += len(payload)
-            bot.on_frame(json.loads(payload), time.perf_counter())
-
-        def onClose(self, wasClean: bool, code: int | None, reason: str | None) -> None:
-            bot.on_close(code, reason)
-
-    factory = WebSocketClientFactory(url, origin=origin, headers={"Cookie": cookie})
-    factory.setProtocolOptions(
-        utf8validateIncoming=False, autoPingInterval=0, openHandshakeTimeout=30
-    )
-    factory.protocol = BotProtocol
-    return factory
+    url = f"ws://127.0.0.1:{port}/ws/tables/{table_id}/"
+    for attempt in range(tries):
+        if attempt:
+            await asyncio.sleep(1)
+        try:
+            ws = await ws_connect(
+                url,
+                origin=Origin(f"http://127.0.0.1:{port}"),
+                additional_headers={"Cookie": f"sessionid={bot.seed.session_key}"},
+                # No compression, no pings, no frame size limit (as a plain page's socket);
+                # a handshake may wait 30 s on a busy machine (daphne is told the same).
+                compression=None,
+                ping_interval=None,
+                max_size=None,
+                open_timeout=40,
+                close_timeout=3,
+            )
+        except WebSocketException as error:
+            if attempt == tries - 1:
+                raise ConnectionError(f"handshake refused: {error}") from error
+            continue
+        bot.on_open(ws)
+        bot.reader = asyncio.get_running_loop().create_task(bot.read(ws))
+        return
 
 
 # -- what one run measures
@@ -535,6 +643,9 @@ def client_factory(url: str, origin: str, cookie: str, bot: Bot):
 @dataclass
 class Stats:
     window: tuple[float, float] = (0.0, 0.0)
+    # The room's slices of the window (the bots play; between them pgbench runs and the bots
+    # hold their frames). Empty: the whole window is the room's.
+    slices: list[tuple[float, float]] = field(default_factory=list)
     latencies: list[float] = field(default_factory=list)  # seconds, actions sent in the window
     first_latencies: list[float] = field(default_factory=list)  # to the first player only
     end_latencies: list[float] = field(default_factory=list)  # actions that ended their hand
@@ -562,51 +673,12 @@ class Stats:
     owners: list[str] = field(default_factory=list)  # each daphne's owner, after the window
 
     def in_window(self, t: float) -> bool:
+        if self.slices:
+            return any(start <= t < end for start, end in self.slices)
         return self.window[0] <= t < self.window[1]
 
     def count(self, bucket: dict[str, int], key: str) -> None:
         bucket[key] = bucket.get(key, 0) + 1
-
-
-def progress_of(state: dict) -> tuple[int, int] | None:
-    """Where a table is: (hand id, turn); a finished hand counts as past every turn."""
-    hand = state.get("hand")
-    if hand:
-        if hand.get("result") is not None:
-            return hand["id"], 1 << 30
-        return hand["id"], hand["turn"]
-    last = state.get("last_result")
-    if last and last.get("hand_id", last.get("id")) is not None:
-        return last.get("hand_id", last.get("id")), 1 << 30
-    return None
-
-
-def new_mirror():
-    """What a client holds of a table, from its frames (bench.mirror, as the tests use)."""
-    from bench.mirror import TableMirror
-
-    return TableMirror()  # replaced by a WholeStateMirror at the first update with a STATE
-
-
-class WholeStateMirror:
-    """The older protocol whose `snapshot` and `update` frames carried the whole STATE, so the
-    benchmark can measure that code beside today's."""
-
-    def __init__(self) -> None:
-        self.state: dict | None = None
-        self.gaps = 0
-        self.broken = 0
-        self.stale = 0
-
-    def apply(self, frame: dict) -> bool:
-        if frame.get("type") not in ("snapshot", "update"):
-            return False
-        state = frame["state"]
-        if self.state is not None and state.get("version", 0) <= self.state.get("version", 0):
-            self.stale += 1
-            return False
-        self.state = state
-        return True
 
 
 class TableWatch:
@@ -622,7 +694,7 @@ class TableWatch:
         self.last_progress: tuple[int, int] | None = None
 
     def action_sent(self, key: tuple[int, int], t0: float) -> None:
-        waiting = {bot.seed.user_id for bot in self.bots if bot.protocol is not None}
+        waiting = {bot.seed.user_id for bot in self.bots if bot.ws is not None}
         self.pending[key] = (t0, waiting)
         if self.stats.in_window(t0):
             self.stats.sent += 1
@@ -634,10 +706,12 @@ class TableWatch:
         if self.last_progress is None or progress > self.last_progress:
             self.last_progress = progress
             self.last_change = t
-        if progress[1] == 1 << 30 and progress[0] not in self.finished_hands:
+        if progress[1] == FINISHED and progress[0] not in self.finished_hands:
             self.finished_hands.add(progress[0])
             if self.stats.in_window(t):
                 self.stats.hands += 1
+        if not self.pending:
+            return
         for key in [key for key in self.pending if key < progress]:
             t0, waiting = self.pending[key]
             if len(waiting) == len(self.bots) and self.stats.in_window(t0):
@@ -648,7 +722,7 @@ class TableWatch:
                 if self.stats.in_window(t0):
                     self.stats.actions += 1
                     self.stats.latencies.append(t - t0)
-                    if progress == (key[0], 1 << 30):  # this action ended the hand
+                    if progress == (key[0], FINISHED):  # this action ended the hand
                         self.stats.end_latencies.append(t - t0)
                     else:
                         self.stats.mid_latencies.append(t - t0)
@@ -666,52 +740,83 @@ class Bot:
         self.watch = watch
         self.options = options
         self.rng = rng
-        self.protocol = None  # the autobahn protocol once open
-        self.opened = asyncio.get_running_loop().create_future()
+        self.ws: ClientConnection | None = None  # the open socket
+        self.reader: asyncio.Task | None = None
         self.seq = 0
-        self.mirror = new_mirror()
-        self.state: dict | None = None
+        self.mirror = BotMirror()
         self.acted: set[tuple[int, int]] = set()
         self.sent_for: dict[int, tuple[int, int]] = {}  # seq -> (hand, turn) of an act
         self.admin_sent: dict[str, float] = {}  # frame type -> when last sent
         self.closed = False
+        self.held = False  # pgbench's slice: decide and send nothing until `release`
+        self.deferred: tuple[tuple[int, int], str, int | None] | None = None  # a thought-out act
         self.gap_timer: asyncio.TimerHandle | None = None  # waiting for a missing version
 
     # -- connection
 
-    def on_open(self, protocol) -> None:
-        self.protocol = protocol
-        if not self.opened.done():
-            self.opened.set_result(True)
+    def on_open(self, ws: ClientConnection) -> None:
+        self.ws = ws
 
     def on_close(self, code: int | None, reason: str | None) -> None:
-        if not self.opened.done():
-            self.opened.set_exception(ConnectionError(f"closed {code} {reason}"))
-        if self.protocol is not None and not self.closed:
+        if self.ws is not None and not self.closed:
             self.watch.stats.count(self.watch.stats.closes, str(code))
-        self.protocol = None
+        self.ws = None
         self.watch.bot_gone(self)
 
+    async def read(self, ws: ClientConnection) -> None:
+        """Hand every frame to `on_frame` until the socket closes."""
+        from websockets.exceptions import ConnectionClosed
+
+        stats = self.watch.stats
+        try:
+            while True:
+                payload = await ws.recv(decode=False)
+                stats.frames += 1
+                stats.frame_bytes += len(payload)
+                self.on_frame(json.loads(payload), time.perf_counter())
+        except ConnectionClosed as closed:
+            received = closed.rcvd
+            if ws is self.ws:
+                self.on_close(
+                    received.code if received else 1006, received.reason if received else ""
+                )
+        except Exception:
+            # A bug of the bot's, not the room's: counted, noted, and the socket dropped.
+            stats.count(stats.errors, "bot_exception")
+            if len(stats.stall_notes) < 40:
+                stats.stall_notes.append(f"{self.seed.username}: {traceback.format_exc()}")
+            ws.transport.abort()
+            if ws is self.ws:
+                self.on_close(1006, "bot exception")
+
     def send(self, frame: dict) -> None:
-        if self.protocol is not None and self.protocol.state == self.protocol.STATE_OPEN:
-            self.protocol.sendMessage(json.dumps(frame, separators=(",", ":")).encode())
+        ws = self.ws
+        if ws is not None:
+            task = asyncio.get_running_loop().create_task(
+                ws.send(json.dumps(frame, separators=(",", ":")))
+            )
+            task.add_done_callback(_sent)
+
+    def drop(self) -> None:
+        """Cut the connection at once (no closing handshake)."""
+        if self.ws is not None:
+            self.ws.transport.abort()
 
     # -- frames
 
     def on_frame(self, frame: dict, t: float) -> None:
         kind = frame.get("type")
-        if kind == "update" and "state" in frame and not isinstance(self.mirror, WholeStateMirror):
-            self.mirror = WholeStateMirror()  # the older whole-STATE protocol
+        mirror = self.mirror
         if kind in ("snapshot", "update", "private", "resync"):
             # Frame v is applied after v-1 (docs/protocol.md "Versions and resync"): one that
             # comes early waits for the missing one, which is asked for with `resync` if it
             # does not come within a moment.
-            stale, broken = self.mirror.stale, self.mirror.broken
-            changed = self.mirror.apply(frame)
+            stale, broken = mirror.stale, mirror.broken
+            changed = mirror.apply(frame)
             stats = self.watch.stats
-            pending = getattr(self.mirror, "pending", None)
+            pending = mirror.pending
             if stats.in_window(t):
-                stats.stale += self.mirror.stale - stale
+                stats.stale += mirror.stale - stale
                 if pending and frame.get("version") in pending:
                     stats.early += 1  # came before the one it follows
             if pending and self.gap_timer is None:
@@ -722,7 +827,7 @@ class Bot:
                 self.gap_timer.cancel()
                 self.gap_timer = None
             self.after_apply(changed, broken, t)
-        elif kind == "heartbeat" and self.state is not None:
+        elif kind == "heartbeat" and mirror.shown:
             # A quiet table (everyone else sat out) sends nothing else: look again at whether
             # to top up or sit in, as a player glancing at the page would.
             self.decide()
@@ -750,33 +855,40 @@ class Bot:
             self.admin({"type": "snapshot"})
         if not changed:
             return
-        self.state = self.mirror.state
-        progress = progress_of(self.state)
+        progress = self.mirror.progress()
         if progress is not None:
             self.watch.seen(self, progress, t)
         self.decide()
 
+    def release(self) -> None:
+        """pgbench's slice is over: decide on what came meanwhile."""
+        self.held = False
+        if self.deferred is not None:
+            self._send_act(*self.deferred)
+            self.deferred = None
+        elif self.mirror.shown and self.ws is not None:
+            self.decide()
+
     def decide(self) -> None:
-        state = self.state
-        you = state.get("you") or {}
-        seat = you.get("seat")
+        if self.held:
+            return
+        mirror = self.mirror
+        seat = mirror.seat
         if seat is None:
             buy_in = self.watch.seed.max_buy_in
             sit = {"type": "sit", "seat": self.seed.seat, "buy_in": buy_in, "post_big_blind": True}
             self.admin(sit)
             return
-        mine = next((s for s in state.get("seats", []) if s.get("seat") == seat), {})
-        hand = state.get("hand")
-        live = hand is not None and hand.get("result") is None
-        if live and hand.get("to_act") == seat and hand.get("legal_actions"):
-            self.act(hand)
+        legal = mirror.legal_actions()
+        if legal:
+            self.act(legal)
             return
-        in_hand = live and any(s.get("seat") == seat for s in hand.get("seats", []))
-        stack = mine.get("stack", 0)
+        in_hand = mirror.live and seat in mirror.dealt
+        stack = mirror.stacks.get(seat, 0)
         if not in_hand and stack < self.watch.seed.min_buy_in:
             # Short or busted (a busted player is sat out with "no_chips"): back to the maximum.
             self.admin({"type": "top_up", "amount": self.watch.seed.max_buy_in - stack})
-        elif mine.get("status") == "sitting_out" or you.get("sitting_out"):
+        elif mirror.status.get(seat) == "sitting_out" or mirror.you.get("sitting_out"):
             self.admin({"type": "sit_in", "post_big_blind": True})
 
     def admin(self, frame: dict) -> None:
@@ -789,14 +901,14 @@ class Bot:
         self.admin_sent[frame["type"]] = now
         self.send(frame)
 
-    def act(self, hand: dict) -> None:
-        from poker.engine.simulate import random_decision
-
-        key = (hand["id"], hand["turn"])
+    def act(self, legal: dict) -> None:
+        """Act on the shown turn with the engine's random policy (bench/engine.py's)."""
+        mirror = self.mirror
+        assert mirror.hand_id is not None
+        key = (mirror.hand_id, mirror.turn)
         if key in self.acted:
             return
         self.acted.add(key)
-        legal = hand["legal_actions"]
         span = legal.get("raise") or legal.get("bet")
         kind, to = random_decision(
             self.rng, legal.get("call") or 0, span["min"] if span else 0, span["max"] if span else 0
@@ -813,60 +925,48 @@ class Bot:
             action, amount = "all_in", None
         if self.options.think_ms:
             asyncio.get_running_loop().call_later(
-                self.options.think_ms / 1000, self._send_act, key, hand["turn"], action, amount
+                self.options.think_ms / 1000, self._send_act, key, action, amount
             )
         else:
-            self._send_act(key, hand["turn"], action, amount)
+            self._send_act(key, action, amount)
 
-    def _send_act(self, key: tuple[int, int], turn: int, action: str, amount: int | None) -> None:
+    def _send_act(self, key: tuple[int, int], action: str, amount: int | None) -> None:
+        if self.held:
+            self.deferred = (key, action, amount)  # thought out while pgbench runs
+            return
         self.seq += 1
         self.sent_for[self.seq] = key
         if len(self.sent_for) > 64:
             self.sent_for.pop(next(iter(self.sent_for)))
         t0 = time.perf_counter()
         self.watch.action_sent(key, t0)
-        self.send({"type": "act", "action": action, "amount": amount, "turn": turn,
+        self.send({"type": "act", "action": action, "amount": amount, "turn": key[1],
                    "seq": self.seq})  # fmt: skip
 
 
-async def connect(bot: Bot, port: int, table_id: int, tries: int = 3) -> None:
-    """Open the bot's socket. A handshake the room drops (daphne closes a socket its consumer
-    has not accepted in time) is tried again, up to `tries` times."""
-    url = f"ws://127.0.0.1:{port}/ws/tables/{table_id}/"
-    loop = asyncio.get_running_loop()
-    for attempt in range(tries):
-        if attempt:
-            await asyncio.sleep(1)
-            bot.opened = loop.create_future()
-        factory = client_factory(
-            url, f"http://127.0.0.1:{port}", f"sessionid={bot.seed.session_key}", bot
-        )
-        await loop.create_connection(factory, "127.0.0.1", port)
-        try:
-            await asyncio.wait_for(bot.opened, 40)
-            return
-        except ConnectionError:
-            if attempt == tries - 1:
-                raise
+def _sent(task: asyncio.Task) -> None:
+    """A frame sent on a socket that closed meanwhile is lost, as a page's would be."""
+    if not task.cancelled():
+        task.exception()
 
 
-async def sample_lock_waits(stats: Stats, stop: asyncio.Event) -> None:
-    """Twice a second: how many of the room's PostgreSQL sessions wait on a lock, and on what."""
+def sample_lock_waits(stats: Stats, stop: threading.Event) -> None:
+    """Twice a second: how many of the room's PostgreSQL sessions wait on a lock, and on what.
+    In a thread of its own, so the bots' thread's CPU is the bots' alone."""
     import psycopg
 
     query = (
         "SELECT left(regexp_replace(query, '\\s+', ' ', 'g'), 70) FROM pg_stat_activity"
         " WHERE datname = %s AND wait_event_type = 'Lock'"
     )
-    async with await psycopg.AsyncConnection.connect(f"{PG_URL}/postgres", autocommit=True) as c:
+    with psycopg.connect(f"{PG_URL}/postgres", autocommit=True) as conn:
         while not stop.is_set():
-            rows = await (await c.execute(query, (DB_NAME,))).fetchall()
+            rows = conn.execute(query, (DB_NAME,)).fetchall()
             if stats.in_window(time.perf_counter()):
                 stats.lock_waits.append(len(rows))
                 for (text,) in rows:
                     stats.count(stats.lock_queries, text)
-            with suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), 0.5)
+            stop.wait(0.5)
 
 
 def trip_counters(layer: str) -> dict[str, int]:
@@ -947,9 +1047,10 @@ def owners_report(ports: list[int], layer: str) -> list[str]:
 
 
 async def play(
-    seeds: list[TableSeed], ports: list[int], options: Options, procs: Processes
-) -> tuple[Stats, dict[str, float], float]:
-    """Connect every bot, play warm-up + window, return stats and CPU % of one core by role."""
+    seeds: list[TableSeed], ports: list[int], options: Options, procs: Processes, log_dir: Path
+) -> tuple[Stats, CpuTally, list[float]]:
+    """Connect every bot, play the warm-up, then the window's room slices with a pgbench slice
+    after each; return the stats, the room slices' CPU by process and pgbench's TPS by slice."""
     stats = Stats()
     rng = random.Random(20260101)
     watches = []
@@ -961,40 +1062,77 @@ async def play(
             bot = Bot(bot_seed, watch, options, random.Random(rng.random()))
             watch.bots.append(bot)
             connecting.append(connect(bot, ports[i % len(ports)], seed.table_id))
-    for batch in range(0, len(connecting), 24):
-        await asyncio.gather(*connecting[batch : batch + 24])
-    stop = asyncio.Event()
-    sampler = asyncio.create_task(sample_lock_waits(stats, stop))
-    start = time.perf_counter() + options.warmup
-    stats.window = (start, start + options.seconds)
+    bots = [bot for watch in watches for bot in watch.bots]
+    try:
+        for batch in range(0, len(connecting), 24):
+            await asyncio.gather(*connecting[batch : batch + 24])
+    except BaseException:
+        await _disconnect(bots)
+        raise
+    stop = threading.Event()
+    sampler = threading.Thread(target=sample_lock_waits, args=(stats, stop), daemon=True)
+    sampler.start()
+    cpu = CpuTally()
+    tps: list[float] = []
+    room_seconds = options.seconds / options.slices
     try:
         await asyncio.sleep(options.warmup)
-        cpu0, busy0, wall0 = cpu_sample(procs), machine_busy(), time.perf_counter()
-        db0, trips0 = db_counters(options.layer), trip_counters(options.layer)
+        trips0 = trip_counters(options.layer)
         if options.profile:
-            profile_start(procs, options.seconds)
-        end = stats.window[1]
-        while (now := time.perf_counter()) < end:
-            procs.check_alive()
+            profile_start(procs, options.seconds + options.slices * options.pgbench_seconds)
+        for number in range(options.slices):
+            await room_slice(stats, watches, procs, options.layer, cpu, room_seconds)
+            log = log_dir / f"pgbench-{number + 1}.log"
+            pgbench = (options.pgbench_seconds, options.pgbench_clients, log)
+            tps.append(await asyncio.to_thread(pgbench_slice, *pgbench))
+            resumed = time.perf_counter()
             for watch in watches:
-                _note_stall(stats, watch, now, end)
-            await asyncio.sleep(min(0.5, max(0.0, end - now)))
-        cpu1, busy1, wall1 = cpu_sample(procs), machine_busy(), time.perf_counter()
-        db1 = db_counters(options.layer)
-        stats.db = {key: db1[key] - db0[key] for key in db0}
-        trips1 = trip_counters(options.layer)  # both ends lag the processes by up to half a second
+                watch.last_change = max(watch.last_change, resumed)  # held is not stalled
+            for bot in bots:
+                bot.release()
+        stats.window = (stats.slices[0][0], stats.slices[-1][1])
+        # Both ends lag the processes by up to half a second, and count the pgbench slices'
+        # background too (timers, lease renewals): a little more than the room slices'.
+        trips1 = trip_counters(options.layer)
         stats.trips = {key: trips1[key] - trips0.get(key, 0) for key in trips1}
         stats.owners = await asyncio.to_thread(owners_report, ports, options.layer)
-        # Results of actions sent just before the end may still be on their way.
-        await asyncio.sleep(1.0)
     finally:
         stop.set()
-        await asyncio.gather(sampler, return_exceptions=True)
-        await _disconnect([bot for watch in watches for bot in watch.bots])
-    elapsed = wall1 - wall0
-    cpu = cpu_by_role(cpu0, cpu1, elapsed)
-    machine = 100 * (busy1[0] - busy0[0]) / max(1, busy1[1] - busy0[1])
-    return stats, cpu, machine
+        sampler.join(5)
+        await _disconnect(bots)
+    return stats, cpu, tps
+
+
+async def room_slice(
+    stats: Stats,
+    watches: list[TableWatch],
+    procs: Processes,
+    layer: str,
+    cpu: CpuTally,
+    seconds: float,
+) -> None:
+    """Let the bots play for `seconds`, then hold them, and count the slice's CPU and
+    database work once the actions sent in it are done (on the room's time, not pgbench's)."""
+    start = time.perf_counter()
+    end = start + seconds
+    stats.slices.append((start, end))
+    db0 = db_counters(layer)
+    before = cpu_sample(procs, layer)
+    while (now := time.perf_counter()) < end:
+        procs.check_alive()
+        for watch in watches:
+            _note_stall(stats, watch, now, end)
+        await asyncio.sleep(min(0.5, max(0.0, end - now)))
+    for watch in watches:
+        for bot in watch.bots:
+            bot.held = True
+    drain = time.perf_counter() + 2
+    while any(w.pending for w in watches) and time.perf_counter() < drain:
+        await asyncio.sleep(0.01)
+    cpu.add(before, cpu_sample(procs, layer))
+    db1 = db_counters(layer)
+    for key in db0:
+        stats.db[key] = stats.db.get(key, 0) + db1[key] - db0[key]
 
 
 def _note_stall(stats: Stats, watch: TableWatch, now: float, end: float) -> None:
@@ -1004,58 +1142,70 @@ def _note_stall(stats: Stats, watch: TableWatch, now: float, end: float) -> None
     stats.stalls += 1
     watch.last_change = now
     if len(stats.stall_notes) < 40:
-        state = watch.bots[0].state or {}
-        hand = state.get("hand") or {}
+        mirror = watch.bots[0].mirror
         stats.stall_notes.append(
             f"table {watch.seed.table_id}: no progress for 5 s at "
-            f"{watch.last_progress}, to_act={hand.get('to_act')} "
-            f"seats={[s.get('status') for s in state.get('seats', [])]}"
+            f"{watch.last_progress}, to_act={mirror.to_act} "
+            f"seats={[mirror.status.get(s) for s in sorted(mirror.status)]}"
         )
 
 
 async def _disconnect(bots: list[Bot]) -> None:
     """Close every bot's socket, dropping those still closing after 3 s without the
     handshake."""
+    open_ = [bot.ws for bot in bots if bot.ws is not None]
     for bot in bots:
         bot.closed = True
-        if bot.protocol is not None:
-            bot.protocol.sendClose(1000)
-    deadline = time.perf_counter() + 3
-    while any(bot.protocol for bot in bots) and time.perf_counter() < deadline:
-        await asyncio.sleep(0.1)
+    with suppress(TimeoutError):
+        await asyncio.wait_for(
+            asyncio.gather(*(ws.close() for ws in open_), return_exceptions=True), 3
+        )
     for bot in bots:
-        if bot.protocol is not None:
-            bot.protocol.dropConnection(abort=True)
+        bot.drop()
+        if bot.reader is not None:
+            bot.reader.cancel()
 
 
 # -- pgbench, the peer
 
+PGBENCH_SCRIPT = (
+    "\\set aid random(1, 100000 * :scale)\n"
+    "UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :aid;\n"
+)
 
-def run_pgbench(seconds: float, clients: int, log_dir: Path) -> float:
-    """TPS of a one-row UPDATE transaction on the same PostgreSQL, for the same duration."""
+
+def _pgbench_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k != "PGOPTIONS"}  # a diagnostic's, not ours
+
+
+def pgbench_prepare(log_dir: Path) -> None:
+    """pgbench's scale-1 database on the same PostgreSQL, made before the bots connect."""
     pg_admin(f"DROP DATABASE IF EXISTS {PGBENCH_DB} WITH (FORCE)", f"CREATE DATABASE {PGBENCH_DB}")
-    base = ["-h", "127.0.0.1", "-U", "postgres"]
-    env = {k: v for k, v in os.environ.items() if k != "PGOPTIONS"}  # a diagnostic's, not ours
     subprocess.run(
-        ["pgbench", *base, "-i", "-q", "-s", "1", PGBENCH_DB],
-        check=True, capture_output=True, env=env,
+        ["pgbench", "-h", "127.0.0.1", "-U", "postgres", "-i", "-q", "-s", "1", PGBENCH_DB],
+        check=True, capture_output=True, env=_pgbench_env(),
     )  # fmt: skip
-    script = log_dir / "one_row_update.sql"
-    script.write_text(
-        "\\set aid random(1, 100000 * :scale)\n"
-        "UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :aid;\n"
-    )
+    (log_dir / "one_row_update.sql").write_text(PGBENCH_SCRIPT)
+
+
+def pgbench_slice(seconds: int, clients: int, log_path: Path) -> float:
+    """TPS of a one-row UPDATE transaction (random row) for `seconds`, the room held."""
+    script = log_path.parent / "one_row_update.sql"
     out = subprocess.run(
-        ["pgbench", *base, "-n", "-f", str(script), "-c", str(clients),
-         "-j", str(min(clients, os.cpu_count() or 1)), "-T", str(int(seconds)), PGBENCH_DB],
-        check=True, capture_output=True, text=True, env=env,
+        ["pgbench", "-h", "127.0.0.1", "-U", "postgres", "-n", "-f", str(script),
+         "-c", str(clients), "-j", str(min(clients, os.cpu_count() or 1)),
+         "-T", str(seconds), PGBENCH_DB],
+        check=True, capture_output=True, text=True, env=_pgbench_env(),
     ).stdout  # fmt: skip
-    (log_dir / "pgbench.log").write_text(out)
-    pg_admin(f"DROP DATABASE IF EXISTS {PGBENCH_DB} WITH (FORCE)")
+    log_path.write_text(out)
     for line in out.splitlines():
         if line.startswith("tps ="):
             return float(line.split()[2])
     raise RuntimeError(f"no tps line in pgbench output:\n{out}")
+
+
+def pgbench_drop() -> None:
+    pg_admin(f"DROP DATABASE IF EXISTS {PGBENCH_DB} WITH (FORCE)")
 
 
 # -- one run and the report
@@ -1066,15 +1216,25 @@ class Result:
     layer: str
     tables: int
     stats: Stats
-    cpu: dict[str, float]
-    machine: float
+    cpu: CpuTally
+    tps: list[float]  # pgbench's, one per slice
     log_errors: dict[str, int]
     log_dir: Path
     profile: list[str] = field(default_factory=list)
+    pgbench_seconds: int = 3
 
     @property
     def seconds(self) -> float:
-        return self.stats.window[1] - self.stats.window[0]
+        """The room's time: its slices, pgbench's left out."""
+        return sum(end - start for start, end in self.stats.slices)
+
+    @property
+    def pgbench_tps(self) -> float:
+        return statistics.fmean(self.tps) if self.tps else float("nan")
+
+    @property
+    def ratio(self) -> float:
+        return self.actions_per_second / self.pgbench_tps
 
     def pct(self, q: float, first: bool = False, end: bool = False, mid: bool = False) -> float:
         s = self.stats
@@ -1107,8 +1267,6 @@ class Result:
             if s.lock_waits
             else "n/a"
         )
-        cpu = ", ".join(f"{role} {value:.0f}%" for role, value in self.cpu.items())
-        others = self.machine * (os.cpu_count() or 1) - sum(self.cpu.values())
         return [
             f"layer {self.layer:<6} tables {self.tables:>3}  "
             f"actions {self.actions_per_second:8.1f}/s  hands {self.hands_per_second:6.2f}/s  "
@@ -1123,16 +1281,60 @@ class Result:
             f"closes {s.closes or 0}; stalls {s.stalls}; frames early {s.early}, stale {s.stale}, "
             f"resyncs {s.gaps}, snapshots {s.snapshots}; "
             f"PG sessions waiting on locks {waits}",
-            f"    CPU (% of one core): {cpu}; whole machine {self.machine:.0f}% of "
-            f"{os.cpu_count()} cores (others: {others:.0f}% of one core)",
-            "    PostgreSQL per completed action: "
-            + ", ".join(f"{k} {v / max(1, s.actions):.1f}" for k, v in s.db.items()),
-            "    round trips per completed action (statements + BEGIN/COMMIT, bench/dbcount.py): "
-            + self.trips_text(),
+            *self.cpu_lines(),
+            f"    pgbench one-row UPDATE ({len(self.tps)} slices of {self.pgbench_seconds} s "
+            f"between the room's): {self.pgbench_tps:,.0f} TPS (slices "
+            f"{', '.join(f'{t:,.0f}' for t in self.tps)}); "
+            f"ratio ours/pgbench {self.ratio:.4f}",
+            *self.db_lines(),
             f"    frames received {s.frames:,}, {s.frame_bytes / max(1, s.frames):,.0f} bytes on "
             f"average; log errors {self.log_errors or 0}; logs in {self.log_dir}",
             *(f"    {line}" for line in s.owners),
             *self.profile,
+        ]
+
+    def cpu_lines(self) -> list[str]:
+        """The room's CPU per completed action by process (/proc, room slices only), and as
+        percent of one core."""
+        cpu, n = self.cpu, max(1, self.stats.actions)
+
+        def ms(seconds: float) -> str:
+            return f"{1000 * seconds / n:.2f}"
+
+        asgi = sorted(k for k in cpu.seconds if k.startswith(("daphne", "runroom")))
+        celery = cpu.of("celery-worker") + cpu.of("celery-beat")
+        room = cpu.of("daphne", "runroom", "celery", "postgres", "redis")
+        own = cpu.of("daphne", "runroom", "celery", "postgres-room")  # the room's processes only
+        if self.layer != EMBEDDED:
+            own += cpu.of("redis")  # the machine's, but only the room uses this one much
+        per_core = ", ".join(
+            f"{name} {100 * value / max(cpu.elapsed, 1e-9):.0f}%"
+            for name, value in sorted(cpu.seconds.items())
+        )
+        return [
+            "    room CPU per completed action (ms, /proc, room slices): "
+            + ", ".join(f"{name} {ms(cpu.of(name))}" for name in asgi)
+            + f" (ASGI {ms(cpu.of('daphne', 'runroom'))}); "
+            f"PostgreSQL {ms(cpu.of('postgres'))} (all of the machine's postgres processes; "
+            f"the room's {ms(cpu.of('postgres-room'))}); Celery worker + beat "
+            f"{ms(celery) if self.layer != EMBEDDED else '(threads of runroom)'}; "
+            f"Redis {ms(cpu.of('redis'))} (the machine's redis-server); room total {ms(room)} "
+            f"(with only the room's PostgreSQL processes {ms(own)})",
+            f"    bots' own CPU per completed action: {ms(cpu.of('bots'))} ms (this process)",
+            f"    CPU (% of one core): {per_core}; whole machine {cpu.machine:.0f}% of "
+            f"{os.cpu_count()} cores; load average {' '.join(load_average())}",
+        ]
+
+    def db_lines(self) -> list[str]:
+        if self.layer == EMBEDDED:
+            return ["    PostgreSQL and round-trip counts: none (the embedded room's own server; "
+                    "bench/dbcount.py runs in the production processes only)"]  # fmt: skip
+        s = self.stats
+        return [
+            "    PostgreSQL per completed action: "
+            + ", ".join(f"{k} {v / max(1, s.actions):.1f}" for k, v in s.db.items()),
+            "    round trips per completed action (statements + BEGIN/COMMIT, bench/dbcount.py): "
+            + self.trips_text(),
         ]
 
     def trips_text(self) -> str:
@@ -1250,14 +1452,19 @@ def run_once(options: Options, tables: int, layer: str, log_root: Path) -> Resul
     procs = Processes(log_dir)
     try:
         ports = start_room(procs, options, log_dir)
-        stats, cpu, machine = asyncio.run(play(seeds, ports, options, procs))
+        pgbench_prepare(log_dir)
+        stats, cpu, tps = asyncio.run(play(seeds, ports, options, procs, log_dir))
         log_errors = scan_logs(log_dir)  # before the shutdown, which logs warnings of its own
         profile = profile_report(log_dir) if options.profile else []
     finally:
         procs.stop_all()
+        with suppress(Exception):
+            pgbench_drop()
     if stats.stall_notes:
         (log_dir / "bots.log").write_text("\n".join(stats.stall_notes) + "\n")
-    return Result(layer, tables, stats, cpu, machine, log_errors, log_dir, profile)
+    return Result(
+        layer, tables, stats, cpu, tps, log_errors, log_dir, profile, options.pgbench_seconds
+    )
 
 
 def find_max(options: Options, layer: str, log_root: Path) -> tuple[int, list[Result]]:
@@ -1303,6 +1510,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--celery-concurrency", type=int, default=Options.celery_concurrency)
     parser.add_argument("--think-ms", type=float, default=Options.think_ms)
     parser.add_argument("--pgbench-clients", type=int, default=Options.pgbench_clients)
+    parser.add_argument(
+        "--slices", type=int, default=Options.slices, help="room slices of the window"
+    )
+    parser.add_argument(
+        "--pgbench-seconds", type=int, default=Options.pgbench_seconds,
+        help="pgbench's slice after each room slice (whole seconds, at most 6)",
+    )  # fmt: skip
     parser.add_argument("--repeat", type=int, default=1, help="runs per layer, alternated")
     parser.add_argument("--find-max", action="store_true", help="most tables with p99 <= 100 ms")
     parser.add_argument(
@@ -1312,6 +1526,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.owners is not None and not 1 <= args.owners <= args.asgi:
         parser.error("--owners must be 1 to --asgi")
+    if not 1 <= args.pgbench_seconds <= 6 or args.slices < 1:
+        parser.error("--pgbench-seconds must be 1 to 6 (a turn's timer is 10 s), --slices >= 1")
     if args.seed_only:
         from dataclasses import asdict
 
@@ -1324,7 +1540,8 @@ def main(argv: list[str] | None = None) -> int:
     options = Options(
         tables=args.tables, seconds=args.seconds, warmup=args.warmup, asgi=args.asgi,
         owners=args.owners, celery_concurrency=args.celery_concurrency, think_ms=args.think_ms,
-        pgbench_clients=args.pgbench_clients, profile=args.profile,
+        pgbench_clients=args.pgbench_clients, profile=args.profile, slices=args.slices,
+        pgbench_seconds=args.pgbench_seconds,
     )  # fmt: skip
     layers = {"both": ["core", "pubsub"], "all": ["core", "pubsub", EMBEDDED]}.get(
         args.layer, [args.layer]
@@ -1336,8 +1553,10 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"# {os.cpu_count()} cores; {options.asgi} daphne "
         f"({options.owners or options.asgi} running table owners), 1 celery worker "
-        f"(concurrency {options.celery_concurrency}), beat; {options.seconds:.0f} s window after "
-        f"{options.warmup:.0f} s warm-up; logs in {log_root}",
+        f"(concurrency {options.celery_concurrency}), beat; {options.seconds:.0f} s of room in "
+        f"{options.slices} slices after {options.warmup:.0f} s warm-up, each followed by "
+        f"{options.pgbench_seconds} s of pgbench; load average {' '.join(load_average())}; "
+        f"logs in {log_root}",
         flush=True,
     )
     prepare_template(log_root)
@@ -1347,41 +1566,36 @@ def main(argv: list[str] | None = None) -> int:
                 best, _ = find_max(options, layer, log_root)
                 print(f"layer {layer}: most tables with p99 <= {P99_LIMIT_MS:.0f} ms: {best}")
             return 0
-        by_layer: dict[str, list[tuple[Result, float]]] = {layer: [] for layer in layers}
+        by_layer: dict[str, list[Result]] = {layer: [] for layer in layers}
         for _ in range(args.repeat):
             for layer in layers:  # alternated, so a busy spell on the machine hits both
                 result = run_once(options, options.tables, layer, log_root)
-                tps = run_pgbench(options.seconds, options.pgbench_clients, log_root)
-                by_layer[layer].append((result, tps))
+                by_layer[layer].append(result)
                 print("\n".join(result.lines()), flush=True)
-                print(
-                    f"    pgbench one-row UPDATE ({options.pgbench_clients} clients, right after):"
-                    f" {tps:,.0f} TPS; ratio ours/pgbench {result.actions_per_second / tps:.4f}",
-                    flush=True,
-                )
         print(f"# median of the runs per layer, {options.tables} tables:")
         summary = {}
         for layer, runs in by_layer.items():
-            failed = [r for r, _ in runs if not r.stats.actions]
-            runs = [(r, t) for r, t in runs if r.stats.actions]
+            failed = [r for r in runs if not r.stats.actions]
+            runs = [r for r in runs if r.stats.actions]
             if failed:
                 print(f"{layer}: {len(failed)} run(s) completed no action, left out: see "
                       + ", ".join(str(r.log_dir) for r in failed))  # fmt: skip
             if not runs:
                 continue
             med = {
-                "actions": statistics.median(r.actions_per_second for r, _ in runs),
-                "hands": statistics.median(r.hands_per_second for r, _ in runs),
-                "p50": statistics.median(r.pct(50) for r, _ in runs),
-                "p95": statistics.median(r.pct(95) for r, _ in runs),
-                "p99": statistics.median(r.pct(99) for r, _ in runs),
-                "tps": statistics.median(t for _, t in runs),
+                "actions": statistics.median(r.actions_per_second for r in runs),
+                "hands": statistics.median(r.hands_per_second for r in runs),
+                "p50": statistics.median(r.pct(50) for r in runs),
+                "p95": statistics.median(r.pct(95) for r in runs),
+                "p99": statistics.median(r.pct(99) for r in runs),
+                "tps": statistics.median(r.pgbench_tps for r in runs),
+                "ratio": statistics.median(r.ratio for r in runs),
             }
             summary[layer] = med
             print(
                 f"{layer:<6} actions {med['actions']:7.1f}/s  hands {med['hands']:5.2f}/s  "
                 f"p50 {med['p50']:6.1f} ms  p95 {med['p95']:6.1f} ms  p99 {med['p99']:6.1f} ms  "
-                f"pgbench {med['tps']:,.0f} TPS  ratio {med['actions'] / med['tps']:.4f}"
+                f"pgbench {med['tps']:,.0f} TPS  ratio {med['ratio']:.4f}"
             )
         if len(summary) == 2:
             best = min(summary, key=lambda k: (summary[k]["p99"], -summary[k]["actions"]))

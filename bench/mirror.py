@@ -4,10 +4,10 @@ table from `snapshot` and `update` frames and the player's own part from `snapsh
 
 static/js/table_state.js does the same for the page, with the updates in order from
 static/js/table_socket.js (both tested under node, tests/js/); this is their Python twin for the
-sockets of the tests (tests/factories.py) and of bench/load.py, so the tests check that the
-small frames add up to the whole state. Not part of the room: nothing in it imports this.
-The frames are poker/frames.py's TypedDicts (read for their types only: the benchmark's
-clients need not load the room's modules).
+sockets of the tests (tests/factories.py), so the tests check that the small frames add up to
+the whole state (bench/load.py's bots keep less, more cheaply: bench/bot_mirror.py). Not part
+of the room: nothing in it imports this. The frames are poker/frames.py's TypedDicts (read for
+their types only: a client need not load the room's modules).
 """
 
 from __future__ import annotations
