@@ -27,7 +27,7 @@ from django.utils.html import format_html, format_html_join
 from cashier.models import PendingWithdrawal
 from config.admin import ReadOnlyAdmin, ReasonForm, money, tool_view
 from histories.record import HandNotFound, hand_record
-from integrity.models import Case, CaseNote, QueueEntry, Run, Signal
+from integrity.models import Case, CaseNote, Queue, QueueEntry, Run, Signal
 from integrity.services import (
     IntegrityRefused,
     case_close,
@@ -179,7 +179,7 @@ class QueueEntryAdmin(ReadOnlyAdmin):
 def _withdrawal_rows(entry, staff) -> list[dict]:
     """An AML entry's player's withdrawals waiting for checks, each with a link to its page and
     to its hold (the cashier's tool: compliance staff hold it there, audited there)."""
-    if entry.queue != "aml":
+    if entry.queue != Queue.AML:
         return []
     can_hold = staff.has_perm("cashier.decide_pendingwithdrawal") and staff.pk != entry.player_id
     return [
