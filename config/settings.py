@@ -326,6 +326,17 @@ INTEGRITY_TABLES_AT_ONCE = env.int("INTEGRITY_TABLES_AT_ONCE", default=2)
 INTEGRITY_SESSION_GAP_MINUTES = env.int("INTEGRITY_SESSION_GAP_MINUTES", default=5)
 INTEGRITY_FOLLOW_MINUTES = env.int("INTEGRITY_FOLLOW_MINUTES", default=10)
 INTEGRITY_LOGIN_DAYS = env.int("INTEGRITY_LOGIN_DAYS", default=30)
+# The AML checks (integrity/aml.py): a deposit or withdrawal at or above the first is large;
+# that many deposits within NEAR_PERCENT under it inside STRUCTURING_HOURS, summing past it,
+# are split; a withdrawal after deposits of MIN_CENTS or more (TURNAROUND_HOURS before it) with
+# buy-ins and bets under PLAY_RATIO of them is money passed through.
+INTEGRITY_AML_LARGE_CENTS = env.int("INTEGRITY_AML_LARGE_CENTS", default=1_000_000)
+INTEGRITY_AML_NEAR_PERCENT = env.int("INTEGRITY_AML_NEAR_PERCENT", default=10)
+INTEGRITY_AML_STRUCTURING_COUNT = env.int("INTEGRITY_AML_STRUCTURING_COUNT", default=3)
+INTEGRITY_AML_STRUCTURING_HOURS = env.int("INTEGRITY_AML_STRUCTURING_HOURS", default=24)
+INTEGRITY_AML_TURNAROUND_HOURS = env.int("INTEGRITY_AML_TURNAROUND_HOURS", default=72)
+INTEGRITY_AML_MIN_CENTS = env.int("INTEGRITY_AML_MIN_CENTS", default=10_000)
+INTEGRITY_AML_PLAY_RATIO = env.float("INTEGRITY_AML_PLAY_RATIO", default=0.5)
 # What an entry's score must reach to count as flagged in the benchmark's false-positive rate.
 INTEGRITY_FLAG_SCORE = env.float("INTEGRITY_FLAG_SCORE", default=1.0)
 CELERY_BEAT_SCHEDULE: dict = {

@@ -24,9 +24,10 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
+from cashier.models import PendingWithdrawal
 from config.admin import ReadOnlyAdmin, ReasonForm, money, tool_view
 from histories.record import HandNotFound, hand_record
-from integrity.models import Case, CaseNote, QueueEntry, Run, Signal
+from integrity.models import Case, CaseNote, Queue, QueueEntry, Run, Signal
 from integrity.services import (
     IntegrityRefused,
     case_close,
@@ -145,6 +146,7 @@ class QueueEntryAdmin(ReadOnlyAdmin):
             "signals": _signal_rows(entry.signals.all()),
             "open_case": open_case,
             "can_open": request.user.has_perm("integrity.work_case") and open_case is None,
+            "withdrawals": _withdrawal_rows(entry, request.user),
         }
         return TemplateResponse(request, "admin/integrity/entry.html", context)
 
@@ -174,9 +176,37 @@ class QueueEntryAdmin(ReadOnlyAdmin):
         return response
 
 
+def _withdrawal_rows(entry, staff) -> list[dict]:
+    """An AML entry's player's withdrawals waiting for checks, each with a link to its page and
+    to its hold (the cashier's tool: compliance staff hold it there, audited there)."""
+    if entry.queue != Queue.AML:
+        return []
+    can_hold = staff.has_perm("cashier.decide_pendingwithdrawal") and staff.pk != entry.player_id
+    return [
+        {
+            "id": withdrawal.pk,
+            "url": reverse("admin:cashier_pendingwithdrawal_change", args=[withdrawal.pk]),
+            "amount": money(withdrawal.amount),
+            "status": withdrawal.get_status_display(),
+            "requested_at": withdrawal.requested_at,
+            "hold_url": reverse("admin:cashier_pendingwithdrawal_hold", args=[withdrawal.pk])
+            if can_hold and withdrawal.status == PendingWithdrawal.Status.PENDING
+            else "",
+        }
+        for withdrawal in PendingWithdrawal.objects.filter(
+            player_id=entry.player_id, status__in=PendingWithdrawal.OPEN
+        )
+    ]
+
+
 def _signal_rows(signals) -> list[dict]:
     rows = []
     for signal in signals:
+        entries = format_html_join(
+            " ",
+            '<a href="{}">{}</a>',
+            ((reverse("admin:cashier_entry_change", args=[e]), e) for e in signal.entry_ids[:30]),
+        )
         hands = format_html_join(
             " ",
             '<a href="{}">{}</a>',
@@ -191,6 +221,8 @@ def _signal_rows(signals) -> list[dict]:
                 "detail": ", ".join(f"{key} {value}" for key, value in signal.detail.items()),
                 "hands": hands,
                 "more": more if more > 0 else 0,
+                "entries": entries,
+                "more_entries": max(0, len(signal.entry_ids) - 30),
             }
         )
     return rows

@@ -1,9 +1,10 @@
 """What the integrity checks found and what staff made of it.
 
-A `Run` reads finished hands of a period (nightly: the last days; on demand: one player's) and
-writes, per subject, one `QueueEntry`: a pair of players (the collusion queue) or one player
-(the bot queue), ranked by the sum of its `Signal` scores. Each signal keeps its figure, the
-numbers behind it and the hands it was read from. Staff open a `Case` from an entry, read its
+A `Run` reads finished hands and ledger entries of a period (nightly: the last days; on demand:
+one player's) and writes, per subject, one `QueueEntry`: a pair of players (the collusion
+queue) or one player (the bot queue; the AML queue, read from the ledger: integrity/aml.py),
+ranked by the sum of its `Signal` scores. Each signal keeps its figure, the numbers behind it
+and the hands (or ledger entries) it was read from. Staff open a `Case` from an entry, read its
 hands with every card (they are over), write `CaseNote`s and close it with an outcome; every
 step is an audit record (integrity/services.py).
 """
@@ -19,6 +20,7 @@ from django.utils.translation import gettext_lazy as _
 class Queue(models.TextChoices):
     COLLUSION = "collusion", _("collusion and chip dumping")
     BOTS = "bots", _("bots and assistance")
+    AML = "aml", _("money flows (AML)")
 
 
 class Run(models.Model):
@@ -102,6 +104,11 @@ class Signal(models.Model):
         NO_BREAKS = "no_breaks", _("play without breaks")
         TABLES_AT_ONCE = "tables_at_once", _("tables at once")
         IDENTICAL_TIMINGS = "identical_timings", _("identical timings across tables")
+        LARGE_DEPOSIT = "large_deposit", _("large deposits")
+        LARGE_WITHDRAWAL = "large_withdrawal", _("large withdrawals")
+        STRUCTURING = "structuring", _("deposits just under the threshold")
+        LITTLE_PLAY = "little_play", _("withdrawal after little play")
+        FLAGGED_FLOW = "flagged_flow", _("chip flow to a flagged player")
 
     entry = models.ForeignKey(QueueEntry, on_delete=models.CASCADE, related_name="signals")
     kind = models.CharField(max_length=20, choices=Kind.choices)
@@ -109,6 +116,8 @@ class Signal(models.Model):
     score = models.FloatField()
     detail = models.JSONField(default=dict)
     hand_ids = models.JSONField(default=list, help_text="the finished hands behind the figure")
+    # The AML queue's figures are read from the ledger: the cashier entries behind them.
+    entry_ids = models.JSONField(default=list, blank=True, help_text="the ledger entries")
 
     class Meta:
         ordering = ["entry", "-score", "kind"]

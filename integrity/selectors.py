@@ -324,13 +324,15 @@ def tally_hands(hands: Iterable[HandSeen]) -> Tally:
 
 @dataclass
 class Found:
-    """One signal before it is stored: kind, figure, score, detail, hands."""
+    """One signal before it is stored: kind, figure, score, detail, hands (and, for the AML
+    queue, the ledger entries)."""
 
     kind: str
     figure: float
     score: float
     detail: dict
     hand_ids: list[int]
+    entry_ids: list[int] = field(default_factory=list)
 
 
 @dataclass

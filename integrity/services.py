@@ -20,6 +20,7 @@ from django.utils.translation import gettext as _
 
 from audit.services import audit_record
 from config.errors import Refused
+from integrity.aml import aml_subjects
 from integrity.models import Case, CaseNote, QueueEntry, Run, Signal
 from integrity.selectors import subjects_found
 from lobby.suspension import account_suspend
@@ -51,8 +52,9 @@ def integrity_run(
     until: datetime | None = None,
     now: datetime | None = None,
 ) -> Run:
-    """Run the checks over the finished hands of the window (`INTEGRITY_WINDOW_DAYS` up to
-    now, unless given) and store each subject found, ranked per queue. With `player`, only
+    """Run the checks over the finished hands and the ledger entries of the window
+    (`INTEGRITY_WINDOW_DAYS` up to now, unless given) and store each subject found, ranked per
+    queue (collusion, bots, AML). With `player`, only
     that player's pairs and figures (asked by staff `by`, who need `integrity.run_checks`)."""
     if by is not None:
         _staff(by, "integrity.run_checks")
@@ -61,9 +63,9 @@ def integrity_run(
     since = since or until - timedelta(days=getattr(settings, "INTEGRITY_WINDOW_DAYS", 7))
     if since >= until:
         raise IntegrityRefused("bad_period", _("The period must end after it starts."))
-    hands, subjects = subjects_found(
-        since=since, until=until, player_id=player.pk if player is not None else None
-    )
+    player_id = player.pk if player is not None else None
+    hands, subjects = subjects_found(since=since, until=until, player_id=player_id)
+    subjects += aml_subjects(since=since, until=until, player_id=player_id, found=subjects)
     run = Run.objects.create(
         started_at=now, since=since, until=until, player=player, by=by, hands=hands
     )
@@ -88,6 +90,7 @@ def integrity_run(
                 score=found.score,
                 detail=found.detail,
                 hand_ids=found.hand_ids,
+                entry_ids=found.entry_ids,
             )
             for found in subject.signals
         ]
