@@ -17,7 +17,7 @@ from django.utils.translation import gettext as _
 from audit.services import audit_record
 from cashier.models import Account, BalanceAdjustment, Entry
 from cashier.services import CashierError, _account, _check_player, _lock, _post
-from config.inputs import MAX_CENTS, parse_cents
+from config.inputs import MAX_CENTS, parse_cents, parse_staff_reason
 
 Kind = Account.Kind
 Reason = Entry.Reason
@@ -29,14 +29,6 @@ def _check_staff(staff):
     return staff
 
 
-def _check_reason(reason) -> str:
-    if not isinstance(reason, str) or not reason.strip():
-        raise CashierError("reason_required", _("Say why: a reason is required."))
-    if len(reason) > 1000:
-        raise CashierError("reason_too_long", _("A reason is at most 1,000 characters."))
-    return reason.strip()
-
-
 def adjustment_request(*, player, amount: int, reason: str, requested_by) -> BalanceAdjustment:
     """Ask for a correction of `amount` signed cents on the player's wallet; nothing moves
     until another staff member approves it."""
@@ -44,7 +36,7 @@ def adjustment_request(*, player, amount: int, reason: str, requested_by) -> Bal
     cents = parse_cents(amount, field="adjustment", minimum=-MAX_CENTS, error=CashierError)
     if cents == 0:
         raise CashierError("bad_amount", _("An adjustment of zero moves nothing."))
-    reason = _check_reason(reason)
+    reason = parse_staff_reason(reason, error=CashierError)
     if player.pk == staff.pk:
         raise CashierError(
             "own_account", _("Staff cannot ask for an adjustment of their own wallet.")
@@ -91,7 +83,7 @@ def adjustment_approve(*, adjustment, approved_by, reason: str, now=None) -> Bal
     """Approve a pending request and post it: one balanced `adjustment` entry, the wallet
     +/- the amount against the house's `adjustments` account. A debit larger than the wallet
     is refused (`insufficient_funds`) and leaves the request pending."""
-    staff, reason = _check_staff(approved_by), _check_reason(reason)
+    staff, reason = _check_staff(approved_by), parse_staff_reason(reason, error=CashierError)
     now = now or timezone.now()
     with transaction.atomic():
         locked = _pending_adjustment(adjustment, staff)
@@ -133,7 +125,7 @@ def adjustment_approve(*, adjustment, approved_by, reason: str, now=None) -> Bal
 
 def adjustment_reject(*, adjustment, rejected_by, reason: str, now=None) -> BalanceAdjustment:
     """Reject a pending request: nothing moves, and it cannot be approved later."""
-    staff, reason = _check_staff(rejected_by), _check_reason(reason)
+    staff, reason = _check_staff(rejected_by), parse_staff_reason(reason, error=CashierError)
     with transaction.atomic():
         locked = _pending_adjustment(adjustment, staff)
         locked.status = BalanceAdjustment.Status.REJECTED

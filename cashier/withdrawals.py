@@ -29,13 +29,13 @@ from cashier.services import (
     _post,
     _replay,
 )
+from config.inputs import parse_staff_reason
 from verification.selectors import player_verified
 
 Kind = Account.Kind
 Reason = Entry.Reason
 Status = PendingWithdrawal.Status
 DECIDE = "cashier.decide_pendingwithdrawal"
-REASON_MAX_CHARS = 1000
 
 
 def _check_compliance(staff):
@@ -50,14 +50,6 @@ def _check_compliance(staff):
             "not_compliance", _("Only staff with the compliance role may decide withdrawals.")
         )
     return staff
-
-
-def _check_reason(reason) -> str:
-    if not isinstance(reason, str) or not reason.strip():
-        raise CashierError("reason_required", _("Say why: a reason is required."))
-    if len(reason) > REASON_MAX_CHARS:
-        raise CashierError("reason_too_long", _("A reason is at most 1,000 characters."))
-    return reason.strip()
 
 
 def _locked(withdrawal, *, allowed: tuple[str, ...]) -> PendingWithdrawal:
@@ -117,7 +109,7 @@ def _payload(locked: PendingWithdrawal, **more) -> dict:
 @transaction.atomic
 def withdrawal_approve(*, withdrawal, approved_by, reason: str, now=None) -> PendingWithdrawal:
     """Pay a waiting withdrawal out, once the player's identity documents are approved."""
-    staff, reason = _check_compliance(approved_by), _check_reason(reason)
+    staff, reason = _check_compliance(approved_by), parse_staff_reason(reason, error=CashierError)
     now = now or timezone.now()
     locked = _locked(withdrawal, allowed=(Status.PENDING,))
     _not_own(locked, staff)
@@ -136,7 +128,7 @@ def withdrawal_approve(*, withdrawal, approved_by, reason: str, now=None) -> Pen
 @transaction.atomic
 def withdrawal_reject(*, withdrawal, rejected_by, reason: str, now=None) -> PendingWithdrawal:
     """Refuse a waiting (or held) withdrawal: its money goes back to the player's wallet."""
-    staff, reason = _check_compliance(rejected_by), _check_reason(reason)
+    staff, reason = _check_compliance(rejected_by), parse_staff_reason(reason, error=CashierError)
     now = now or timezone.now()
     locked = _locked(withdrawal, allowed=PendingWithdrawal.OPEN)
     _not_own(locked, staff)
@@ -179,7 +171,7 @@ def _decided(locked, status, *, staff, reason, entry, now) -> None:
 def withdrawal_hold(*, withdrawal, held_by, reason: str, now=None) -> PendingWithdrawal:
     """Stop a waiting withdrawal where it is (an investigation): nothing moves, and it is
     neither approved nor cancelled until the hold is lifted; it may still be rejected."""
-    staff, reason = _check_compliance(held_by), _check_reason(reason)
+    staff, reason = _check_compliance(held_by), parse_staff_reason(reason, error=CashierError)
     now = now or timezone.now()
     locked = _locked(withdrawal, allowed=(Status.PENDING,))
     _not_own(locked, staff)
@@ -195,7 +187,7 @@ def withdrawal_hold(*, withdrawal, held_by, reason: str, now=None) -> PendingWit
 @transaction.atomic
 def withdrawal_release(*, withdrawal, released_by, reason: str, now=None) -> PendingWithdrawal:
     """Lift a hold: the withdrawal waits again as before."""
-    staff, reason = _check_compliance(released_by), _check_reason(reason)
+    staff, reason = _check_compliance(released_by), parse_staff_reason(reason, error=CashierError)
     now = now or timezone.now()
     locked = _locked(withdrawal, allowed=(Status.ON_HOLD,))
     _not_own(locked, staff)

@@ -145,6 +145,20 @@ def parse_idempotency_key(
     return value
 
 
+# The longest reason a staff decision keeps (adjustments, cancellations, documents, withdrawals).
+STAFF_REASON_MAX_CHARS = 1000
+
+
+def parse_staff_reason(value: Any, *, error: type[Refused] = BadInput) -> str:
+    """The reason a staff member gives for a decision: some text, at most
+    `STAFF_REASON_MAX_CHARS` characters, stripped (`reason_required`, `reason_too_long`)."""
+    if not isinstance(value, str) or not value.strip():
+        raise error("reason_required", _("Say why: a reason is required."))
+    if len(value) > STAFF_REASON_MAX_CHARS:
+        raise error("reason_too_long", _("A reason is at most 1,000 characters."))
+    return value.strip()
+
+
 def parse_query_id(value: str | None, *, name: str, error: type[Refused] = BadInput) -> int | None:
     """An id from a query string (`?account=12`), or None when absent or empty."""
     if value is None or value == "":

@@ -28,7 +28,7 @@ from audit.services import audit_record
 from cashier.models import Entry
 from cashier.services import CashierError, tournament_buy_in, tournament_refund
 from config.errors import Refused
-from config.inputs import parse_idempotency_key
+from config.inputs import parse_idempotency_key, parse_staff_reason
 from tournaments.models import Cancellation, Registration, Tournament, TournamentTemplate
 
 Status = Tournament.Status
@@ -321,14 +321,6 @@ def _check_staff(staff):
     return staff
 
 
-def _check_reason(reason) -> str:
-    if not isinstance(reason, str) or not reason.strip():
-        raise TournamentError("reason_required", _("Say why: a reason is required."))
-    if len(reason) > 1000:
-        raise TournamentError("reason_too_long", _("A reason is at most 1,000 characters."))
-    return reason.strip()
-
-
 def _cancellable(tournament: Tournament) -> None:
     if tournament.status not in (Status.REGISTERING, Status.RUNNING):
         raise TournamentError(
@@ -370,7 +362,7 @@ def tournament_cancel_request(
     """Staff cancel a Sit & Go that has not finished. With nobody registered no money moves,
     and it is cancelled at once (None). Otherwise the refunds wait for a second staff member's
     approval (`tournament_cancel_approve`): the request is returned."""
-    staff, reason = _check_staff(requested_by), _check_reason(reason)
+    staff, reason = _check_staff(requested_by), parse_staff_reason(reason, error=TournamentError)
     now = now or timezone.now()
     tournament = _lock(tournament)
     _cancellable(tournament)
@@ -431,7 +423,7 @@ def tournament_cancel_approve(
 ) -> Cancellation:
     """A second staff member approves: every registered player gets their buy-in and fee
     back (one entry each) and the Sit & Go is cancelled."""
-    staff, reason = _check_staff(approved_by), _check_reason(reason)
+    staff, reason = _check_staff(approved_by), parse_staff_reason(reason, error=TournamentError)
     now = now or timezone.now()
     locked = _pending(cancellation, staff)
     tournament = _lock(locked.tournament_id)
@@ -461,7 +453,7 @@ def tournament_cancel_reject(
     *, cancellation, rejected_by, reason: str, now: datetime | None = None
 ) -> Cancellation:
     """A second staff member refuses the cancellation: nothing moves, the Sit & Go goes on."""
-    staff, reason = _check_staff(rejected_by), _check_reason(reason)
+    staff, reason = _check_staff(rejected_by), parse_staff_reason(reason, error=TournamentError)
     now = now or timezone.now()
     locked = _pending(cancellation, staff)
     locked.status, locked.decided_by, locked.decided_at = Cancellation.Status.REJECTED, staff, now

@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 
 from audit.services import audit_record
 from config.errors import Refused
+from config.inputs import parse_staff_reason
 from verification.models import Document, Identity
 from verification.storage import private_storage
 
@@ -25,7 +26,6 @@ SIGNATURES = (
     (b"\x89PNG\r\n\x1a\n", "image/png", ".png"),
     (b"\xff\xd8\xff", "image/jpeg", ".jpg"),
 )
-REASON_MAX_CHARS = 1000
 
 
 class VerificationError(Refused):
@@ -144,16 +144,8 @@ def _check_reviewer(staff):
     return staff
 
 
-def _check_reason(reason) -> str:
-    if not isinstance(reason, str) or not reason.strip():
-        raise VerificationError("reason_required", _("Say why: a reason is required."))
-    if len(reason) > REASON_MAX_CHARS:
-        raise VerificationError("reason_too_long", _("A reason is at most 1,000 characters."))
-    return reason.strip()
-
-
 def _document_decide(*, document, staff, reason, status: str, now) -> Document:
-    staff, reason = _check_reviewer(staff), _check_reason(reason)
+    staff, reason = _check_reviewer(staff), parse_staff_reason(reason, error=VerificationError)
     now = now or timezone.now()
     with transaction.atomic():
         document_id = getattr(document, "pk", document)
