@@ -1,5 +1,5 @@
 """The embedded room under load, as `make run` starts it (tests/lobby/test_runroom.py has the
-rest of its story): for 20 seconds three players at each of two poker tables and three at the
+rest of its story): for 30 seconds three players at each of two poker tables and three at the
 live Showdown table play at once over their sockets; no command may fail, every hand and round
 must finish, the room's log must stay clean, and `verify_ledger` and `verify_audit` must hold
 on what it wrote."""
@@ -31,7 +31,7 @@ from tests.lobby.embedded_room import (
     to_act,
 )
 
-LOAD_SECONDS = 20
+LOAD_SECONDS = 30
 # Players think a little before each action, as people do: the three tables still act
 # concurrently all the time, at a rate the test suite's two cores can carry beside the rest.
 THINK_SECONDS = (0.05, 0.25)
