@@ -766,7 +766,13 @@ class LobbyEars:
     channels-redis's pub/sub connections belong to the loop that made them) and keeps what
     arrives. `heard()` returns the `lobby.update` bodies since the last call, all of them:
     it sends a marker through the group and reads up to it (Redis delivers one group's
-    messages in the order they were published)."""
+    messages in the order they were published).
+
+    The listener never cancels a `receive`: channels-redis drops a message whose pop was in
+    flight when the receive was cancelled (seen on a loaded CI run: the marker never came).
+    It stops on a message of its own sent to its channel."""
+
+    STOP = {"type": "test.stop"}
 
     def __init__(self) -> None:
         import queue
@@ -774,7 +780,7 @@ class LobbyEars:
 
         self._queue: queue.Queue = queue.Queue()
         self._ready = threading.Event()
-        self._stop = threading.Event()
+        self._channel = ""
         self._markers = 0
         self._thread = threading.Thread(target=lambda: asyncio.run(self._listen()), daemon=True)
 
@@ -784,18 +790,21 @@ class LobbyEars:
         from poker.broadcast import LOBBY_GROUP
 
         layer = get_channel_layer()
-        channel = await layer.new_channel()
-        await layer.group_add(LOBBY_GROUP, channel)
+        self._channel = await layer.new_channel()
+        await layer.group_add(LOBBY_GROUP, self._channel)
         self._ready.set()
         try:
-            while not self._stop.is_set():
-                try:
-                    message = await asyncio.wait_for(layer.receive(channel), timeout=0.1)
-                except TimeoutError:
-                    continue
+            while (message := await layer.receive(self._channel)) != self.STOP:
                 self._queue.put(message)
         finally:
-            await layer.group_discard(LOBBY_GROUP, channel)
+            await layer.group_discard(LOBBY_GROUP, self._channel)
+
+    def stop(self) -> None:
+        from asgiref.sync import async_to_sync
+        from channels.layers import get_channel_layer
+
+        async_to_sync(get_channel_layer().send)(self._channel, self.STOP)
+        self._thread.join(5)
 
     def heard(self) -> list[dict]:
         from asgiref.sync import async_to_sync
@@ -807,7 +816,7 @@ class LobbyEars:
         marker = {"type": "test.marker", "marker": self._markers}
         async_to_sync(get_channel_layer().group_send)(LOBBY_GROUP, marker)
         updates = []
-        while (message := self._queue.get(timeout=5)) != marker:
+        while (message := self._queue.get(timeout=10)) != marker:
             if message["type"] == "lobby.update":
                 updates.append(message["update"])
         return updates
@@ -823,8 +832,7 @@ def lobby_listening() -> Iterator[LobbyEars]:
     try:
         yield ears
     finally:
-        ears._stop.set()
-        ears._thread.join(5)
+        ears.stop()
 
 
 def bust_seat_one(table, players: dict):

@@ -14,8 +14,7 @@ import pytest
 import schemathesis
 from django.contrib.auth.models import Group
 from django.core.handlers.wsgi import WSGIHandler
-from django.core.signals import request_finished, request_started
-from django.db import close_old_connections
+from django.db import connections
 from hypothesis import HealthCheck, settings
 from rest_framework.authtoken.models import Token
 
@@ -29,18 +28,23 @@ MAX_EXAMPLES = int(os.environ.get("CHAOS_API_EXAMPLES", "5"))
 
 def room_wsgi(environ, start_response):
     """The room over WSGI, keeping the test's database connection (and so its transaction)
-    open after each request, as Django's own test client does."""
-    request_started.disconnect(close_old_connections)
-    request_finished.disconnect(close_old_connections)
+    open after each request, as Django's own test client does. Not as the test client does it,
+    by disconnecting `close_old_connections` from the request signals: those are the whole
+    process's, and another thread reconnecting them mid-request (a test client's request ends
+    by connecting them again) had this thread's connection closed inside its transaction, two
+    loaded CI runs seen. This thread's connections keep themselves open instead."""
+    kept = [conn for conn in connections.all(initialized_only=True) if conn.connection]
+    for conn in kept:
+        conn.close_if_unusable_or_obsolete = lambda: None
     try:
         response = WSGIHandler()(environ, start_response)
         try:
             return [b"".join(response)]
         finally:
-            response.close()  # request_finished, while close_old_connections is off
+            response.close()  # request_finished, while the connections keep themselves open
     finally:
-        request_started.connect(close_old_connections)
-        request_finished.connect(close_old_connections)
+        for conn in kept:
+            del conn.close_if_unusable_or_obsolete
 
 
 def room_schema(phases: list[str]):

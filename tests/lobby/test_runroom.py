@@ -34,6 +34,14 @@ async def play_a_hand(port: int, table_id: int, cookies: list[str], data_dir: Pa
     """Both sit, the embedded worker deals, and they check or call until the hand ends; then
     nobody acts in the next hand, and its turn's timer folds the first to act. Returns both
     hands' summaries as the first player's page shows them, and that page's last state."""
+    # No time banks, and 10 s turns for the played hand: should the next hand be dealt before
+    # the change below reaches it (a loaded machine), its clock still runs out in time.
+    with embedded_connect(data_dir) as db:
+        db.execute(
+            "UPDATE poker_table SET action_seconds = 10, time_bank_seconds = 0,"
+            " time_bank_refill_seconds = 0 WHERE id = %s",
+            [table_id],
+        )
     sockets = [await WireTableSocket.open(port, table_id, cookie) for cookie in cookies]
     await sit_down(sockets)
     ann, _ = sockets
@@ -50,7 +58,7 @@ async def play_a_hand(port: int, table_id: int, cookies: list[str], data_dir: Pa
     await asyncio.gather(*(play(player) for player in sockets))
     played = ann.state["last_result"]
     # The next hand's turns last 2 s and nobody has a time bank left (set in the room's
-    # database, as staff would in the admin, before the next hand is dealt after its pause).
+    # database, as staff would in the admin, while the next hand waits for its pause).
     with embedded_connect(data_dir) as db:
         db.execute(
             "UPDATE poker_table SET action_seconds = 2, time_bank_refill_seconds = 0 WHERE id = %s",
