@@ -17,6 +17,7 @@ from django.conf import settings
 from django.db import connection
 from django.test import Client
 
+from tests.cashier.app_role import app_role  # noqa: F401 (a fixture the ledger's and the audit log's tests share)
 from tests.factories import (
     channel_layer_addresses,
     embedded_room_env,

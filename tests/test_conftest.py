@@ -122,3 +122,24 @@ def test_a_flush_that_deadlocks_with_a_server_transaction_runs_again_and_empties
     thread.join(timeout=60)
     assert outcome == {"users": 1}
     assert not get_user_model().objects.exists()
+
+
+def test_no_test_module_imports_another():
+    """What tests share lives in shared modules (factories, fixtures, helpers beside the
+    tests), never in a test module: importing one couples the two files' fates and hides
+    what is shared."""
+    import ast
+    from pathlib import Path
+
+    importing = []
+    for path in Path(__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            for name in names:
+                if name.startswith("tests.") and name.rsplit(".", 1)[-1].startswith("test_"):
+                    importing.append(f"{path.relative_to(Path(__file__).parent)}: {name}")
+    assert not importing, importing

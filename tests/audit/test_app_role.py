@@ -8,11 +8,11 @@ from audit.models import AuditChainHead, AuditRecord
 from audit.services import audit_record
 from audit.verify import audit_verify
 from cashier.services import wallet_withdraw
-from tests.cashier.test_ledger_guards import app_role, connected_as  # noqa: F401 (a fixture)
+from tests.cashier.app_role import connected_as
 from tests.factories import make_funded_player
 
 
-def test_the_app_role_writes_chained_records(app_role, transactional_db):  # noqa: F811
+def test_the_app_role_writes_chained_records(app_role, transactional_db):
     alice = make_funded_player("alice", cents=1_000)
     with connected_as(app_role):
         wallet_withdraw(player=alice, amount=300, idempotency_key="out")
@@ -37,7 +37,7 @@ def test_the_app_role_writes_chained_records(app_role, transactional_db):  # noq
         "SET session_replication_role = replica",
     ],
 )
-def test_the_app_role_cannot_touch_the_log(app_role, transactional_db, sql):  # noqa: F811
+def test_the_app_role_cannot_touch_the_log(app_role, transactional_db, sql):
     audit_record(action="staff.note", reason="kept")
     with (
         connected_as(app_role),
@@ -51,7 +51,7 @@ def test_the_app_role_cannot_touch_the_log(app_role, transactional_db, sql):  # 
 
 
 def test_a_power_change_by_raw_sql_as_the_app_role_is_recorded_and_chained(
-    app_role,  # noqa: F811
+    app_role,
     transactional_db,
 ):
     from django.contrib.auth import get_user_model

@@ -11,7 +11,7 @@ from cashier.models import Account, BalanceAdjustment, Entry
 from cashier.selectors import wallet_balance
 from cashier.services import CashierError
 from cashier.verify import ledger_verify
-from tests.cashier.test_verify_ledger import post_behind_the_guards
+from tests.cashier.ledger_writes import post_behind_the_guards
 from tests.factories import make_funded_player, make_player, make_staff
 
 pytestmark = pytest.mark.django_db

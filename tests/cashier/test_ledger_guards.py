@@ -2,12 +2,8 @@
 as (`manage.py db_grant_app_role`): it can play, but cannot rewrite history or switch the
 ledger's guards off."""
 
-import io
-from contextlib import contextmanager
-
 import psycopg
 import pytest
-from django.core.management import call_command
 from django.db import IntegrityError, ProgrammingError, connection, transaction
 
 from cashier.checks import ledger_guards_hold
@@ -16,6 +12,7 @@ from cashier.models import Account, Entry, Posting
 from cashier.selectors import table_stack_balance, wallet_balance
 from cashier.services import table_cash_out, wallet_deposit, wallet_withdraw
 from cashier.verify import ledger_verify
+from tests.cashier.app_role import _drop_role, connected_as
 from tests.cashier.raw_ledger import insert_entry, insert_posting
 from tests.factories import (
     call_down,
@@ -134,46 +131,6 @@ def test_an_account_s_owner_kind_and_table_cannot_change(change):
 
 
 # ------------------------------------------------------------------ the app role
-
-
-@contextmanager
-def connected_as(role: str):
-    """Talk to the test database as `role` on Django's own connection, then as its owner."""
-    owner = connection.settings_dict["USER"]
-    _disconnect()
-    connection.settings_dict["USER"] = role
-    try:
-        yield
-    finally:
-        _disconnect()
-        connection.settings_dict["USER"] = owner
-
-
-def _disconnect() -> None:
-    """Close the connection and any pool of them, so the next query logs in afresh."""
-    connection.close()
-    connection.close_pool()
-
-
-def _drop_role(role: str) -> None:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [role])
-        if cursor.fetchone():
-            cursor.execute(f'DROP OWNED BY "{role}"')
-            cursor.execute(f'DROP ROLE "{role}"')
-
-
-@pytest.fixture(scope="module")
-def app_role(django_db_setup, django_db_blocker):
-    """A role made for this test database by the grant command (roles are cluster-wide, so
-    the name carries the database's), dropped after this module's tests."""
-    with django_db_blocker.unblock():
-        role = f"{connection.settings_dict['NAME']}_app"[:63]
-        _drop_role(role)
-        call_command("db_grant_app_role", role=role, create=True, stdout=io.StringIO())
-    yield role
-    with django_db_blocker.unblock():
-        _drop_role(role)
 
 
 def test_the_room_plays_as_the_app_role(app_role, transactional_db):

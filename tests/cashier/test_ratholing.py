@@ -1,8 +1,6 @@
 """Every row of the ratholing table (RULES.md section 5), the 30-minute window and the daily
 reset at 00:00 UTC, driven through the services with explicit times."""
 
-import itertools
-import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -10,22 +8,16 @@ import pytest
 from cashier.selectors import buy_in_range, buy_in_terms, table_stack_balance
 from cashier.services import (
     CashierError,
-    hand_settle,
     table_buy_in,
     table_cash_out,
     table_top_up,
 )
+from tests.cashier.ratholing import MAX, MIN, key, play_and_leave
 from tests.factories import make_funded_player, make_table, table_stakes
 
 pytestmark = pytest.mark.django_db
 
 T0 = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
-MIN, MAX = 5_000, 10_000  # $0.50/$1 pot limit: 50 and 100 big blinds
-hand_ids = itertools.count(10_000)
-
-
-def key() -> str:
-    return uuid.uuid4().hex
 
 
 @pytest.fixture
@@ -36,46 +28,6 @@ def alice(db):
 @pytest.fixture
 def feeder(db):
     return make_funded_player("feeder", cents=10_000_000)
-
-
-def adjust_stack(player, table, target, feeder, at):
-    """Win or lose chips against `feeder` in a settled hand until the stack is `target`."""
-    diff = target - table_stack_balance(player=player, table=table)
-    if diff == 0:
-        return
-    feeder_stack = table_stack_balance(player=feeder, table=table)
-    if feeder_stack == 0:
-        table_buy_in(
-            player=feeder, **table_stakes(table), amount=MAX, idempotency_key=key(), now=at
-        )
-    elif feeder_stack < diff:
-        table_top_up(
-            player=feeder,
-            **table_stakes(table),
-            amount=MAX - feeder_stack,
-            idempotency_key=key(),
-            now=at,
-        )
-    hand_settle(
-        table_id=table.pk,
-        hand_id=next(hand_ids),
-        net_by_player={player.pk: diff, feeder.pk: -diff},
-        rake=0,
-    )
-
-
-def play_and_leave(player, table, *, left_with, at, feeder, buy_in=None):
-    """Sit (a minute before `at`), reach `left_with` chips, and cash out at `at`."""
-    sit_at = at - timedelta(minutes=1)
-    low, high = buy_in_range(player=player, table=table, now=sit_at)
-    amount = buy_in if buy_in is not None else max(low, min(high, left_with))
-    table_buy_in(
-        player=player, **table_stakes(table), amount=amount, idempotency_key=key(), now=sit_at
-    )
-    adjust_stack(player, table, left_with, feeder, at)
-    entry = table_cash_out(player=player, table_id=table.pk, now=at)
-    assert entry is not None
-    return entry
 
 
 def test_a_fresh_player_gets_the_table_range(table, alice):

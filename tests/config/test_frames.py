@@ -24,7 +24,7 @@ from config.inputs import MAX_CENTS
 from lobby.commands import LOBBY, parse_lobby_frame
 from poker.commands import MAX_SEQ, TABLE, parse_table_frame
 from showdown.commands import SHOWDOWN, parse_showdown_frame
-from tests.config.test_inputs import JSON_VALUES
+from tests.config.json_values import JSON_VALUES
 
 PARSERS = {"table": parse_table_frame, "showdown": parse_showdown_frame, "lobby": parse_lobby_frame}
 PROTOCOLS = {"table": TABLE, "showdown": SHOWDOWN, "lobby": LOBBY}

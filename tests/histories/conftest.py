@@ -16,7 +16,7 @@ from tests.factories import (
     make_seated_player,
     make_table,
 )
-from tests.poker.test_admin import DECK
+from tests.sweep import DECK
 
 
 def play_hand(table, players: dict, *, aggressors: set[int], deck=None):

@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 from cashier.models import Entry
 from tests.factories import deal_hand, make_seated_player
 from tests.histories.conftest import game_table
-from tests.poker.test_admin import DECK
+from tests.sweep import DECK
 
 pytestmark = pytest.mark.django_db
 
@@ -48,7 +48,7 @@ def test_auditors_download_the_hands_as_open_hand_history_with_every_card(audito
     import zipfile
 
     from poker.engine.hand import Hand as EngineHand
-    from tests.poker.test_admin import cards_in
+    from tests.sweep import cards_in
 
     _, _, players, calm, wild = played
     response = auditor.get(URL + "ohh/")

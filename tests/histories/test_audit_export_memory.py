@@ -10,7 +10,7 @@ from django.db import connection
 from poker.models import Hand, HandPlayer
 from tests.factories import call_down, deal_hand, make_seated_player
 from tests.histories.conftest import game_table
-from tests.poker.test_admin import DECK
+from tests.sweep import DECK
 
 pytestmark = pytest.mark.django_db
 

@@ -22,58 +22,12 @@ from poker.models import Hand
 from poker.services.faults import hand_cancel
 from tests.factories import call_down, deal_hand, make_player, make_seated_player
 from tests.histories.conftest import game_table
+from tests.histories.game_moves import GAME_NAMES, expected_moves
 from tests.histories.ohh_reader import cents, chips_in, uncalled, winnings
 from tests.histories.pokerstars_parser import parse
-from tests.poker.test_admin import DECK, cards_in
+from tests.sweep import DECK, cards_in
 
 pytestmark = pytest.mark.django_db
-
-GAME_NAMES = {
-    "omaha-pot-limit": "Omaha Pot Limit",
-    "omaha-limit": "Omaha Limit",
-    "omaha8-pot-limit": "Omaha Hi/Lo Pot Limit",
-    "omaha8-limit": "Omaha Hi/Lo Limit",
-}
-
-
-def expected_moves(record) -> list[tuple]:
-    """The moves a PokerStars reader should find, from the record's events: in their order,
-    but at a showdown each pot from the last side pot down, after the shows of its players
-    (a side pot one player wins unseen shows nobody)."""
-    names = {seat["seat"]: seat["player"] for seat in record["seats"]}
-    moves = []
-    shown: dict[int, str] = {}  # in showing order
-    showdown_pots = []
-    showdown = False
-    for step in record["steps"]:
-        event = step["event"]
-        kind, who = event["type"], names.get(event.get("seat"))
-        if kind == "blind_posted":
-            moves.append(("post", who, event["amount"]))
-        elif kind == "hole_cards_dealt":
-            moves += [("dealt", names[s], " ".join(c)) for s, c in event["hole_cards"] if c]
-        elif kind == "action":
-            action = event["action"]
-            value = {"call": event.get("added"), "bet": event.get("to"), "raise": event.get("to")}
-            moves.append((action, who, value.get(action)))
-        elif kind == "uncalled_bet_returned":
-            moves.append(("uncalled", who, event["amount"]))
-        elif kind == "showdown":
-            showdown = True
-        elif kind == "cards_shown":
-            shown[event["seat"]] = " ".join(event["cards"])
-        elif kind == "pot_awarded" and showdown:
-            showdown_pots.append(event)
-        elif kind == "pot_awarded":
-            moves += [
-                ("collect", names[s["seat"]], s["amount"]) for s in event["high"] + event["low"]
-            ]
-    for pot in reversed(showdown_pots):
-        playing = set(pot["eligible"]) if len(pot["eligible"]) > 1 or not pot["pot"] else set()
-        for seat in [seat for seat in shown if pot["pot"] == 0 or seat in playing]:
-            moves.append(("show", names[seat], shown.pop(seat)))
-        moves += [("collect", names[s["seat"]], s["amount"]) for s in pot["high"] + pot["low"]]
-    return moves
 
 
 def test_pokerstars_text_reads_back_as_the_stored_hand(played):

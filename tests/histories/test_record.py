@@ -10,7 +10,7 @@ from poker.models import Hand, HandPlayer
 from poker.services.faults import hand_cancel
 from tests.factories import call_down, deal_hand, make_player, make_seated_player
 from tests.histories.conftest import dumped, game_table
-from tests.poker.test_admin import DECK, cards_in
+from tests.sweep import DECK, cards_in
 
 pytestmark = pytest.mark.django_db
 

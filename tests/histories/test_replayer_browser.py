@@ -11,7 +11,7 @@ from django.test import Client
 
 from tests.factories import call_down, deal_hand, make_seated_player
 from tests.histories.conftest import game_table
-from tests.poker.test_admin import DECK
+from tests.sweep import DECK
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -150,7 +150,7 @@ def test_a_visitor_follows_a_share_link_and_replays_the_hand(chromium, asgi_serv
     with the replayer, the sharer's cards and nothing the sharer's history hides (the other
     player's cards unless shown), no downloads and no share link of its own; it fits a phone."""
     from poker.engine.hand import Hand as EngineHand
-    from tests.poker.test_admin import cards_in
+    from tests.sweep import cards_in
 
     table = game_table("omaha-pot-limit")
     players = {n: make_seated_player(table, name, n) for n, name in ((1, "ann"), (2, "ben"))}

@@ -22,9 +22,9 @@ from histories.formats.pokerstars import hand_number, pokerstars_text
 from histories.record import _replay
 from poker.engine.hand import Hand
 from poker.engine.simulate import choose_action, random_table
+from tests.histories.game_moves import GAME_NAMES, expected_moves
 from tests.histories.ohh_reader import cents, chips_in, winnings
 from tests.histories.pokerstars_parser import HEADER, parse
-from tests.histories.test_exports import GAME_NAMES, expected_moves
 
 SCHEMA = json.loads((Path(__file__).parent / "ohh-1.4.6.schema.json").read_text())
 # Two validators of the same schema: jsonschema's (Python) and jsonschema_rs (Rust, which

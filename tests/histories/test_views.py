@@ -9,7 +9,7 @@ from poker.models import HandPlayer
 from tests.factories import make_player, make_seated_player
 from tests.histories.conftest import game_table, play_hand
 from tests.poker.engine.conftest import build_deck
-from tests.poker.test_admin import DECK, cards_in
+from tests.sweep import DECK, cards_in
 
 pytestmark = pytest.mark.django_db
 

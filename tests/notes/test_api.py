@@ -13,7 +13,7 @@ from notes.models import PlayerNote, TagLabel
 from notes.services import note_set
 from poker.selectors import table_snapshot_for
 from tests.factories import call_down, deal_hand, make_player, make_seated_player, make_table
-from tests.poker.test_admin import DECK
+from tests.sweep import DECK
 
 pytestmark = pytest.mark.django_db
 

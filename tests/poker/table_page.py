@@ -15,7 +15,11 @@ from django.db import connection
 
 from cashier.models import Account
 from cashier.selectors import table_stack_balance, wallet_balance
-from poker.models import Seat, Table
+from poker.engine.hand import Hand as EngineHand
+from poker.models import Hand, Seat, Table
+from tests.factories import (
+    act_for_the_player_to_act,
+)
 
 FUNDS = 100_000  # $1,000 in each wallet
 BUY_IN = 10_000  # $100, the table's maximum
@@ -299,3 +303,18 @@ def relayed_all(tamper: FrameTamper, page, seconds: float = 30) -> None:
     while tamper.mode is not None:
         assert time.monotonic() < deadline, "the frame after the kept one never came"
         page.wait_for_timeout(20)
+
+
+def to_act(hand: Hand) -> int:
+    hand.refresh_from_db()
+    return EngineHand.from_dict(hand.state).to_act
+
+
+def opponent_acts(hand: Hand, players: dict, action: str, amount=None) -> None:
+    """The player to act (not the page's) does `action` through the service."""
+    beside_the_browser(
+        act_for_the_player_to_act, hand=hand, players=players, action=action, amount=amount
+    )
+
+
+SMALL_LAPTOP = {"width": 1366, "height": 768}

@@ -44,7 +44,7 @@ from tests.factories import (
     make_showdown_table,
     session_headers_for,
 )
-from tests.poker.test_consumers import (
+from tests.poker.table_sockets import (
     check_or_call,
     new_table,
     open_players,
@@ -52,8 +52,7 @@ from tests.poker.test_consumers import (
     seat_player,
     start_hand,
 )
-from tests.showdown.test_live_consumers import BOARD, HOLES, Socket
-from tests.showdown.test_live_services import live_deck
+from tests.showdown.play import BOARD, HOLES, Socket, live_deck
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -25,7 +25,7 @@ from tests.factories import (
     make_seated_player,
     make_table,
 )
-from tests.poker.test_consumers import assert_no_leaks, hands_by_id
+from tests.poker.table_sockets import assert_no_leaks, hands_by_id
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -27,28 +27,15 @@ from poker import owner
 from poker.models import ChatMessage, Seat, Table
 from poker.services import TableError
 from tests.factories import make_seated_player, make_table
+from tests.poker.owner_leases import ELSEWHERE, lease_set, table_row
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-ELSEWHERE = "owner|elsewhere:1|"  # another host's owner, by the lease's naming
 
 
 @database_sync_to_async
 def seated_table():
     table = make_table()
     return table, make_seated_player(table, "ann", 1)
-
-
-@database_sync_to_async
-def lease_set(table, holder: str, seconds: float) -> None:
-    Table.objects.filter(pk=table.pk).update(
-        lease_owner=holder, lease_expires_at=timezone.now() + timedelta(seconds=seconds)
-    )
-
-
-@database_sync_to_async
-def table_row(table) -> Table:
-    return Table.objects.get(pk=table.pk)
 
 
 def command(player, name: str, **fields) -> dict:

@@ -46,7 +46,7 @@ from tests.factories import (
     make_table,
     session_headers_for,
 )
-from tests.poker.test_owner import ELSEWHERE, lease_set, table_row
+from tests.poker.owner_leases import ELSEWHERE, lease_set, table_row
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -181,7 +181,7 @@ def test_auto_top_up_follows_the_ratholing_rules():
 
     from cashier.selectors import buy_in_terms
     from cashier.services import CashierError, table_top_up
-    from tests.cashier.test_ratholing import play_and_leave
+    from tests.cashier.ratholing import play_and_leave
     from tests.factories import table_stakes
 
     table = make_table()

@@ -14,7 +14,7 @@ from tests.factories import (
     make_seated_player,
     make_table,
 )
-from tests.poker.test_admin import DECK, cards_in
+from tests.sweep import DECK, cards_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -208,7 +208,7 @@ def test_the_countdown_runs_out_then_sit_in_top_up_and_leave(signed_in_page, cel
 
 def test_a_reload_in_mid_hand_keeps_the_table_log(signed_in_page):
     from tests.factories import call_down, deal_hand, make_seated_player
-    from tests.poker.test_admin import DECK
+    from tests.sweep import DECK
 
     table = make_table(next_hand_delay_seconds=3600)
 
@@ -254,7 +254,7 @@ def test_folding_when_checking_is_free_takes_a_second_click(signed_in_page):
     """Fold is open at any point; with a free check the page asks once more."""
     from poker.engine.hand import Hand as EngineHand
     from tests.factories import call_down, deal_hand, make_seated_player
-    from tests.poker.test_admin import DECK
+    from tests.sweep import DECK
 
     table = make_table(next_hand_delay_seconds=3600)
 

@@ -11,7 +11,6 @@ from poker.engine.hand import Hand as EngineHand
 from poker.models import Hand
 from poker.services.chat import table_chat_send
 from tests.factories import (
-    act_for_the_player_to_act,
     call_down,
     deal_hand,
     make_seated_player,
@@ -20,13 +19,16 @@ from tests.factories import (
 from tests.poker.table_page import (
     LAPTOP,
     PHONE,
+    SMALL_LAPTOP,
     beside_the_browser,
     close_and_settle,
     frames_sent,
     money,
     open_table,
+    opponent_acts,
     record_calls,
     screenshot,
+    to_act,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -40,18 +42,6 @@ def seat_two_and_deal():
     players = {1: make_seated_player(table, "ann", 1), 2: make_seated_player(table, "ben", 2)}
     hand = deal_hand(table)
     return table, players, hand
-
-
-def to_act(hand: Hand) -> int:
-    hand.refresh_from_db()
-    return EngineHand.from_dict(hand.state).to_act
-
-
-def opponent_acts(hand: Hand, players: dict, action: str, amount=None) -> None:
-    """The player to act (not the page's) does `action` through the service."""
-    beside_the_browser(
-        act_for_the_player_to_act, hand=hand, players=players, action=action, amount=amount
-    )
 
 
 def last_action(hand: Hand) -> dict:
@@ -153,7 +143,6 @@ def test_pre_actions_play_themselves_when_the_turn_comes(signed_in_page):
 
 
 DESKTOP = {"width": 1920, "height": 1080}
-SMALL_LAPTOP = {"width": 1366, "height": 768}
 CONTROLS = ("#act-fold", "#act-call", "#act-raise", "#raise-amount", "#raise-slider")
 
 

@@ -10,9 +10,15 @@ from poker.engine.views import RUNOUT_STREET_SECONDS, SHOWDOWN_READ_SECONDS
 from poker.models import Table
 from poker.services import table_sit
 from tests.factories import make_funded_player, make_seated_player, make_table
-from tests.poker.table_page import LAPTOP, beside_the_browser, close_and_settle, open_table
-from tests.poker.test_admin import DECK
-from tests.poker.test_table_page_controls import SMALL_LAPTOP, opponent_acts
+from tests.poker.table_page import (
+    LAPTOP,
+    SMALL_LAPTOP,
+    beside_the_browser,
+    close_and_settle,
+    open_table,
+    opponent_acts,
+)
+from tests.sweep import DECK
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -108,7 +114,7 @@ def test_a_player_who_leaves_all_in_stays_on_the_felt_until_the_hand_ends(signed
     """The confirmation says the all-in hand plays on (no folding), and the
     others see the leaver's seat, cards and all, through the runout."""
     from tests.factories import deal_hand
-    from tests.poker.test_table_page_controls import to_act
+    from tests.poker.table_page import to_act
 
     def short_stacks_dealt():
         table = make_table(
@@ -188,7 +194,7 @@ def test_a_busted_player_is_offered_a_re_buy_and_plays_on(signed_in_page):
 def test_a_player_who_folded_may_show_their_cards_after_the_hand(signed_in_page):
     """ "Show my cards" between hands; the other player sees them face up."""
     from tests.factories import deal_hand
-    from tests.poker.test_table_page_controls import to_act
+    from tests.poker.table_page import to_act
 
     def deal_two():
         table = make_table(next_hand_delay_seconds=3600)

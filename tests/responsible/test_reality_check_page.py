@@ -21,6 +21,7 @@ from tests.factories import call_down, deal_hand, make_seated_player, make_table
 from tests.poker.table_page import (
     LAPTOP,
     PHONE,
+    beside_the_browser,
     close_and_settle,
     fetched,
     frames_received,
@@ -29,7 +30,6 @@ from tests.poker.table_page import (
     record_calls,
     wait_for_frames_received,
 )
-from tests.poker.test_table_page_recovery import beside_the_browser
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

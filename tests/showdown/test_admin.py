@@ -10,7 +10,7 @@ from django.urls import reverse
 from showdown.models import Paytable, ShowdownRound
 from showdown.services import round_deal, round_decide
 from tests.factories import make_player
-from tests.showdown.test_services import NOTHING
+from tests.showdown.play import NOTHING
 
 
 @pytest.fixture
@@ -124,7 +124,7 @@ def test_no_admin_page_shows_a_running_online_or_live_rounds_cards(
     from showdown.live import live_decide
     from showdown.models import LiveRound
     from tests.factories import make_showdown_table
-    from tests.showdown.test_live_services import live_deck, seated, wager
+    from tests.showdown.play import live_deck, seated, wager
 
     caplog.set_level(logging.DEBUG)
     online = round_deal(player=gambler, table=make_showdown_table(), ante=500,

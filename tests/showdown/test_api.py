@@ -9,8 +9,8 @@ from cashier.selectors import wallet_balance
 from cashier.verify import ledger_verify
 from showdown.models import ShowdownRound
 from tests.factories import make_funded_player, make_showdown_table
-from tests.poker.test_admin import cards_in
-from tests.showdown.test_services import ROYAL
+from tests.showdown.play import ROYAL
+from tests.sweep import cards_in
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ from django.utils import timezone
 from cashier.models import Account, house_shard
 from showdown.services import round_deal, round_decide, rounds_void_stale
 from tests.factories import make_funded_player, make_showdown_table
-from tests.showdown.test_services import ROYAL
+from tests.showdown.play import ROYAL
 
 pytestmark = pytest.mark.django_db
 

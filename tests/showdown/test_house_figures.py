@@ -12,12 +12,9 @@ import pytest
 from cashier import audit_reports
 from cashier.models import Account, Entry, house_shard
 from showdown import services
-from showdown.live import live_decide
-from showdown.models import LiveRound, ShowdownRound
 from showdown.services import round_deal, round_decide
 from tests.factories import make_funded_player, make_showdown_table, showdown_deck
-from tests.showdown.test_live_services import live_deck, seated, wager
-from tests.showdown.test_services import NOTHING
+from tests.showdown.play import NOTHING, play_a_live_board
 
 pytestmark = pytest.mark.django_db
 
@@ -28,24 +25,6 @@ DAILY = "/api/cashier/audit/daily/"
 def csv_rows(response) -> list[dict]:
     assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
     return list(csv.DictReader(io.StringIO(response.getvalue().decode())))
-
-
-def play_a_live_board(monkeypatch) -> list[ShowdownRound]:
-    """A live board of three seats on three shards, settled in one entry: Ann wins (royal
-    flush, raised), Bob folds and loses his Ante, Cat calls and loses everything (so no wallet
-    leg of hers in the board's entry); the seats' rounds, in seat order."""
-    table = make_showdown_table(seats=7, bet_seconds=15, action_seconds=20)
-    ann, bob, cat = (seated(table, n, s) for n, s in (("ann", 1), ("bob", 3), ("cat", 6)))
-    assert len({house_shard(p.pk) for p in (ann, bob, cat)}) == 3
-    deck = live_deck(["AsKs2c3d", "2d7c4s8c", "2h3h5d6d"], "QsJsTs4h9c")
-    monkeypatch.setattr(services, "deck_shuffle", lambda randbelow: list(deck))
-    wager(ann, table, "a1", ante=500, fhb=100)
-    wager(bob, table, "b1", ante=1_000)
-    wager(cat, table, "c1", ante=500)
-    for player, decision in ((ann, "raise"), (bob, "fold"), (cat, "call")):
-        live_decide(player=player, table_id=table.pk, decision=decision, idempotency_key="d")
-    assert LiveRound.objects.get().phase == LiveRound.Phase.SETTLED
-    return list(ShowdownRound.objects.filter(live_round__isnull=False).order_by("live_seat"))
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from django.db import connection
 
 from cashier.models import HOUSE_SHARDS, Account, Posting, house_shard
 from cashier.verify import ledger_checks, ledger_verify
-from tests.showdown.test_house_figures import play_a_live_board
+from tests.showdown.play import play_a_live_board
 
 pytestmark = pytest.mark.django_db
 

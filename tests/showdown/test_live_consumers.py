@@ -11,73 +11,11 @@ from channels.testing import WebsocketCommunicator
 
 from config.asgi import application
 from showdown import services
-from showdown.live_selectors import view_merge
 from showdown.models import LiveRound, LiveSeat, ShowdownRound
 from tests.factories import make_funded_player, make_showdown_table, session_headers_for
-from tests.showdown.test_live_services import live_deck
+from tests.showdown.play import BOARD, HOLES, Socket, cards, live_deck
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-HOLES = {"ann": "AsKs2c3d", "bob": "2d7c4s8c"}
-BOARD = "QsJsTs4h9c"
-
-
-def cards(text: str) -> list[str]:
-    return [text[i : i + 2] for i in range(0, len(text), 2)]
-
-
-class Socket:
-    def __init__(self, communicator):
-        self.communicator = communicator
-        self.frames: list[dict] = []
-        self.own: dict | None = None  # this player's latest own part (a `private` frame)
-
-    @classmethod
-    async def open(cls, table_id: int, user, path: str = ""):
-        headers = await sync_to_async(session_headers_for)(user)
-        communicator = WebsocketCommunicator(
-            application, f"/ws/showdown/{table_id}/{path}", headers
-        )
-        connected, _ = await communicator.connect(timeout=10)
-        assert connected
-        return cls(communicator)
-
-    @classmethod
-    async def open_since(cls, table_id: int, user, since: int):
-        """A page reconnecting: the version it shows in its address."""
-        return await cls.open(table_id, user, f"?since={since}")
-
-    async def send(self, frame: dict) -> None:
-        await self.communicator.send_json_to(frame)
-
-    async def until(self, predicate, timeout: float = 10) -> dict:
-        while True:
-            frame = await self.communicator.receive_json_from(timeout=timeout)
-            self.frames.append(frame)
-            if frame["type"] == "private":
-                self.own = frame
-            if predicate(frame):
-                return frame
-
-    def view(self, frame: dict) -> dict:
-        """The player's view, as the page draws it: a `state` frame with the own part of its
-        version laid over it (sent just before it); a snapshot is the view already."""
-        if frame["type"] == "snapshot" or self.own is None:
-            return frame["state"]
-        assert self.own["version"] == frame["version"], (self.own, frame["version"])
-        return view_merge(frame["state"], self.own)
-
-    async def until_phase(self, phase: str) -> dict:
-        frame = await self.until(
-            lambda f: (
-                (f.get("state") or {}).get("round") is not None
-                and f["state"]["round"]["phase"] == phase
-            )
-        )
-        return self.view(frame)
-
-    def text(self) -> str:
-        return json.dumps(self.frames)
 
 
 @pytest.fixture

@@ -27,8 +27,7 @@ from showdown.live import live_decide, live_seat_take, live_wagers_place
 from showdown.models import LiveRound, LiveSeat, ShowdownTable
 from showdown.tasks import live_round_timeout, live_tables_heartbeat
 from tests.factories import make_funded_player, make_showdown_table
-from tests.showdown.test_live_consumers import BOARD, HOLES, Socket, cards
-from tests.showdown.test_live_services import live_deck
+from tests.showdown.play import BOARD, HOLES, Socket, cards, live_deck
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

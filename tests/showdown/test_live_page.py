@@ -133,7 +133,7 @@ def test_a_seat_left_after_a_settled_round_is_offered_at_once(signed_in_page, mo
     straight away, not at the next round."""
     from showdown import services
     from showdown.live import live_decide, live_seat_leave, live_seat_take, live_wagers_place
-    from tests.showdown.test_live_services import live_deck
+    from tests.showdown.play import live_deck
 
     deck = live_deck(["AsKs2c3d", "2d7c4s8c"], "QsJsTs4h9c")
     monkeypatch.setattr(services, "deck_shuffle", lambda randbelow: list(deck))

@@ -13,7 +13,6 @@ from cashier.selectors import wallet_balance
 from cashier.verify import ledger_verify
 from config.errors import Refused
 from config.timeouts import timeout_fire
-from poker.engine.cards import FULL_DECK, parse_cards
 from showdown import services
 from showdown.live import (
     live_connection_set,
@@ -24,25 +23,16 @@ from showdown.live import (
     live_seat_leave,
     live_seat_take,
     live_seats_away_sweep,
-    live_wagers_place,
 )
 from showdown.live_selectors import live_table_view
 from showdown.models import LiveRound, LiveSeat, ShowdownRound
 from showdown.selectors import tables_for_lobby
 from showdown.services import ShowdownRefused
 from tests.factories import make_funded_player, make_showdown_table
-from tests.poker.test_admin import cards_in
+from tests.showdown.play import START, live_deck, seated, wager
+from tests.sweep import cards_in
 
 Kind = Account.Kind
-START = 100_000
-
-
-def live_deck(holes: list[str], board: str) -> list[str]:
-    """A deck dealing `holes[i]` to the i-th seat with wagers (clockwise) and then `board`;
-    the engine deals one card at a time round the seats."""
-    hands = [parse_cards(hole) for hole in holes]
-    named = [hand[k] for k in range(4) for hand in hands] + list(parse_cards(board))
-    return named + [card for card in FULL_DECK if card not in named]
 
 
 @pytest.fixture
@@ -57,24 +47,6 @@ def deck_is(monkeypatch):
         monkeypatch.setattr(services, "deck_shuffle", lambda randbelow: list(deck))
 
     return set_deck
-
-
-def seated(table, name: str, seat: int):
-    player = make_funded_player(name, cents=START)
-    live_seat_take(player=player, table_id=table.pk, seat=seat)
-    return player
-
-
-def wager(player, table, key: str, ante=500, hcb=0, fhb=0, now=None):
-    return live_wagers_place(
-        player=player,
-        table_id=table.pk,
-        ante=ante,
-        hole_card_bonus=hcb,
-        final_hand_bonus=fhb,
-        idempotency_key=key,
-        now=now,
-    )
 
 
 def assert_books_balance() -> None:

@@ -25,15 +25,11 @@ from showdown.services import (
     voided_rounds_tell,
 )
 from tests.factories import make_funded_player, make_showdown_table
+from tests.showdown.play import NOTHING, ROYAL
 
 Kind = Account.Kind
 START = 100_000
 
-# As Ks + Qs Js Ts: a royal flush (Bet 25 to 1, Final Hand Bonus 200 to 1); the four hole
-# cards are no Hole Card Bonus hand.
-ROYAL = ("AsKs2c3d", "QsJsTs4h9c")
-# 2c 7d + 9h Jd Qc... the best is queen high: everything loses but a folded Ante.
-NOTHING = ("2c7d4s8h", "9hJdQcKh3s")
 # Four hearts in the hole (Hole Card Bonus flush, 10 to 1) and a heart flush on the board.
 FLUSH = ("2h5h9hKh", "3h7h8hJsQd")
 

@@ -14,7 +14,7 @@ from cashier.selectors import wallet_balance
 from cashier.verify import ledger_verify
 from showdown.models import ShowdownRound
 from showdown.services import round_deal, rounds_void_stale
-from tests.showdown.test_services import ROYAL
+from tests.showdown.play import ROYAL
 
 
 @pytest.fixture

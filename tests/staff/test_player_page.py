@@ -20,7 +20,7 @@ from tests.factories import (
     make_staff,
     make_table,
 )
-from tests.poker.test_admin import cards_in
+from tests.sweep import cards_in
 
 pytestmark = pytest.mark.django_db
 

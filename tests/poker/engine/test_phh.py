@@ -272,7 +272,7 @@ def test_pokerkit_replays_any_simulated_hand_except_where_docs_rules_says_why(ga
     replays our PO and FO/8 files to our finishing stacks, except in the cases docs/rules.md
     lists ("What pokerkit cannot replay to our stacks"): a short big blind, a short all-in raise
     in fixed limit, or a split pot that pokerkit's conventions pay otherwise."""
-    from tests.poker.engine.test_vs_pokerkit import stacks_by_pokerkit_conventions
+    from tests.poker.engine.pokerkit_conventions import stacks_by_pokerkit_conventions
 
     rng = Random(9)
     same = explained = 0
