@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 from audit.services import audit_record
 from cashier.models import Account, BalanceAdjustment, Entry
 from cashier.services import CashierError, _account, _check_player, _lock, _post
+from config.four_eyes import request_pending_lock
 from config.inputs import MAX_CENTS, parse_cents, parse_staff_reason
 
 Kind = Account.Kind
@@ -57,21 +58,20 @@ def adjustment_request(*, player, amount: int, reason: str, requested_by) -> Bal
 
 def _pending_adjustment(adjustment, decided_by) -> BalanceAdjustment:
     """The request locked, still pending, and decided by someone other than who asked."""
-    adjustment_id = getattr(adjustment, "pk", adjustment)
-    locked = BalanceAdjustment.objects.select_for_update().filter(pk=adjustment_id).first()
-    if locked is None:
-        raise CashierError("unknown_adjustment", _("No such adjustment."))
-    if locked.status != BalanceAdjustment.Status.PENDING:
-        raise CashierError(
-            "already_decided",
+    locked = request_pending_lock(
+        BalanceAdjustment,
+        adjustment,
+        decided_by=decided_by,
+        error=CashierError,
+        unknown=("unknown_adjustment", _("No such adjustment.")),
+        already_decided=lambda locked: (
             _("Adjustment #%(locked_id)s was already %(status)s.")
-            % {"locked_id": locked.pk, "status": locked.status},
-        )
-    if locked.requested_by_id == decided_by.pk:
-        raise CashierError(
-            "four_eyes",
-            _("You asked for this adjustment, so another staff member must approve or reject it."),
-        )
+            % {"locked_id": locked.pk, "status": locked.status}
+        ),
+        asked_yourself=_(
+            "You asked for this adjustment, so another staff member must approve or reject it."
+        ),
+    )
     if locked.player_id == decided_by.pk:
         raise CashierError(
             "own_account", _("Staff cannot decide an adjustment of their own wallet.")

@@ -28,6 +28,7 @@ from audit.services import audit_record
 from cashier.models import Entry
 from cashier.services import CashierError, tournament_buy_in, tournament_refund
 from config.errors import Refused
+from config.four_eyes import request_pending_lock
 from config.inputs import parse_idempotency_key, parse_staff_reason
 from tournaments.models import Cancellation, Registration, Tournament, TournamentTemplate
 
@@ -399,22 +400,20 @@ def tournament_cancel_request(
 
 
 def _pending(cancellation, staff) -> Cancellation:
-    cancellation_id = getattr(cancellation, "pk", cancellation)
-    locked = Cancellation.objects.select_for_update().filter(pk=cancellation_id).first()
-    if locked is None:
-        raise TournamentError("unknown_cancellation", _("No such cancellation."))
-    if locked.status != Cancellation.Status.PENDING:
-        raise TournamentError(
-            "already_decided",
+    return request_pending_lock(
+        Cancellation,
+        cancellation,
+        decided_by=staff,
+        error=TournamentError,
+        unknown=("unknown_cancellation", _("No such cancellation.")),
+        already_decided=lambda locked: (
             _("Cancellation #%(id)s was already %(status)s.")
-            % {"id": locked.pk, "status": locked.status},
-        )
-    if locked.requested_by_id == staff.pk:
-        raise TournamentError(
-            "four_eyes",
-            _("You asked for this cancellation, so another staff member must decide it."),
-        )
-    return locked
+            % {"id": locked.pk, "status": locked.status}
+        ),
+        asked_yourself=_(
+            "You asked for this cancellation, so another staff member must decide it."
+        ),
+    )
 
 
 @transaction.atomic
