@@ -42,6 +42,15 @@ def test_a_live_tables_name_in_the_lobby_leads_to_the_live_table(client, db):
     page = client.get(reverse("lobby:home")).content.decode()
     assert reverse("showdown:live", args=[live.pk]) in page
     assert f'href="{reverse("showdown:table", args=[live.pk])}"' not in page
+    # Its button says "Live table, 3 seats" where there is room, "Live" on a phone (the long
+    # label wrapped three lines tall in Japanese), and the whole of it to a screen reader.
+    button = re.search(
+        rf'<a class="button small" href="{reverse("showdown:live", args=[live.pk])}"[^>]*>.*?</a>',
+        page,
+    )
+    assert button and 'aria-label="Live table, 3 seats"' in button[0], page
+    assert '<span class="wide">Live table, 3 seats</span>' in button[0]
+    assert '<span class="narrow-only">Live</span>' in button[0]
 
 
 def test_the_play_page_shows_limits_cap_paytables_and_balance(gambler_client, db):
