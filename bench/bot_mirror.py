@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from bench.mirror import GapWait
+
 FINISHED = 1 << 30  # the turn of a finished hand: past every turn
 
 
@@ -24,6 +26,7 @@ class BotMirror:
         self.pending: dict[int, dict[str, Any]] = {}
         self.broken = 0  # a change to a hand never seen: the bot asks for a snapshot
         self.stale = 0
+        self.gap_wait = GapWait()
         # The public parts.
         self.hand_id: int | None = None
         self.turn = 0
@@ -64,7 +67,12 @@ class BotMirror:
             return self.last_result_id, FINISHED
         return None
 
+    @property
+    def gap_wait_seconds(self) -> float:
+        return self.gap_wait.seconds
+
     def resync_frame(self) -> dict[str, Any]:
+        self.gap_wait.asked(self.pending)
         return {"type": "resync", "since": self.version}
 
     # -- frames
@@ -76,11 +84,13 @@ class BotMirror:
             if not self.shown:
                 return False
             version = frame["version"]
+            self.gap_wait.arrived(version)
             if version <= self.version or version in self.pending:
                 self.stale += 1
                 return False
             if version > self.version + 1:
                 self.pending[version] = frame
+                self.gap_wait.opened()
                 return False
             changed = self._update(frame)
             return self._pending_apply() or changed
@@ -91,14 +101,20 @@ class BotMirror:
             self._own(frame["version"], frame["you"], frame["hand"])
             return True
         if kind == "snapshot":
+            self.gap_wait.snapshot()
             self._snapshot(frame["state"])
             self._pending_apply()
             return True
         if kind == "resync":
             changed = False
-            for missed in frame["frames"]:
-                changed = self.apply(missed) or changed
-            return changed
+            self.gap_wait.answered()
+            self.gap_wait.replaying = True
+            try:
+                for missed in frame["frames"]:
+                    changed = self.apply(missed) or changed
+            finally:
+                self.gap_wait.replaying = False
+            return self._pending_apply() or changed
         return False
 
     def _own(self, version: int, you: dict[str, Any] | None, hand: dict[str, Any] | None) -> None:
@@ -141,6 +157,8 @@ class BotMirror:
             del self.pending[version]
         while self.version + 1 in self.pending:
             changed = self._update(self.pending.pop(self.version + 1)) or changed
+        if not self.pending:
+            self.gap_wait.closed()
         return changed
 
     def _update(self, frame: dict[str, Any]) -> bool:

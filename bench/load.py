@@ -91,7 +91,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bench.bot_mirror import FINISHED, BotMirror
-from bench.mirror import GAP_WAIT_SECONDS
 from poker.engine.simulate import random_decision
 
 if TYPE_CHECKING:
@@ -821,7 +820,7 @@ class Bot:
                     stats.early += 1  # came before the one it follows
             if pending and self.gap_timer is None:
                 self.gap_timer = asyncio.get_running_loop().call_later(
-                    GAP_WAIT_SECONDS, self.resync_ask
+                    mirror.gap_wait_seconds, self.resync_ask
                 )
             elif not pending and self.gap_timer is not None:
                 self.gap_timer.cancel()

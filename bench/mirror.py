@@ -12,6 +12,7 @@ their types only: a client need not load the room's modules).
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 if TYPE_CHECKING:
@@ -66,8 +67,60 @@ def compose(public: TableState, own: OwnPart | None) -> TableState:
 
 
 # How long a client waits for a missing version before it asks for what it missed with
-# `resync` (static/js/table_socket.js waits as long: GAP_WAIT_MS).
+# `resync`, at first and at most (static/js/table_socket.js: GAP_WAIT_MS, GAP_WAIT_MAX_MS).
 GAP_WAIT_SECONDS = 0.05
+GAP_WAIT_MAX_SECONDS = 1.0
+
+
+class GapWait:
+    """How long a client's gaps wait for their missing version, as static/js/table_socket.js's
+    `GapWait`: a quarter more than the largest crossing measured lately (each measure lets the
+    older ones count for a fifth less), between GAP_WAIT_SECONDS and GAP_WAIT_MAX_SECONDS. A
+    crossing is measured when a gap fills itself, or when a missing frame the client asked
+    `resync` for comes after all. The mirrors (this module's and bench/bot_mirror.py's) say
+    when a gap opens and closes, when they ask and when an answer is replayed."""
+
+    def __init__(self) -> None:
+        self.crossing = 0.0
+        self.replaying = False  # applying a `resync`'s frames, which are not late arrivals
+        self._opened_at: float | None = None
+        self._asked = False  # a `resync` not answered yet
+        # The gap a `resync` was asked for: when it opened and the last version it missed.
+        self._asked_gap: tuple[float, int] | None = None
+
+    @property
+    def seconds(self) -> float:
+        return min(GAP_WAIT_MAX_SECONDS, max(GAP_WAIT_SECONDS, 1.25 * self.crossing))
+
+    def observe(self, seconds: float) -> None:
+        self.crossing = max(seconds, 0.8 * self.crossing)
+
+    def arrived(self, version: int) -> None:
+        """A versioned frame came over the socket."""
+        asked = self._asked_gap
+        if not self.replaying and asked is not None and version <= asked[1]:
+            self.observe(time.monotonic() - asked[0])  # crossed longer than the client waited
+            self._asked_gap = None
+
+    def opened(self) -> None:
+        if self._opened_at is None:
+            self._opened_at = time.monotonic()
+
+    def closed(self) -> None:
+        if self._opened_at is not None and not self._asked and not self.replaying:
+            self.observe(time.monotonic() - self._opened_at)  # the gap filled itself
+        self._opened_at = None
+
+    def asked(self, pending: dict[int, Any]) -> None:
+        if pending:
+            self._asked_gap = (self._opened_at or time.monotonic(), min(pending) - 1)
+        self._opened_at, self._asked = None, True
+
+    def answered(self) -> None:
+        self._asked = False
+
+    def snapshot(self) -> None:
+        self._opened_at, self._asked_gap, self._asked = None, None, False
 
 
 class TableMirror:
@@ -76,10 +129,12 @@ class TableMirror:
     Frame v is applied only after v-1 (docs/protocol.md "Versions and resync"). An update
     that skips a version waits in `pending`: the missing one usually comes a moment later (two
     processes' broadcasts crossed), and the pending ones follow it in order. A client that
-    still misses it after `GAP_WAIT_SECONDS` sends `resync_frame()`, and the server's `resync`
-    answer (its frames in order, applied here like any others) fills the gap. `gaps` counts
-    those requests, `broken` the updates that did not fit the hand shown (the client asks for
-    a snapshot), `stale` frames older than what it shows (ignored)."""
+    still misses it after `gap_wait_seconds` sends `resync_frame()`, and the server's `resync`
+    answer (its frames in order, applied here like any others) fills the gap. The wait follows
+    the crossings measured (`GapWait`): a gap that fills itself, or a missing frame that comes
+    after the client asked for it. `gaps` counts those requests, `broken` the updates that did
+    not fit the hand shown (the client asks for a snapshot), `stale` frames older than what it
+    shows (ignored)."""
 
     def __init__(self) -> None:
         self.public: TableState | None = None  # the public parts (`you` as the snapshot's)
@@ -88,6 +143,11 @@ class TableMirror:
         self.gaps = 0
         self.broken = 0
         self.stale = 0
+        self.gap_wait = GapWait()
+
+    @property
+    def gap_wait_seconds(self) -> float:
+        return self.gap_wait.seconds
 
     @property
     def version(self) -> int:
@@ -100,6 +160,7 @@ class TableMirror:
     def apply(self, frame: TableFrame) -> bool:
         """True when the frame changed what the client shows."""
         if frame["type"] == "snapshot":
+            self.gap_wait.snapshot()
             state = frame["state"]
             self.public = state.copy()
             if self.own is None or self.own["version"] <= state["version"]:
@@ -108,9 +169,14 @@ class TableMirror:
             return True
         if frame["type"] == "resync":
             changed = False
-            for missed in frame["frames"]:  # `update` and `private` frames
-                changed = self.apply(cast("TableFrame", missed)) or changed
-            return changed
+            self.gap_wait.answered()
+            self.gap_wait.replaying = True
+            try:
+                for missed in frame["frames"]:  # `update` and `private` frames
+                    changed = self.apply(cast("TableFrame", missed)) or changed
+            finally:
+                self.gap_wait.replaying = False
+            return self._pending_apply() or changed
         if frame["type"] == "private":
             if self.own is not None and frame["version"] < self.own["version"]:
                 self.stale += 1
@@ -119,11 +185,13 @@ class TableMirror:
             return True
         if frame["type"] == "update" and self.public is not None:
             version = frame["version"]
+            self.gap_wait.arrived(version)
             if version <= self.public["version"] or version in self.pending:
                 self.stale += 1
                 return False
             if version > self.public["version"] + 1:
                 self.pending[version] = frame  # until the versions before it come
+                self.gap_wait.opened()
                 return False
             changed = self._update(frame)
             return self._pending_apply() or changed
@@ -133,6 +201,7 @@ class TableMirror:
         """What to send when the missing version did not come in time: the frames after the
         one shown."""
         self.gaps += 1
+        self.gap_wait.asked(self.pending)
         return {"type": "resync", "since": self.version}
 
     def _pending_apply(self) -> bool:
@@ -141,6 +210,8 @@ class TableMirror:
             del self.pending[version]
         while self.public is not None and self.public["version"] + 1 in self.pending:
             changed = self._update(self.pending.pop(self.public["version"] + 1)) or changed
+        if not self.pending:
+            self.gap_wait.closed()
         return changed
 
     def _update(self, frame: UpdateFrame) -> bool:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from django.contrib.auth import get_user_model
 
-from bench.mirror import GAP_WAIT_SECONDS, TableMirror
+from bench.mirror import TableMirror
 
 DEFAULT_PASSWORD = "correct-horse-battery-staple-42"
 
@@ -190,7 +190,9 @@ class TableSocket:
             if (
                 self.mirror.pending
                 and self.resync_asked != self.mirror.version
-                and await self.communicator.receive_nothing(timeout=min(left, GAP_WAIT_SECONDS))
+                and await self.communicator.receive_nothing(
+                    timeout=min(left, self.mirror.gap_wait_seconds)
+                )
             ):
                 # The version before a pending update did not come (crossed or lost): ask for
                 # what this socket missed, as a page does after the same wait.

@@ -3,9 +3,11 @@
  *
  * It connects with `?since=` the version the page shows, parses the frames and hands the page
  * its versioned frames (`update` at a poker table, `state` at a Showdown table) in order: one
- * that skips a version waits GAP_WAIT_MS for the missing one (two server processes' frames may
- * cross), then the socket asks `resync` since the version shown and applies the answer's frames
- * as if they had come one by one. It keeps the watchdog: two heartbeats of silence, or a
+ * that skips a version waits for the missing one (two server processes' frames may cross), then
+ * the socket asks `resync` since the version shown and applies the answer's frames as if they
+ * had come one by one. The wait follows what the page sees (`GapWait`): GAP_WAIT_MS at first, a
+ * quarter more than the latest crossing it measured (decaying), at most GAP_WAIT_MAX_MS, so
+ * that on a loaded room crossed frames fill their gaps instead of each costing a resync. It keeps the watchdog: two heartbeats of silence, or a
  * heartbeat of a version not shown after a grace, ask `resync`; a request unanswered after
  * ANSWER_MS drops the socket and opens a new one. It reconnects after a drop with a jittered
  * backoff, waits a minute after 4429, stops for good after 4401, 4403, 4404 and 4409, and pings.
@@ -18,7 +20,8 @@
 (function (root) {
   "use strict";
 
-  const GAP_WAIT_MS = 50; // bench/mirror.py GAP_WAIT_SECONDS: the same wait
+  const GAP_WAIT_MS = 50; // bench/mirror.py GapWait: the same waits
+  const GAP_WAIT_MAX_MS = 1000;
   const ANSWER_MS = 5000; // a request not answered by then: the socket is dead
   const ASK_EVERY_MS = 2000; // the server refuses more than one snapshot a second
   const BEHIND_GRACE_MS = 1500; // a frame sent just before the heartbeat may still be coming
@@ -39,6 +42,23 @@
    * a quarter more or less at random so that pages dropped together do not come back together. */
   function backoffMs(retries) {
     return Math.min(15000, 500 * 2 ** retries) * (0.75 + Math.random() * 0.5);
+  }
+
+  /* How long a gap waits for its missing version. A crossing is measured when the missing
+   * frame comes: before the wait ran out (the gap filled itself), or after the page had asked
+   * `resync` for it (the wait was too short). The wait is a quarter more than the largest
+   * crossing seen lately (each measure lets the older ones count for a fifth less), kept between
+   * GAP_WAIT_MS and GAP_WAIT_MAX_MS. */
+  function GapWait() {
+    let crossingMs = 0;
+    return {
+      get ms() {
+        return Math.min(GAP_WAIT_MAX_MS, Math.max(GAP_WAIT_MS, Math.ceil(1.25 * crossingMs)));
+      },
+      observe(ms) {
+        crossingMs = Math.max(ms, 0.8 * crossingMs);
+      },
+    };
   }
 
   /* A table's socket, not connected yet (`connect()`). `options`:
@@ -67,6 +87,12 @@
     let lastSnapshotAt = 0;
     let behindTimer = null;
     let gapTimer = null;
+    const gapWait = GapWait();
+    let gapOpenedAt = 0; // when a versioned frame first waited for a missing one (0: no gap)
+    // The gap the page asked `resync` for, until its missing frames come late or the next gap
+    // opens: when it opened and the last version it was missing.
+    let askedGap = null;
+    let replaying = false; // applying a resync's frames, which are not late arrivals
     const pending = new Map(); // version -> a versioned frame that came before the one it follows
 
     function url() {
@@ -146,6 +172,8 @@
       switch (frame.type) {
         case "snapshot": {
           const asked = answered(frame);
+          gapOpenedAt = 0; // a gap the snapshot covers filled no crossing
+          askedGap = null;
           if (on.frame) on.frame(frame, asked);
           pendingApply();
           hello(frame);
@@ -155,7 +183,12 @@
           // The frames this page missed, in order (its own private parts among them), as if
           // they had come one by one; on connecting, with what a snapshot says besides.
           answered(frame);
-          (frame.frames || []).forEach(receive);
+          replaying = true;
+          try {
+            (frame.frames || []).forEach(receive);
+          } finally {
+            replaying = false;
+          }
           pendingApply();
           if (frame.heartbeat_seconds !== undefined) hello(frame);
           break;
@@ -176,6 +209,12 @@
 
     function ordered(frame) {
       heardAt = Date.now();
+      // A missing frame the page asked `resync` for, coming after all: it crossed for longer
+      // than the page waited.
+      if (!replaying && askedGap && frame.version <= askedGap.upTo) {
+        gapWait.observe(Date.now() - askedGap.openedAt);
+        askedGap = null;
+      }
       const shown = options.shown();
       if (shown === null || frame.version <= shown) return; // older than shown
       if (frame.version > shown + 1) {
@@ -187,7 +226,7 @@
     }
 
     /* The frames that waited for the version shown now, in order; when one is still missing,
-     * a `resync` if it has not come within GAP_WAIT_MS. */
+     * a `resync` if it has not come within the gap's wait (`GapWait`). */
     function pendingApply() {
       for (;;) {
         const shown = options.shown();
@@ -203,8 +242,11 @@
       if (!pending.size) {
         clearTimeout(gapTimer);
         gapTimer = null;
-      } else if (!gapTimer) {
-        gapTimer = setTimeout(askResync, GAP_WAIT_MS);
+        if (gapOpenedAt && !replaying && !askedAt) gapWait.observe(Date.now() - gapOpenedAt);
+        gapOpenedAt = 0;
+      } else if (!gapTimer && !askedAt) {
+        if (!gapOpenedAt) gapOpenedAt = Date.now();
+        gapTimer = setTimeout(gapResync, gapWait.ms);
       }
     }
 
@@ -241,6 +283,17 @@
         const now = options.shown();
         if (now !== null && now < frame.version) askResync();
       }, BEHIND_GRACE_MS);
+    }
+
+    /* The gap's wait ran out: ask for the missing frames, and remember the gap, so that they
+     * measure the crossing if they still come. */
+    function gapResync() {
+      gapTimer = null;
+      const shown = options.shown();
+      if (shown === null || !pending.size) return;
+      askedGap = { openedAt: gapOpenedAt || Date.now(), upTo: Math.min(...pending.keys()) - 1 };
+      gapOpenedAt = 0;
+      askResync();
     }
 
     /* The frames after the version shown, from the server's log of the table's last frames (a
@@ -292,11 +345,14 @@
       get stopped() { return stopped; },
       /* Versioned frames that wait for a missing version. */
       get pending() { return pending.size; },
+      /* How long the next gap waits for its missing version, in ms. */
+      get gapWaitMs() { return gapWait.ms; },
     };
   }
 
   const api = {
     GAP_WAIT_MS: GAP_WAIT_MS,
+    GAP_WAIT_MAX_MS: GAP_WAIT_MAX_MS,
     ANSWER_MS: ANSWER_MS,
     BEHIND_GRACE_MS: BEHIND_GRACE_MS,
     CLOSE_UNAUTHENTICATED: CLOSE_UNAUTHENTICATED,

@@ -230,6 +230,44 @@ test("an answer that stops short leaves the later updates waiting, and the page 
   assert.deepEqual(updatesApplied(page), [11, 12, 13, 14]);
 });
 
+test("a missing update that comes after the page asked for it lengthens the next gap's wait, which then fills it without a resync", () => {
+  const page = pokerAt(10);
+  assert.equal(page.socket.gapWaitMs, GAP_WAIT_MS);
+  last().receive(update(12, 3));
+  mock.timers.tick(GAP_WAIT_MS);
+  assert.deepEqual(last().sentOf("resync"), [{ type: "resync", since: 10 }]);
+  last().receive({ type: "resync", since: 10, frames: [update(11, 2), update(12, 3)] });
+  mock.timers.tick(150);
+  last().receive(update(11, 2)); // crossed for 200 ms in all: stale now, but measured
+  assert.equal(page.socket.gapWaitMs, 250);
+  last().receive(update(14, 5));
+  mock.timers.tick(240);
+  last().receive(update(13, 4));
+  assert.deepEqual(updatesApplied(page), [11, 12, 13, 14]);
+  assert.equal(last().sentOf("resync").length, 1);
+});
+
+test("a gap's wait is capped, and shrinks back as later gaps fill quickly", () => {
+  const { GAP_WAIT_MAX_MS } = tableSocket;
+  const page = pokerAt(10);
+  last().receive(update(12, 3));
+  mock.timers.tick(GAP_WAIT_MS);
+  mock.timers.tick(5000);
+  last().receive(update(11, 2)); // before the answer: it fills the gap, 5 s late
+  assert.equal(page.socket.gapWaitMs, GAP_WAIT_MAX_MS);
+  last().receive({ type: "resync", since: 10, frames: [update(11, 2), update(12, 3)] });
+  let version = 12;
+  for (let gap = 0; gap < 40; gap += 1) {
+    last().receive(update(version + 2, 3));
+    mock.timers.tick(5);
+    last().receive(update(version + 1, 3));
+    version += 2;
+  }
+  assert.equal(page.socket.gapWaitMs, GAP_WAIT_MS);
+  assert.equal(last().sentOf("resync").length, 1);
+  assert.equal(page.mirror.since, version);
+});
+
 test("a snapshot drops the waiting updates it covers and the next one follows it", () => {
   const page = pokerAt(10);
   last().receive(update(12, 3));
@@ -274,8 +312,10 @@ test("the live Showdown page's `state` frames wait for a gap the same way", () =
   mock.timers.tick(GAP_WAIT_MS - 1);
   last().receive({ type: "state", version: 6, state: {} });
   assert.deepEqual(page.shown, [5, 6, 7]);
+  // That gap filled itself after 49 ms: the next one waits a quarter longer.
+  assert.equal(page.socket.gapWaitMs, Math.ceil(1.25 * (GAP_WAIT_MS - 1)));
   last().receive({ type: "state", version: 9, state: {} });
-  mock.timers.tick(GAP_WAIT_MS);
+  mock.timers.tick(page.socket.gapWaitMs);
   assert.deepEqual(last().sentOf("resync"), [{ type: "resync", since: 7 }]);
   last().receive({ type: "resync", since: 7, frames: [{ type: "state", version: 8, state: {} }] });
   assert.deepEqual(page.shown, [5, 6, 7, 8, 9]);
