@@ -561,7 +561,7 @@ def _table_open(tournament: Tournament, registrations: list[Registration], *, no
     Seat.objects.bulk_create(
         Seat(
             table=table,
-            number=registration.seat,
+            number=_seat_of(registration),
             player_id=registration.player_id,
             status=Seat.Status.PLAYING,
             chips=tournament.starting_chips,

@@ -11,7 +11,7 @@ from poker.engine.hand import Hand as EngineHand
 from poker.models import Hand, Seat, Table
 from tests.factories import act_for_the_player_to_act, deal_hand, make_funded_player
 from tests.factories import make_sit_and_go as make_sng
-from tournaments.models import Registration, Tournament
+from tournaments.models import Registration
 from tournaments.services import (
     place_amounts,
     shares_split,
@@ -89,7 +89,7 @@ def test_a_heads_up_sit_and_go_plays_chips_off_the_ledger_and_pays_the_winner_on
 
 
 def test_the_level_clock_raises_the_blinds_from_the_next_hand_and_once():
-    sng, players = started_heads_up()
+    sng, _players = started_heads_up()
     table = sng.table
     hand = deal_hand(table)
     # The level timer, run directly as the worker would (no owner runs in the test).
