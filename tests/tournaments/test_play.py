@@ -86,6 +86,9 @@ def test_a_heads_up_sit_and_go_plays_chips_off_the_ledger_and_pays_the_winner_on
         winner.player_id
     ]
     assert ledger_verify().ok
+    # verify_ledger holds the prize entry to the places' prizes.
+    Registration.objects.filter(pk=loser.pk).update(prize=1)
+    assert any("prize entry" in problem for problem in ledger_verify().problems)
 
 
 def test_the_level_clock_raises_the_blinds_from_the_next_hand_and_once():
