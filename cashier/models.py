@@ -186,6 +186,8 @@ class Entry(models.Model):
         ADJUSTMENT = "adjustment", _("Staff adjustment")
         TOURNAMENT_BUY_IN = "tournament_buy_in", _("Tournament buy-in")
         TOURNAMENT_REFUND = "tournament_refund", _("Tournament refund")
+        # A Sit & Go's end: its prize pool to the places paid, one entry of the room's.
+        TOURNAMENT_PAYOUT = "tournament_payout", _("Tournament prize")
         # A withdrawal waiting for identity checks: held out of the wallet, then paid out or
         # returned to it (PendingWithdrawal).
         WITHDRAWAL_HELD = "withdrawal_held", _("Withdrawal waiting for checks")

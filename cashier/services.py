@@ -854,6 +854,45 @@ def tournament_refund(
         return entry
 
 
+def tournament_payout(*, tournament_id: int, prizes: dict[int, int], now=None) -> Entry:
+    """A Sit & Go's end: its whole prize pool to the places paid, one entry of the room's
+    (player None): the pool's leg and one wallet leg per player paid (`prizes`: user id ->
+    cents, each above zero). The prizes must add up to exactly what the pool holds, so the
+    pool ends at zero. The caller makes it happen once (under the tournament's lock)."""
+    tournament_id = _check_tournament_id(tournament_id)
+    if not prizes or any(
+        isinstance(cents, bool) or not isinstance(cents, int) or cents <= 0
+        for cents in prizes.values()
+    ):
+        raise CashierError("bad_amount", _("Each prize is whole cents above zero."))
+    users = get_user_model().objects.in_bulk(list(prizes))
+    if len(users) != len(prizes):
+        raise CashierError("unknown_player", _("A prize names no player."))
+    pool = _pool_account(tournament_id)
+    wallets = {uid: _account(Kind.WALLET, owner=users[uid]) for uid in sorted(prizes)}
+    with transaction.atomic():
+        locked = _lock([pool, *wallets.values()])
+        total = sum(prizes.values())
+        if locked[pool.pk].balance != total:
+            raise CashierError(
+                "not_in_pool",
+                _("Tournament %(tournament_id)s's prize pool holds %(balance)s, not %(amount)s.")
+                % {
+                    "tournament_id": tournament_id,
+                    "balance": dollars(locked[pool.pk].balance),
+                    "amount": dollars(total),
+                },
+            )
+        return _post(
+            reason=Reason.TOURNAMENT_PAYOUT,
+            legs=[(locked[pool.pk], -total)]
+            + [(locked[wallets[uid].pk], prizes[uid]) for uid in sorted(prizes)],
+            memo=f"tournament {tournament_id} prizes",
+            now=now,
+            tournament_id=tournament_id,
+        )
+
+
 # -- the banked game (Omaha Showdown: the player against the house)
 #
 # The banked game's rounds live in the `showdown` app, which the cashier does not import: these

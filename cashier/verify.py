@@ -164,14 +164,18 @@ def _player_money_in_others_entries() -> Iterator[str]:
     # A live banked round settles all its seats in one entry of the room's: the banked
     # game's own check matches each of its wallet legs to a seat's round.
     room_banked = Q(entry__reason=Reason.BANKED_PAYOUT, entry__player__isnull=True)
-    wrong = (Q(account__kind=Kind.WALLET) & ~(own_entry | room_banked)) | (
+    # A Sit & Go's prizes are one entry of the room's: the tournaments' own check matches
+    # each wallet leg to a place paid.
+    room_prizes = Q(entry__reason=Reason.TOURNAMENT_PAYOUT, entry__player__isnull=True)
+    wrong = (Q(account__kind=Kind.WALLET) & ~(own_entry | room_banked | room_prizes)) | (
         Q(account__kind=Kind.TABLE_STACK)
         & ~((own_entry | room_settlement) & Q(entry__table_id=F("account__table_id")))
     )
     for posting in _postings(wrong):
         player = posting.entry.player_id
         rule = (
-            "a wallet only moves in its owner's entries (and in live banked settlements)"
+            "a wallet only moves in its owner's entries (and in live banked settlements and "
+            "tournament prizes)"
             if posting.account.kind == Kind.WALLET
             else "a table stack only moves in its owner's entries at its table and in that "
             "table's hand settlements"
@@ -266,26 +270,30 @@ def _adjustments_not_approved() -> Iterator[str]:
 
 
 TOURNAMENT_REASONS = [Reason.TOURNAMENT_BUY_IN, Reason.TOURNAMENT_REFUND]
+POOL_REASONS = [*TOURNAMENT_REASONS, Reason.TOURNAMENT_PAYOUT]
 
 
 def _tournament_money_misused() -> Iterator[str]:
-    """A tournament's prize pool moves only in that tournament's buy-ins (it receives) and
-    refunds (it gives), the house's fee account only in tournament buy-ins and refunds; and
-    each of those entries is the player's own wallet against the pool (and the fee): a buy-in
-    takes from the wallet what the pool and the fee account receive, a refund the reverse."""
+    """A tournament's prize pool moves only in that tournament's buy-ins (it receives),
+    refunds and prizes (it gives), the house's fee account only in tournament buy-ins and
+    refunds; each buy-in or refund is the player's own wallet against the pool (and the fee):
+    a buy-in takes from the wallet what the pool and the fee account receive, a refund the
+    reverse; a prize entry is the pool against the winners' wallets and nothing else."""
     pool = Q(account__kind=Kind.TOURNAMENT_POOL)
     fees = Q(account__kind=Kind.TOURNAMENT_FEES)
     wrong = (
-        (pool | fees) & ~Q(entry__reason__in=TOURNAMENT_REASONS)
+        pool & ~Q(entry__reason__in=POOL_REASONS)
+        | fees & ~Q(entry__reason__in=TOURNAMENT_REASONS)
         | pool & ~Q(entry__tournament_id=F("account__tournament_id"))
+        | pool & Q(entry__reason=Reason.TOURNAMENT_PAYOUT, amount__gt=0)
         | (pool | fees) & Q(entry__reason=Reason.TOURNAMENT_BUY_IN, amount__lt=0)
         | (pool | fees) & Q(entry__reason=Reason.TOURNAMENT_REFUND, amount__gt=0)
     )
     for posting in _postings(wrong):
         yield (
             f"{_posting_label(posting)}: a tournament's prize pool moves only in its own "
-            "buy-ins (in) and refunds (out), the fee account only in tournament buy-ins and "
-            "refunds"
+            "buy-ins (in), refunds and prizes (out), the fee account only in tournament "
+            "buy-ins and refunds"
         )
     own_wallet = Q(postings__account__kind=Kind.WALLET) & Q(
         postings__account__owner_id=F("player_id")
@@ -314,6 +322,29 @@ def _tournament_money_misused() -> Iterator[str]:
             f"{_entry_label(entry)} should move money between the player's wallet and "
             f"tournament {entry.tournament_id}'s prize pool (and the fee account) and nothing "
             f"else; its legs: {_legs(entry)}"
+        )
+
+    wallets = Q(postings__account__kind=Kind.WALLET)
+    prizes = (
+        Entry.objects.filter(reason=Reason.TOURNAMENT_PAYOUT)
+        .annotate(
+            legs=Count("postings"),
+            wallet_legs=Count("postings", filter=wallets),
+            pool_legs=Count("postings", filter=pool_legs),
+        )
+        .filter(
+            Q(tournament_id__isnull=True)
+            | Q(player__isnull=False)
+            | ~Q(pool_legs=1)
+            | Q(wallet_legs=0)
+            | ~Q(legs=F("wallet_legs") + F("pool_legs"))
+        )
+        .order_by("id")
+    )
+    for entry in prizes:
+        yield (
+            f"{_entry_label(entry)} should pay tournament {entry.tournament_id}'s prize pool "
+            f"to the winners' wallets and nothing else; its legs: {_legs(entry)}"
         )
 
 
@@ -423,7 +454,8 @@ CASHIER_CHECKS = [
     LedgerCheck(
         "tournament_money_only_in_tournament_entries",
         "a tournament's prize pool and the house's fee account move only in that tournament's "
-        "buy-ins and refunds, each between the player's own wallet and the pool and fee",
+        "buy-ins and refunds, each between the player's own wallet and the pool and fee, and "
+        "the pool also in its one prize entry, to the winners' wallets",
         _tournament_money_misused,
     ),
     LedgerCheck(

@@ -105,8 +105,10 @@ def _check_batch(hands: list[dict]) -> Iterator[str]:
 
 
 def _settlements_unlike_hands() -> Iterator[str]:
+    # A tournament table's hands settle chips, which are not money: no entry (tournaments'
+    # own check holds the prize pool to its buy-ins).
     finished = (
-        Hand.objects.filter(status=Hand.Status.FINISHED)
+        Hand.objects.filter(status=Hand.Status.FINISHED, table__is_tournament=False)
         .annotate(state_result=KeyTransform("result", "state"))
         .values("id", "table_id", "number", "result", "state_result")
         .order_by("id")

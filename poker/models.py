@@ -115,6 +115,9 @@ class Table(models.Model):
     )
     three_to_start = models.BooleanField(default=False)
     is_open = models.BooleanField(default=True)
+    # A Sit & Go's table (tournaments/): its seats are the tournament's, its stacks are chips
+    # on the seats (`Seat.chips`, never money) and its hands settle chips, not the ledger.
+    is_tournament = models.BooleanField(default=False, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     # Live state kept with the table (poker/services/): where the button and the big blind
     # were last hand, how many were dealt in (the three-to-start rule), and a counter that
@@ -229,7 +232,8 @@ class Seat(models.Model):
     """A player in a seat at a table. The row exists while the seat is taken.
 
     Chips are not here: the player's table stack lives in the cashier's ledger. The flags say
-    how the player takes part in the next deal (RULES.md 4-6).
+    how the player takes part in the next deal (RULES.md 4-6). At a tournament table
+    (`Table.is_tournament`) the stack is `chips`: tournament chips, which are not money.
     """
 
     class Status(models.TextChoices):
@@ -278,6 +282,8 @@ class Seat(models.Model):
     sit_out_next_big_blind = models.BooleanField(default=False)
     leave_after_hand = models.BooleanField(default=False)
     auto_top_up = models.BooleanField(default=False)
+    # Tournament chips at a tournament table (None at a cash table, whose stack is money).
+    chips = models.PositiveBigIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["table", "number"]

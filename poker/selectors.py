@@ -13,12 +13,18 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, TypedDict
 
+from django.db import connection
 from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from cashier.models import Account
-from cashier.selectors import buy_in_terms, table_stacks_and_wallets, wallet_balance
+from cashier.selectors import (
+    buy_in_terms,
+    table_stacks_and_wallets_of,
+    table_stacks_and_wallets_query,
+    wallet_balance,
+)
 from cashier.services import dollars
 from fairness.published import table_seed_hash
 from poker.engine.hand import Hand as EngineHand
@@ -496,7 +502,7 @@ def seats_playing(table_id=None):
     return (
         Seat.objects.filter(table=table_id)
         .exclude(status=Seat.Status.SITTING_OUT)
-        .filter(Exists(chips))
+        .filter(Exists(chips) | Q(chips__gt=0))
     )
 
 
@@ -517,7 +523,7 @@ def tables_for_lobby() -> QuerySet[Table]:
     )
     # Explicit order: Django drops Meta.ordering from queries with an aggregate.
     return (
-        Table.objects.filter(is_open=True)
+        Table.objects.filter(is_open=True, is_tournament=False)
         .with_occupancy()
         .annotate(seats_playing=Coalesce(Subquery(playing), 0))
         .order_by("game", "structure", "big_blind", "small_bet", "name")
@@ -757,6 +763,40 @@ def waiting_position(*, table: Table, player) -> int | None:
     return ahead.count() + 1
 
 
+def table_money_query(*, table: Table, wallet_owner_ids) -> tuple[str, list[Any]]:
+    """The read of a table's stacks and its players' wallets as SQL, rows of (kind, owner_id,
+    balance): at a cash table the cashier's stacks (cashier.selectors); at a tournament table
+    the seats' tournament chips, which are not money, shown as the stacks."""
+    if not table.is_tournament:
+        return table_stacks_and_wallets_query(table_id=table.pk, wallet_owner_ids=wallet_owner_ids)
+    sql = (
+        f"SELECT %s::varchar AS kind, player_id AS owner_id, chips::bigint AS balance "
+        f"FROM {Seat._meta.db_table} WHERE (table_id = %s AND chips > 0)"
+    )
+    params: list[Any] = [Account.Kind.TABLE_STACK.value, table.pk]
+    owners = sorted(set(wallet_owner_ids))
+    if owners:
+        places = ", ".join(["%s"] * len(owners))
+        sql += (
+            f" UNION ALL SELECT kind, owner_id, balance FROM {Account._meta.db_table} "
+            f"WHERE (kind = %s AND owner_id IN ({places}))"
+        )
+        params += [Account.Kind.WALLET.value, *owners]
+    return sql, params
+
+
+def table_stacks_and_wallets(
+    *, table: Table, wallet_owner_ids
+) -> tuple[dict[int, int], dict[int, int]]:
+    """(every non-empty stack at the table, the wallets of `wallet_owner_ids`), user id ->
+    amount, in one read (`table_money_query`): cents at a cash table, chips at a tournament's."""
+    sql, params = table_money_query(table=table, wallet_owner_ids=wallet_owner_ids)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    return table_stacks_and_wallets_of(rows, wallet_owner_ids=wallet_owner_ids)
+
+
 @dataclass(frozen=True)
 class GameKind:
     """What a player chooses in "join a game": the game, the betting structure and the
@@ -795,7 +835,7 @@ def table_stakes(table: Table) -> tuple[int, int]:
 def game_kinds_open() -> list[tuple[GameKind, str]]:
     """The kinds of game open now, with a label ("Pot-Limit Omaha · $1/$2"), for the form."""
     kinds: dict[str, tuple[GameKind, str]] = {}
-    for table in Table.objects.filter(is_open=True).order_by(
+    for table in Table.objects.filter(is_open=True, is_tournament=False).order_by(
         "game", "structure", "big_blind", "small_bet"
     ):
         kind = GameKind(table.game, table.structure, table_stakes(table))

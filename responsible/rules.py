@@ -45,13 +45,14 @@ WINDOWS = {
 }
 # What counts as won or lost (`net_result_since`, and the loss limits' SQL): hands settled on
 # the player's table stacks (after rake), banked bets and payouts on their wallet, and
-# tournament buy-ins (with their fee) less what comes back (refunds; prizes, next).
+# tournament buy-ins (with their fee) less what comes back (refunds and prizes).
 RESULT_STACK_REASONS = (Entry.Reason.HAND_SETTLEMENT,)
 RESULT_WALLET_REASONS = (
     Entry.Reason.BANKED_BET,
     Entry.Reason.BANKED_PAYOUT,
     Entry.Reason.TOURNAMENT_BUY_IN,
     Entry.Reason.TOURNAMENT_REFUND,
+    Entry.Reason.TOURNAMENT_PAYOUT,
 )
 
 

@@ -238,7 +238,9 @@ def exclusion_start(*, player, kind: str, length, now: datetime | None = None) -
     # before tables' (docs/architecture.md "Lock order").
     tournaments = tournaments_leave_excluded(player=player, now=now)
     tables = []
-    for seat in Seat.objects.filter(player=player).order_by("table_id"):
+    # A running Sit & Go's seat is not money: it stays, blinded (docs/rules.md "Sit & Go play").
+    seats = Seat.objects.filter(player=player, table__is_tournament=False)
+    for seat in seats.order_by("table_id"):
         poker.table_leave(table=seat.table_id, player=player)
         tables.append(seat.table_id)
     # Off every waiting list too (a seat held for them goes to the next in line).
@@ -295,7 +297,8 @@ def session_limit_reach(*, player, started: str | None = None, now: datetime | N
         _session_timer_set(player=player, now=now)
         return False
     tables = []
-    for seat in Seat.objects.filter(player=player).order_by("table_id"):
+    seats = Seat.objects.filter(player=player, table__is_tournament=False)
+    for seat in seats.order_by("table_id"):
         try:
             poker.table_leave_after_hand(table=seat.table_id, player=player, reason="session_limit")
         except poker.TableError:

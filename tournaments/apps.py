@@ -13,3 +13,14 @@ class TournamentsConfig(AppConfig):
         from tournaments.ledger_checks import POOLS_MATCH_TOURNAMENTS
 
         ledger_check_register(POOLS_MATCH_TOURNAMENTS)
+
+        # Play at the tables: each hand's end at a Sit & Go's table (eliminations, prizes),
+        # and the blind level clock, run at the table's owner like the tables' own timers.
+        from config.timeouts import timeout_register
+        from poker.owner import owner_handler_register
+        from poker.services.acting import tournament_hand_end_register
+        from tournaments.services import LEVEL_KIND, tournament_hand_end
+
+        tournament_hand_end_register(tournament_hand_end)
+        timeout_register(LEVEL_KIND, "tournaments.tasks.level_timeout")
+        owner_handler_register(LEVEL_KIND, "tournaments.tasks.level_here")

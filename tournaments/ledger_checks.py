@@ -114,15 +114,54 @@ def _check_batch(batch: list[dict]) -> Iterator[str]:
                 )
 
 
+def _prizes_unlike_places() -> Iterator[str]:
+    """A finished Sit & Go's one prize entry pays each registration its recorded prize, and
+    nothing to anyone else; a prize entry names a finished Sit & Go that points at it."""
+    finished = dict(
+        Tournament.objects.filter(status=Tournament.Status.FINISHED).values_list(
+            "pk", "payout_entry_id"
+        )
+    )
+    entries = {
+        e.pk: e for e in Entry.objects.filter(reason=Reason.TOURNAMENT_PAYOUT).order_by("id")
+    }
+    for entry in entries.values():
+        if finished.get(entry.tournament_id) != entry.pk:
+            yield (
+                f"prize entry #{entry.pk} is not the prizes of finished tournament "
+                f"#{entry.tournament_id}"
+            )
+    prizes: dict[int, dict[int, int]] = {}
+    for tid, player, prize in Registration.objects.filter(
+        tournament_id__in=list(finished), prize__gt=0
+    ).values_list("tournament_id", "player_id", "prize"):
+        prizes.setdefault(tid, {})[player] = prize
+    paid: dict[int, dict[int, int]] = {}
+    for entry_id, owner, amount in Posting.objects.filter(
+        entry_id__in=list(entries), account__kind=Kind.WALLET
+    ).values_list("entry_id", "account__owner_id", "amount"):
+        paid.setdefault(entry_id, {})[owner] = amount
+    for tid, entry_id in sorted(finished.items()):
+        if entry_id is None or entry_id not in entries:
+            yield f"finished tournament #{tid} has no prize entry"
+        elif paid.get(entry_id, {}) != prizes.get(tid, {}):
+            yield (
+                f"tournament #{tid}: prize entry #{entry_id} pays {paid.get(entry_id, {})}, "
+                f"its places' prizes are {prizes.get(tid, {})}"
+            )
+
+
 def _pools_and_registrations() -> Iterator[str]:
     yield from _pools_unlike_tournaments()
     yield from _registrations_unlike_entries()
+    yield from _prizes_unlike_places()
 
 
 POOLS_MATCH_TOURNAMENTS = LedgerCheck(
     "tournament_pools_match_tournaments",
     "a Sit & Go's prize pool holds its active registrations' buy-ins while it registers or "
     "runs and nothing once finished or cancelled, and every registration's buy-in and refund "
-    "entry moves exactly its buy-in and fee",
+    "entry moves exactly its buy-in and fee, and a finished one's one prize entry pays "
+    "exactly its places' prizes",
     _pools_and_registrations,
 )

@@ -255,6 +255,14 @@ class Tournament(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     ended_at = models.DateTimeField(null=True, blank=True)
     cancel_reason = models.TextField(blank=True, default="")
+    # Play (tournaments/play.py): its table, the blind level in force (1-based: 0 before the
+    # start), when the next level is due, and the ledger entry that paid its prizes.
+    table = models.OneToOneField(
+        Table, null=True, blank=True, on_delete=models.PROTECT, related_name="tournament"
+    )
+    level = models.PositiveSmallIntegerField(default=0)
+    next_level_at = models.DateTimeField(null=True, blank=True)
+    payout_entry_id = models.BigIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -311,6 +319,10 @@ class Registration(models.Model):
     seat = models.PositiveSmallIntegerField(null=True, blank=True)
     registered_at = models.DateTimeField(default=timezone.now)
     ended_at = models.DateTimeField(null=True, blank=True)
+    # Where the player finished (1 the winner; players sharing places share the best one
+    # named) and the prize in cents those places paid them (tournaments/play.py).
+    place = models.PositiveSmallIntegerField(null=True, blank=True)
+    prize = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["registered_at", "id"]

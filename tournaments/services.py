@@ -17,7 +17,7 @@ the places from the prize pool, and the settlement of a cancelled Sit & Go after
 from __future__ import annotations
 
 import secrets
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
@@ -26,11 +26,26 @@ from django.utils.translation import gettext as _
 
 from audit.services import audit_record
 from cashier.models import Entry
-from cashier.services import CashierError, tournament_buy_in, tournament_refund
+from cashier.services import (
+    CashierError,
+    tournament_buy_in,
+    tournament_payout,
+    tournament_refund,
+)
 from config.errors import Refused
 from config.four_eyes import request_pending_lock
 from config.inputs import parse_idempotency_key, parse_staff_reason
-from tournaments.models import Cancellation, Registration, Tournament, TournamentTemplate
+from config.timeouts import Timeout, timeouts_set
+from poker.models import Seat, Table
+from poker.services import table_change
+from poker.services.acting import seat_eliminate
+from tournaments.models import (
+    Cancellation,
+    Registration,
+    Tournament,
+    TournamentTemplate,
+    payouts_for,
+)
 
 Status = Tournament.Status
 Entered = Registration.Status
@@ -192,8 +207,8 @@ def tournament_register(
 
 
 def _start(tournament: Tournament, *, now: datetime) -> None:
-    """The seats are full: draw the seats (a CSPRNG shuffle), mark it running, open the next
-    Sit & Go of its template. Play itself is the next slice (module doc)."""
+    """The seats are full: draw the seats (a CSPRNG shuffle), mark it running, open its table
+    (`_table_open`) and the next Sit & Go of its template."""
     registrations = list(
         Registration.objects.filter(tournament=tournament, status=Entered.ACTIVE).order_by("id")
     )
@@ -204,6 +219,7 @@ def _start(tournament: Tournament, *, now: datetime) -> None:
     Registration.objects.bulk_update(registrations, ["seat"])
     tournament.status, tournament.started_at = Status.RUNNING, now
     tournament.save(update_fields=["status", "started_at"])
+    _table_open(tournament, registrations, now=now)
     audit_record(
         action="tournament.started",
         subject=tournament,
@@ -467,3 +483,239 @@ def tournament_cancel_reject(
         now=now,
     )
     return locked
+
+
+# -- play: the Sit & Go's table, its blind levels, eliminations and prizes
+#
+# A running Sit & Go plays at one poker table (`Table.is_tournament`), run by the table's
+# owner like any other: its seats hold tournament chips (`Seat.chips`, never money), its hands
+# settle chips only (poker.services.acting.chips_settle) and, after each, `tournament_hand_end`
+# (registered with poker in TournamentsConfig.ready) eliminates the players left without chips
+# and, when one player has them all, pays the places from the prize pool in one entry.
+# Lock order: the table's row (the hand's change) before the tournament's.
+
+LEVEL_KIND = "tournament.level"
+# The first hand is dealt this long after the seats fill (the players reach the table).
+FIRST_HAND_SECONDS = 5.0
+
+
+def table_stakes(tournament: Tournament, level: int) -> dict[str, int | None]:
+    """The table's stakes at a level (1-based): pot limit plays the level's blinds; fixed
+    limit its big blind as the small bet (the big bet twice that) and its small blind."""
+    blinds = tournament.blind_levels[level - 1]
+    if tournament.structure == Table.Structure.LIMIT:
+        return {
+            "small_blind": blinds["small_blind"],
+            "big_blind": None,
+            "small_bet": blinds["big_blind"],
+            "big_bet": 2 * blinds["big_blind"],
+        }
+    return {
+        "small_blind": blinds["small_blind"],
+        "big_blind": blinds["big_blind"],
+        "small_bet": None,
+        "big_bet": None,
+    }
+
+
+def _level_ends(tournament: Tournament, level: int, start: datetime) -> datetime:
+    """When the level that starts at `start` gives way to the next (its minutes, and the
+    break after it, if any: play goes on through a break in this version)."""
+    minutes = tournament.blind_levels[level - 1]["minutes"]
+    minutes += sum(b["minutes"] for b in tournament.breaks if b["after_level"] == level)
+    return start + timedelta(minutes=minutes)
+
+
+def _level_timeout(tournament: Tournament) -> Timeout | None:
+    if tournament.level >= len(tournament.blind_levels) or tournament.next_level_at is None:
+        return None  # the last level lasts to the end
+    assert tournament.table_id is not None
+    return Timeout.due_at(
+        LEVEL_KIND,
+        table_id=tournament.table_id,
+        ref_id=tournament.pk,
+        step=tournament.level + 1,
+        at=tournament.next_level_at,
+    )
+
+
+def _table_open(tournament: Tournament, registrations: list[Registration], *, now) -> None:
+    """The Sit & Go's table: its game, the first level's stakes, no rake, the template's
+    action time and time bank; each player in the seat drawn with the starting chips. The
+    first hand is dealt and the first level's clock set when this commits."""
+    table = Table.objects.create(
+        name=f"Sit & Go #{tournament.pk}",
+        game=tournament.game,
+        structure=tournament.structure,
+        max_seats=tournament.seats,
+        min_buy_in_big_blinds=1,
+        max_buy_in_big_blinds=1,
+        rake_schedule=None,
+        action_seconds=tournament.action_seconds,
+        time_bank_seconds=min(tournament.time_bank_seconds, 300),
+        time_bank_refill_seconds=0,
+        is_tournament=True,
+        **table_stakes(tournament, 1),
+    )
+    Seat.objects.bulk_create(
+        Seat(
+            table=table,
+            number=_seat_of(registration),
+            player_id=registration.player_id,
+            status=Seat.Status.PLAYING,
+            chips=tournament.starting_chips,
+            time_bank=table.time_bank_seconds,
+        )
+        for registration in registrations
+    )
+    tournament.table, tournament.level = table, 1
+    tournament.next_level_at = _level_ends(tournament, 1, now)
+    tournament.save(update_fields=["table", "level", "next_level_at"])
+    first = Timeout.due_at(
+        "poker.hand_start",
+        table_id=table.pk,
+        ref_id=0,
+        step=0,
+        at=now + timedelta(seconds=FIRST_HAND_SECONDS),
+    )
+    timeouts_set([first, *filter(None, [_level_timeout(tournament)])])
+
+
+def tournament_level_up(*, tournament_id: int, level: int, now: datetime | None = None) -> str:
+    """The level clock ran out: `level` (the next one) is in force from the next hand dealt
+    (the running hand keeps its blinds), and the clock of the level after it is set. A timer
+    that comes twice, late, or for a level already in force changes nothing ("stale")."""
+    now = now or timezone.now()
+    table_id = (
+        Tournament.objects.filter(pk=tournament_id).values_list("table_id", flat=True).first()
+    )
+    if table_id is None:
+        return "stale"
+    with table_change(table_id) as change:
+        tournament = Tournament.objects.select_for_update().filter(pk=tournament_id).first()
+        if (
+            tournament is None
+            or tournament.status != Status.RUNNING
+            or tournament.level != level - 1
+            or level > len(tournament.blind_levels)
+        ):
+            return "stale"
+        table = change.table
+        stakes = table_stakes(tournament, level)
+        for name, value in stakes.items():
+            setattr(table, name, value)
+        change.save_later(table, list(stakes))
+        change.touch()
+        tournament.level = level
+        tournament.next_level_at = (
+            _level_ends(tournament, level, now) if level < len(tournament.blind_levels) else None
+        )
+        tournament.save(update_fields=["level", "next_level_at"])
+        change.schedules.extend(filter(None, [_level_timeout(tournament)]))
+        audit_record(
+            action="tournament.level",
+            subject=tournament,
+            payload={"tournament": tournament.pk, "level": level, **stakes},
+            now=now,
+        )
+        return "level"
+
+
+def place_amounts(percents: list[int], pool: int) -> list[int]:
+    """Each paid place's prize in cents: its percent of the pool rounded down, the cents the
+    rounding leaves over to first place (docs/rules.md "Sit & Go prizes"); sums to the pool."""
+    amounts = [pool * percent // 100 for percent in percents]
+    if amounts:
+        amounts[0] += pool - sum(amounts)
+    return amounts
+
+
+def shares_split(total: int, players: list[int]) -> dict[int, int]:
+    """Players sharing places share their prizes equally; the odd cents go one each to the
+    first of them in `players`' order (clockwise from the button's left)."""
+    share, odd = divmod(total, len(players))
+    return {player: share + (1 if k < odd else 0) for k, player in enumerate(players)}
+
+
+def _clockwise(button: int, seat: int, seats: int) -> int:
+    """How far clockwise a seat is from the button's left (the first to act after it)."""
+    return (seat - button - 1) % seats
+
+
+def tournament_hand_end(change, hand_row, engine) -> None:
+    """After each hand of a Sit & Go (in the hand's change, its chips settled): the players
+    left with no chips are eliminated in order (more chips at the hand's start places higher;
+    an equal start shares the places), and when one player has every chip the prize pool pays
+    the places in one ledger entry and the Sit & Go is over."""
+    tournament = Tournament.objects.select_for_update().filter(table_id=change.table.pk).first()
+    if tournament is None or tournament.status != Status.RUNNING:
+        return
+    seats = change.seats()
+    busted = [seat for seat in seats.values() if (seat.chips or 0) <= 0]
+    if not busted:
+        return
+    now = timezone.now()
+    active = {
+        r.player_id: r
+        for r in Registration.objects.filter(tournament=tournament, status=Entered.ACTIVE)
+    }
+    pool = sum(r.buy_in for r in active.values())
+    amounts = place_amounts(payouts_for(tournament.payouts, entrants=len(active)), pool)
+    start = {seat: stack for seat, stack in hand_row.setup["seats"]}
+    button = hand_row.setup["button"]
+    worst = len(seats)  # the place the first one out takes
+    by_start: dict[int, list] = {}
+    for seat in busted:
+        by_start.setdefault(start.get(seat.number, 0), []).append(seat)
+    out = []
+    for _stack, group in sorted(by_start.items()):  # the shortest start goes out first
+        places = list(range(worst - len(group) + 1, worst + 1))
+        total = sum(amounts[p - 1] for p in places if p <= len(amounts))
+        order = sorted(group, key=lambda s: _clockwise(button, s.number, tournament.seats))
+        shares = shares_split(total, [s.player_id for s in order])
+        for seat in order:
+            registration = active[seat.player_id]
+            registration.place, registration.prize = places[0], shares[seat.player_id]
+            registration.ended_at = now
+            registration.save(update_fields=["place", "prize", "ended_at"])
+            out.append(
+                {"player": seat.player_id, "place": places[0], "prize": shares[seat.player_id]}
+            )
+        worst -= len(group)
+    for seat in busted:
+        seat_eliminate(change, seat)
+    audit_record(
+        action="tournament.eliminated",
+        subject=tournament,
+        payload={"tournament": tournament.pk, "hand": hand_row.pk, "out": out},
+        now=now,
+    )
+    left = [seat for seat in seats.values() if (seat.chips or 0) > 0]
+    if len(left) == 1:
+        _tournament_finish(change, tournament, active[left[0].player_id], amounts, active, now)
+
+
+def _tournament_finish(change, tournament, winner, amounts, active, now) -> None:
+    """One player has every chip: first place, the prizes paid in one entry (the pool to
+    zero), the Sit & Go finished and its table closed."""
+    winner.place, winner.prize, winner.ended_at = 1, amounts[0] if amounts else 0, now
+    winner.save(update_fields=["place", "prize", "ended_at"])
+    prizes = {r.player_id: r.prize for r in active.values() if r.prize > 0}
+    entry = tournament_payout(tournament_id=tournament.pk, prizes=prizes, now=now)
+    tournament.status, tournament.ended_at = Status.FINISHED, now
+    tournament.payout_entry_id, tournament.next_level_at = entry.pk, None
+    tournament.save(update_fields=["status", "ended_at", "payout_entry_id", "next_level_at"])
+    table = change.table
+    table.is_open = False
+    change.save_later(table, ["is_open"])
+    audit_record(
+        action="tournament.finished",
+        subject=tournament,
+        payload={
+            "tournament": tournament.pk,
+            "winner": winner.player_id,
+            "entry": entry.pk,
+            "prizes": {str(player): prize for player, prize in sorted(prizes.items())},
+        },
+        now=now,
+    )

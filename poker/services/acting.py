@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -16,7 +17,7 @@ from django.utils.translation import gettext as _
 
 from audit.services import Subject, audit_record
 from cashier import services as cashier
-from cashier.selectors import buy_in_terms, table_stacks_and_wallets
+from cashier.selectors import buy_in_terms
 from config.timeouts import Timeout
 from fairness import services as fairness
 from poker import broadcast
@@ -26,6 +27,7 @@ from poker.engine.hand import IllegalAction
 from poker.engine.views import ended_hand_display_seconds, players_at_flop
 from poker.models import Hand, Seat, Table
 from poker.refusals import action_refusal_message
+from poker.selectors import table_stacks_and_wallets
 from poker.services.events import HandRevealed, PlayerLeft, PlayerSatOut, PlayerToppedUp
 from poker.services.unit import (
     HandRefused,
@@ -40,6 +42,17 @@ from poker.services.unit import (
 from poker.services.waiting import seats_offer
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+# What a tournament does at its table once each hand's chips are settled (eliminations, the
+# end and its prizes): registered by tournaments.apps, which sits above poker. Each hook runs
+# in the hand's change, after the seats' chips moved and before the seats are tidied.
+TournamentHook = Callable[["TableChange", Hand, EngineHand], None]
+_tournament_hand_end: list[TournamentHook] = []
+
+
+def tournament_hand_end_register(hook: TournamentHook) -> None:
+    if hook not in _tournament_hand_end:
+        _tournament_hand_end.append(hook)
 
 
 def table_act(*, table, player, action: Any, amount: Any, turn: Any, seq: Any) -> None:
@@ -124,7 +137,14 @@ def advance(
     new_hand: bool = False,
 ) -> None:
     """After the engine moved: play for leavers, then end the hand or start the next turn."""
-    leaving = {number for number, seat in change.seats().items() if seat.leave_pending}
+    # A tournament's player who is away is dealt in and their hand played for them at once:
+    # check when they can, else fold (docs/rules.md "Sit & Go play").
+    away = change.table.is_tournament
+    leaving = {
+        number
+        for number, seat in change.seats().items()
+        if seat.leave_pending or (away and seat.status == Status.SITTING_OUT)
+    }
     while not engine.is_over and engine.to_act in leaving:
         engine.act(engine.to_act, engine.default_action())
     charged = hand_row.time_bank_from is not None and now > hand_row.time_bank_from
@@ -204,9 +224,12 @@ def finish(change: TableChange, hand_row: Hand, engine: EngineHand, now: datetim
         raise ValueError("only a hand that is over is settled")
     dealt = hand_row.player_ids()
     net = {dealt[entry["seat"]]: entry["net"] for entry in result["seats"]}
-    cashier.hand_settle(
-        table_id=table.pk, hand_id=hand_row.pk, net_by_player=net, rake=result["rake"]
-    )
+    if table.is_tournament:
+        chips_settle(change, net_by_seat={entry["seat"]: entry["net"] for entry in result["seats"]})
+    else:
+        cashier.hand_settle(
+            table_id=table.pk, hand_id=hand_row.pk, net_by_player=net, rake=result["rake"]
+        )
     for row in hand_row.nets_set({entry["seat"]: entry["net"] for entry in result["seats"]}):
         change.save_later(row, ["net"])
     hand_reveal(change, hand_row, now)
@@ -223,10 +246,47 @@ def finish(change: TableChange, hand_row: Hand, engine: EngineHand, now: datetim
     table.last_hand_ended_at = now
     table.next_hand_at = now + timedelta(seconds=delay)
     change.save_later(table, ["last_hand_players", "last_hand_ended_at", "next_hand_at"])
+    if table.is_tournament:
+        for hook in _tournament_hand_end:
+            hook(change, hand_row, engine)
     seats_auto_top_up(change, hand_row)
     tidy_seats(change, now)
     time_banks_refill(change, hand_row)
     change.schedule_hand_start(delay)
+
+
+def chips_settle(change: TableChange, *, net_by_seat: dict[int, int]) -> None:
+    """A tournament hand's result on its seats' chips (no rake, no ledger: they are not
+    money). The hand's rows keep each net as a cash hand's do."""
+    for number, net in net_by_seat.items():
+        seat = change.seats().get(number)
+        if seat is None or not net:
+            continue
+        chips = (seat.chips or 0) + net
+        if chips < 0:
+            raise ValueError(f"seat {number} would hold {chips} chips")
+        seat.chips = chips
+        # Written now: the seats and stacks are read again after an elimination.
+        seat.save(update_fields=["chips"])
+    change.money = None  # the stacks moved: read again when next needed
+
+
+def seat_eliminate(change: TableChange, seat: Seat) -> None:
+    """A tournament's player with no chips left leaves the table (no cash-out: chips are not
+    money); the tournament records their place."""
+    change.event(
+        PlayerLeft(
+            type="player_left",
+            seat=seat.number,
+            player=broadcast.player_json(seat.player),
+            reason="eliminated",
+        )
+    )
+    change.users.add(seat.player_id)
+    change.rows_to_save = [(row, fields) for row, fields in change.rows_to_save if row is not seat]
+    seat.delete()
+    change.seats_reload()
+    change.money = None
 
 
 def table_money(change: TableChange) -> tuple[dict[int, int], dict[int, int]]:

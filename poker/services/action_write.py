@@ -32,11 +32,9 @@ from django.db import connection
 from django.db.models import Field, Model, signals
 from django.utils import timezone
 
-from cashier.selectors import (
-    table_stacks_and_wallets_of,
-    table_stacks_and_wallets_query,
-)
+from cashier.selectors import table_stacks_and_wallets_of
 from poker.models import Hand, HandEvent, HandPlayer, Table
+from poker.selectors import table_money_query
 
 # What playing a hand changes of its row: not its table, number, deck, setup or start, fixed
 # when it was dealt (so the deck is written once, by the deal, never again).
@@ -172,7 +170,7 @@ def write(
     """Where the table's (version, lease epoch) is still `fence` (and what `held` names):
     update the table's fenced columns, append `events`, save the hand's played columns and the
     players' last seq, and read the table's stacks and the wallets of `wallet_owner_ids` for
-    the frames (cashier.selectors.table_stacks_and_wallets), all one statement. Returns
+    the frames (poker.selectors.table_stacks_and_wallets), all one statement. Returns
     (stacks, wallets); None when the fence refused, and then nothing was written."""
     now = timezone.now()
     for event in events:
@@ -187,9 +185,7 @@ def write(
         expires = _field(Table, "lease_expires_at")
         table_params.append(expires.get_db_prep_value(held.live_at, connection))
         table_params += [_prep(held.settings, name) for name in TABLE_SETTINGS]
-    money_sql, money_params = table_stacks_and_wallets_query(
-        table_id=table.pk, wallet_owner_ids=wallet_owner_ids
-    )
+    money_sql, money_params = table_money_query(table=table, wallet_owner_ids=wallet_owner_ids)
     with connection.cursor() as cursor:
         cursor.execute(
             _sql(held is not None).replace("{money}", money_sql),

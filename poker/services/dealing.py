@@ -10,13 +10,13 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from cashier import services as cashier
-from cashier.selectors import table_stacks_and_wallets
 from fairness import services as fairness
 from poker import broadcast
 from poker.engine import dealer
 from poker.engine.hand import Hand as EngineHand
 from poker.engine.positions import position_names
 from poker.models import Hand, Seat, Table
+from poker.selectors import table_stacks_and_wallets
 from poker.services.acting import advance, sit_out
 from poker.services.events import ButtonDrawn, HandCommitment, PlayerSatOut
 from poker.services.unit import Status, table_change
@@ -29,16 +29,19 @@ START_SLACK_SECONDS = 0.25
 def _plan_deal(
     table: Table, seats: list[Seat], stacks: dict[int, int], last_small_blind: int | None
 ) -> dealer.DealPlan | None:
-    """The seats as the dealer sees them (plain data), and its plan for the next hand."""
+    """The seats as the dealer sees them (plain data), and its plan for the next hand. At a
+    tournament table everyone with chips is dealt in, sitting out or not (docs/rules.md
+    "Sit & Go play": a player away is dealt in and blinded)."""
+    dealt_anyway = table.is_tournament
     return dealer.plan_deal(
         [
             dealer.DealSeat(
                 number=seat.number,
                 stack=stacks.get(seat.player_id, 0),
-                sitting_out=seat.status == Status.SITTING_OUT,
-                waiting_big_blind=seat.status == Status.WAITING_BIG_BLIND,
+                sitting_out=seat.status == Status.SITTING_OUT and not dealt_anyway,
+                waiting_big_blind=seat.status == Status.WAITING_BIG_BLIND and not dealt_anyway,
                 posts_big_blind_next=seat.posts_big_blind_next,
-                leaving=seat.leave_pending or seat.time_out_pending,
+                leaving=(seat.leave_pending or seat.time_out_pending) and not dealt_anyway,
             )
             for seat in seats
         ],
@@ -123,6 +126,32 @@ def _dealt_seats_save(*, seat_ids: list[int], player_ids: list[int], now) -> Non
             },
         )
         responsible.play_session_timers(cursor.fetchall())
+
+
+def _dealt_seats_mark(table: Table, seats: list[Seat], plan, players: dict[int, int], now) -> None:
+    """Dealt in: playing, any big blind owed is posted. Sitting out where the big blind went
+    by: a missed big blind (RULES.md 4). One UPDATE for the dealt seats (one more when a big
+    blind was missed). At a tournament table a player sitting out is dealt in and stays
+    sitting out (their hands are played for them: acting.advance)."""
+    missed = []
+    away = {s.number for s in seats if table.is_tournament and s.status == Status.SITTING_OUT}
+    for seat in seats:
+        if seat.number in away:
+            continue
+        if seat.number in plan.dealt:
+            seat.status = Status.PLAYING
+            seat.posts_big_blind_next = False
+            seat.missed_big_blind = False
+        elif seat.number in plan.missed_big_blind:
+            seat.missed_big_blind = True
+            missed.append(seat)
+    _dealt_seats_save(
+        seat_ids=[s.pk for s in seats if s.number in plan.dealt and s.number not in away],
+        player_ids=[players[n] for n in plan.dealt],
+        now=now,
+    )
+    if missed:
+        Seat.objects.filter(pk__in=[seat.pk for seat in missed]).update(missed_big_blind=True)
 
 
 def table_hand_start(*, table: Table | int) -> Hand | None:
@@ -215,9 +244,10 @@ def table_hand_start(*, table: Table | int) -> Hand | None:
         )  # fmt: skip
         hand_row.seat_players_set({n: players[n] for n in plan.dealt}, positions)
         fairness.hand_commit(hand_id=hand_row.pk, deal=deal, now=now)
-        cashier.hand_stacks_commit(
-            table_id=table.pk, hand_id=hand_row.pk, players=[players[n] for n in plan.dealt]
-        )
+        if not table.is_tournament:  # a tournament's chips are the seats', not the ledger's
+            cashier.hand_stacks_commit(
+                table_id=table.pk, hand_id=hand_row.pk, players=[players[n] for n in plan.dealt]
+            )
         if plan.button_draw is not None:
             change.event(
                 ButtonDrawn(
@@ -226,25 +256,7 @@ def table_hand_start(*, table: Table | int) -> Hand | None:
                     button=plan.button,
                 )
             )
-        # Dealt in: playing, any big blind owed is posted. Sitting out where the big blind
-        # went by: a missed big blind (RULES.md 4). One UPDATE for the dealt seats (one more
-        # when a big blind was missed).
-        missed = []
-        for seat in seats:
-            if seat.number in plan.dealt:
-                seat.status = Status.PLAYING
-                seat.posts_big_blind_next = False
-                seat.missed_big_blind = False
-            elif seat.number in plan.missed_big_blind:
-                seat.missed_big_blind = True
-                missed.append(seat)
-        _dealt_seats_save(
-            seat_ids=[s.pk for s in seats if s.number in plan.dealt],
-            player_ids=[players[n] for n in plan.dealt],
-            now=now,
-        )
-        if missed:
-            Seat.objects.filter(pk__in=[seat.pk for seat in missed]).update(missed_big_blind=True)
+        _dealt_seats_mark(table, seats, plan, players, now)
         change.hand(hand_row, engine, 0)
         advance(change, hand_row, engine, since=0, now=now, new_hand=True)
         return hand_row

@@ -40,6 +40,16 @@ from poker.services.waiting import seat_hold_check, waiting_list_sat
 from responsible import rules as responsible
 
 
+def tournament_seats_check(table: Table) -> None:
+    """A tournament table's seats are its players' until they are eliminated: nobody sits,
+    stands up, tops up or sets a seat option there (they may sit out: they are blinded)."""
+    if table.is_tournament:
+        raise TableError(
+            "tournament_table",
+            _("This is a tournament table: its seats stay until a player is eliminated."),
+        )
+
+
 def _stakes(table: Table) -> dict[str, int]:
     """What the cashier needs of a table to move chips to it: its id and buy-in range."""
     return {"table_id": table.pk, "min_buy_in": table.min_buy_in, "max_buy_in": table.max_buy_in}
@@ -65,6 +75,7 @@ def table_sit(
     try:
         with table_change(table) as change:
             table = change.table
+            tournament_seats_check(table)
             if not table.is_open:
                 raise TableError("table_closed", _("This table is closed."))
             if not 1 <= seat_number <= table.max_seats:
@@ -122,6 +133,7 @@ def table_leave(*, table: Table | int, player, by=None) -> None:
     staff member making the player leave (a suspension), the author of an immediate cash-out.
     `table`: the row or its id."""
     with table_change(table) as change:
+        tournament_seats_check(change.table)
         seat = change.seat_of(player)
         change.users.add(player.pk)
         hand_row = change.running_hand()
@@ -175,7 +187,12 @@ def table_sit_in(*, table: Table, player, post_big_blind: bool) -> Seat:
         if seat.status != Status.SITTING_OUT:
             raise TableError("not_sitting_out", _("You are not sitting out."))
         responsible.check_play(player=player, error=TableError)
-        if table_stack_balance(player=player, table=change.table) <= 0:
+        chips = (
+            seat.chips or 0
+            if change.table.is_tournament
+            else table_stack_balance(player=player, table=change.table)
+        )
+        if chips <= 0:
             raise TableError("no_chips", _("You have no chips here: top up first."))
         if seat.missed_big_blind:
             seat.status = Status.PLAYING if post_big_blind else Status.WAITING_BIG_BLIND
@@ -229,6 +246,7 @@ def table_top_up(*, table: Table, player, amount: int, idempotency_key: str) -> 
     try:
         with table_change(table) as change:
             table = change.table
+            tournament_seats_check(table)
             seat = change.seat_of(player)
             hand_row = change.running_hand()
             if hand_row is not None and hand_row.is_dealt(seat.number):
@@ -281,6 +299,8 @@ def table_seat_options_set(
             _("Say which option to set: %(names)s.") % {"names": ", ".join(SEAT_OPTIONS)},
         )
     with table_change(table) as change:
+        if any(given.values()):  # turning one off is harmless; none applies in a tournament
+            tournament_seats_check(change.table)
         seat = change.seat_of(player)
         change.users.add(player.pk)
         hand_row = change.running_hand()
@@ -348,7 +368,8 @@ def seat_evict(*, table: Table | int, seat_id: int, reason: str = "sit_out_limit
         seat = Seat.objects.filter(pk=seat_id, table=table).first()
         now = timezone.now()
         if (
-            seat is None
+            table.is_tournament  # a tournament's player away is blinded, never evicted
+            or seat is None
             or seat.status != Status.SITTING_OUT
             or seat.sat_out_at is None
             or seat.sat_out_at + timedelta(seconds=table.sit_out_limit_seconds) > now

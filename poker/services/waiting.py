@@ -127,7 +127,7 @@ def waiting_list_join(*, table: Table | int, player) -> int:
     """Join the table's waiting list (again: nothing changes). Returns the player's place."""
     with table_change(table) as change:
         table = change.table
-        if not table.is_open:
+        if not table.is_open or table.is_tournament:
             raise TableError("table_closed", _("This table is closed."))
         if any(seat.player_id == player.pk for seat in change.seats().values()):
             raise TableError("already_seated", _("You already have a seat at this table."))
@@ -262,7 +262,9 @@ def table_offers_pass(*, table_id: int, now: datetime | None = None) -> None:
 
 
 def _tables_of_kind(kind: GameKind):
-    tables = Table.objects.filter(is_open=True, game=kind.game, structure=kind.structure)
+    tables = Table.objects.filter(
+        is_open=True, is_tournament=False, game=kind.game, structure=kind.structure
+    )
     if kind.structure == Table.Structure.LIMIT:
         return tables.filter(small_bet=kind.stakes[0], big_bet=kind.stakes[1])
     return tables.filter(small_blind=kind.stakes[0], big_blind=kind.stakes[1])

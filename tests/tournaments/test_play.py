@@ -1,0 +1,195 @@
+"""Playing a Sit & Go at its table: chips that are not money, the blind clock, eliminations
+and the prizes paid in one balanced entry."""
+
+import pytest
+
+from cashier.models import Account, Entry
+from cashier.selectors import wallet_balance
+from cashier.verify import ledger_verify
+from poker import services
+from poker.engine.hand import Hand as EngineHand
+from poker.models import Hand, Seat, Table
+from tests.factories import act_for_the_player_to_act, deal_hand, make_funded_player
+from tests.factories import make_sit_and_go as make_sng
+from tournaments.models import Registration
+from tournaments.services import (
+    place_amounts,
+    shares_split,
+    tournament_level_up,
+    tournament_register,
+)
+from tournaments.tasks import level_timeout
+
+pytestmark = pytest.mark.django_db
+
+
+def pool(tournament) -> int:
+    account = Account.objects.filter(kind="tournament_pool", tournament_id=tournament.pk).first()
+    return account.balance if account else 0
+
+
+def started_heads_up(**overrides):
+    sng = make_sng(seats=2, starting_chips=100, **overrides)
+    players = [make_funded_player(name, cents=5_000) for name in ("ann", "bob")]
+    for player in players:
+        tournament_register(player=player, tournament=sng, idempotency_key=f"k-{player.pk}")
+    sng.refresh_from_db()
+    return sng, {p.pk: p for p in players}
+
+
+def play_all_in(hand, by_seat) -> Hand:
+    for _ in range(50):
+        hand.refresh_from_db()
+        if hand.status != Hand.Status.RUNNING:
+            return hand
+        legal = EngineHand.from_dict(hand.state).legal_actions()
+        if legal.raise_kind:
+            act_for_the_player_to_act(hand, by_seat, legal.raise_kind, legal.max_to)
+        else:
+            act_for_the_player_to_act(hand, by_seat, "call" if legal.call else "check")
+    raise AssertionError("the hand did not end")
+
+
+def test_a_heads_up_sit_and_go_plays_chips_off_the_ledger_and_pays_the_winner_once():
+    sng, players = started_heads_up()
+    assert sng.status == "running" and sng.level == 1 and sng.table is not None
+    table = sng.table
+    assert table.is_tournament and table.rake_schedule_id is None
+    assert (table.small_blind, table.big_blind, table.action_seconds) == (10, 20, 30)
+    seats = {s.number: s for s in Seat.objects.filter(table=table)}
+    assert sorted(s.chips for s in seats.values()) == [100, 100]
+    by_seat = {n: players[s.player_id] for n, s in seats.items()}
+    entries_before = Entry.objects.count()
+    for _ in range(30):
+        hand = deal_hand(table)
+        assert hand is not None
+        assert hand.setup["small_blind_seat"] == hand.setup["button"]  # heads-up rule
+        play_all_in(hand, by_seat)
+        sng.refresh_from_db()
+        if sng.status == "finished":
+            break
+        # A hand settles chips only: no ledger entry, the pool still holds the buy-ins.
+        assert Entry.objects.count() == entries_before and pool(sng) == 2_000
+        assert sum(Seat.objects.filter(table=table).values_list("chips", flat=True)) == 200
+    assert sng.status == "finished"
+    entry = Entry.objects.get(pk=sng.payout_entry_id)
+    assert Entry.objects.count() == entries_before + 1
+    winner = Registration.objects.get(tournament=sng, place=1)
+    loser = Registration.objects.get(tournament=sng, place=2)
+    assert (winner.prize, loser.prize) == (2_000, 0)
+    legs = sorted((p.account.kind, p.account.owner_id, p.amount) for p in entry.postings.all())
+    assert legs == [("tournament_pool", None, -2_000), ("wallet", winner.player_id, 2_000)]
+    assert wallet_balance(player=players[winner.player_id]) == 5_000 - 1_100 + 2_000
+    assert wallet_balance(player=players[loser.player_id]) == 5_000 - 1_100
+    assert pool(sng) == 0 and not Table.objects.get(pk=table.pk).is_open
+    assert list(Seat.objects.filter(table=table).values_list("player_id", flat=True)) == [
+        winner.player_id
+    ]
+    assert ledger_verify().ok
+    # verify_ledger holds the prize entry to the places' prizes.
+    Registration.objects.filter(pk=loser.pk).update(prize=1)
+    assert any("prize entry" in problem for problem in ledger_verify().problems)
+
+
+def test_the_level_clock_raises_the_blinds_from_the_next_hand_and_once():
+    sng, _players = started_heads_up()
+    table = sng.table
+    hand = deal_hand(table)
+    # The level timer, run directly as the worker would (no owner runs in the test).
+    from config.timeouts import Timeout
+
+    timeout = Timeout.due_at(
+        "tournament.level", table_id=table.pk, ref_id=sng.pk, step=2, at=sng.next_level_at
+    )
+    assert level_timeout(timeout) == "level"
+    assert tournament_level_up(tournament_id=sng.pk, level=2) == "stale"  # twice: nothing
+    table.refresh_from_db()
+    sng.refresh_from_db()
+    assert (table.small_blind, table.big_blind, sng.level) == (15, 30, 2)
+    assert sng.next_level_at is not None
+    # The running hand keeps its blinds; the next hand deals the new ones.
+    engine = EngineHand.from_dict(Hand.objects.get(pk=hand.pk).state)
+    assert max(engine.bets) == 20
+    services.hand_cancel(hand=hand, reason="test")
+    next_hand = deal_hand(table)
+    assert max(EngineHand.from_dict(next_hand.state).bets) == 30
+    assert ledger_verify().ok
+
+
+def test_a_player_sitting_out_is_dealt_in_and_blinded():
+    sng, players = started_heads_up()
+    table = sng.table
+    seat = Seat.objects.filter(table=table).first()
+    services.table_sit_out(table=table, player=players[seat.player_id])
+    hand = deal_hand(table)
+    assert hand is not None and hand.is_dealt(seat.number)
+    hand.refresh_from_db()
+    # Their turns are played for them at once (check, else fold): the hand never waits on them.
+    assert hand.status != Hand.Status.RUNNING or (
+        EngineHand.from_dict(hand.state).to_act != seat.number
+    )
+    assert Seat.objects.get(pk=seat.pk).status == Seat.Status.SITTING_OUT
+
+
+def test_tournament_seats_refuse_leaving_and_topping_up():
+    sng, players = started_heads_up()
+    seat = Seat.objects.filter(table=sng.table).first()
+    for call in (
+        lambda: services.table_leave(table=sng.table, player=players[seat.player_id]),
+        lambda: services.table_top_up(
+            table=sng.table, player=players[seat.player_id], amount=100, idempotency_key="t"
+        ),
+    ):
+        with pytest.raises(services.TableError) as error:
+            call()
+        assert error.value.code == "tournament_table"
+
+
+def test_prizes_split_exactly_odd_cents_to_first_place_and_in_order():
+    assert place_amounts([50, 30, 20], 1_001) == [501, 300, 200]
+    assert sum(place_amounts([65, 35], 999)) == 999
+    # Two sharing 2nd and 3rd of 1,001: 300 + 200 = 500, 250 each; 501 cents: 251 + 250.
+    assert shares_split(500, [7, 8]) == {7: 250, 8: 250}
+    assert shares_split(501, [8, 7]) == {8: 251, 7: 250}
+
+
+def test_two_out_in_one_hand_the_bigger_start_places_higher():
+    # A 6-max Sit & Go down to three players; the hook alone, on a finished hand's chips.
+    sng = make_sng(
+        seats=6,
+        payouts=[
+            {"min_entrants": 2, "max_entrants": 3, "percents": [100]},
+            {"min_entrants": 4, "max_entrants": 6, "percents": [50, 30, 20]},
+        ],
+    )
+    players = [make_funded_player(f"p{k}", cents=5_000) for k in range(6)]
+    for player in players:
+        tournament_register(player=player, tournament=sng, idempotency_key=f"k-{player.pk}")
+    sng.refresh_from_db()
+    seats = sorted(Seat.objects.filter(table=sng.table), key=lambda s: s.number)
+    # Three are out already (places 4 to 6 were taken, prize 0), by chips set straight here.
+    for seat in seats[3:]:
+        seat.delete()
+    Registration.objects.filter(
+        tournament=sng, player_id__in=[s.player_id for s in seats[3:]]
+    ).update(place=5)
+    a, b, c = seats[:3]
+    Seat.objects.filter(pk=c.pk).update(chips=1_000)
+    hand = deal_hand(sng.table)
+    # The winner takes both others' chips at a showdown: force the result on the chips.
+    from poker.services import acting, unit
+    from tournaments.services import tournament_hand_end
+
+    hand.setup["seats"] = [[a.number, 1_500], [b.number, 1_500], [c.number, 1_000]]
+    hand.setup["button"] = a.number
+    with unit.table_change(sng.table) as change:
+        acting.chips_settle(
+            change, net_by_seat={a.number: 2_500, b.number: -1_500, c.number: -1_000}
+        )
+        tournament_hand_end(change, hand, None)
+    sng.refresh_from_db()
+    place = dict(Registration.objects.filter(tournament=sng).values_list("player_id", "place"))
+    assert place[b.player_id] == 2 and place[c.player_id] == 3 and place[a.player_id] == 1
+    prize = dict(Registration.objects.filter(tournament=sng).values_list("player_id", "prize"))
+    assert (prize[a.player_id], prize[b.player_id], prize[c.player_id]) == (3_000, 1_800, 1_200)
+    assert sng.status == "finished" and pool(sng) == 0
