@@ -1,8 +1,10 @@
-"""The embedded room as `make run` starts it, for the tests of tests/lobby/test_runroom*.py:
+"""The embedded room as `make run` starts it, for the tests of tests/lobby/test_runroom.py:
 `runroom` in a subprocess on a free port, demo players logged in over HTTP, their table
 sockets (tests/factories.py), and a turn played as a page plays it."""
 
+import asyncio
 import json
+import random
 import re
 import socket
 import subprocess
@@ -10,13 +12,14 @@ import sys
 import time
 import urllib.parse
 import urllib.request
+from collections import Counter
 from http.cookiejar import CookieJar
 from pathlib import Path
 
 import pytest
 
 from lobby.management.commands.seed_demo import DEMO_PASSWORD
-from tests.factories import WireTableSocket
+from tests.factories import WireShowdownSocket, WireTableSocket
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BUY_IN = 10_000  # 100 big blinds at the demo's $0.50/$1 pot-limit tables
@@ -129,3 +132,128 @@ async def act(player: WireTableSocket, state: dict, choose) -> None:
 
 def check_or_call(legal: dict) -> tuple[str, None]:
     return ("check" if legal["check"] else "call"), None
+
+
+# -- the room under load: players at two poker tables and the live Showdown table at once ----
+
+LOAD_SECONDS = 30
+# Players think a little before each action, as people do: the three tables still act
+# concurrently all the time, at a rate the test suite's two cores can carry beside the rest.
+THINK_SECONDS = (0.05, 0.25)
+POKER_TABLES = {"Bering": ["alice", "bob", "carol"], "Cortez": ["dave", "erin", "frank"]}
+SHOWDOWN_PLAYERS = ["alice", "carol", "erin"]
+
+
+def mixed_play(rng: random.Random):
+    """Mostly check or call, sometimes the smallest bet or raise, now and then a fold to a
+    bet: hands reach every street, some with more than one bet, some end before showdown."""
+
+    def choose(legal: dict) -> tuple[str, int | None]:
+        roll = rng.random()
+        if legal["call"] and roll < 0.1:
+            return "fold", None
+        for kind in ("raise", "bet"):
+            if legal[kind] and roll > 0.8:
+                return kind, legal[kind]["min"]
+        return check_or_call(legal)
+
+    return choose
+
+
+async def poker_player(player: WireTableSocket, seat: int, until: float, rng) -> dict:
+    """Plays every turn until `until`, then asks to leave after the hand and plays on until
+    the room stands the player up. Returns its number of actions and the hands it saw dealt."""
+    actions = 0
+    dealt: set[int] = set()
+    ended: set[int] = set()
+    leaving = False
+    choose = mixed_play(rng)
+
+    def moved(state: dict) -> bool:
+        hand = state["hand"]
+        done = (state["last_result"] or {}).get("hand_id")
+        return (
+            to_act(state)
+            or state["you"]["seat"] is None
+            or (hand is not None and hand["id"] not in dealt)
+            or (done is not None and done not in ended)
+            or (not leaving and time.monotonic() > until)
+        )
+
+    while True:
+        state = await player.until(moved, timeout=60)
+        if state["hand"] is not None:
+            dealt.add(state["hand"]["id"])
+        if state["last_result"] is not None:
+            ended.add(state["last_result"]["hand_id"])
+        if state["you"]["seat"] is None:
+            break
+        if not leaving and time.monotonic() > until:
+            leaving = True
+            await player.send({"type": "seat_options", "leave_after_hand": True})
+        if to_act(state):
+            await asyncio.sleep(rng.uniform(*THINK_SECONDS))
+            await act(player, state, choose)
+            actions += 1
+    return {"actions": actions, "dealt": dealt}
+
+
+async def showdown_player(player: WireShowdownSocket, seat: int, until: float) -> Counter:
+    """Wagers the table's smallest ante each round until `until`, calls or folds when dealt,
+    and waits for each round it played to settle; then stands up."""
+    seen: Counter = Counter()
+    await player.until(lambda view: True)  # the snapshot
+    await player.send({"type": "sit", "seat": seat})
+    view = await player.until(lambda v: v["you"] is not None and v["you"]["seat"] == seat)
+    ante = view["table"]["limits"]["ante_min"]
+
+    def mine(view: dict) -> dict | None:
+        live = view["round"]
+        if live is None:
+            return None
+        return next((s for s in live["seats"] if s["seat"] == seat), None)
+
+    while time.monotonic() < until:
+        seen["rounds"] += 1
+        key = f"load-{seat}-{seen['rounds']}-{random.getrandbits(32):08x}"
+        await player.send({"type": "wager", "ante": ante, "key": key})
+        view = await player.until(
+            lambda v: mine(v) is not None and v["round"]["phase"] != "settled"
+        )
+        round_id = view["round"]["id"]
+        view = await player.until(
+            lambda v, r=round_id: v["round"]["id"] != r or v["round"]["phase"] != "betting", 60
+        )
+        if view["round"]["id"] == round_id and view["round"]["phase"] == "deciding":
+            decision = "call" if seat % 2 else random.choice(["call", "fold"])
+            await player.send({"type": "decide", "decision": decision, "key": key + "-d"})
+        await player.until(
+            lambda v, r=round_id: v["round"]["id"] != r or v["round"]["phase"] == "settled", 60
+        )
+        seen["settled"] += 1
+    await player.send({"type": "leave"})
+    await player.until(lambda v: v["you"] is not None and v["you"]["seat"] is None)
+    return seen
+
+
+async def carry_the_load(port: int, tables: dict, showdown_id: int, cookies: dict) -> list:
+    until = time.monotonic() + LOAD_SECONDS
+    rng = random.Random(2026)
+    sockets = {
+        name: [await WireTableSocket.open(port, tables[name], cookies[u]) for u in players]
+        for name, players in POKER_TABLES.items()
+    }
+    for players in sockets.values():
+        await sit_down(players)
+    live = [await WireShowdownSocket.open(port, showdown_id, cookies[u]) for u in SHOWDOWN_PLAYERS]
+    jobs = [
+        poker_player(player, seat, until, random.Random(rng.random()))
+        for players in sockets.values()
+        for seat, player in enumerate(players, start=1)
+    ]
+    jobs += [showdown_player(player, seat, until) for seat, player in enumerate(live, start=1)]
+    try:
+        return await asyncio.gather(*jobs)
+    finally:
+        for player in [*(p for players in sockets.values() for p in players), *live]:
+            await player.close()
