@@ -22,7 +22,10 @@ def test_the_lobby_fits_a_phone_in_french(signed_in_page):
     page = signed_in_page(alice, PHONE)
     try:
         page.goto("/")
-        page.wait_for_selector("text=Table en direct, 7 sièges")
+        # The live table's button: "Direct" on a phone, its whole label for screen readers.
+        button = page.locator('a.button[aria-label="Table en direct, 7 sièges"]')
+        button.wait_for()
+        assert button.inner_text() == "Direct"
         assert "25\xa0000,00\xa0$" in page.inner_text("main")
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= PHONE["width"], f"sideways scroll: {width}px"
