@@ -23,10 +23,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import cast
 
 from django.conf import settings
 from django.db import connection, connections
-from django.db.models import Model, Q
+from django.db.models import Field, Model, Q
 from django.utils import timezone
 from psycopg import RawCursor
 from psycopg.types.numeric import Int8Dumper
@@ -238,10 +239,15 @@ def _link_shape(links: tuple[Link | Row, ...]) -> tuple:
     )
 
 
+def _field(model: type[Model], name: str) -> Field:
+    """A concrete column of `model` (the entries name only those)."""
+    return cast(Field, model._meta.get_field(name))
+
+
 def _link_value_sql(model: type[Model], name: str, n: int | None) -> str:
     if n is not None:
         return f"(SELECT id FROM ids WHERE ids.n = {int(n) + 1})"
-    return f"%s::{model._meta.get_field(name).db_type(connection)}"
+    return f"%s::{_field(model, name).db_type(connection)}"
 
 
 def _link_sql(shape: tuple) -> str:
@@ -288,7 +294,7 @@ def _link_params(links: tuple[Link | Row, ...]) -> list:
     params: list = []
     for link in links:
         params += [
-            link.model._meta.get_field(name).get_db_prep_save(value, db)
+            _field(link.model, name).get_db_prep_save(value, db)
             for name, value in link.values.items()
             if not isinstance(value, EntryId)
         ]
@@ -297,7 +303,7 @@ def _link_params(links: tuple[Link | Row, ...]) -> list:
         if link.pk is not None:
             params.append(link.pk)
         params += [
-            link.model._meta.get_field(name).get_db_prep_save(value, db)
+            _field(link.model, name).get_db_prep_save(value, db)
             for name, value in link.where.items()
             if value is not None
         ]
@@ -329,7 +335,7 @@ def _guard_params(guard: Guard | None) -> list:
     if guard is None:
         return []
     return [guard.pk] + [
-        guard.model._meta.get_field(name).get_db_prep_save(value, connection)
+        _field(guard.model, name).get_db_prep_save(value, connection)
         for name, value in guard.where.items()
         if value is not None
     ]

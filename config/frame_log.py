@@ -90,15 +90,14 @@ def _client() -> redis.Redis | None:
 def frames_keep(writes: dict[str, Iterable[Entry]]) -> None:
     """Add each stream's new frames and trim it to its last `FRAME_LOG_KEEP`: one round trip
     to Redis for all of them."""
-    writes = {stream: list(entries) for stream, entries in writes.items()}
-    writes = {stream: entries for stream, entries in writes.items() if entries}
+    fresh = {stream: kept for stream, entries in writes.items() if (kept := list(entries))}
     keep, seconds = settings.FRAME_LOG_KEEP, settings.FRAME_LOG_SECONDS
     client = _client()
     if client is None:
-        _memory.keep(writes, keep, seconds)
+        _memory.keep(fresh, keep, seconds)
         return
     pipe = client.pipeline(transaction=False)
-    for stream, entries in writes.items():
+    for stream, entries in fresh.items():
         key = _key(stream)
         pipe.zadd(key, {text: version for version, text in entries})
         pipe.zremrangebyrank(key, 0, -keep - 1)

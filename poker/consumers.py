@@ -263,7 +263,7 @@ def command_here(payload: dict[str, Any]) -> str:
 def _service_run(command: Command | ConnectionSet, table_id: int, user) -> None:
     """No free database connection in time is a refusal (`busy`), answered like any other."""
     arguments = vars(command).copy()
-    if "key" in arguments:  # a money movement: the client's key, else a fresh one
+    if isinstance(command, Sit | TopUp):  # a money movement: the client's key, else a fresh one
         arguments["idempotency_key"] = _idempotency_key(command, table_id, arguments.pop("key"))
     with refuse_when_pool_exhausted():
         SERVICES[type(command)](table=table_id, player=user, **arguments)

@@ -14,7 +14,7 @@ command (poker/consumers.py) and a Celery timeout (poker/tasks.py) look up the t
   answers `owner.reply` (done, or the refusal's code and message, in the asker's language), and
   the socket answers its page as if it had run the command itself.
 A command run here because this process believed it held the table is checked under the
-table's lock: if another live owner holds the lease, nothing is done (`unit.NotTheOwner`) and
+table's lock: if another live owner holds the lease, nothing is done (`leases.NotTheOwner`) and
 the command goes there.
 An owner runs the commands of one table one at a time, in the order they reached it
 (`in_table_order`: a first-come-first-served lock per table), and those of different tables
@@ -30,7 +30,7 @@ A Celery timeout, and what the sweep finds due, is sent to the live owner withou
 lost one is found by the next sweep from what the database keeps). A staff tool waits for the
 owner's answer (`command_ask_sync`: from a thread beside this process's owner, or on a channel
 of its own in a process running none) and is told the table is busy if the live owner stays
-silent. The row lock and the fenced write (unit.StaleOwner)
+silent. The row lock and the fenced write (leases.StaleOwner)
 keep two processes that both believe they own a table from both writing.
 
 The embedded room (`manage.py runroom`: the in-memory layer, Celery's worker and beat as
@@ -78,18 +78,19 @@ from django.utils import timezone, translation
 from django.utils.module_loading import import_string
 from django.utils.translation import gettext as _
 
+from config import leases
 from config.db_pool import BUSY_CODE, DatabaseBusy
 from config.db_threads import in_db_thread
 from config.errors import Refused
 from poker.models import Table
-from poker.services import TableError, unit
+from poker.services import TableError
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 # A lease held by an owner names it as this mark and its channel (an ordinary process-specific
 # channel: channels_redis reads one Redis list per process for all of them).
-OWNER_MARK = unit.OWNER_MARK
+OWNER_MARK = leases.OWNER_MARK
 
 # kind -> the dotted path of a synchronous function(payload) -> str run by the owner (set in
 # PokerConfig.ready and ShowdownConfig.ready: the sockets' commands and the tables' timeouts).
@@ -235,7 +236,7 @@ async def owner_start() -> str | None:
             loop = asyncio.get_running_loop()
             owner.tasks.add(loop.create_task(_owner_read(owner)))
             if owns:
-                unit.owner_identity_set(_identity_of(owner.channel))
+                leases.owner_identity_set(_identity_of(owner.channel))
                 owner.tasks.add(loop.create_task(_owner_renew(owner)))
             _owner = owner
             log.info("table %s %s started", "owner" if owns else "router", owner.channel)
@@ -247,7 +248,7 @@ async def owner_stop() -> None:
     in their time and are taken over like a killed owner's."""
     global _owner
     owner, _owner = _owner, None
-    unit.owner_identity_set(None)
+    leases.owner_identity_set(None)
     if owner is None or owner.loop is not asyncio.get_running_loop():
         return
     for task in list(owner.tasks):
@@ -307,9 +308,9 @@ async def _serve(owner: _Owner, message: dict[str, Any]) -> None:
 
 
 def _run_as_owner(kind: str, payload: dict[str, Any], language: str | None) -> str:
-    """Run a command here as the table's owner: refused (`unit.NotTheOwner`, nothing done)
+    """Run a command here as the table's owner: refused (`leases.NotTheOwner`, nothing done)
     when another live owner holds the table."""
-    with unit.owners_only():
+    with leases.owners_only():
         return _run_here(kind, payload, language)
 
 
@@ -449,7 +450,7 @@ async def command_run(table_id: int, kind: str, payload: dict[str, Any]) -> str:
                 asked = None
             try:
                 result = await in_table_order(key, _run_as_owner, kind, payload, language)
-            except unit.NotTheOwner as elsewhere:
+            except leases.NotTheOwner as elsewhere:
                 # What this process remembered was stale: another owner took the table.
                 holder = elsewhere.holder
                 _holder_is(table_id, holder, table_kind)

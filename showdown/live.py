@@ -10,7 +10,7 @@ Every service is one transaction under the table's row lock (`select_for_update`
 poker table's, and runs at the table's owner (poker/owner.py): the socket's
 commands and the timeouts are sent to the process holding the table's lease, and a command
 run as the owner is refused under the lock when another live owner holds it
-(`unit.NotTheOwner`). A change bumps the table's version in one write fenced by the lease
+(`leases.NotTheOwner`). A change bumps the table's version in one write fenced by the lease
 epoch it read (`StaleOwner`: a holder whose lease moved on writes nothing), takes or renews
 the lease, and builds its frames once (`live_selectors.live_table_frames`: the public view,
 each player's own part), kept in the frame log and sent after commit
@@ -37,6 +37,7 @@ from django.utils.translation import gettext as _
 
 from audit.services import Subject, audit_record
 from cashier.services import banked_rounds_settle, banked_wager_place
+from config import leases
 from config.inputs import parse_cents, parse_idempotency_key
 from config.timeouts import Timeout, timeouts_set
 from fairness import services as fairness
@@ -44,7 +45,6 @@ from poker.broadcast import frames_send, send_lobby
 from poker.engine.showdown import ShowdownError
 from poker.engine.showdown import ShowdownRound as EngineRound
 from poker.engine.showdown_paytables import PaytableError
-from poker.services import unit
 from responsible import rules as responsible
 from showdown import services
 from showdown.live_selectors import live_table_frames
@@ -84,7 +84,7 @@ def _lock_table(table_id) -> ShowdownTable:
     )
     if table is None:
         raise ShowdownRefused("unknown_table", _("No such live table."))
-    unit.owner_check(table)
+    leases.owner_check(table)
     return table
 
 
@@ -152,7 +152,7 @@ def _changed(
     table may have moved (`_lobby_tell`)."""
     fence = {"version": table.version, "lease_epoch": table.lease_epoch}
     table.version += 1
-    unit.lease_take(table, timezone.now())
+    leases.lease_take(table, timezone.now())
     written = ShowdownTable.objects.filter(pk=table.pk, **fence).update(
         version=table.version,
         lease_owner=table.lease_owner,
@@ -160,7 +160,7 @@ def _changed(
         lease_expires_at=table.lease_expires_at,
     )
     if not written:
-        raise unit.StaleOwner(table.pk)
+        raise leases.StaleOwner(table.pk)
     public, private = live_table_frames(table, extra_user_ids=users)
     version, table_id = table.version, table.pk
     transaction.on_commit(lambda: frames_publish(table_id, version, public, private))
@@ -392,7 +392,7 @@ def live_seats_away_sweep(
         table__seats__gt=1,
     ).values_list("table_id", "pk", "away_since", "table__away_limit_seconds")
     for table_id, seat_id, away_since, limit in list(due):
-        if away_since + timedelta(seconds=limit) > now:
+        if away_since is None or away_since + timedelta(seconds=limit) > now:
             continue
         if at_owner is not None and at_owner(table_id, seat_id):
             continue
@@ -526,7 +526,7 @@ def _deal(live: LiveRound, game: EngineRound, table: ShowdownTable, now: datetim
     live.action_deadline = now + timedelta(seconds=table.action_seconds)
     live.save()
     for mine in live.seat_rounds.all():
-        mine.state = {"holes": {"1": list(game.seats[mine.live_seat].hole)}, "board": []}
+        mine.state = {"holes": {"1": list(game.seats[_live_seat(mine)].hole)}, "board": []}
         mine.save(update_fields=["state"])
 
 
@@ -575,13 +575,13 @@ def live_decide(
             raise _decision_late()  # folded just now, as at the deadline
         live = _open_round(table)
         mine = live.seat_rounds.filter(player=player).first() if live is not None else None
-        if mine is None:
+        if live is None or mine is None:
             raise ShowdownRefused("no_round", _("You have no wagers in the round being played."))
         if live.phase == Phase.BETTING:
             raise ShowdownRefused("not_dealt", _("Decisions come after the deal."))
         if mine.decision:
             raise ShowdownRefused("already_decided", _("You have already decided this round."))
-        if live.action_deadline <= now:
+        if live.action_deadline is None or live.action_deadline <= now:
             raise _decision_late()  # passed since the round moved on above: its timer folds
         game = _engine(live)
         _decide_seat(live, game, mine, decision, key=key, now=now)
@@ -595,12 +595,19 @@ def live_decide(
         return mine
 
 
+def _live_seat(mine: ShowdownRound) -> int:
+    """The seat of a live table's wager row (a round played online has none)."""
+    if mine.live_seat is None:
+        raise ValueError(f"showdown round {mine.pk} is not a live table's")
+    return mine.live_seat
+
+
 def _decide_seat(
     live: LiveRound, game: EngineRound, mine: ShowdownRound, decision: str, *, key: str, now
 ) -> None:
     bet = mine.ante * {"fold": 0, "call": 1, "raise": 2}[decision]
     try:
-        game.decide(mine.live_seat, decision)
+        game.decide(_live_seat(mine), decision)
     except ShowdownError as error:
         raise _refused(error) from error
     if bet:

@@ -25,12 +25,9 @@ drops the memory, and the command runs again under the lock, from the database. 
 beyond betting (the hand's end and its settlement, a charged time bank) stops before the
 memory moves and runs under the lock.
 
-The process that changes a table holds its lease (`Table.lease_owner`, `lease_epoch`,
-`lease_expires_at`): renewed by its next change, taken with the next epoch by any other
-process. Commands are routed to the holder when it is a live owner (poker/owner.py): a
-process running an owner loop holds leases under its channel's name and renews them. The
-change's write of the table's row updates it only `WHERE version = <the version it read> AND
-lease_epoch = <the epoch it holds>`, so a holder whose lease moved on can
+The process that changes a table holds its lease (config/leases.py, shared with the live
+Showdown tables): the change's write of the table's row updates it only `WHERE version = <the
+version it read> AND lease_epoch = <the epoch it holds>`, so a holder whose lease moved on can
 never write (`StaleOwner`, the transaction rolls back); memory is recalled only under the
 epoch it was kept with.
 
@@ -44,16 +41,13 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
-import secrets
-import socket
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timedelta
-from typing import Any, Protocol, TypeGuard, cast
+from datetime import timedelta
+from typing import Any, TypeGuard, cast
 
 from django.conf import settings
 from django.db import connection, models, transaction
@@ -62,6 +56,7 @@ from django.utils.translation import gettext as _
 
 from config.errors import Refused
 from config.inputs import parse_cents
+from config.leases import StaleOwner, lease_take, owner_check, process_identity
 from config.timeouts import Timeout, timeouts_set
 from poker import broadcast
 from poker.engine.hand import Hand as EngineHand
@@ -81,26 +76,6 @@ Status = Seat.Status
 
 class TableError(Refused):
     """A refused request at a table: `code` for programs, `message` for people. Nothing changed."""
-
-
-class StaleOwner(Exception):
-    """A change's write named a lease the table no longer has (another process took the table
-    since): refused, the transaction rolls back. A fault, not a player's refusal."""
-
-    def __init__(self, table_id: int) -> None:
-        super().__init__(f"table {table_id}: the lease moved on, the write was refused")
-        self.table_id = table_id
-
-
-class NotTheOwner(Exception):
-    """A command meant for the table's owner reached a process that does not own the table:
-    another live owner holds its lease (poker/owner.py sends the command there instead).
-    Raised under the table's lock before anything is done; nothing changed."""
-
-    def __init__(self, table_id: int, holder: str) -> None:
-        super().__init__(f"table {table_id} is owned by {holder}")
-        self.table_id = table_id
-        self.holder = holder
 
 
 class LockNeeded(Exception):
@@ -222,87 +197,6 @@ class TableMemory:
 # table id -> what this process knows of it, least recently changed first (bounded).
 _memory: OrderedDict[int, TableMemory] = OrderedDict()
 _memory_lock = threading.Lock()
-
-
-# ------------------------------------------------------------------ the lease
-
-_identity: tuple[int, str] = (0, "")
-
-
-def process_identity() -> str:
-    """This process as a lease holder: its host, pid and a random token (pids are reused; a
-    forked child gets its own)."""
-    global _identity
-    pid = os.getpid()
-    if _identity[0] != pid:
-        _identity = (pid, f"{socket.gethostname()}:{pid}:{secrets.token_hex(4)}")
-    return _identity[1]
-
-
-def owner_identity_set(name: str | None) -> None:
-    """This process runs a table owner (poker/owner.py): it holds leases under the owner's
-    name, so a command for a table it holds can be sent to it; None, it stopped."""
-    global _identity
-    _identity = (os.getpid(), name) if name else (0, "")
-
-
-# Set (in this thread) while a command runs as the table's owner would (poker/owner.py): a
-# change then refuses a table another live owner holds (`NotTheOwner`). The sweep and the staff
-# tools send their changes to the live owner holding the table (poker/tasks.py,
-# poker/services/staff.py) and change a table where they run only when none other holds it, so
-# they do not set it; nor do tests and scripts, which change a table wherever they run.
-_owner_only = threading.local()
-OWNER_MARK = "owner|"
-
-
-@contextmanager
-def owners_only() -> Iterator[None]:
-    _owner_only.on = True
-    try:
-        yield
-    finally:
-        _owner_only.on = False
-
-
-class Leased(Protocol):
-    """A row holding a lease: a poker `Table`, a live `ShowdownTable` (poker/owner.py)."""
-
-    lease_owner: str
-    lease_epoch: int
-    lease_expires_at: datetime | None
-
-    @property
-    def pk(self) -> Any: ...
-
-
-def owner_check(table: Leased) -> None:
-    """Under the (locked) table's lock: a command run as the table's owner (`owners_only`)
-    is refused, nothing done, when another live owner holds the table (`NotTheOwner`)."""
-    if getattr(_owner_only, "on", False) and owned_elsewhere(table, timezone.now()):
-        raise NotTheOwner(table.pk, table.lease_owner)
-
-
-def owned_elsewhere(table: Leased, now: datetime) -> bool:
-    """Does another live owner hold this (locked) table's lease?"""
-    return (
-        table.lease_owner.startswith(OWNER_MARK)
-        and table.lease_owner != process_identity()
-        and table.lease_expires_at is not None
-        and table.lease_expires_at > now
-    )
-
-
-def lease_take(table: Leased, now: datetime) -> None:
-    """This change's process holds the table's lease until `now` plus the lease time: renewed
-    if it held it, else taken with the next epoch (fencing off the holder before). Commands go
-    to a live owner holding the table (poker/owner.py), so a process changes a table it does
-    not hold only when no live owner does (or a Celery sweep, a staff tool, a test); the
-    caller writes it with the change."""
-    lapsed = table.lease_expires_at is None or table.lease_expires_at <= now
-    me = process_identity()
-    if table.lease_owner != me or lapsed:
-        table.lease_owner, table.lease_epoch = me, table.lease_epoch + 1
-    table.lease_expires_at = now + timedelta(seconds=settings.POKER_TABLE_LEASE_SECONDS)
 
 
 def memory_take(table_id: int) -> TableMemory | None:
@@ -606,8 +500,7 @@ def table_change(table: Table | int, *, recall: bool = False) -> Iterator[TableC
     try:
         with transaction.atomic():
             locked = lock_table(table)
-            if getattr(_owner_only, "on", False) and owned_elsewhere(locked, timezone.now()):
-                raise NotTheOwner(locked.pk, locked.lease_owner)
+            owner_check(locked)
             before = memory_take(locked.pk)
             change = TableChange(locked)
             if (

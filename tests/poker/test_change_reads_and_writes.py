@@ -12,6 +12,7 @@ from django.test.utils import CaptureQueriesContext
 
 from cashier.models import Account
 from cashier.selectors import table_stacks_and_wallets
+from config import leases
 from poker import services
 from poker.models import Hand, HandEvent, HandPlayer, Seat, Table
 from poker.services import TableError, action_write, unit
@@ -112,7 +113,7 @@ def test_a_mid_hand_action_s_writes_are_one_statement_storing_what_the_engine_di
     assert acted.last_seq == 7
     after = Table.objects.get(pk=table.pk)
     assert after.version == before.version + 1
-    assert after.lease_owner == unit.process_identity()
+    assert after.lease_owner == leases.process_identity()
     assert after.lease_expires_at is not None
 
 
@@ -129,7 +130,7 @@ def test_a_stale_fence_refuses_the_one_statement_and_nothing_of_it_stays(table):
     with (
         transaction.atomic(),
         CaptureQueriesContext(connection) as statements,
-        pytest.raises(unit.StaleOwner),
+        pytest.raises(leases.StaleOwner),
         unit.table_change(table.pk) as change,
     ):
         Table.objects.filter(pk=table.pk).update(

@@ -18,6 +18,7 @@ import pytest
 from django.db import connection, connections
 from django.utils import timezone
 
+from config import leases
 from poker import broadcast
 from poker.engine.hand import Hand as EngineHand
 from poker.models import Hand, HandEvent, Seat, Table
@@ -115,7 +116,7 @@ def test_a_mid_hand_action_at_a_remembered_table_is_one_statement_and_no_transac
         assert "FOR UPDATE" not in sql
         assert_applied_once(before, table)
     stored = Table.objects.get(pk=table.pk)
-    assert stored.lease_owner == unit.process_identity()
+    assert stored.lease_owner == leases.process_identity()
     assert stored.lease_expires_at > timezone.now()
 
 
@@ -222,7 +223,7 @@ def test_a_lease_that_moved_refuses_the_write_and_the_lock_takes_the_next_epoch(
     before = action(table, players, statements)
     assert [tx for _, tx in statements.writes()] == [False, True]
     stored = Table.objects.get(pk=table.pk)
-    assert (stored.lease_owner, stored.lease_epoch) == (unit.process_identity(), epoch + 1)
+    assert (stored.lease_owner, stored.lease_epoch) == (leases.process_identity(), epoch + 1)
     assert_applied_once(before, table)
 
 

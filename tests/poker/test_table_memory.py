@@ -6,6 +6,7 @@ rolled-back change leaves nothing to recall.
 
 These tests commit (`transaction=True`): the memory is kept on commit."""
 
+import os
 from datetime import timedelta
 
 import pytest
@@ -14,6 +15,7 @@ from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from config import leases
 from poker import services
 from poker.engine.hand import Hand as EngineHand
 from poker.models import Hand, Seat, Table
@@ -282,7 +284,7 @@ def test_the_process_changing_a_table_holds_its_lease_and_renews_it(three_handed
     table, players = three_handed
     act(table, players)
     first = Table.objects.get(pk=table.pk)
-    assert first.lease_owner == unit.process_identity()
+    assert first.lease_owner == leases.process_identity()
     assert first.lease_expires_at > timezone.now()
     act(table, players)
     again = Table.objects.get(pk=table.pk)
@@ -295,7 +297,7 @@ def test_another_process_taking_the_table_increments_the_epoch(three_handed, mon
     act(table, players)
     remembered = assert_memory_is_the_database(table)
     held = Table.objects.get(pk=table.pk)
-    monkeypatch.setattr(unit, "_identity", (unit.os.getpid(), "another-host:1:feed"))
+    monkeypatch.setattr(leases, "_identity", (os.getpid(), "another-host:1:feed"))
     unit.memory_forget(table.pk)  # that process never saw the table
     act(table, players)
     taken = Table.objects.get(pk=table.pk)
@@ -323,7 +325,7 @@ def test_a_stale_owner_s_write_is_refused(three_handed):
     before = Table.objects.get(pk=table.pk)
     hand = running(table)
     engine = EngineHand.from_dict(hand.state)
-    with pytest.raises(unit.StaleOwner), unit.table_change(table.pk, recall=True) as change:
+    with pytest.raises(leases.StaleOwner), unit.table_change(table.pk, recall=True) as change:
         assert change.recalled
         Table.objects.filter(pk=table.pk).update(
             lease_owner="another-host:1:feed", lease_epoch=F("lease_epoch") + 1

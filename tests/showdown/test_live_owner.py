@@ -18,10 +18,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.services import profile_set_display_name
+from config import leases
 from config.frame_log import frames_forget_all, frames_read
 from config.timeouts import Timeout
 from poker import owner
-from poker.services import unit
 from showdown import live, services
 from showdown.live import live_decide, live_seat_take, live_wagers_place
 from showdown.models import LiveRound, LiveSeat, ShowdownTable
@@ -368,7 +368,7 @@ def test_a_stale_owner_s_write_is_refused_by_the_fencing_check(live_table):
     held = table_row(live_table.pk)
     version, epoch = held.version, held.lease_epoch
     ShowdownTable.objects.filter(pk=live_table.pk).update(lease_epoch=epoch + 1)
-    with pytest.raises(unit.StaleOwner), transaction.atomic():
+    with pytest.raises(leases.StaleOwner), transaction.atomic():
         live._changed(held, None)
     after = table_row(live_table.pk)
     assert (after.version, after.lease_epoch) == (version, epoch + 1)
