@@ -11,8 +11,8 @@ set for a turn that was played in time changes nothing, and one that is lost (a 
 send time, a worker killed holding it) is found by the beat's sweeps from the deadlines the
 database keeps.
 
-This module sits below the games: each app names its handlers (dotted paths, imported when one
-first fires) in its `AppConfig.ready` through `timeout_register`.
+This module sits below the games: each app registers its handlers (functions) in its
+`AppConfig.ready` through `timeout_register`.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from datetime import UTC, datetime
 from celery import shared_task
 from django.conf import settings
 from django.db import transaction
-from django.utils.module_loading import import_string
 
 from config.after_commit import blocking_send_queue
 
@@ -50,12 +49,11 @@ class Timeout:
         return cls(kind, table_id, ref_id, step, at.timestamp())
 
 
-_handlers: dict[str, str] = {}
+_handlers: dict[str, Callable[[Timeout], str]] = {}
 
 
-def timeout_register(kind: str, handler: str) -> None:
-    """`handler` (a dotted path to a function taking the Timeout, returning what it did) runs
-    the timeouts of `kind`."""
+def timeout_register(kind: str, handler: Callable[[Timeout], str]) -> None:
+    """`handler` (taking the Timeout, returning what it did) runs the timeouts of `kind`."""
     _handlers[kind] = handler
 
 
@@ -87,16 +85,11 @@ def timeouts_send(timeouts: Iterable[Timeout]) -> None:
             log.exception("could not send %s; the sweep will act on it", timeout)
 
 
-@functools.cache
-def _handler(path: str) -> Callable[[Timeout], str]:
-    return import_string(path)
-
-
 @shared_task(name="room.timeout", ignore_result=True)
 def timeout_fire(kind: str, table_id: int, ref_id: int, step: int | str, at: float) -> str:
     """A timeout is due: its kind's handler acts if it still applies. Returns what it did."""
-    path = _handlers.get(kind)
-    if path is None:
+    handler = _handlers.get(kind)
+    if handler is None:
         log.error("a timeout of unknown kind %r for table %s", kind, table_id)
         return "unknown"
-    return _handler(path)(Timeout(kind, table_id, ref_id, step, at))
+    return handler(Timeout(kind, table_id, ref_id, step, at))

@@ -15,19 +15,21 @@ class PokerConfig(AppConfig):
 
         # The room's one timer path (config.timeouts) runs the tables' timers here.
         from config.timeouts import timeout_register
+        from poker import tasks
 
-        timeout_register("poker.turn", "poker.tasks.turn_timeout")
-        timeout_register("poker.hand_start", "poker.tasks.hand_start_timeout")
-        timeout_register("poker.sit_out", "poker.tasks.sit_out_timeout")
+        timeout_register("poker.turn", tasks.turn_timeout)
+        timeout_register("poker.hand_start", tasks.hand_start_timeout)
+        timeout_register("poker.sit_out", tasks.sit_out_timeout)
 
         # What a table's owner runs for the others (poker/owner.py): sockets' commands, the
         # tables' timeouts, the sweep's finds and the staff's table tools (which wait for the
         # owner's answer: command_ask_sync).
+        from poker.dispatch import command_here
         from poker.owner import command_ask_sync, owner_handler_register
-        from poker.services.staff import STAFF_KIND, staff_tools_route
+        from poker.services.staff import STAFF_KIND, staff_tool_here, staff_tools_route
 
-        owner_handler_register("poker.command", "poker.consumers.command_here")
-        owner_handler_register("poker.timeout", "poker.tasks.timeout_here")
-        owner_handler_register("poker.sweep", "poker.tasks.sweep_here")
-        owner_handler_register(STAFF_KIND, "poker.services.staff.staff_tool_here")
+        owner_handler_register("poker.command", command_here)
+        owner_handler_register("poker.timeout", tasks.timeout_here)
+        owner_handler_register("poker.sweep", tasks.sweep_here)
+        owner_handler_register(STAFF_KIND, staff_tool_here)
         staff_tools_route(command_ask_sync)

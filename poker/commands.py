@@ -157,6 +157,14 @@ class WaitingLeave:
     """`waiting_leave`: leave the list, or decline the seat it offers."""
 
 
+@dataclass(frozen=True)
+class ConnectionSet:
+    """Not a frame: the socket opening or closing (it marks the seat connected or not)."""
+
+    connected: bool
+    socket: str
+
+
 Command = (
     Act
     | Sit

@@ -12,17 +12,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import uuid
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.utils.translation import gettext as _
 
 from config.after_commit import socket_loop_remember
-from config.db_pool import DatabaseBusy, refuse_when_pool_exhausted
+from config.db_pool import DatabaseBusy
 from config.db_threads import in_db_thread
 from config.frames import Resync, ResyncFrame, Snapshot
 from config.sockets import TableSocket
@@ -36,19 +32,9 @@ from poker.broadcast import (
 )
 from poker.commands import (
     TABLE,
-    Act,
-    BigBlindChoice,
-    Chat,
     Command,
-    Leave,
-    SeatOptions,
-    ShowCards,
+    ConnectionSet,
     Sit,
-    SitIn,
-    SitOut,
-    TopUp,
-    WaitingJoin,
-    WaitingLeave,
 )
 from poker.frames import ChatLine, ExcludedFrame, SnapshotFrame, TableResyncFrame
 from poker.models import Table
@@ -60,32 +46,6 @@ log = logging.getLogger(__name__)
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_EXCLUDED = 4403
 CLOSE_NO_TABLE = 4404
-
-
-@dataclass(frozen=True)
-class ConnectionSet:
-    """Not a frame: this socket opening or closing (it marks the seat connected or not)."""
-
-    connected: bool
-    socket: str
-
-
-# Command -> the service it calls as service(table=..., player=..., **its fields).
-SERVICES: dict[type, Callable[..., Any]] = {
-    Act: services.table_act,
-    Sit: services.table_sit,
-    SitOut: services.table_sit_out,
-    SitIn: services.table_sit_in,
-    BigBlindChoice: services.table_big_blind_choose,
-    TopUp: services.table_top_up,
-    Leave: services.table_leave,
-    ShowCards: services.table_show_cards,
-    SeatOptions: services.table_seat_options_set,
-    Chat: services.table_chat_send,
-    WaitingJoin: services.waiting_list_join,
-    WaitingLeave: services.waiting_list_leave,
-    ConnectionSet: services.table_connection_set,
-}
 
 
 class TableConsumer(TableSocket):
@@ -244,34 +204,7 @@ def _snapshot_for(table_id: int, user) -> TableSnapshot:
         raise services.TableError("no_table", _("There is no such table.")) from error
 
 
-COMMANDS: dict[str, type] = {command.__name__: command for command in SERVICES}
-
-
 async def _call_service(command: Command | ConnectionSet, table_id: int, user) -> None:
     """The command runs at the table's owner (poker/owner.py): here, or in the process that
     holds the table; a refusal there is raised here all the same."""
     await owner.socket_command_run(table_id, "poker.command", command, user)
-
-
-def command_here(payload: dict[str, Any]) -> str:
-    """The owner's side of a socket's command (registered in PokerConfig.ready): run it here."""
-    command = COMMANDS[payload["command"]](**payload["fields"])
-    _service_run(command, payload["table"], owner.socket_command_user(payload))
-    return "done"
-
-
-def _service_run(command: Command | ConnectionSet, table_id: int, user) -> None:
-    """No free database connection in time is a refusal (`busy`), answered like any other."""
-    arguments = vars(command).copy()
-    if isinstance(command, Sit | TopUp):  # a money movement: the client's key, else a fresh one
-        arguments["idempotency_key"] = _idempotency_key(command, table_id, arguments.pop("key"))
-    with refuse_when_pool_exhausted():
-        SERVICES[type(command)](table=table_id, player=user, **arguments)
-
-
-def _idempotency_key(command: Sit | TopUp, table_id: int, key: str | None) -> str:
-    """The client's `key` for this table (so a resent frame moves money once), else a fresh
-    one (a frame without a key is never a resend)."""
-    if key is None:
-        return f"{command.money_kind}-{uuid.uuid4()}"
-    return f"{command.money_kind}-{table_id}-{key}"

@@ -66,7 +66,6 @@ import uuid
 import weakref
 from collections.abc import Callable, Hashable
 from datetime import timedelta
-from functools import cache
 from typing import Any, TypeVar
 
 from asgiref.sync import async_to_sync
@@ -75,7 +74,6 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection, connections, models
 from django.utils import timezone, translation
-from django.utils.module_loading import import_string
 from django.utils.translation import gettext as _
 
 from config import leases
@@ -92,16 +90,18 @@ T = TypeVar("T")
 # channel: channels_redis reads one Redis list per process for all of them).
 OWNER_MARK = leases.OWNER_MARK
 
-# kind -> the dotted path of a synchronous function(payload) -> str run by the owner (set in
-# PokerConfig.ready and ShowdownConfig.ready: the sockets' commands and the tables' timeouts).
-_handlers: dict[str, str] = {}
+# kind -> the synchronous function(payload) -> str the owner runs for it (set in the apps'
+# `ready`: the sockets' commands, the tables' timeouts, the sweep's finds, the staff's tools).
+_handlers: dict[str, Callable[[dict[str, Any]], str]] = {}
 # command kind -> the kind of table it is for; table kind -> the model holding its leases.
 _table_kinds: dict[str, str] = {}
 POKER = "poker"
 _lease_models: dict[str, type[models.Model]] = {POKER: Table}
 
 
-def owner_handler_register(kind: str, handler: str, *, table_kind: str = POKER) -> None:
+def owner_handler_register(
+    kind: str, handler: Callable[[dict[str, Any]], str], *, table_kind: str = POKER
+) -> None:
     _handlers[kind] = handler
     _table_kinds[kind] = table_kind
 
@@ -119,11 +119,6 @@ def _table_kind(kind: str) -> str:
 def order_key(table_kind: str, table_id: int) -> Hashable:
     """The line a table's calls wait in (`in_table_order`): a poker table's is its id."""
     return table_id if table_kind == POKER else (table_kind, table_id)
-
-
-@cache
-def _handler(path: str) -> Callable[[dict[str, Any]], str]:
-    return import_string(path)
 
 
 def routing_enabled() -> bool:
@@ -315,11 +310,11 @@ def _run_as_owner(kind: str, payload: dict[str, Any], language: str | None) -> s
 
 
 def _run_here(kind: str, payload: dict[str, Any], language: str | None) -> str:
-    path = _handlers[kind]
+    handler = _handlers[kind]
     if language:
         with translation.override(language):
-            return _handler(path)(payload)
-    return _handler(path)(payload)
+            return handler(payload)
+    return handler(payload)
 
 
 async def _owner_renew(owner: _Owner) -> None:

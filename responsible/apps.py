@@ -17,5 +17,6 @@ class ResponsibleConfig(AppConfig):
         money_check_register(kind=PLAY, check=rules.check_play)
 
         from config.timeouts import timeout_register
+        from responsible.tasks import session_limit_timeout
 
-        timeout_register(rules.SESSION_TIMEOUT, "responsible.tasks.session_limit_timeout")
+        timeout_register(rules.SESSION_TIMEOUT, session_limit_timeout)

@@ -24,19 +24,17 @@ class ShowdownConfig(AppConfig):
 
         # The live table's timers ride the room's one timer path (config.timeouts).
         from config.timeouts import timeout_register
+        from showdown import tasks
 
-        timeout_register("showdown.round", "showdown.tasks.live_round_timeout")
-        timeout_register("showdown.away", "showdown.tasks.live_away_timeout")
+        timeout_register("showdown.round", tasks.live_round_timeout)
+        timeout_register("showdown.away", tasks.live_away_timeout)
 
         # A live table is owned like a poker table (poker/owner.py): its lease is on its row,
         # and its owner runs the sockets' commands and the rounds' timeouts.
         from poker.owner import lease_model_register, owner_handler_register
+        from showdown.dispatch import command_here
         from showdown.models import ShowdownTable
 
         lease_model_register("showdown", ShowdownTable)
-        owner_handler_register(
-            "showdown.command", "showdown.consumers.command_here", table_kind="showdown"
-        )
-        owner_handler_register(
-            "showdown.timeout", "showdown.tasks.timeout_here", table_kind="showdown"
-        )
+        owner_handler_register("showdown.command", command_here, table_kind="showdown")
+        owner_handler_register("showdown.timeout", tasks.timeout_here, table_kind="showdown")

@@ -77,6 +77,15 @@ class Decide:
         return cls(decision, key(frame))
 
 
+@dataclass(frozen=True)
+class ConnectionSet:
+    """Not a frame: the socket opening or closing (a seat with none open is away: the lobby
+    counts it apart, and the table stands it up at its limit)."""
+
+    connected: bool
+    socket: str
+
+
 Command = TakeSeat | LeaveSeat | PlaceWagers | Decide | Ping | Snapshot | Resync
 
 

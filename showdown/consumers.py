@@ -17,9 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
@@ -32,7 +29,7 @@ from config.frames import Resync, Snapshot
 from config.sockets import TableSocket
 from poker import owner
 from showdown import live
-from showdown.commands import SHOWDOWN, Command, Decide, LeaveSeat, PlaceWagers, TakeSeat
+from showdown.commands import SHOWDOWN, Command, ConnectionSet, TakeSeat
 from showdown.frames import LiveSnapshotFrame, LiveView
 from showdown.live_selectors import live_table_view
 from showdown.models import LiveSeat, ShowdownTable
@@ -40,26 +37,6 @@ from showdown.services import ShowdownRefused
 
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_NO_TABLE = 4404
-
-
-@dataclass(frozen=True)
-class ConnectionSet:
-    """Not a frame: this socket opening or closing (a seat with none open is away: the lobby
-    counts it apart, and the table stands it up at its limit)."""
-
-    connected: bool
-    socket: str
-
-
-# Command -> the `showdown.live` service it calls as service(player=, table_id=, **its fields).
-SERVICES: dict[type, Callable[..., Any]] = {
-    TakeSeat: live.live_seat_take,
-    LeaveSeat: live.live_seat_leave,
-    PlaceWagers: live.live_wagers_place,
-    Decide: live.live_decide,
-    ConnectionSet: live.live_connection_set,
-}
-COMMANDS: dict[str, type] = {command.__name__: command for command in SERVICES}
 
 
 class LiveShowdownConsumer(TableSocket):
@@ -171,14 +148,3 @@ async def _command_run(command: Command | ConnectionSet, table_id: int, user) ->
     """The command runs at the table's owner (poker/owner.py): here, or in the process that
     holds the table; a refusal there is raised here all the same."""
     await owner.socket_command_run(table_id, "showdown.command", command, user)
-
-
-def command_here(payload: dict[str, Any]) -> str:
-    """The owner's side of a socket's command (registered in ShowdownConfig.ready)."""
-    command = COMMANDS[payload["command"]]
-    arguments = dict(payload["fields"])
-    if "key" in arguments:
-        arguments["idempotency_key"] = f"live-{payload['table']}-{arguments.pop('key')}"
-    user = owner.socket_command_user(payload)
-    SERVICES[command](player=user, table_id=payload["table"], **arguments)
-    return "done"

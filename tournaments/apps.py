@@ -22,5 +22,7 @@ class TournamentsConfig(AppConfig):
         from tournaments.services import LEVEL_KIND, tournament_hand_end
 
         tournament_hand_end_register(tournament_hand_end)
-        timeout_register(LEVEL_KIND, "tournaments.tasks.level_timeout")
-        owner_handler_register(LEVEL_KIND, "tournaments.tasks.level_here")
+        from tournaments import tasks
+
+        timeout_register(LEVEL_KIND, tasks.level_timeout)
+        owner_handler_register(LEVEL_KIND, tasks.level_here)
