@@ -13,6 +13,12 @@ class PokerConfig(AppConfig):
 
         ledger_check_register(SETTLEMENTS_MATCH_HANDS)
 
+        # A hand the engine refuses is cancelled (poker/services/unit.py hands it to faults).
+        from poker.services.faults import hand_cancel
+        from poker.services.unit import refused_hand_cancel_register
+
+        refused_hand_cancel_register(hand_cancel)
+
         # The room's one timer path (config.timeouts) runs the tables' timers here.
         from config.timeouts import timeout_register
         from poker import tasks

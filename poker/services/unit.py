@@ -722,9 +722,18 @@ def _publish(change: TableChange) -> TableView:
     return view
 
 
-def cancel_refused(refused: HandRefused) -> None:
-    from poker.services.faults import hand_cancel  # faults builds on this module
+# What cancels a hand the engine refused, in a transaction of its own: `faults.hand_cancel`,
+# registered in PokerConfig.ready (faults builds on this module, so it is handed in).
+_refused_hand_cancel: list[Callable[..., bool]] = []
 
+
+def refused_hand_cancel_register(cancel: Callable[..., bool]) -> None:
+    _refused_hand_cancel[:] = [cancel]
+
+
+def cancel_refused(refused: HandRefused) -> None:
     hand = Hand.objects.filter(pk=refused.hand_id).first()
-    if hand is not None:
-        hand_cancel(hand=hand, reason=refused.reason, code=refused.code, detail=refused.detail)
+    if hand is None:
+        return
+    [cancel] = _refused_hand_cancel  # PokerConfig.ready registered it
+    cancel(hand=hand, reason=refused.reason, code=refused.code, detail=refused.detail)
