@@ -37,3 +37,19 @@ def test_every_module_of_every_app_sits_in_a_layer():
         if f"{package}.{module.name}" not in named
     ]
     assert not missing, f"in no layer of the apps-layered contract: {missing}"
+
+
+def test_no_import_cycle_among_the_poker_services():
+    """poker/services builds upwards from its unit of work: a module that imports another
+    never is imported back by it, lazily or not (what it needs from above is handed in)."""
+    import grimp
+
+    graph = grimp.build_graph("poker", cache_dir=None)
+    modules = sorted(m for m in graph.modules if m.startswith("poker.services."))
+    cycles = [
+        (a, b)
+        for i, a in enumerate(modules)
+        for b in modules[i + 1 :]
+        if graph.chain_exists(importer=a, imported=b) and graph.chain_exists(importer=b, imported=a)
+    ]
+    assert not cycles, cycles
