@@ -16,8 +16,12 @@ The population:
   to each other's bets, never raise each other, and when only the two are left after the flop
   the first bets and the second folds (soft play, and chips flow to the first); each pair logs
   in from one address with one browser;
-- a chip dumper: follows a recipient to tables and, whenever both are in a hand, bets and
-  calls with whatever it holds and folds to the recipient's bets on the river;
+- a chip dumper: follows a recipient (who stays long at a table) and, whenever both are in a
+  hand, bets and calls weak holdings into it and folds to its bets, never winning off it;
+- AML cases at no table: a structurer (four deposits just under the large-deposit threshold
+  within a few hours), a pass-through (a deposit withdrawn four hours later without a hand)
+  and a large depositor; honest players deposit a few buy-ins at a time and, through the
+  services, withdraw their winnings at the end;
 - a fixed-timing bot: every decision 1.2 s (within 10 ms), at several tables at once, never
   a break.
 
@@ -150,10 +154,10 @@ class Colluder(Bot):
 
 class Dumper(Bot):
     """Loses chips to the recipient and never wins off it: it sees every flop the recipient
-    sees (betting a weak start), then with one pair or worse it bets into the recipient and
-    calls its bets, once the holding is better it folds to them (it must not win the pot it means to lose), and it folds to the
-    recipient's river bet whatever it holds; facing somebody else's bet it gives up. Against
-    everybody else it plays honestly."""
+    sees (betting a weak start); after the flop, with one pair or worse it bets into the
+    recipient and calls its bets, with anything better it folds to them (it must not win the
+    pot it means to lose); on the river it folds to the recipient's bet whatever it holds.
+    Facing somebody else's bet it gives up; against everybody else it plays honestly."""
 
     kind = "dumper"
 
@@ -707,9 +711,7 @@ def ranks(run, planted: Planted) -> dict:
             out["dumper_flow"] = flow and {**flow.detail, "score": flow.score}
             out["dumper_weak"] = weak and {**weak.detail, "score": weak.score}
     aml = {e.player_id: e for e in entries if e.queue == Queue.AML}
-    out["aml"] = {
-        name: aml[pid].rank if pid in aml else None for name, pid in planted.aml.items()
-    }
+    out["aml"] = {name: aml[pid].rank if pid in aml else None for name, pid in planted.aml.items()}
     out["aml_kinds"] = {
         name: sorted(s.kind for s in aml[pid].signals.all()) if pid in aml else []
         for name, pid in planted.aml.items()
