@@ -79,6 +79,7 @@ class Planted:
     bot: int | None = None
     aml: dict[str, int] = field(default_factory=dict)  # planted case -> player id
     honest: list[int] = field(default_factory=list)
+    honest_withdrawals: int = 0  # honest players who withdrew their winnings
     hands: int = 0
     since: datetime | None = None
     until: datetime | None = None
@@ -649,6 +650,7 @@ class Room:
             for wallet in Account.objects.filter(kind=Account.Kind.WALLET, owner__in=honest):
                 deposited = self._deposited(wallet.owner_id)
                 if wallet.balance - deposited >= 10_000:
+                    self.planted.honest_withdrawals += 1
                     wallet_withdraw(player=honest[wallet.owner_id].user,
                                     amount=wallet.balance - deposited,
                                     idempotency_key=self.key())  # fmt: skip
@@ -686,7 +688,9 @@ def ranks(run, planted: Planted) -> dict:
     entries = list(QueueEntry.objects.filter(run=run))
     collusion = {(e.player_id, e.partner_id): e for e in entries if e.queue == Queue.COLLUSION}
     bots = {e.player_id: e for e in entries if e.queue == Queue.BOTS}
+    # Every planted player (the bot and the AML cases too): an honest pair has none of them.
     cheats = {p for pair in planted.pairs for p in pair} | set(planted.dumper or ())
+    cheats |= {planted.bot, *planted.aml.values()} - {None}
     honest_pairs = [key for key in collusion if not (set(key) & cheats)]
     flag = settings.INTEGRITY_FLAG_SCORE
     out: dict = {
@@ -717,6 +721,7 @@ def ranks(run, planted: Planted) -> dict:
         for name, pid in planted.aml.items()
     }
     out["aml_entries"] = len(aml)
+    out["honest_withdrawals"] = planted.honest_withdrawals
     out["honest_aml_flagged"] = sum(
         1 for pid in planted.honest if pid in aml and aml[pid].score >= flag
     )
