@@ -16,8 +16,12 @@ The population:
   to each other's bets, never raise each other, and when only the two are left after the flop
   the first bets and the second folds (soft play, and chips flow to the first); each pair logs
   in from one address with one browser;
-- a chip dumper: follows a recipient to tables and, whenever both are in a hand, bets and
-  calls with whatever it holds and folds to the recipient's bets on the river;
+- a chip dumper: follows a recipient (who stays long at a table) and, whenever both are in a
+  hand, bets and calls weak holdings into it and folds to its bets, never winning off it;
+- AML cases at no table: a structurer (four deposits just under the large-deposit threshold
+  within a few hours), a pass-through (a deposit withdrawn four hours later without a hand)
+  and a large depositor; honest players deposit a few buy-ins at a time and, through the
+  services, withdraw their winnings at the end;
 - a fixed-timing bot: every decision 1.2 s (within 10 ms), at several tables at once, never
   a break.
 
@@ -58,6 +62,7 @@ class Population:
     pairs: int = 1
     dumper: bool = True
     bot_tables: int = 2
+    aml: bool = True  # a structurer, a pass-through and a large depositor (they play no hand)
     round_hands: int = 8  # a table's hands between its players coming and going
     seed: int = 1
     prefix: str = "sim"
@@ -72,7 +77,9 @@ class Planted:
     pairs: list[tuple[int, int]] = field(default_factory=list)
     dumper: tuple[int, int] | None = None  # (dumper, recipient)
     bot: int | None = None
+    aml: dict[str, int] = field(default_factory=dict)  # planted case -> player id
     honest: list[int] = field(default_factory=list)
+    honest_withdrawals: int = 0  # honest players who withdrew their winnings
     hands: int = 0
     since: datetime | None = None
     until: datetime | None = None
@@ -147,8 +154,11 @@ class Colluder(Bot):
 
 
 class Dumper(Bot):
-    """Builds pots with the recipient whatever it holds, then folds to the recipient's bet on
-    the turn or river (never to an all-in showdown it might win)."""
+    """Loses chips to the recipient and never wins off it: it sees every flop the recipient
+    sees (betting a weak start); after the flop, with one pair or worse it bets into the
+    recipient and calls its bets, with anything better it folds to them (it must not win the
+    pot it means to lose); on the river it folds to the recipient's bet whatever it holds.
+    Facing somebody else's bet it gives up; against everybody else it plays honestly."""
 
     kind = "dumper"
 
@@ -156,25 +166,30 @@ class Dumper(Bot):
         taker = self.partner.pk if self.partner else None
         if taker not in view.left:
             return honest_decision(self.rng, view)
-        if view.aggressor == taker and view.street in ("turn", "river"):
-            return "fold", None
-        if view.street in ("preflop", "flop") and view.legal.max_to and not view.legal.call:
-            return view.bet(view.legal.max_to)
+        give_up = ("fold", None) if view.legal.call else ("check", None)
+        if view.legal.call and view.aggressor not in (None, taker):
+            return give_up
+        if view.street == "river" or (view.board and not view.weak()):
+            return give_up
+        if view.weak() and view.legal.max_to and not view.legal.call:  # bets, never re-raises
+            return view.bet(view.legal.min_to)
         return view.call_or_check()
 
 
 class Recipient(Bot):
-    """Honest but for the dumper: after the flop it bets the least it may into it."""
+    """Honest but for the dumper: with it in the hand it never folds, and after the flop it
+    bets (or raises) the least it may whenever it is not the last to have bet, so the dumper
+    always has a bet to fold to on the river."""
 
     kind = "recipient"
 
     def decide(self, view: View) -> tuple[str, int | None]:
         giver = self.partner.pk if self.partner else None
-        if giver in view.left and view.street != "preflop":
-            if view.legal.max_to and view.aggressor != self.pk:
-                return view.bet(view.legal.min_to)
-            return view.call_or_check()
-        return honest_decision(self.rng, view)
+        if giver not in view.left:
+            return honest_decision(self.rng, view)
+        if view.street != "preflop" and view.legal.max_to and view.aggressor != self.pk:
+            return view.bet(view.legal.min_to)
+        return view.call_or_check()
 
 
 class FixedBot(Bot):
@@ -215,6 +230,12 @@ class View:
         suits = [card[1] for card in self.hole]
         score = 0.25 + 0.2 * ("A" in ranks) + 0.15 * (len(set(ranks)) < 4)
         return score + 0.1 * (len(set(suits)) <= 2) + 0.1 * sum(r in "KQJT" for r in ranks) / 4
+
+    def weak(self) -> bool:
+        """The holding the checks call weak (integrity.selectors.weak_holding)."""
+        from integrity.selectors import weak_holding
+
+        return weak_holding(self.hole, self.board)
 
     def call_or_check(self) -> tuple[str, int | None]:
         return ("call", None) if self.legal.call else ("check", None)
@@ -271,7 +292,9 @@ def _make_players(pop: Population, rng: random.Random) -> tuple[list[Bot], Plant
         # No password (none to hash: bots never log in through the page).
         user = get_user_model().objects.create_user(username, f"{username}@example.test")
         email_mark_verified(user=user)
-        wallet_deposit(player=user, amount=10_000_000, idempotency_key=f"{pop.prefix}-{name}")
+        # A few buy-ins, under every AML threshold (more when the wallet runs low: `refill`).
+        wallet_deposit(player=user, amount=10_000 * rng.randint(4, 9),
+                       idempotency_key=f"{pop.prefix}-{name}")  # fmt: skip
         pending = terms_pending(player=user)
         if pending:  # a room with published terms: accepted, as at sign-up
             terms_accept(player=user, versions=[version.pk for version in pending])
@@ -297,6 +320,11 @@ def _make_players(pop: Population, rng: random.Random) -> tuple[list[Bot], Plant
         planted.dumper = (d.pk, r.pk)
     if pop.bot_tables:
         planted.bot = player("fixed", FixedBot, "192.0.2.30", UA[0]).pk
+    if pop.aml:
+        for k, name in enumerate(("structurer", "pass_through", "large_deposit")):
+            bot = player(name, Bot, f"192.0.2.{40 + k}", UA[k % len(UA)])
+            bots.remove(bot)  # at no table
+            planted.aml[name] = bot.pk
     return bots, planted
 
 
@@ -490,12 +518,29 @@ class Room:
         self.rounds += 1
         self._leaving(run)
         self._coming(run)
+        if self.pop.through != "engine":
+            for bot in run.seats.values():
+                self.refill(bot)
+
+    def refill(self, bot: Bot) -> None:
+        """A player short of two buy-ins deposits a few more (as players do: small deposits,
+        under every AML threshold), so auto top-up never runs dry."""
+        from cashier.models import Account
+        from cashier.services import wallet_deposit
+
+        table = self.runs[0].table
+        wallet = Account.objects.filter(kind=Account.Kind.WALLET, owner=bot.user).first()
+        if wallet is None or wallet.balance < 2 * table.max_buy_in:
+            wallet_deposit(player=bot.user, amount=10_000 * self.rng.randint(3, 6),
+                           idempotency_key=self.key())  # fmt: skip
 
     def _leaving(self, run: TableRun) -> None:
         for bot in list(run.seats.values()):
             if bot.kind == "bot" or bot not in run.seats.values():
                 continue
-            leaving = run.hands > 0 and self.rng.random() < 0.35
+            # The recipient stays long (the dumper's chips come to it where it sits).
+            odds = 0.1 if bot.kind == "recipient" else 0.35
+            leaving = run.hands > 0 and self.rng.random() < odds
             if bot.kind == "dumper":
                 leaving = bot.partner not in run.seats.values()
             if not leaving:
@@ -520,10 +565,11 @@ class Room:
             elif bot.kind == "dumper":
                 if partner in run.seats.values():
                     self.sit(run, bot)
-            elif self.rng.random() < 0.5:
+            elif bot.kind == "recipient" and free >= 2 and not partner.seated:
                 self.sit(run, bot)
-                if bot.kind == "recipient" and not partner.seated:  # the dumper follows
-                    self.sit(run, partner)
+                self.sit(run, partner)  # the dumper follows
+            elif bot.kind != "recipient" and self.rng.random() < 0.5:
+                self.sit(run, bot)
 
     def play(self) -> Planted:
         pop = self.pop
@@ -560,9 +606,69 @@ class Room:
                         continue
                 think = run.seats[run.engine.to_act].think()
                 heapq.heappush(heap, (self.clock.at + timedelta(seconds=think), k))
+            self._money()
         self.planted.hands = played
         self.planted.until = self.clock.at + timedelta(seconds=1)
         return self.planted
+
+    def _money(self) -> None:
+        """After the hands, over seven simulated hours: the planted AML cases move their money
+        (four deposits just under the large-deposit threshold within a few hours; a deposit
+        withdrawn four hours later without a hand played; one deposit over the threshold), and
+        (through the services) honest players who won withdraw their winnings."""
+        from django.conf import settings
+        from django.contrib.auth import get_user_model
+
+        from cashier.models import Account
+        from cashier.services import wallet_deposit, wallet_withdraw
+
+        large = settings.INTEGRITY_AML_LARGE_CENTS
+        users = get_user_model().objects.in_bulk([*self.planted.aml.values()])
+        aml = {name: users[pid] for name, pid in self.planted.aml.items()}
+        start = self.clock.at
+
+        def at(hours: float) -> None:
+            self.clock.at = start + timedelta(hours=hours)
+
+        if aml:
+            for k in range(4):
+                at(0.5 + 1.5 * k)
+                wallet_deposit(player=aml["structurer"], amount=large * 95 // 100 + 1_000 * k,
+                               idempotency_key=self.key())  # fmt: skip
+            at(0.25)
+            wallet_deposit(player=aml["large_deposit"], amount=large * 3 // 2,
+                           idempotency_key=self.key())  # fmt: skip
+            at(1)
+            wallet_deposit(player=aml["pass_through"], amount=large * 6 // 10,
+                           idempotency_key=self.key())  # fmt: skip
+            at(5)
+            wallet_withdraw(player=aml["pass_through"], amount=large * 58 // 100,
+                            idempotency_key=self.key())  # fmt: skip
+        if self.pop.through != "engine":
+            at(6)
+            honest = {b.pk: b for b in self.bots if b.kind == "honest"}
+            for wallet in Account.objects.filter(kind=Account.Kind.WALLET, owner__in=honest):
+                deposited = self._deposited(wallet.owner_id)
+                if wallet.balance - deposited >= 10_000:
+                    self.planted.honest_withdrawals += 1
+                    wallet_withdraw(player=honest[wallet.owner_id].user,
+                                    amount=wallet.balance - deposited,
+                                    idempotency_key=self.key())  # fmt: skip
+        at(7)
+
+    @staticmethod
+    def _deposited(player_id: int) -> int:
+        from django.db.models import Sum
+
+        from cashier.models import Entry, Posting
+
+        return (
+            Posting.objects.filter(
+                account__kind="wallet", account__owner_id=player_id,
+                entry__reason=Entry.Reason.DEPOSIT,
+            ).aggregate(total=Sum("amount"))["total"]
+            or 0
+        )  # fmt: skip
 
 
 def population_play(pop: Population) -> Planted:
@@ -582,7 +688,9 @@ def ranks(run, planted: Planted) -> dict:
     entries = list(QueueEntry.objects.filter(run=run))
     collusion = {(e.player_id, e.partner_id): e for e in entries if e.queue == Queue.COLLUSION}
     bots = {e.player_id: e for e in entries if e.queue == Queue.BOTS}
+    # Every planted player (the bot and the AML cases too): an honest pair has none of them.
     cheats = {p for pair in planted.pairs for p in pair} | set(planted.dumper or ())
+    cheats |= {planted.bot, *planted.aml.values()} - {None}
     honest_pairs = [key for key in collusion if not (set(key) & cheats)]
     flag = settings.INTEGRITY_FLAG_SCORE
     out: dict = {
@@ -600,6 +708,23 @@ def ranks(run, planted: Planted) -> dict:
         d, r = planted.dumper
         key = (min(d, r), max(d, r))
         out["dumper"] = collusion[key].rank if key in collusion else None
+        if key in collusion:
+            signals = {s.kind: s for s in collusion[key].signals.all()}
+            flow = signals.get("chip_flow")
+            weak = signals.get("weak_losses")
+            out["dumper_flow"] = flow and {**flow.detail, "score": flow.score}
+            out["dumper_weak"] = weak and {**weak.detail, "score": weak.score}
+    aml = {e.player_id: e for e in entries if e.queue == Queue.AML}
+    out["aml"] = {name: aml[pid].rank if pid in aml else None for name, pid in planted.aml.items()}
+    out["aml_kinds"] = {
+        name: sorted(s.kind for s in aml[pid].signals.all()) if pid in aml else []
+        for name, pid in planted.aml.items()
+    }
+    out["aml_entries"] = len(aml)
+    out["honest_withdrawals"] = planted.honest_withdrawals
+    out["honest_aml_flagged"] = sum(
+        1 for pid in planted.honest if pid in aml and aml[pid].score >= flag
+    )
     return out
 
 

@@ -413,6 +413,41 @@ def terms_publish(
     return version
 
 
+DOCUMENT_TITLES = {"terms": "Terms and conditions", "fair_play": "Fair-play policy"}
+
+
+@transaction.atomic
+def terms_publish_documents(*, staff=None, now: datetime | None = None) -> list[TermsVersion]:
+    """Publish the newest text of each document in responsible/documents/ (`<kind>_v<n>.txt`)
+    whose version in force says something else (or when none is published): the room's own
+    documents move to their newest text, and every player accepts it again before playing.
+    A text already in force publishes nothing, so a rerun changes nothing."""
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parent / "documents"
+    current = {version.kind: version for version in terms_current()}
+    published = []
+    for kind, title in DOCUMENT_TITLES.items():
+        files = list(folder.glob(f"{kind}_v*.txt"))
+        if not files:
+            continue
+        newest = max(files, key=lambda path: int(path.stem.split("_v")[1]))
+        body = newest.read_text(encoding="utf-8").strip()
+        if kind in current and current[kind].body.strip() == body:
+            continue
+        published.append(
+            terms_publish(
+                staff=staff,
+                kind=kind,
+                title=title,
+                body=body,
+                reason=f"responsible/documents/{newest.name}",
+                now=now,
+            )
+        )
+    return published
+
+
 @transaction.atomic
 def terms_accept(
     *, player, versions: list[int], now: datetime | None = None

@@ -11,8 +11,9 @@ from integrity.services import integrity_run
 pytestmark = pytest.mark.django_db
 
 
+@pytest.mark.parametrize("seed", [3, 4])
 @override_settings(INTEGRITY_MIN_HANDS_TOGETHER=4, INTEGRITY_MIN_DECISIONS=10)
-def test_each_planted_case_tops_its_queue():
+def test_each_planted_case_tops_its_queue(seed):
     planted = population_play(
         Population(
             tables=2,
@@ -21,7 +22,7 @@ def test_each_planted_case_tops_its_queue():
             pairs=1,
             bot_tables=2,
             round_hands=6,
-            seed=3,
+            seed=seed,
             through="engine",
         )
     )
@@ -29,3 +30,15 @@ def test_each_planted_case_tops_its_queue():
     found = ranks(run, planted)
     assert found["bot"] == 1
     assert sorted([*found["pairs"], found["dumper"]]) == [1, 2]
+    # The dumper's chips flow to its partner, past chance.
+    dumper, recipient = planted.dumper
+    flow = found["dumper_flow"]
+    assert (flow["from"], flow["to"]) == (dumper, recipient) and flow["score"] > 0
+    # The money cases top the AML queue, each with its own flag; no honest player is flagged.
+    assert sorted(found["aml"].values()) == [1, 2, 3]
+    assert found["aml_kinds"] == {
+        "structurer": ["structuring"],
+        "pass_through": ["little_play"],
+        "large_deposit": ["large_deposit"],
+    }
+    assert found["honest_aml_flagged"] == 0

@@ -10,7 +10,12 @@ from audit.models import AuditRecord
 from cashier.services import CashierError, wallet_deposit, wallet_withdraw
 from responsible.models import TermsAcceptance, TermsVersion
 from responsible.rules import check_play, terms_current, terms_pending
-from responsible.services import ResponsibleError, terms_accept, terms_publish
+from responsible.services import (
+    ResponsibleError,
+    terms_accept,
+    terms_publish,
+    terms_publish_documents,
+)
 from showdown.services import ShowdownRefused, round_deal
 from tests.factories import (
     DEFAULT_PASSWORD,
@@ -265,3 +270,20 @@ def test_superuser_publishes_in_the_admin_and_roles_only_read():
         == 403
     )
     assert TermsVersion.objects.count() == 1
+
+
+def test_the_room_documents_publish_their_newest_text_once_and_players_accept_again():
+    player = make_player()
+    publish_both()
+    terms_accept(player=player, versions=[version.pk for version in terms_current()])
+    published = terms_publish_documents()
+    assert {version.kind for version in published} == {"terms", "fair_play"}
+    assert terms_publish_documents() == []  # the newest texts are in force: nothing again
+    assert {version.kind for version in terms_pending(player=player)} == {"terms", "fair_play"}
+    policy = next(version for version in published if version.kind == "fair_play").body
+    # What the room checks, said to players.
+    for words in ("collusion", "chip dumping", "program", "Identity before withdrawals",
+                  "just under the large amount", "little play", "cleared, warned",
+                  "suspended with its money held", "finished hands"):  # fmt: skip
+        assert words in policy
+    assert AuditRecord.objects.filter(action="staff.terms_publish").count() == 4

@@ -4,9 +4,6 @@ Safe to run again: it only adds what is missing. Later parts of the room (cashie
 extend it with funded wallets and tables of every game.
 """
 
-from pathlib import Path
-
-from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
@@ -16,8 +13,8 @@ from cashier.selectors import wallet_balance
 from cashier.services import wallet_deposit
 from poker.engine.rake import default_rake_schedule
 from poker.models import RakeSchedule, Table
-from responsible.rules import terms_current, terms_pending
-from responsible.services import terms_accept, terms_publish
+from responsible.rules import terms_pending
+from responsible.services import terms_accept, terms_publish_documents
 from showdown.models import ShowdownTable
 from tournaments.models import TournamentTemplate
 from tournaments.services import tournaments_open_missing
@@ -58,19 +55,10 @@ class Command(BaseCommand):
         self.seed_sit_and_gos()
 
     def seed_terms(self) -> None:
-        """The newest version of the terms and of the fair-play policy in
-        responsible/documents/ (`<kind>_v<n>.txt`) when none is published, accepted by every
-        demo player, so they play at once."""
-        published = {version.kind for version in terms_current()}
-        for kind, title in (
-            ("terms", "Terms and conditions"),
-            ("fair_play", "Fair-play policy"),
-        ):
-            if kind not in published:
-                path = Path(apps.get_app_config("responsible").path) / "documents"
-                newest = max(path.glob(f"{kind}_v*.txt"), key=lambda p: int(p.stem.split("_v")[1]))
-                body = newest.read_text(encoding="utf-8")
-                terms_publish(staff=None, kind=kind, title=title, body=body)
+        """The newest text of the terms and of the fair-play policy (responsible/documents/),
+        published when the version in force says something else, accepted by every demo
+        player, so they play at once."""
+        terms_publish_documents()
         users = get_user_model().objects
         for username in DEMO_PLAYERS:
             player = users.get(username=username)
