@@ -15,12 +15,18 @@ The embedded room (no Redis) keeps the same in this process's memory.
 
 Nothing here decides who may read which stream: the caller names the streams (a table's
 public frames, one player's private ones) and gives each socket only its own.
+
+Beside the log every process remembers the last `FRAMES_REMEMBERED` versions of the frames it
+sent itself (`frames_remember`), each version whole (its public frame with every private one of
+it): a table's owner sends all of its table's frames, so a socket on the owner's process is
+answered from there (`frames_missed_here`), with no round trip to Redis or the database.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterable
 
 import redis
@@ -159,8 +165,71 @@ def frames_missed_in(*, public: str, private: str | None, since: int) -> Missed 
     return Missed(frames, complete=len(run) == len(shared) and last >= since)
 
 
+# ------------------------------------------------------------------ this process's own frames
+
+FRAMES_REMEMBERED = 64  # versions of each table whose frames this process sent
+STREAMS_REMEMBERED = 512  # tables (the least recently sent to is forgotten first)
+
+
+class _Sent:
+    """The frames this process sent, per public stream: version -> (the public frame, each
+    private stream's frame of that version). A version is kept whole or not at all, so a
+    private stream that has none at a kept version was sent none."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.streams: OrderedDict[str, dict[int, tuple[str, dict[str, str]]]] = OrderedDict()
+
+    def remember(self, stream: str, version: int, text: str, private: dict[str, str]) -> None:
+        with self.lock:
+            frames = self.streams.pop(stream, {})
+            frames[version] = (text, private)
+            while len(frames) > FRAMES_REMEMBERED:
+                del frames[min(frames)]
+            self.streams[stream] = frames
+            while len(self.streams) > STREAMS_REMEMBERED:
+                self.streams.popitem(last=False)
+
+    def missed(self, public: str, private: str | None, since: int) -> Missed | None:
+        with self.lock:
+            frames = self.streams.get(public, {})
+            newer = sorted(version for version in frames if version > since)
+            if not newer or newer != list(range(since + 1, since + 1 + len(newer))):
+                return None
+            texts = []
+            for version in newer:
+                text, own = frames[version]
+                if private is not None and private in own:
+                    texts.append(own[private])
+                texts.append(text)
+            return Missed(texts, complete=True)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.streams.clear()
+
+
+_sent = _Sent()
+
+
+def frames_remember(*, version: int, public: tuple[str, str], private: dict[str, str]) -> None:
+    """This process sent version `version` of the stream `public[0]` (its frame `public[1]`)
+    and the private frames `private` (stream -> frame) of the same change."""
+    _sent.remember(public[0], version, public[1], dict(private))
+
+
+def frames_missed_here(*, public: str, private: str | None, since: int) -> Missed | None:
+    """What `frames_missed_in` would answer, from the frames this process sent itself, when
+    they hold every version from `since + 1` to the newest this process sent (one missing in
+    between was sent by another process); else None, and the log must answer. Nothing newer
+    than `since` is None too: this process may not have sent the newest version."""
+    return _sent.missed(public, private, since)
+
+
 def frames_forget_all() -> None:
-    """Drop every stream of this log (tests: ids restart with each test database)."""
+    """Drop every stream of this log and the frames this process remembers sending (tests:
+    ids restart with each test database)."""
+    _sent.clear()
     client = _client()
     if client is None:
         _memory.clear()

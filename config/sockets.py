@@ -15,6 +15,7 @@ to this socket alone, and the socket stays open. A bug in a handler is logged an
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import re
@@ -121,6 +122,9 @@ class TableSocket(FrameConsumer):
 
     snapshot_asked_at = float("-inf")  # loop time of the last snapshot the page asked for
     superseded = False
+    resync_answering: asyncio.Task | None = None  # the page's `resync` being answered
+    resyncs_coalesced = 0  # `resync` frames that came while one was being answered
+    resyncs_from_memory = 0  # answered from the frames this process sent (`frames_missed_here`)
 
     async def reconnect_refused(self, key: str) -> bool:
         """Count this socket (`key`: the player and table); past the limit it is accepted only
@@ -158,6 +162,12 @@ class TableSocket(FrameConsumer):
     async def frames_missed(self, since: int) -> Missed | None:
         raise NotImplementedError
 
+    def frames_missed_here(self, since: int) -> Missed | None:
+        """What this socket missed after `since`, from the frames this process sent itself
+        when the table's owner is this process (config.frame_log.frames_missed_here: no I/O,
+        run on the loop); None: ask the log (`frames_missed`)."""
+        return None
+
     async def snapshot_send(self) -> None:
         """The whole state now, with `heartbeat_seconds`."""
         raise NotImplementedError
@@ -170,8 +180,13 @@ class TableSocket(FrameConsumer):
     async def resync_send(self, since: int, *, hello: bool = False) -> None:
         """The frames this socket missed after `since`, from the frame log, in one `resync`
         frame (its own private parts only: the log is read for this socket's user); a snapshot
-        when the log no longer holds them. `hello`: a page reconnecting (`resync_hello`)."""
-        missed = await self.frames_missed(since)
+        when the log no longer holds them. `hello`: a page reconnecting (`resync_hello`).
+        On the process of the table's owner the frames it sent itself answer first."""
+        missed = self.frames_missed_here(since)
+        if missed is not None:
+            self.resyncs_from_memory += 1
+        else:
+            missed = await self.frames_missed(since)
         for _try in range(RESYNC_HOLE_TRIES):
             if missed is None or missed.complete or missed.frames:
                 break
@@ -194,6 +209,34 @@ class TableSocket(FrameConsumer):
         if hello:
             frame = await self.resync_hello(frame)
         await self.send_frame(frame)
+
+    async def resync_requested(self, command: Any) -> None:
+        """The page's `resync` (`command.since`), answered beside the socket's other frames (the
+        table's frames go on reaching the page meanwhile). At most one is answered at a time: one
+        that comes while another is being answered is folded into that answer, which holds
+        every frame after the older `since` to the newest kept, and costs no read of its own (a
+        page sends one at a time; docs/protocol.md "Versions and resync")."""
+        if self.resync_answering is not None and not self.resync_answering.done():
+            self.resyncs_coalesced += 1
+            return
+        self.resync_answering = asyncio.create_task(self._resync_answer(command))
+
+    async def _resync_answer(self, command: Any) -> None:
+        try:
+            await self.resync_send(command.since)
+        except Refused as error:
+            await self.send_frame(refusal_for(error, command).frame())
+        except Exception:
+            user = getattr(self.scope.get("user"), "pk", None)
+            log.exception("%s: a resync for user %s failed", self.scope.get("path"), user)
+            fault = Refused("server_error", _("Something went wrong on our side; nothing changed."))
+            with contextlib.suppress(Exception):  # the socket may have closed meanwhile
+                await self.send_frame(refusal_for(fault, command).frame())
+
+    async def websocket_disconnect(self, message: dict) -> None:
+        if self.resync_answering is not None:
+            self.resync_answering.cancel()
+        await super().websocket_disconnect(message)
 
     async def snapshot_requested(self) -> None:
         """The whole state again, at most once a second."""

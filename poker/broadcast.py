@@ -26,7 +26,13 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
 from config.after_commit import layer_send_queue
-from config.frame_log import Missed, frames_keep, frames_missed_in
+from config.frame_log import (
+    Missed,
+    frames_keep,
+    frames_missed_here,
+    frames_missed_in,
+    frames_remember,
+)
 from poker.engine.hand import Hand as EngineHand
 from poker.engine.views import events_for, reading_for
 from poker.frames import (
@@ -299,6 +305,14 @@ def frames_missed(*, table_id: int, user_id: int | None, since: int) -> Missed |
     return frames_missed_in(public=log_stream(table_id), private=own, since=since)
 
 
+def frames_missed_at_owner(*, table_id: int, user_id: int | None, since: int) -> Missed | None:
+    """`frames_missed` from the frames this process sent itself (config.frame_log
+    `frames_missed_here`), for a socket on the process of the table's owner; None when they do
+    not hold the answer."""
+    own = None if user_id is None else log_stream(table_id, user_id)
+    return frames_missed_here(public=log_stream(table_id), private=own, since=since)
+
+
 def _run_on_layer(call, what: str) -> None:
     """Run `call(layer)`, an async function using the channel layer, from synchronous code.
 
@@ -361,6 +375,7 @@ def frames_send(*, version: int, public: Sent, private: Iterable[Sent] = ()) -> 
         frames_keep({stream: [(version, text)], **{s: [(version, t)] for s, _g, t in private}})
     except Exception:
         log.exception("could not keep the frames of version %s of %s", version, stream)
+    frames_remember(version=version, public=(stream, text), private={s: t for s, _g, t in private})
 
     async def deliver(layer) -> None:
         await asyncio.gather(

@@ -26,6 +26,7 @@ from poker import owner, services
 from poker.broadcast import (
     Missed,
     frames_missed,
+    frames_missed_at_owner,
     group_name,
     player_group_name,
     user_group_name,
@@ -117,7 +118,7 @@ class TableConsumer(TableSocket):
             await self.snapshot_requested()
             return
         if isinstance(command, Resync):
-            await self.resync_send(command.since)
+            await self.resync_requested(command)
             return
         await self.run(command)
         if isinstance(command, Sit):  # the new seat is live through this socket
@@ -140,6 +141,11 @@ class TableConsumer(TableSocket):
 
     async def frames_missed(self, since: int) -> Missed | None:
         return await _frames_missed(self.table_id, self.user.pk, since)
+
+    def frames_missed_here(self, since: int) -> Missed | None:
+        if not owner.holds_here(self.table_id):
+            return None
+        return frames_missed_at_owner(table_id=self.table_id, user_id=self.user.pk, since=since)
 
     async def resync_hello(self, frame: ResyncFrame) -> TableResyncFrame:
         """A reconnecting page's resync also brings the heartbeat and the recent chat."""

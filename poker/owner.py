@@ -371,6 +371,17 @@ async def holder_of(table_id: int, *, fresh: bool = False, table_kind: str = POK
     return holder
 
 
+def holds_here(table_id: int, table_kind: str = POKER) -> bool:
+    """Does this process's owner hold the table, as far as this process knows without asking
+    the database (the holder it last saw, for a lease time)? Then it sent the table's latest
+    frames itself: a socket here is answered from them (config.frame_log.frames_missed_here)."""
+    me = owner_identity()
+    cached = _holders.get((table_kind, table_id))
+    return (
+        me is not None and cached is not None and cached[0] == me and cached[1] > time.monotonic()
+    )
+
+
 # (the live owners the leases show, until when this answer may be used)
 _owners_seen: tuple[list[str], float] = ([], 0.0)
 

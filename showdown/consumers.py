@@ -24,7 +24,7 @@ from django.conf import settings
 from config.after_commit import socket_loop_remember
 from config.db_pool import DatabaseBusy
 from config.db_threads import in_db_thread
-from config.frame_log import Missed, frames_missed_in
+from config.frame_log import Missed, frames_missed_here, frames_missed_in
 from config.frames import Resync, Snapshot
 from config.sockets import TableSocket
 from poker import owner
@@ -93,7 +93,7 @@ class LiveShowdownConsumer(TableSocket):
         if isinstance(command, Snapshot):
             await self.snapshot_requested()
         elif isinstance(command, Resync):
-            await self.resync_send(command.since)
+            await self.resync_requested(command)
         else:
             await _command_run(command, self.table_id, self.user)
             if isinstance(command, TakeSeat):  # the new seat is open through this socket
@@ -101,6 +101,15 @@ class LiveShowdownConsumer(TableSocket):
 
     async def frames_missed(self, since: int) -> Missed | None:
         return await _frames_missed(self.table_id, self.user.pk, since)
+
+    def frames_missed_here(self, since: int) -> Missed | None:
+        if not owner.holds_here(self.table_id, "showdown"):
+            return None
+        return frames_missed_here(
+            public=live.group_name(self.table_id),
+            private=live.user_group_name(self.table_id, self.user.pk),
+            since=since,
+        )
 
     async def snapshot_send(self) -> None:
         """This player's view now (the public view with their own part), with the heartbeat

@@ -217,6 +217,32 @@ test("a gap waits GAP_WAIT_MS, then asks once for the frames since the version s
   assert.equal(state.hand.legal_actions, null); // made for turn 3, not 5
 });
 
+test("a page has at most one resync in flight: new gaps, a heartbeat ahead, a snapshot wanted and the silence all wait for its answer", () => {
+  const page = pokerAt(10); // heartbeat_seconds 1
+  last().receive(update(12, 3));
+  mock.timers.tick(GAP_WAIT_MS);
+  assert.deepEqual(last().sentOf("resync"), [{ type: "resync", since: 10 }]);
+  last().receive({ type: "heartbeat", version: 16 }); // ahead of the page
+  last().receive(update(14, 5)); // another gap opens
+  page.socket.askSnapshot();
+  mock.timers.tick(BEHIND_GRACE_MS);
+  mock.timers.tick(1000); // the heartbeat's grace and the gap's wait both ran out
+  mock.timers.tick(ANSWER_MS - BEHIND_GRACE_MS - GAP_WAIT_MS - 1001); // just short of a drop
+  assert.equal(sockets.length, 1);
+  assert.deepEqual(last().sentOf("resync"), [{ type: "resync", since: 10 }]);
+  assert.deepEqual(last().sentOf("snapshot"), []);
+  // The answer fills 11 and 12; 13 is still missing, so the page asks again, once.
+  last().receive({ type: "resync", since: 10, frames: [update(11, 2), update(12, 3)] });
+  assert.deepEqual(updatesApplied(page), [11, 12]);
+  mock.timers.tick(page.socket.gapWaitMs);
+  assert.deepEqual(last().sentOf("resync"), [{ type: "resync", since: 10 }, { type: "resync", since: 12 }]);
+  mock.timers.tick(BEHIND_GRACE_MS);
+  assert.equal(last().sentOf("resync").length, 2);
+  last().receive({ type: "resync", since: 12, frames: [update(13, 4), update(14, 5), update(15, 6), update(16, 7)] });
+  assert.deepEqual(updatesApplied(page), [11, 12, 13, 14, 15, 16]);
+  assert.equal(page.socket.pending, 0);
+});
+
 test("an answer that stops short leaves the later updates waiting, and the page asks again", () => {
   const page = pokerAt(10);
   last().receive(update(14, 5));
