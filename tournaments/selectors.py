@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from django.db.models import Count, Exists, OuterRef, Q
 
-from tournaments.models import Registration, Tournament, game_short_label
+from poker.models import Seat
+from tournaments.models import Registration, Tournament, game_short_label, payouts_for
 
 
 @dataclass(frozen=True)
@@ -77,3 +78,138 @@ def sit_and_gos_for_lobby(*, player=None) -> list[LobbySitAndGo]:
         )
         for row in rows
     ]
+
+
+# -- a Sit & Go's own page (tournaments.views.sit_and_go): its rules, players and results
+
+
+def roman(number: int) -> str:
+    """A level as PokerStars names it: Level III."""
+    numerals = [(100, "C"), (90, "XC"), (50, "L"), (40, "XL"), (10, "X"), (9, "IX"),
+                (5, "V"), (4, "IV"), (1, "I")]  # fmt: skip
+    out = ""
+    for value, letters in numerals:
+        while number >= value:
+            out, number = out + letters, number - value
+    return out
+
+
+@dataclass(frozen=True)
+class Level:
+    """One blind level of a Sit & Go's structure, and the break after it (0: none)."""
+
+    number: int
+    small_blind: int
+    big_blind: int
+    ante: int
+    minutes: int
+    break_minutes: int
+
+    @property
+    def roman(self) -> str:
+        return roman(self.number)
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """A player in a Sit & Go as its page shows them: display name, seat, chips while they
+    play (0 once out), place and prize once out or finished."""
+
+    player_id: int
+    name: str
+    seat: int | None
+    chips: int
+    place: int | None
+    prize: int
+    status: str
+
+
+@dataclass(frozen=True)
+class SitAndGoPage:
+    tournament: Tournament
+    levels: list[Level]
+    # The places' percents with `entrants` players (the seats while registering).
+    percents: list[int]
+    entrants: int
+    pool: int
+    players: list[Entrant]
+    is_registered: bool
+
+    @property
+    def level(self) -> Level | None:
+        number = self.tournament.level
+        return self.levels[number - 1] if 1 <= number <= len(self.levels) else None
+
+    @property
+    def next_level(self) -> Level | None:
+        number = self.tournament.level
+        return self.levels[number] if 1 <= number < len(self.levels) else None
+
+
+def _display_name(player) -> str:
+    profile = getattr(player, "profile", None)
+    return getattr(profile, "display_name", "") or player.get_username()
+
+
+def sit_and_go_page(*, tournament_id: int, player=None) -> SitAndGoPage | None:
+    """Everything a Sit & Go's page shows, or None for no such tournament: the structure,
+    the payouts for its entrants, the players (chips from its table's seats while it runs,
+    most chips first; the places once out) in three queries. Tournament chips are public, as
+    the stacks at its table are."""
+    tournament = Tournament.objects.select_related("template").filter(pk=tournament_id).first()
+    if tournament is None:
+        return None
+    breaks = {b["after_level"]: b["minutes"] for b in tournament.breaks}
+    levels = [
+        Level(
+            number=number,
+            small_blind=level["small_blind"],
+            big_blind=level["big_blind"],
+            ante=level.get("ante", 0),
+            minutes=level["minutes"],
+            break_minutes=breaks.get(number, 0),
+        )
+        for number, level in enumerate(tournament.blind_levels, start=1)
+    ]
+    shown = [Registration.Status.ACTIVE]
+    if tournament.status == Tournament.Status.CANCELLED:
+        shown.append(Registration.Status.CANCELLED)
+    registrations = list(
+        Registration.objects.filter(tournament=tournament, status__in=shown).select_related(
+            "player__profile"
+        )
+    )
+    chips: dict[int, int] = {}
+    if tournament.table_id is not None and tournament.status == Tournament.Status.RUNNING:
+        chips = dict(
+            Seat.objects.filter(table_id=tournament.table_id, player__isnull=False).values_list(
+                "player_id", "chips"
+            )
+        )
+    players = [
+        Entrant(
+            player_id=r.player_id,
+            name=_display_name(r.player),
+            seat=r.seat,
+            chips=chips.get(r.player_id) or 0,
+            place=r.place,
+            prize=r.prize,
+            status=r.status,
+        )
+        for r in registrations
+    ]
+    # Those playing by chips, then those out by place; before the start, in order of entry.
+    players.sort(key=lambda e: (e.place is not None, e.place or 0, -e.chips))
+    active = [r for r in registrations if r.status == Registration.Status.ACTIVE]
+    registering = tournament.status == Tournament.Status.REGISTERING
+    entrants = tournament.seats if registering else len(active)
+    signed_in = player is not None and getattr(player, "is_authenticated", False)
+    return SitAndGoPage(
+        tournament=tournament,
+        levels=levels,
+        percents=payouts_for(tournament.payouts, entrants=entrants),
+        entrants=entrants,
+        pool=tournament.buy_in * entrants,
+        players=players,
+        is_registered=signed_in and any(r.player_id == player.pk for r in active),
+    )
