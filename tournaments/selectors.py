@@ -213,3 +213,47 @@ def sit_and_go_page(*, tournament_id: int, player=None) -> SitAndGoPage | None:
         players=players,
         is_registered=signed_in and any(r.player_id == player.pk for r in active),
     )
+
+
+def tournament_for_table(table_id: int) -> dict | None:
+    """A Sit & Go's clock and places as its table's STATE carries them (`table.tournament`,
+    docs/protocol.md): the level in force and the next, when it comes, and the places of
+    those out. Two queries; poker.selectors calls it for tournament tables only."""
+    tournament = Tournament.objects.filter(table_id=table_id).first()
+    if tournament is None or tournament.level < 1:
+        return None
+    levels = tournament.blind_levels
+    level = levels[min(tournament.level, len(levels)) - 1]
+    following = levels[tournament.level] if tournament.level < len(levels) else None
+    registrations = list(
+        Registration.objects.filter(
+            tournament=tournament, status=Registration.Status.ACTIVE
+        ).select_related("player__profile")
+    )
+    out = sorted((r for r in registrations if r.place is not None), key=lambda r: r.place or 0)
+    running = tournament.status == Tournament.Status.RUNNING
+    return {
+        "id": tournament.pk,
+        "level": tournament.level,
+        "levels": len(levels),
+        "small_blind": level["small_blind"],
+        "big_blind": level["big_blind"],
+        "ante": level.get("ante", 0),
+        "next_level_at": (
+            tournament.next_level_at.isoformat()
+            if running and tournament.next_level_at is not None
+            else None
+        ),
+        "next_small_blind": following["small_blind"] if following and running else None,
+        "next_big_blind": following["big_blind"] if following and running else None,
+        "entrants": len(registrations),
+        "players_left": sum(1 for r in registrations if r.place is None) if running else 0,
+        "places": [
+            {
+                "player": {"id": r.player_id, "display_name": _display_name(r.player)},
+                "place": r.place,
+                "prize": r.prize,
+            }
+            for r in out
+        ],
+    }

@@ -55,6 +55,12 @@ def test_a_running_sit_and_go_page_fits_phone_and_desktop_in_every_language(sign
                 assert page.locator("#sng-players tbody tr").count() == 6
                 screenshot(page, f"sit-and-go-running-{size}-{language}")
                 assert horizontal_overflow(page) <= 0, (size, language)
+            # Its table shows the level, the blinds and the countdown to the next level.
+            page.click("#sng-table-link")
+            page.wait_for_selector("#tournament-bar:not([hidden])")
+            assert "10/20" in page.text_content("#tournament-level")
+            assert "15/30" in page.text_content("#tournament-next")
+            screenshot(page, f"sit-and-go-table-{size}")
             assert page.errors == []
         finally:
             page.context.close()

@@ -100,3 +100,31 @@ def test_the_page_is_translated(client, language):
     html = page_of(client, sng)
     assert {"fr": "Structure", "ja": "ストラクチャー"}[language] in html
     assert {"fr": "Niveau", "ja": "レベル"}[language] in html
+
+
+def test_the_table_state_carries_the_level_clock_and_places_no_more(client):
+    from poker.selectors import table_state_for
+
+    sng, players = started(seats=2)
+    state = table_state_for(table=sng.table, player=None)
+    clock = state["table"]["tournament"]
+    assert (clock["id"], clock["level"], clock["levels"]) == (sng.pk, 1, 3)
+    assert (clock["small_blind"], clock["big_blind"], clock["ante"]) == (10, 20, 0)
+    assert (clock["next_small_blind"], clock["next_big_blind"]) == (15, 30)
+    assert clock["next_level_at"] == sng.next_level_at.isoformat()
+    assert (clock["entrants"], clock["players_left"], clock["places"]) == (2, 2, [])
+    # One out in second place: their place shows; nothing else about them.
+    Registration.objects.filter(tournament=sng, player=players[1]).update(place=2)
+    clock = table_state_for(table=sng.table, player=players[1])["table"]["tournament"]
+    assert clock["players_left"] == 1
+    assert clock["places"] == [
+        {"player": {"id": players[1].pk, "display_name": "p1"}, "place": 2, "prize": 0}
+    ]
+    # The table page links the tournament's page; a cash table's STATE has no such field.
+    client.force_login(players[0])
+    page = client.get(reverse("poker:table", args=[sng.table_id])).content.decode()
+    assert 'id="tournament-bar"' in page
+    assert reverse("tournaments:sit_and_go", args=[sng.pk]) in page
+    from tests.factories import make_table
+
+    assert "tournament" not in table_state_for(table=make_table(), player=None)["table"]
