@@ -257,3 +257,86 @@ def tournament_for_table(table_id: int) -> dict | None:
             for r in out
         ],
     }
+
+
+# -- a player's Sit & Gos ("My tournaments", the results page's tournament totals)
+
+
+@dataclass(frozen=True)
+class MyEntry:
+    """One of the player's entries: what it cost, what it paid, the net (prize - buy-in -
+    fee; 0 when refunded, as the money came back)."""
+
+    tournament_id: int
+    name: str
+    game_label: str
+    seats: int
+    status: str
+    status_label: str
+    entry_status: str
+    entry_status_label: str
+    registered_at: object
+    ended_at: object
+    buy_in: int
+    fee: int
+    place: int | None
+    prize: int
+    refunded: bool
+
+    @property
+    def net(self) -> int:
+        return 0 if self.refunded else self.prize - self.buy_in - self.fee
+
+
+@dataclass(frozen=True)
+class MyTournaments:
+    entries: list[MyEntry]
+
+    @property
+    def played(self) -> list[MyEntry]:
+        return [e for e in self.entries if not e.refunded]
+
+    @property
+    def totals(self) -> dict[str, int]:
+        played = self.played
+        return {
+            "entries": len(played),
+            "finished": sum(1 for e in played if e.status == Tournament.Status.FINISHED),
+            "in_the_money": sum(1 for e in played if e.prize > 0),
+            "buy_ins": sum(e.buy_in + e.fee for e in played),
+            "fees": sum(e.fee for e in played),
+            "prizes": sum(e.prize for e in played),
+            "net": sum(e.net for e in played),
+        }
+
+
+def tournaments_of_player(*, player) -> MyTournaments:
+    """Every Sit & Go the player entered, newest first, refunded entries included (net 0):
+    one query."""
+    rows = (
+        Registration.objects.filter(player=player)
+        .select_related("tournament__template")
+        .order_by("-registered_at", "-id")
+    )
+    return MyTournaments(
+        entries=[
+            MyEntry(
+                tournament_id=r.tournament_id,
+                name=r.tournament.template.name,
+                game_label=r.tournament.game_label(),
+                seats=r.tournament.seats,
+                status=r.tournament.status,
+                status_label=r.tournament.get_status_display(),
+                entry_status=r.status,
+                entry_status_label=r.get_status_display(),
+                registered_at=r.registered_at,
+                ended_at=r.ended_at,
+                buy_in=r.buy_in,
+                fee=r.fee,
+                place=r.place,
+                prize=r.prize,
+                refunded=r.refund_entry_id is not None,
+            )
+            for r in rows
+        ]
+    )

@@ -13,13 +13,23 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from config.inputs import dollars
-from tournaments.selectors import sit_and_go_page
+from tournaments.selectors import sit_and_go_page, tournaments_of_player
 from tournaments.services import (
     TournamentError,
     place_amounts,
     tournament_register,
     tournament_unregister,
 )
+
+
+@login_required
+def mine(request: HttpRequest) -> HttpResponse:
+    """My tournaments: every Sit & Go the player entered, its place, prize and net result."""
+    return render(
+        request,
+        "tournaments/mine.html",
+        {"mine": tournaments_of_player(player=request.user)},
+    )
 
 
 def _back(request: HttpRequest, tournament_id: int) -> HttpResponse:

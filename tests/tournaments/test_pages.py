@@ -128,3 +128,50 @@ def test_the_table_state_carries_the_level_clock_and_places_no_more(client):
     from tests.factories import make_table
 
     assert "tournament" not in table_state_for(table=make_table(), player=None)["table"]
+
+
+def finish(sng, places: dict) -> None:
+    """Mark a started Sit & Go over with these {player: (place, prize)} (the page reads only)."""
+    from django.utils import timezone
+
+    for player, (place, prize) in places.items():
+        Registration.objects.filter(tournament=sng, player=player).update(place=place, prize=prize)
+    type(sng).objects.filter(pk=sng.pk).update(status="finished", ended_at=timezone.now())
+
+
+def test_my_tournaments_lists_entries_places_prizes_and_net(client):
+    from tournaments.services import tournament_unregister
+
+    won, players = started(seats=2)
+    finish(won, {players[0]: (1, 2_000), players[1]: (2, 0)})
+    refunded = make_sng(name="Refunded")
+    tournament_register(player=players[0], tournament=refunded, idempotency_key="r")
+    tournament_unregister(player=players[0], tournament=refunded)
+    client.force_login(players[0])
+    response = client.get(reverse("tournaments:mine"))
+    html = response.content.decode()
+    # Won: +$20 - $10 - $1 = +$9; the refunded entry nets nothing and is not counted.
+    assert f'data-tournament="{won.pk}"' in html and f'data-tournament="{refunded.pk}"' in html
+    assert "+$9.00" in html and "1 entry, 1 in the money." in html
+    assert 'id="sng-net">+$9.00<' in html
+    # My results carries the same figures; the tournament's chip hands are not its money.
+    results = client.get(reverse("histories:my_results")).content.decode()
+    assert 'id="results-tournaments"' in results and "+$9.00" in results
+    client.force_login(players[1])
+    assert "-$11.00" in client.get(reverse("tournaments:mine")).content.decode()
+
+
+def test_tournament_hands_stay_out_of_the_cash_results(client):
+    from histories.selectors import player_results
+    from tests.tournaments.sng_play import play_out
+
+    sng, players = started(seats=2, starting_chips=100)
+    assert play_out(sng, players)
+    assert player_results(player=players[0])["totals"]["hands"] == 0
+
+
+def test_the_statement_lists_the_buy_in_and_the_prize(client):
+    sng, players = started(seats=2)
+    client.force_login(players[0])
+    csv = client.get(reverse("cashier:statement")).content.decode()
+    assert "tournament_buy_in" in csv and f"tournament {sng.pk}" in csv
