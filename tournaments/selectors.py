@@ -340,3 +340,40 @@ def tournaments_of_player(*, player) -> MyTournaments:
             for r in rows
         ]
     )
+
+
+def hand_tournament(*, table_id: int, stakes: dict) -> dict | None:
+    """What a hand history names of the Sit & Go a hand at its table was dealt in (None at a
+    cash table): its id, name, buy-in and fee (cents), starting chips, seats, start, the
+    level's minutes, and the level the hand's stakes were: the last level at or below the one
+    in force now with those blinds (a fixed-limit table's small bet is the level's big
+    blind). One query."""
+    tournament = Tournament.objects.select_related("template").filter(table_id=table_id).first()
+    if tournament is None:
+        return None
+    levels = tournament.blind_levels
+    limit = tournament.structure == "limit"
+    big = stakes.get("small_bet") if limit else stakes.get("big_blind")
+    number = max(1, min(tournament.level, len(levels)))
+    matching = [
+        k
+        for k, level in enumerate(levels, start=1)
+        if level["small_blind"] == stakes.get("small_blind") and level["big_blind"] == big
+    ]
+    if matching:
+        number = max([k for k in matching if k <= number] or matching)
+    level = levels[number - 1]
+    return {
+        "id": tournament.pk,
+        "name": tournament.template.name,
+        "buy_in": tournament.buy_in,
+        "fee": tournament.fee,
+        "starting_chips": tournament.starting_chips,
+        "seats": tournament.seats,
+        "started_at": tournament.started_at.isoformat() if tournament.started_at else None,
+        "level": number,
+        "level_minutes": level["minutes"],
+        "small_blind": level["small_blind"],
+        "big_blind": level["big_blind"],
+        "ante": level.get("ante", 0),
+    }
