@@ -179,7 +179,7 @@ def sit_and_go_page(*, tournament_id: int, player=None) -> SitAndGoPage | None:
             "player__profile"
         )
     )
-    chips: dict[int, int] = {}
+    chips: dict[int, int | None] = {}
     if tournament.table_id is not None and tournament.status == Tournament.Status.RUNNING:
         chips = dict(
             Seat.objects.filter(table_id=tournament.table_id, player__isnull=False).values_list(
