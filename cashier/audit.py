@@ -25,6 +25,7 @@ JOURNAL_COLUMNS = (
     "player",
     "table",
     "hand_id",
+    "tournament_id",
     "created_by",
     "memo",
     "posting_id",
@@ -33,6 +34,7 @@ JOURNAL_COLUMNS = (
     "account_owner",
     "account_table",
     "account_shard",
+    "account_tournament",
     "amount",
 )
 
@@ -62,6 +64,8 @@ def _account_label(account: Account) -> dict:
         "account_owner": account.owner.get_username() if account.owner_id else "",
         "account_table": account.table.name if account.table_id else "",
         "account_shard": account.shard if account.kind in SHARDED_KIND_VALUES else None,
+        # A tournament's prize pool: which Sit & Go (the tournaments app's id).
+        "account_tournament": account.tournament_id,
     }
 
 
@@ -130,6 +134,15 @@ def journal_chunks(
                 "player": entry.player.get_username() if entry.player_id else "",
                 "table": entry.table.name if entry.table_id else "",
                 "hand_id": entry.hand_id,
+                # A tournament's buy-in, refund or prizes: the Sit & Go whose pool it moves.
+                "tournament_id": next(
+                    (
+                        p["account_tournament"]
+                        for p in by_entry.get(entry.pk, [])
+                        if p["account_tournament"] is not None
+                    ),
+                    None,
+                ),
                 "created_by": entry.created_by.get_username() if entry.created_by_id else "",
                 "memo": entry.memo,
                 "postings": by_entry.get(entry.pk, []),

@@ -40,7 +40,15 @@ def _phh_text(*, hand_id: int, record: dict) -> str:
         label = match.group(1)
         return match.group(0) if order.get(label) in seen else f'"d dh {label} ????????"'
 
-    return re.sub(r'"d dh (p\d+) [2-9TJQKAcdhs]{8}"', hide, text)
+    text = re.sub(r'"d dh (p\d+) [2-9TJQKAcdhs]{8}"', hide, text)
+    sng = record.get("tournament")
+    if sng:
+        # A Sit & Go's hand: its amounts are chips (no currency), the spec's `event` names the
+        # tournament and `level` the blind level.
+        text = re.sub(r'^currency = "USD"\n', "", text, flags=re.M)
+        name = f"Sit & Go #{sng['id']} {sng['name']}".replace("\\", "").replace('"', "'")
+        text += f'event = "{name}"\nlevel = {sng["level"]}\n'
+    return text
 
 
 def hand_export(*, hand_id: int, viewer, fmt: str, all_cards: bool = False) -> tuple[str, str, str]:

@@ -16,6 +16,7 @@ from poker.engine.views import redact_event
 from poker.models import Hand, HandEvent
 from poker.refusals import cancel_message
 from poker.selectors import player_json, table_json
+from tournaments.selectors import hand_tournament
 
 
 class HandNotFound(Exception):
@@ -121,9 +122,18 @@ def hand_record(*, hand_id: Any, viewer, all_cards: bool = False) -> dict[str, A
         }
         for pot in result.get("pots", [])
     ]
+    # The hand's own stakes (a Sit & Go's table changes them level by level).
+    stakes = {key: started.get(key) for key in ("small_blind", "big_blind", "small_bet", "big_bet")}
     return {
         "id": hand.pk,
-        "table": table_json(table),
+        "table": {**table_json(table), **{k: v for k, v in stakes.items() if v is not None}}
+        if table.is_tournament
+        else table_json(table),
+        # A Sit & Go's hand: its tournament, buy-in and level (tournaments.selectors); None
+        # at a cash table. Its amounts are tournament chips, not cents.
+        "tournament": hand_tournament(table_id=table.pk, stakes=stakes)
+        if table.is_tournament
+        else None,
         "game": table.game,
         "game_label": table.get_game_display(),
         "structure": table.structure,

@@ -259,6 +259,9 @@ def player_results(*, player, **filters) -> dict[str, Any]:
     rows = list(
         player_hands(player=player, **filters)
         .filter(hand__status=Hand.Status.FINISHED)
+        # A Sit & Go's hands win and lose tournament chips, not money: its result is the
+        # tournament's (prize - buy-in - fee, the page's Tournaments part).
+        .filter(hand__table__is_tournament=False)
         .values_list("hand_id", "seat", "net", "hand__started_at", "hand__table_id",
                      "hand__table__name", "hand__table__game", "hand__result")
         [:MOST_RESULT_HANDS]

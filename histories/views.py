@@ -21,6 +21,7 @@ from histories.selectors import (
     tables_for_filter,
 )
 from poker.models import Table
+from tournaments.selectors import tournaments_of_player
 
 PER_PAGE = 50
 
@@ -130,5 +131,6 @@ def my_results(request: HttpRequest) -> HttpResponse:
             "results": results,
             "chart": profit_chart(results["points"]),
             "game_labels": dict(Table.Game.choices),
+            "tournaments": tournaments_of_player(player=request.user).totals,
         },
     )

@@ -37,6 +37,30 @@ class PlayerJson(TypedDict):
 # -- STATE (docs/protocol.md "STATE"), the snapshot's; `update` and `private` frames carry parts
 
 
+class TournamentPlaceJson(TypedDict):
+    player: PlayerJson
+    place: int
+    prize: int  # cents
+
+
+class TournamentJson(TypedDict):
+    """A Sit & Go's clock and places, at its table only (public: the tournament's page shows
+    the same)."""
+
+    id: int
+    level: int  # 1-based
+    levels: int
+    small_blind: int
+    big_blind: int
+    ante: int
+    next_level_at: str | None  # ISO time; None at the last level
+    next_small_blind: int | None
+    next_big_blind: int | None
+    entrants: int
+    players_left: int
+    places: list[TournamentPlaceJson]  # those out, and everyone once it is finished
+
+
 class TableJson(TypedDict):
     id: int
     name: str
@@ -53,6 +77,7 @@ class TableJson(TypedDict):
     action_seconds: int
     countdown_seconds: int
     time_bank_seconds: int
+    tournament: NotRequired[TournamentJson]  # at a Sit & Go's table only
 
 
 class SeatJson(TypedDict):

@@ -9,6 +9,7 @@ which can show the hand but not deal from it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, TypedDict
@@ -36,6 +37,7 @@ from poker.frames import (
     SeatJson,
     TableJson,
     TableState,
+    TournamentJson,
     WaitingJson,
     WaitingPlace,
     YouJson,
@@ -64,6 +66,16 @@ def _has_profile(player) -> bool:
         return player.profile is not None
     except Exception:  # RelatedObjectDoesNotExist: a user made outside sign-up
         return False
+
+
+# A Sit & Go's clock and places for its table's STATE (`table.tournament`, docs/protocol.md):
+# tournaments sit above poker, so their app hands the reader over (TournamentsConfig.ready).
+_tournament_reader: Callable[[int], TournamentJson | None] | None = None
+
+
+def tournament_reader_register(reader: Callable[[int], TournamentJson | None]) -> None:
+    global _tournament_reader
+    _tournament_reader = reader
 
 
 def table_json(table: Table) -> TableJson:
@@ -236,7 +248,12 @@ class TableView:
 
     @cached_property
     def table_json(self) -> TableJson:
-        return table_json(self.table)
+        data = table_json(self.table)
+        if self.table.is_tournament and _tournament_reader is not None:
+            tournament = _tournament_reader(self.table.pk)
+            if tournament is not None:
+                data["tournament"] = tournament
+        return data
 
     @cached_property
     def seats_json(self) -> list[SeatJson]:

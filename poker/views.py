@@ -43,6 +43,15 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
             "table_config": config,
             "rules_url": config["rules_url"],
             "barred": bar_message(bar) if bar is not None else "",
+            # A Sit & Go's table links its tournament's page (the reverse of Tournament.table).
+            "tournament_id": (
+                type(table)
+                .objects.filter(pk=table.pk)
+                .values_list("tournament__id", flat=True)
+                .first()
+                if table.is_tournament
+                else None
+            ),
         },
     )
 

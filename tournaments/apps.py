@@ -22,7 +22,11 @@ class TournamentsConfig(AppConfig):
         from tournaments.services import LEVEL_KIND, tournament_hand_end
 
         tournament_hand_end_register(tournament_hand_end)
+        # The table's STATE carries the Sit & Go's level, clock and places.
+        from poker.selectors import tournament_reader_register
         from tournaments import tasks
+        from tournaments.selectors import tournament_for_table
 
+        tournament_reader_register(tournament_for_table)
         timeout_register(LEVEL_KIND, tasks.level_timeout)
         owner_handler_register(LEVEL_KIND, tasks.level_here)

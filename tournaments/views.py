@@ -1,20 +1,73 @@
-"""The lobby's register and unregister buttons (plain forms, no script needed): thin, the
-services decide; back to the lobby's Tournaments section with what happened."""
+"""A Sit & Go's own page, and the register and unregister buttons (plain forms, no script
+needed): thin, the services decide; back to where the form was with what happened."""
+
+import uuid
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from config.inputs import dollars
-from tournaments.services import TournamentError, tournament_register, tournament_unregister
+from tournaments.selectors import sit_and_go_page, tournaments_of_player
+from tournaments.services import (
+    TournamentError,
+    place_amounts,
+    tournament_register,
+    tournament_unregister,
+)
 
 
-def _back() -> HttpResponse:
+@login_required
+def mine(request: HttpRequest) -> HttpResponse:
+    """My tournaments: every Sit & Go the player entered, its place, prize and net result."""
+    return render(
+        request,
+        "tournaments/mine.html",
+        {"mine": tournaments_of_player(player=request.user)},
+    )
+
+
+def _back(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """To the Sit & Go's page when its form was there, else the lobby's Tournaments."""
+    if request.POST.get("next") == "page":
+        return redirect("tournaments:sit_and_go", tournament_id=tournament_id)
     return redirect(reverse("lobby:home") + "#tournaments")
+
+
+def sit_and_go(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """A Sit & Go's lobby, open to everyone: its structure and payouts, the players (their
+    chips, the level and the time to the next while it runs) and, once over, its results."""
+    page = sit_and_go_page(tournament_id=tournament_id, player=request.user)
+    if page is None:
+        raise Http404("No such tournament.")
+    amounts = place_amounts(page.percents, page.pool)
+    prizes = [
+        {"place": place, "percent": percent, "amount": amount}
+        for place, (percent, amount) in enumerate(zip(page.percents, amounts, strict=True), 1)
+    ]
+    tournament = page.tournament
+    left = None
+    if tournament.status == "running" and tournament.next_level_at is not None:
+        left = max(0, int((tournament.next_level_at - timezone.now()).total_seconds()))
+    return render(
+        request,
+        "tournaments/sit_and_go.html",
+        {
+            "page": page,
+            "sng": tournament,
+            "prizes": prizes,
+            "register_key": f"page-{uuid.uuid4().hex}",
+            "registered": sum(1 for p in page.players if p.status == "active"),
+            "playing": sum(1 for p in page.players if p.place is None),
+            "next_level_at": tournament.next_level_at.isoformat() if left is not None else "",
+            "next_level_in": f"{left // 60}:{left % 60:02d}" if left is not None else "",
+        },
+    )
 
 
 @login_required
@@ -29,13 +82,13 @@ def register(request: HttpRequest, tournament_id: int) -> HttpResponse:
         )
     except TournamentError as refused:
         messages.error(request, refused.message)
-        return _back()
+        return _back(request, tournament_id)
     messages.success(
         request,
         _("You are registered: %(amount)s left your wallet (buy-in and fee).")
         % {"amount": dollars(registration.buy_in + registration.fee)},
     )
-    return _back()
+    return _back(request, tournament_id)
 
 
 @login_required
@@ -45,10 +98,10 @@ def unregister(request: HttpRequest, tournament_id: int) -> HttpResponse:
         registration = tournament_unregister(player=request.user, tournament=tournament_id)
     except TournamentError as refused:
         messages.error(request, refused.message)
-        return _back()
+        return _back(request, tournament_id)
     messages.success(
         request,
         _("You are unregistered: %(amount)s is back in your wallet.")
         % {"amount": dollars(registration.buy_in + registration.fee)},
     )
-    return _back()
+    return _back(request, tournament_id)

@@ -13,6 +13,7 @@ so no tracker counts a pot won. docs/rules.md, "Hand record formats". An extra b
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import Any
 
 SPEC_VERSION = "1.4.6"
@@ -21,13 +22,47 @@ BET_TYPES = {"pot-limit": "PL", "limit": "FL"}
 STREETS = {"preflop": "Preflop", "flop": "Flop", "turn": "Turn", "river": "River"}
 
 
+# A Sit & Go's hand: its amounts are tournament chips, written as whole numbers.
+_CHIPS: ContextVar[bool] = ContextVar("ohh_chips", default=False)
+
+
 def dollars(cents: int | None) -> float:
+    if _CHIPS.get():
+        return int(cents or 0)
     return round((cents or 0) / 100, 2)
 
 
+def tournament_info(sng: dict[str, Any]) -> dict[str, Any]:
+    """The spec's `tournament_info` of a Sit & Go: one table (STT) flagged SNG, its buy-in and
+    fee in dollars, the starting chips and the level's minutes."""
+    return {
+        "tournament_number": str(sng["id"]),
+        "name": sng["name"],
+        "start_date_utc": sng["started_at"],
+        "currency": "USD",
+        "buyin_amount": round(sng["buy_in"] / 100, 2),
+        "fee_amount": round(sng["fee"] / 100, 2),
+        "bounty_fee_amount": 0,
+        "initial_stack": sng["starting_chips"],
+        "type": "STT",
+        "flags": ["SNG"],
+        "speed": {"type": "Normal", "round_time": sng["level_minutes"]},
+    }
+
+
 def ohh_document(record: dict[str, Any], *, site_name: str = "Omaha Room") -> dict[str, Any]:
-    """The OHH object ({"ohh": {...}}) of the hand in `record`."""
+    """The OHH object ({"ohh": {...}}) of the hand in `record`; a Sit & Go's hand with
+    `tournament` true, its `tournament_info`, and every amount in chips."""
+    token = _CHIPS.set(bool(record.get("tournament")))
+    try:
+        return _document(record, site_name)
+    finally:
+        _CHIPS.reset(token)
+
+
+def _document(record: dict[str, Any], site_name: str) -> dict[str, Any]:
     table = record["table"]
+    sng = record.get("tournament")
     player_id = {seat["seat"]: seat["seat"] for seat in record["seats"]}  # ids: the seat numbers
     players = [
         {
@@ -62,7 +97,8 @@ def ohh_document(record: dict[str, Any], *, site_name: str = "Omaha Room") -> di
             "site_name": site_name,
             "network_name": site_name,
             "internal_version": "1",
-            "tournament": False,
+            "tournament": bool(sng),
+            **({"tournament_info": tournament_info(sng)} if sng else {}),
             "game_number": str(record["id"]),
             "start_date_utc": record["started_at"],
             "table_name": table["name"],

@@ -15,6 +15,7 @@ the room's hand ids plus HAND_NUMBER_BASE, so they never collide with real Poker
 from __future__ import annotations
 
 import re
+from contextvars import ContextVar
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -54,8 +55,19 @@ def hand_number(hand_id: int) -> int:
     return HAND_NUMBER_BASE + int(hand_id)
 
 
+# A Sit & Go's hand is written in tournament chips: `usd` writes plain counts while set.
+_CHIPS: ContextVar[bool] = ContextVar("pokerstars_chips", default=False)
+
+
 def usd(cents: int) -> str:
-    """$1 for 100, $0.50 for 50, $1234.05 for 123405 (no grouping, as PokerStars writes)."""
+    """$1 for 100, $0.50 for 50, $1234.05 for 123405 (no grouping, as PokerStars writes); in a
+    tournament's hand, chips as a plain number (`1500`, as its files write them)."""
+    if _CHIPS.get():
+        return str(int(cents))
+    return dollars_text(cents)
+
+
+def dollars_text(cents: int) -> str:
     whole, part = divmod(abs(int(cents)), 100)
     sign = "-" if cents < 0 else ""
     return f"{sign}${whole}" if part == 0 else f"{sign}${whole}.{part:02d}"
@@ -160,7 +172,40 @@ def _hand_name(entry: dict[str, Any], hi_lo: bool, kicker: str = "") -> str:
     return f"HI: {high}" + (f"; LO: {low_hand_name(low)}" if low else "")
 
 
+def roman(number: int) -> str:
+    """A tournament level as PokerStars writes it: `Level III`."""
+    out = ""
+    for value, letters in ((100, "C"), (90, "XC"), (50, "L"), (40, "XL"), (10, "X"),
+                           (9, "IX"), (5, "V"), (4, "IV"), (1, "I")):  # fmt: skip
+        while number >= value:
+            out, number = out + letters, number - value
+    return out
+
+
+def _tournament_header(record: dict[str, Any], room: str) -> list[str]:
+    """`PokerStars Hand #N: Tournament #T, $10+$1 USD Omaha Pot Limit - Level III (25/50) -
+    <time>` and `Table 'T 1' 6-max Seat #n is the button`, as its tournament files write
+    them (the blinds in chips; fixed limit its small and big bets)."""
+    table, sng = record["table"], record["tournament"]
+    started = datetime.fromisoformat(record["started_at"])
+    if record["structure"] == "limit":
+        blinds = f"{table['small_bet']}/{table['big_bet']}"
+    else:
+        blinds = f"{table['small_blind']}/{table['big_blind']}"
+    game = GAME_NAMES[(record["game"], record["structure"])]
+    buy_in = f"{dollars_text(sng['buy_in'])}+{dollars_text(sng['fee'])} USD"
+    local = _moment(started.astimezone(UTC), "UTC")
+    eastern = _moment(started.astimezone(EASTERN), "ET")
+    return [
+        f"PokerStars Hand #{hand_number(record['id'])}: Tournament #{sng['id']}, {buy_in} "
+        f"{game} - Level {roman(sng['level'])} ({blinds}) - {local} [{eastern}]",
+        f"Table '{sng['id']} 1' {table['max_seats']}-max Seat #{record['button']} is the button",
+    ]
+
+
 def _header(record: dict[str, Any], room: str) -> list[str]:
+    if record.get("tournament"):
+        return _tournament_header(record, room)
     table = record["table"]
     started = datetime.fromisoformat(record["started_at"])
     if record["structure"] == "limit":
@@ -184,6 +229,11 @@ def daily_file_name(record: dict[str, Any], *, room: str = ROOM_NAME) -> str:
     tracker watching a folder reads each table's day as one file."""
     table = record["table"]
     started = datetime.fromisoformat(record["started_at"]).astimezone(UTC)
+    sng = record.get("tournament")
+    if sng:  # as PokerStars names a tournament's file: HH20131004 T797469411 ... $3.19 + $0.31
+        game = GAME_NAMES[(record["game"], record["structure"])].replace("/", "-")
+        price = f"{dollars_text(sng['buy_in'])} + {dollars_text(sng['fee'])}"
+        return f"HH{started:%Y%m%d} T{sng['id']} {game} {price}.txt"
     if record["structure"] == "limit":
         blinds = stakes(table["small_bet"], table["big_bet"])
     else:
@@ -203,7 +253,16 @@ def _pot_name(number: int, pots: int) -> str:
 
 
 def pokerstars_text(record: dict[str, Any], *, room: str = ROOM_NAME) -> str:
-    """The hand of `record` as one PokerStars hand history (ends with a blank line)."""
+    """The hand of `record` as one PokerStars hand history (ends with a blank line); a Sit &
+    Go's hand in its tournament form, every amount in chips."""
+    token = _CHIPS.set(bool(record.get("tournament")))
+    try:
+        return _text(record, room)
+    finally:
+        _CHIPS.reset(token)
+
+
+def _text(record: dict[str, Any], room: str) -> str:
     play = _Play(record)
     lines = _header(record, room)
     for seat in record["seats"]:
@@ -222,7 +281,7 @@ def pokerstars_text(record: dict[str, Any], *, room: str = ROOM_NAME) -> str:
         for seat in record["seats"]:
             number = seat["seat"]
             button = " (button)" if number == record["button"] else ""
-            lines.append(f"Seat {number}: {play.names[number]}{button} collected ($0)")
+            lines.append(f"Seat {number}: {play.names[number]}{button} collected ({usd(0)})")
     else:
         if not play.went_to_showdown:
             for seat in play.collected:

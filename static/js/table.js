@@ -27,6 +27,16 @@
 
   function money(cents) {
     if (cents === null || cents === undefined) return "";
+    // At a Sit & Go's table the stacks, bets and pots are tournament chips, not dollars.
+    if (state && state.table && state.table.tournament) return chips(cents);
+    return cash(cents);
+  }
+
+  function chips(count) {
+    return String(count).replace(/\B(?=(\d{3})+(?!\d))/g, get_format("THOUSAND_SEPARATOR"));
+  }
+
+  function cash(cents) {
     const sign = cents < 0 ? "-" : "";
     const abs = Math.abs(cents);
     // Whole dollars grouped and cents only when there are some, as the language writes them.
@@ -342,7 +352,7 @@
     }
     const you = state.you || {};
     $("wallet").textContent = you.wallet !== undefined && you.wallet !== null
-      ? fill(gettext("Wallet %(amount)s"), { amount: money(you.wallet) }) : "";
+      ? fill(gettext("Wallet %(amount)s"), { amount: cash(you.wallet) }) : "";
     renderSeats();
     renderCenter();
     renderReading();
@@ -351,7 +361,41 @@
     renderShowCards();
     renderResult();
     renderNextSeed();
+    renderTournament();
     tick();
+  }
+
+  /* A Sit & Go's level, blinds and time to the next level, and the player's place once out
+     (STATE's table.tournament); the countdown runs in tick(). */
+  function renderTournament() {
+    const bar = $("tournament-bar");
+    const sng = state.table.tournament;
+    if (!bar || !sng) return;
+    bar.hidden = false;
+    $("tournament-level").textContent = fill(gettext("Level %(level)s: blinds %(small)s/%(big)s"),
+      { level: sng.level, small: chips(sng.small_blind), big: chips(sng.big_blind) });
+    const mine = sng.places.find((p) => p.player.id === config.user_id);
+    $("tournament-place").textContent = !mine ? ""
+      : mine.prize > 0
+        ? fill(gettext("You finished %(place)s of %(entrants)s: %(prize)s"),
+          { place: mine.place, entrants: sng.entrants, prize: cash(mine.prize) })
+        : fill(gettext("You finished %(place)s of %(entrants)s."),
+          { place: mine.place, entrants: sng.entrants });
+    tournamentClock();
+  }
+
+  function tournamentClock() {
+    const next = $("tournament-next");
+    const sng = state && state.table.tournament;
+    if (!next || !sng) return;
+    if (!sng.next_level_at) {
+      next.textContent = "";
+      return;
+    }
+    const left = Math.max(0, Math.ceil((Date.parse(sng.next_level_at) - serverNow()) / 1000));
+    const time = Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0");
+    next.textContent = fill(gettext("Next level in %(time)s: %(small)s/%(big)s"),
+      { time: time, small: chips(sng.next_small_blind), big: chips(sng.next_big_blind) });
   }
 
   function handSeatMap() {
@@ -1063,6 +1107,7 @@
 
   function tick() {
     if (!state) return;
+    tournamentClock();
     const hand = state.hand;
     document.querySelectorAll(".seat .timer").forEach((t) => (t.hidden = true));
     const turnTimer = $("turn");

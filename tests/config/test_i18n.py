@@ -256,6 +256,9 @@ def data_names() -> str:
     names = [*Table.objects.values_list("name", flat=True)]
     names += [*ShowdownTable.objects.values_list("name", flat=True)]
     names += [*Paytable.objects.values_list("name", flat=True)]
+    from tournaments.models import TournamentTemplate
+
+    names += [*TournamentTemplate.objects.values_list("name", flat=True)]
     names += [*Profile.objects.values_list("display_name", flat=True)]
     # The terms and fair-play policy as staff wrote them (the page says which language applies).
     names += [f"{v.title}\n{v.body}" for v in TermsVersion.objects.all()]
@@ -315,6 +318,15 @@ def visit(client: Client, language: str, url: str, *, status: int = 200, data=No
     html = response.content.decode()
     assert_no_english(html, language, url)
     return html
+
+
+def visit_tournament_pages(client: Client, language: str) -> None:
+    """A Sit & Go's page and My tournaments."""
+    from tests.factories import make_sit_and_go
+
+    sng = make_sit_and_go(name=f"PLO {language.upper()}")
+    visit(client, language, reverse("tournaments:sit_and_go", args=[sng.pk]))
+    visit(client, language, reverse("tournaments:mine"))
 
 
 def visit_terms_pages(client: Client, anonymous: Client, language: str) -> None:
@@ -384,6 +396,7 @@ def test_every_page_template_renders_translated(language, rendered_templates, db
     visit(client, language, reverse("histories:my_hands"))
     visit(client, language, reverse("histories:my_results"))
     visit(client, language, reverse("histories:hand", args=[played.pk]))
+    visit_tournament_pages(client, language)
 
     banked = make_showdown_table(max_aggregate_payout=50)
     deck = showdown_deck("AsKs2c3d", "QsJsTs4h9c")

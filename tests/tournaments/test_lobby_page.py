@@ -30,3 +30,37 @@ def test_a_player_registers_from_the_lobby(signed_in_page):
         page.context.close()
     assert Registration.objects.get(tournament=sng).player == alice
     assert wallet_balance(player=alice) == 3_900
+
+
+DESKTOP = {"width": 1366, "height": 768}
+
+
+def test_a_running_sit_and_go_page_fits_phone_and_desktop_in_every_language(signed_in_page):
+    from tournaments.services import tournament_register
+
+    sng = make_sit_and_go(seats=6, breaks=[{"after_level": 1, "minutes": 2}])
+    players = [make_funded_player(name, cents=5_000) for name in ("ann", "bob", "cyd")]
+    players += [make_funded_player(f"longername{k}", cents=5_000) for k in range(3)]
+    for player in players:
+        tournament_register(player=player, tournament=sng, idempotency_key=f"k-{player.pk}")
+    for viewport, size in ((PHONE, "phone"), (DESKTOP, "desktop")):
+        page = signed_in_page(players[0], viewport)
+        try:
+            page.goto(f"/tournaments/{sng.pk}/")
+            for language in ("en", "fr", "ja"):
+                page.evaluate(f"document.cookie = 'django_language={language}; path=/'")
+                page.goto(f"/tournaments/{sng.pk}/")
+                page.wait_for_selector("#sng-players tr[data-player]")
+                assert page.locator("#sng-next-level").count() == 1
+                assert page.locator("#sng-players tbody tr").count() == 6
+                screenshot(page, f"sit-and-go-running-{size}-{language}")
+                assert horizontal_overflow(page) <= 0, (size, language)
+            # Its table shows the level, the blinds and the countdown to the next level.
+            page.click("#sng-table-link")
+            page.wait_for_selector("#tournament-bar:not([hidden])")
+            assert "10/20" in page.text_content("#tournament-level")
+            assert "15/30" in page.text_content("#tournament-next")
+            screenshot(page, f"sit-and-go-table-{size}")
+            assert page.errors == []
+        finally:
+            page.context.close()
