@@ -321,6 +321,13 @@ class TableView:
             countdown_at = hand_row.action_started_at.timestamp() + max(
                 table.action_seconds - table.countdown_seconds, 0
             )
+        # Run it twice: while the players still in are asked, who is asked and who answered
+        # (never the answers; one no ends the asking at once). Absent at any other time.
+        runs: dict[str, Any] = {}
+        if self.engine.deciding_runs:
+            answered = hand_row.runs_answers or {}
+            runs["runs_asked"] = self.engine.run_it_twice_seats
+            runs["runs_answered"] = sorted(int(seat) for seat in answered)
         return {
             "id": hand_row.pk,
             "number": hand_row.number,
@@ -331,6 +338,7 @@ class TableView:
             "time_bank_from": hand_row.time_bank_from.isoformat()
             if hand_row.time_bank_from
             else None,
+            **runs,
             **view,
         }
 
