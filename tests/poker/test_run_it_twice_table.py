@@ -8,6 +8,7 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from cashier.models import Entry
+from fairness.selectors import hand_check
 from poker import services
 from poker.engine.hand import Hand as EngineHand
 from poker.models import Hand, Seat, Table
@@ -71,6 +72,10 @@ def test_all_agreeing_runs_the_board_twice_and_settles_once():
     assert hand.result["runs"] == 2 and len(hand.result["boards"]) == 2
     assert sum(entry["net"] for entry in hand.result["seats"]) + hand.result["rake"] == 0
     assert Entry.objects.filter(hand_id=hand.pk, reason="hand_settlement").count() == 1
+    # verify_hand's check covers both runs: 8 hole cards, then 8 cards a run.
+    check = hand_check(hand_id=hand.pk, viewer=players[1])
+    assert check.verification.ok, check.verification
+    assert sorted(check.dealt) == list(range(24))
 
 
 def test_one_no_runs_it_once_at_once():
