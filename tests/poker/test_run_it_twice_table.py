@@ -13,31 +13,15 @@ from poker import services
 from poker.engine.hand import Hand as EngineHand
 from poker.models import Hand, Seat, Table
 from poker.services.timers import hand_turn_timeout
-from tests.factories import act_for_the_player_to_act, deal_hand, make_seated_player, make_table
+from tests.factories import (
+    act_for_the_player_to_act,
+    deal_hand,
+    heads_up_asked_to_run_twice,
+    make_seated_player,
+    make_table,
+)
 
 pytestmark = pytest.mark.django_db
-
-
-def _all_in_heads_up(**table_fields):
-    """Two connected players at a run-it-twice table, both all-in preflop: (table, players,
-    the hand, now asked)."""
-    table = make_table(run_it_twice=True, **table_fields)
-    players = {
-        n: make_seated_player(table, name, n, buy_in=5000) for n, name in ((1, "ann"), (2, "ben"))
-    }
-    Seat.objects.filter(table=table).update(connected=True)
-    hand = deal_hand(table)
-    for _ in range(10):
-        hand.refresh_from_db()
-        engine = EngineHand.from_dict(hand.state)
-        if engine.deciding_runs:
-            return table, players, hand
-        legal = engine.legal_actions()
-        if legal.raise_kind:
-            act_for_the_player_to_act(hand, players, legal.raise_kind, legal.max_to)
-        else:
-            act_for_the_player_to_act(hand, players, "call")
-    raise AssertionError("nobody went all-in")
 
 
 def _answer(table, player, agree):
@@ -56,7 +40,7 @@ def test_only_a_pot_limit_table_may_run_it_twice():
 
 
 def test_all_agreeing_runs_the_board_twice_and_settles_once():
-    table, players, hand = _all_in_heads_up()
+    table, players, hand = heads_up_asked_to_run_twice()
     assert hand.deadline is not None
     assert hand.deadline - timezone.now() <= timedelta(seconds=services.RUNS_ANSWER_SECONDS)
     _answer(table, players[1], True)
@@ -79,7 +63,7 @@ def test_all_agreeing_runs_the_board_twice_and_settles_once():
 
 
 def test_one_no_runs_it_once_at_once():
-    table, players, hand = _all_in_heads_up()
+    table, players, hand = heads_up_asked_to_run_twice()
     _answer(table, players[2], False)
     hand.refresh_from_db()
     assert hand.status == Hand.Status.FINISHED
@@ -88,7 +72,7 @@ def test_one_no_runs_it_once_at_once():
 
 
 def test_bad_answers_change_nothing():
-    table, players, hand = _all_in_heads_up()
+    table, players, hand = heads_up_asked_to_run_twice()
     outsider = make_seated_player(table, "cy", 4)
     for player, agree, code in (
         (players[1], "yes", "bad_field"),
@@ -102,7 +86,7 @@ def test_bad_answers_change_nothing():
 
 
 def test_the_clock_runs_it_once():
-    table, players, hand = _all_in_heads_up()
+    table, players, hand = heads_up_asked_to_run_twice()
     _answer(table, players[1], True)
     hand.refresh_from_db()
     Hand.objects.filter(pk=hand.pk).update(deadline=timezone.now() - timedelta(seconds=1))
