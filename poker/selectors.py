@@ -109,6 +109,8 @@ def result_json(hand_row: Hand | None, names: dict[int, str]) -> dict[str, Any] 
         "number": hand_row.number,
         "cancelled": False,
         "board": result.get("board", []),
+        # Run twice: both boards (the first is `board`); absent for a board dealt once.
+        **({"boards": result["boards"]} if result.get("runs") == 2 else {}),
         "pots": result.get("pots", []),
         "rake": result.get("rake", 0),
         "showdown": result.get("showdown", []),
