@@ -1584,6 +1584,10 @@
           { commitment: String(event.commitment || "").slice(0, 16) + "…" });
       case "hand_revealed":
         return gettext("This hand's deck, salt and seeds are revealed: anyone dealt in can check it.");
+      case "runs_answered":
+        return say(gettext("%(who)s answered: run it twice?"));
+      case "runs_chosen":
+        return event.runs === 2 ? gettext("Everyone agreed: the board is run twice") : gettext("The board is run once");
       default: {
         // Table events (sitting, leaving, timeouts, cancellations): say what the server said.
         if (event.message) return event.message;
