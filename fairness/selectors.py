@@ -157,6 +157,8 @@ def hand_check(*, hand_id: int, viewer=None) -> DealCheck:
             hole_cards=state["hole_cards"],
             burns=state["burns"],
             board=state["board"],
+            second_burns=state.get("second_burns", ()),
+            second_board=state.get("second_board", ()),
         )
     title = _("Hand %(number)s at %(table)s") % {"number": hand.number, "table": hand.table.name}
     # A running hand's deck stays unread (its column is deferred): only the hand's own services

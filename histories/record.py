@@ -30,6 +30,8 @@ def _replay(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     stacks: dict[int, int] = {}
     bets: dict[int, int] = {}
     board: list[str] = []
+    shared: list[str] | None = None  # the board before a second run (docs/rules.md)
+    second: list[str] = []
     pot = 0
     steps = []
     for event in events:
@@ -46,8 +48,12 @@ def _replay(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
             stacks[event["seat"]] += event["amount"]
             bets[event["seat"]] -= event["amount"]
             pot -= event["amount"]
+        elif kind == "street_dealt" and event.get("run") == 2:
+            second = (second or list(shared or [])) + list(event["cards"])
         elif kind == "street_dealt":
             bets = dict.fromkeys(stacks, 0)
+            if event.get("run") == 1 and shared is None:
+                shared = list(board)
             board = board + list(event["cards"])
         elif kind == "pot_awarded":
             bets = dict.fromkeys(stacks, 0)
@@ -63,7 +69,7 @@ def _replay(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "stacks": [[seat, stack] for seat, stack in stacks.items()],
                 "bets": [[seat, bet] for seat, bet in bets.items()],
                 "pot": pot,
-                "board": list(board),
+                "board": list(second if event.get("run") == 2 else board),
             }
         )
     return steps
@@ -162,6 +168,8 @@ def hand_record(*, hand_id: Any, viewer, all_cards: bool = False) -> dict[str, A
             for number, row in rows.items()
         ],
         "board": result.get("board", []),
+        # Run twice: both boards (the first is `board`); absent for a board dealt once.
+        **({"boards": result["boards"]} if result.get("runs") == 2 else {}),
         "pots": pots,
         "rake": result.get("rake", 0),
         "showdown": [

@@ -148,6 +148,19 @@ class ShowCards:
 
 
 @dataclass(frozen=True)
+class RunsAnswer:
+    """`runs_answer`: an asked player's yes or no to running the board twice."""
+
+    agree: bool
+
+    @classmethod
+    def parse(cls, frame: dict[str, Any]) -> RunsAnswer:
+        if "agree" not in frame:
+            return cls(flag({"agree": None}, "agree"))  # refused: agree must be true or false
+        return cls(flag(frame, "agree"))
+
+
+@dataclass(frozen=True)
 class WaitingJoin:
     """`waiting_join`: join this table's waiting list."""
 
@@ -176,6 +189,7 @@ Command = (
     | SeatOptions
     | Chat
     | ShowCards
+    | RunsAnswer
     | WaitingJoin
     | WaitingLeave
     | Ping
@@ -195,6 +209,7 @@ TABLE = Protocol(
         "top_up": TopUp.parse,
         "leave": lambda frame: Leave(),
         "show_cards": lambda frame: ShowCards(),
+        "runs_answer": RunsAnswer.parse,
         "seat_options": SeatOptions.parse,
         "chat": lambda frame: Chat(frame.get("text")),
         "waiting_join": lambda frame: WaitingJoin(),

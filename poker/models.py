@@ -114,6 +114,12 @@ class Table(models.Model):
         default=2, validators=[MinValueValidator(2), MaxValueValidator(10)]
     )
     three_to_start = models.BooleanField(default=False)
+    # Run it twice (docs/rules.md "Run it twice"): when every player still in is all-in before
+    # the river, they are asked whether to deal the rest of the board twice. Pot limit only.
+    run_it_twice = models.BooleanField(
+        default=False,
+        help_text=_("Offer to run the board twice when all are all-in (pot limit only)."),
+    )
     is_open = models.BooleanField(default=True)
     # A Sit & Go's table (tournaments/): its seats are the tournament's, its stacks are chips
     # on the seats (`Seat.chips`, never money) and its hands settle chips, not the ledger.
@@ -177,6 +183,10 @@ class Table(models.Model):
         if self.max_seats > MAX_PLAYERS.get(self.structure, 10):
             raise ValidationError(
                 {"max_seats": f"at most {MAX_PLAYERS[self.structure]} seats for {self.structure}"}
+            )
+        if self.run_it_twice and self.structure != self.Structure.POT_LIMIT:
+            raise ValidationError(
+                {"run_it_twice": _("Only a pot-limit table may run the board twice.")}
             )
 
     # -- stakes, as the engine and the cashier need them
@@ -418,6 +428,9 @@ class Hand(models.Model):
     # disconnection grace, ends then); None when they have no bank. `deadline` includes it.
     time_bank_from = models.DateTimeField(null=True, blank=True)
     deadline = models.DateTimeField(null=True, blank=True)
+    # While the players still in choose whether to run the board twice (docs/rules.md "Run it
+    # twice"): seat number (text) -> true/false, each asked player's answer so far.
+    runs_answers = models.JSONField(default=dict, blank=True)
     cancel_reason = models.TextField(blank=True)
     # The engine's result once finished (a copy from `state`, so the last result is cheap to read)
     result = models.JSONField(null=True, blank=True)

@@ -121,6 +121,8 @@ def result_json(hand_row: Hand | None, names: dict[int, str]) -> dict[str, Any] 
         "number": hand_row.number,
         "cancelled": False,
         "board": result.get("board", []),
+        # Run twice: both boards (the first is `board`); absent for a board dealt once.
+        **({"boards": result["boards"]} if result.get("runs") == 2 else {}),
         "pots": result.get("pots", []),
         "rake": result.get("rake", 0),
         "showdown": result.get("showdown", []),
@@ -338,6 +340,13 @@ class TableView:
             countdown_at = hand_row.action_started_at.timestamp() + max(
                 table.action_seconds - table.countdown_seconds, 0
             )
+        # Run it twice: while the players still in are asked, who is asked and who answered
+        # (never the answers; one no ends the asking at once). Absent at any other time.
+        runs: dict[str, Any] = {}
+        if self.engine.deciding_runs:
+            answered = hand_row.runs_answers or {}
+            runs["runs_asked"] = self.engine.run_it_twice_seats
+            runs["runs_answered"] = sorted(int(seat) for seat in answered)
         return {
             "id": hand_row.pk,
             "number": hand_row.number,
@@ -348,6 +357,7 @@ class TableView:
             "time_bank_from": hand_row.time_bank_from.isoformat()
             if hand_row.time_bank_from
             else None,
+            **runs,
             **view,
         }
 

@@ -859,3 +859,28 @@ def bust_seat_one(table, players: dict):
         else:
             act_for_the_player_to_act(hand, players, "call" if legal.call else "check")
     raise AssertionError("the hand did not end")
+
+
+def heads_up_asked_to_run_twice(**table_fields):
+    """Two connected players at a run-it-twice table, both all-in preflop: (table, players,
+    the hand, now asked)."""
+    from poker.engine.hand import Hand as EngineHand
+    from poker.models import Seat
+
+    table = make_table(run_it_twice=True, **table_fields)
+    players = {
+        n: make_seated_player(table, name, n, buy_in=5000) for n, name in ((1, "ann"), (2, "ben"))
+    }
+    Seat.objects.filter(table=table).update(connected=True)
+    hand = deal_hand(table)
+    for _ in range(10):
+        hand.refresh_from_db()
+        engine = EngineHand.from_dict(hand.state)
+        if engine.deciding_runs:
+            return table, players, hand
+        legal = engine.legal_actions()
+        if legal.raise_kind:
+            act_for_the_player_to_act(hand, players, legal.raise_kind, legal.max_to)
+        else:
+            act_for_the_player_to_act(hand, players, "call")
+    raise AssertionError("nobody went all-in")

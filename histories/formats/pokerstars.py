@@ -322,6 +322,8 @@ class _Play:
         self.put_in: set[int] = set()
         self.street = "preflop"
         self.board: list[str] = []
+        self.shared: list[str] | None = None  # the board both runs share, when run twice
+        self.second: list[str] | None = None  # the second run's board so far
         self.shown: dict[int, dict[str, Any]] = {
             e["seat"]: e for e in record["showdown"] if e.get("shown")
         }
@@ -447,11 +449,23 @@ class _Play:
         return f"{who}: raises {usd(event['to'] - top)} to {usd(event['to'])}{all_in}"
 
     def _street(self, event: dict[str, Any]) -> str:
+        """A street, or, on a board run twice, a street of one run as PokerStars writes it:
+        `*** FIRST FLOP ***` ... then `*** SECOND FLOP ***` on the shared cards."""
+        run = event.get("run")
+        if run == 1 and self.shared is None:
+            self.shared = list(self.board)
+        if run == 2 and self.second is None:
+            self.second = list(self.shared or [])
         self.street = event["street"]
-        title = f"*** {STREETS[self.street]} ***"
+        which = {1: "FIRST ", 2: "SECOND "}.get(run or 0, "")
+        title = f"*** {which}{STREETS[self.street]} ***"
         cards = _cards(event["cards"])
-        line = f"{title} {_cards(self.board)} {cards}" if self.board else f"{title} {cards}"
-        self.board = self.board + list(event["cards"])
+        before = self.second if run == 2 and self.second is not None else self.board
+        line = f"{title} {_cards(before)} {cards}" if before else f"{title} {cards}"
+        if run == 2 and self.second is not None:
+            self.second = self.second + list(event["cards"])
+        else:
+            self.board = self.board + list(event["cards"])
         return line
 
     def _pot(self, event: dict[str, Any]) -> list[str]:
@@ -479,7 +493,11 @@ def _summary(
         for k, amount in enumerate(paid[1:], 1):
             line += f" {_pot_name(k, len(pots)).capitalize()} {usd(amount)}."
     lines = ["*** SUMMARY ***", f"{line} | Rake {usd(record['rake'])}"]
-    if record["board"]:
+    if record.get("boards"):
+        first, second = record["boards"]
+        lines += ["Hand was run twice", f"FIRST Board {_cards(first)}"]
+        lines.append(f"SECOND Board {_cards(second)}")
+    elif record["board"]:
         lines.append(f"Board {_cards(record['board'])}")
     where = {
         "preflop": "before Flop",

@@ -142,9 +142,13 @@ def poker_dealt(
     hole_cards: Sequence[Sequence[str]],
     burns: Sequence[str] = (),
     board: Sequence[str] = (),
+    second_burns: Sequence[str] = (),
+    second_board: Sequence[str] = (),
 ) -> dict[int, str]:
     """Deck position -> card for a poker hand (poker/engine/hand.py's order): four rounds of
-    one card to each seat in the engine's seat order, then a burn before each street."""
+    one card to each seat in the engine's seat order, then a burn before each street; a board
+    run twice goes on with the second run, a burn before each of its streets (docs/rules.md
+    "Run it twice": `second_board` is its whole board, the shared cards included)."""
     dealt: dict[int, str] = {}
     count = len(seats)
     for index, cards in enumerate(hole_cards):
@@ -157,6 +161,15 @@ def poker_dealt(
         for _ in range(_BOARD_COUNTS[street]):
             if board_left:
                 dealt[position] = board_left.pop(0)
+            position += 1
+    first_street = len(_BOARD_COUNTS) - len(second_burns)
+    run_two = list(second_board[sum(_BOARD_COUNTS[:first_street]) :])
+    for offset, burn in enumerate(second_burns):
+        dealt[position] = burn
+        position += 1
+        for _ in range(_BOARD_COUNTS[first_street + offset]):
+            if run_two:
+                dealt[position] = run_two.pop(0)
             position += 1
     return dealt
 

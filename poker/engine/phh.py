@@ -100,6 +100,8 @@ def _actions(hand: Hand) -> list[str]:
         if event["type"] == "hole_cards_dealt":
             for seat, cards in event["hole_cards"]:
                 lines.append(f"d dh {player[seat]} {''.join(cards)}")
+        elif event["type"] == "street_dealt" and event.get("run") == 2:
+            continue  # PHH deals one board: the second run is `_second_board` (dumps)
         elif event["type"] == "street_dealt":
             lines.append(f"d db {''.join(event['cards'])}")
         elif event["type"] == "action":
@@ -160,6 +162,8 @@ def dumps(hand: Hand, *, hand_number: int | None = None) -> str:
         ("_extra_big_blind_seats", list(hand.extra_big_blind_seats)),
         ("_rake", hand.result["rake"]),
     ]
+    if hand.runs == 2:  # PHH has no second board: user-defined fields (docs/rules.md)
+        fields += [("_runs", 2), ("_second_board", list(hand.second_board))]
     lines = []
     for key, value in fields:
         if key == "actions":

@@ -7,7 +7,13 @@ change (`poker.broadcast`) and sets the timers of what comes next (`config.timeo
 (`from poker import services`).
 """
 
-from poker.services.acting import MAX_SEQ, table_act, table_show_cards
+from poker.services.acting import (
+    MAX_SEQ,
+    RUNS_ANSWER_SECONDS,
+    table_act,
+    table_runs_answer,
+    table_show_cards,
+)
 from poker.services.chat import chat_message_remove, table_chat_send
 from poker.services.dealing import START_SLACK_SECONDS, table_hand_start
 from poker.services.faults import STUCK_HAND_SECONDS, hand_cancel, sweep_item_run, tables_sweep
@@ -40,6 +46,7 @@ from poker.services.waiting import (
 
 __all__ = [
     "MAX_SEQ",
+    "RUNS_ANSWER_SECONDS",
     "START_SLACK_SECONDS",
     "STUCK_HAND_SECONDS",
     "JoinedGame",
@@ -61,6 +68,7 @@ __all__ = [
     "table_join_any",
     "table_leave",
     "table_leave_after_hand",
+    "table_runs_answer",
     "table_seat_options_set",
     "table_show_cards",
     "table_sit",

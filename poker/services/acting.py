@@ -28,7 +28,13 @@ from poker.engine.views import ended_hand_display_seconds, players_at_flop
 from poker.models import Hand, Seat, Table
 from poker.refusals import action_refusal_message
 from poker.selectors import table_stacks_and_wallets
-from poker.services.events import HandRevealed, PlayerLeft, PlayerSatOut, PlayerToppedUp
+from poker.services.events import (
+    HandRevealed,
+    PlayerLeft,
+    PlayerSatOut,
+    PlayerToppedUp,
+    RunsAnswered,
+)
 from poker.services.unit import (
     HandRefused,
     Status,
@@ -148,17 +154,83 @@ def advance(
     while not engine.is_over and engine.to_act in leaving:
         engine.act(engine.to_act, engine.default_action())
     charged = hand_row.time_bank_from is not None and now > hand_row.time_bank_from
-    change.betting_only(beyond=engine.is_over or charged)  # the rows move from here
+    deciding = engine.deciding_runs
+    change.betting_only(beyond=engine.is_over or charged or deciding)  # the rows move from here
     change.hand(hand_row, engine, since)
     time_bank_charge(change, hand_row, engine, since=since, now=now)
+    if deciding and not runs_can_be_asked(change, engine):
+        engine.choose_runs(1)  # someone asked cannot answer: once (docs/rules.md)
     if engine.is_over:
         finish(change, hand_row, engine, now)
         return
     if not new_hand:
         hand_row.turn += 1
     hand_row.action_started_at = now
+    if deciding:
+        # The players still in are asked to run it twice: one clock for all, no time bank;
+        # its timer is the turn's (`timers.hand_turn_timeout` then runs the board once).
+        hand_row.runs_answers = {}
+        hand_row.time_bank_from = None
+        hand_row.deadline = now + timedelta(seconds=RUNS_ANSWER_SECONDS)
+        change.schedule_turn_timer(hand_row)
+        return
     hand_row.time_bank_from, hand_row.deadline = turn_clock(change, engine.to_act, start=now)
     change.schedule_turn_timer(hand_row)
+
+
+# How long the players still in have to agree to run the board twice (docs/rules.md).
+RUNS_ANSWER_SECONDS = 10
+
+
+def runs_can_be_asked(change: TableChange, engine: EngineHand) -> bool:
+    """Everyone asked can answer: seated, connected, not sitting out or leaving. Else the
+    board is run once without asking (docs/rules.md "Run it twice")."""
+    seats = change.seats()
+    for number in engine.run_it_twice_seats:
+        seat = seats.get(number)
+        if (
+            seat is None
+            or not seat.connected
+            or seat.status == Status.SITTING_OUT
+            or seat.leave_pending
+            or seat.time_out_pending
+        ):
+            return False
+    return True
+
+
+def table_runs_answer(*, table, player, agree: Any) -> None:
+    """An asked player's answer to running the board twice. Anyone's no runs it once at
+    once; the last yes runs it twice; else the hand waits for the others (or the clock)."""
+    if not isinstance(agree, bool):
+        raise TableError("bad_field", _("agree must be true or false."))
+    with table_change(table, recall=True) as change:
+        seat = change.seat_of(player)
+        hand_row = change.running_hand()
+        if hand_row is None:
+            raise TableError("no_hand", _("No hand is running at this table."))
+        engine = change.engine_of(hand_row)
+        if not engine.deciding_runs:
+            raise TableError(
+                "not_deciding_runs", _("Nobody is being asked to run the board twice now.")
+            )
+        asked = engine.run_it_twice_seats
+        if seat.number not in asked or not hand_row.is_dealt(seat.number):
+            raise TableError("not_asked", _("You are not asked to run the board twice."))
+        answers = dict(hand_row.runs_answers or {})
+        if str(seat.number) in answers:
+            raise TableError("already_answered", _("You have already answered."))
+        answers[str(seat.number)] = agree
+        hand_row.runs_answers = answers
+        change.users.add(player.pk)
+        change.event(RunsAnswered(type="runs_answered", seat=seat.number))
+        since = len(engine.events)
+        if agree and len(answers) < len(asked):
+            change.hand(hand_row, engine, since)  # saves the answers; the hand waits
+            return
+        engine.choose_runs(2 if all(answers.values()) else 1)
+        change.seats_fresh = True
+        advance(change, hand_row, engine, since=since, now=timezone.now())
 
 
 def turn_seconds(change: TableChange, seat_number: int | None) -> int:

@@ -216,6 +216,7 @@ def table_hand_start(*, table: Table | int) -> Hand | None:
             extra_big_blind_seats=list(plan.extra_big_blinds),
             deck=deck,
             rake=table.engine_rake(),
+            run_it_twice=table.run_it_twice and table.structure == Table.Structure.POT_LIMIT,
             **table.engine_stakes(),
         )
         number = table.hands_dealt + 1

@@ -104,6 +104,14 @@ class HandRevealed(TypedDict):
     url: str
 
 
+class RunsAnswered(TypedDict):
+    """An asked player answered whether to run the board twice (which answer is not said:
+    a no ends the asking at once, `runs_chosen`)."""
+
+    type: Literal["runs_answered"]
+    seat: int
+
+
 TableEvent = (
     PlayerSat
     | ButtonDrawn
@@ -118,6 +126,7 @@ TableEvent = (
     | HandCancelled
     | HandCommitment
     | HandRevealed
+    | RunsAnswered
 )
 
 TABLE_EVENTS: dict[str, type] = {event_type(each): each for each in get_args(TableEvent)}

@@ -96,6 +96,11 @@ def hand_turn_timeout(*, hand_id: int, turn: int) -> str:
                 return "not_yet"
             engine = load(hand_row)
             since = len(engine.events)
+            if engine.deciding_runs:  # not everyone agreed in time: run it once
+                engine.choose_runs(1)
+                change.seats_fresh = True
+                advance(change, hand_row, engine, since=since, now=now)
+                return "runs_once"
             action = engine.default_action()  # IllegalAction when nobody is to act
             seat_number = engine.to_act
             assert seat_number is not None  # default_action found the player to act

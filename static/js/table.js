@@ -624,6 +624,12 @@
     let cards = hand ? hand.board : (previous && !previous.cancelled && previous.board) || [];
     if (runout) cards = runout.board;
     cards.forEach((c) => board.append(cardEl(c)));
+    // A board run twice: the second run under the first, once the hand is over.
+    const boards = (hand && hand.result && hand.result.boards) || (!hand && previous && !previous.cancelled && previous.boards);
+    const second = $("board-two");
+    second.replaceChildren();
+    second.hidden = !boards || Boolean(runout);
+    if (boards && !runout) boards[1].forEach((c) => second.append(cardEl(c)));
     const pots = $("pots");
     pots.replaceChildren();
     const message = $("table-message");
@@ -780,6 +786,12 @@
   }
 
   function bindPreActions() {
+    ["runs-yes", "runs-no"].forEach((id) =>
+      $(id).addEventListener("click", () => {
+        $("runs-ask").hidden = true;
+        send({ type: "runs_answer", agree: id === "runs-yes" });
+      }),
+    );
     $("pre-actions").addEventListener("click", (event) => {
       const button = event.target.closest(".pre-action");
       if (!button || !state || !state.hand) return;
@@ -790,7 +802,28 @@
     });
   }
 
+  function renderRunsAsk() {
+    // Run it twice: the players still in are asked (docs/protocol.md "Run it twice").
+    const hand = state.hand;
+    const ask = $("runs-ask");
+    const asked = hand && !hand.result ? hand.runs_asked || [] : [];
+    const mySeat = state.you ? state.you.seat : null;
+    const answered = (hand && hand.runs_answered) || [];
+    const mine = !stopped && asked.includes(mySeat) && !answered.includes(mySeat);
+    const wasHidden = ask.hidden;
+    ask.hidden = !mine;
+    if (mine && wasHidden) $("runs-yes").focus();
+    if (mine) $("turn").textContent = "";
+    else if (asked.length) {
+      $("turn").textContent = fill(gettext("Run it twice? %(answered)s of %(asked)s answered"), {
+        answered: answered.length, asked: asked.length,
+      });
+    }
+    return asked.length > 0;
+  }
+
   function renderActions() {
+    const deciding = renderRunsAsk();
     const actions = $("actions");
     const options = stopped ? null : legal();
     renderPreActions(options);
@@ -802,7 +835,7 @@
         ? gettext("Your turn")
         : fill(gettext("%(name)s to act"), { name: nameOf(hand.to_act) });
       turnEl.classList.toggle("mine", Boolean(options));
-    } else {
+    } else if (!deciding) {
       turnEl.textContent = "";
       turnEl.classList.remove("mine");
     }
@@ -1596,6 +1629,10 @@
           { commitment: String(event.commitment || "").slice(0, 16) + "…" });
       case "hand_revealed":
         return gettext("This hand's deck, salt and seeds are revealed: anyone dealt in can check it.");
+      case "runs_answered":
+        return say(gettext("%(who)s answered: run it twice?"));
+      case "runs_chosen":
+        return event.runs === 2 ? gettext("Everyone agreed: the board is run twice") : gettext("The board is run once");
       default: {
         // Table events (sitting, leaving, timeouts, cancellations): say what the server said.
         if (event.message) return event.message;

@@ -98,7 +98,7 @@ class Command(BaseCommand):
         limit = {"structure": "limit", "small_bet": 100, "big_bet": 200}
         pot_limit = {"structure": "pot-limit", "small_blind": 50, "big_blind": 100}
         tables = [
-            ("Bering", {"game": "omaha", **pot_limit, "max_seats": 6}),
+            ("Bering", {"game": "omaha", **pot_limit, "max_seats": 6, "run_it_twice": True}),
             ("Cortez", {"game": "omaha8", **pot_limit, "max_seats": 6}),
             ("Dover", {"game": "omaha", **limit, "max_seats": 6}),
             ("Erie", {"game": "omaha8", **limit, "max_seats": 6}),

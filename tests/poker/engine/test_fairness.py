@@ -217,3 +217,45 @@ def test_rng_battery_passes_on_the_seeded_shuffle():
         raw_draws=MIN_RAW_DRAWS,
     )
     assert report.passed, report
+
+
+def test_a_board_run_twice_is_checked_card_by_card_to_its_deck_positions():
+    """docs/rules.md "Run it twice": all in preflop heads-up, hole cards 0-7, the first run
+    8-15, the second 16-23; every one of them checked against the committed deck."""
+    deck = seeded_deck(SERVER_SEED, SEEDS)
+    hand = Hand.start(
+        game="omaha",
+        structure="pot-limit",
+        seats={1: 500, 2: 500},
+        button=1,
+        small_blind_seat=1,
+        big_blind_seat=2,
+        deck=deck,
+        small_blind=5,
+        big_blind=10,
+        run_it_twice=True,
+    )
+    while not hand.deciding_runs:
+        legal = hand.legal_actions()
+        if legal.raise_kind:
+            hand.act(hand.to_act, legal.raise_kind, legal.max_to)
+        else:
+            hand.act(hand.to_act, "call")
+    hand.choose_runs(2)
+    dealt = poker_dealt(
+        seats=hand.seats,
+        hole_cards=hand.hole_cards,
+        burns=hand.burns,
+        board=hand.board,
+        second_burns=hand.second_burns,
+        second_board=hand.second_board,
+    )
+    assert sorted(dealt) == list(range(24))
+    assert all(deck[position] == card for position, card in dealt.items())
+    common = dict(server_seed=SERVER_SEED, client_seeds=SEEDS)
+    good = verify(deck=deck, salt=SALT, commitment_hex=KNOWN_COMMITMENT, dealt=dealt, **common)
+    assert good.ok, good.checks
+    tampered = dict(dealt)
+    tampered[20] = deck[30]
+    bad = verify(deck=deck, salt=SALT, commitment_hex=KNOWN_COMMITMENT, dealt=tampered, **common)
+    assert [c.name for c in bad.checks if not c.ok] == ["dealt"]

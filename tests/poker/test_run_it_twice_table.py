@@ -1,0 +1,114 @@
+"""Run it twice at a live table (docs/rules.md "Run it twice"): the table setting, the
+asking, the answers and the clock, through the table's services."""
+
+from datetime import timedelta
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.utils import timezone
+
+from cashier.models import Entry
+from fairness.selectors import hand_check
+from poker import services
+from poker.engine.hand import Hand as EngineHand
+from poker.models import Hand, Seat, Table
+from poker.services.timers import hand_turn_timeout
+from tests.factories import (
+    act_for_the_player_to_act,
+    deal_hand,
+    heads_up_asked_to_run_twice,
+    make_seated_player,
+    make_table,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+def _answer(table, player, agree):
+    services.table_runs_answer(table=table, player=player, agree=agree)
+
+
+def test_only_a_pot_limit_table_may_run_it_twice():
+    table = make_table(structure=Table.Structure.LIMIT, small_blind=None, big_blind=None,
+                       small_bet=100, big_bet=200)  # fmt: skip
+    table.run_it_twice = True
+    with pytest.raises(ValidationError) as error:
+        table.full_clean()
+    assert "run_it_twice" in error.value.message_dict
+    pot_limit = make_table(run_it_twice=True)
+    pot_limit.full_clean()
+
+
+def test_all_agreeing_runs_the_board_twice_and_settles_once():
+    table, players, hand = heads_up_asked_to_run_twice()
+    assert hand.deadline is not None
+    assert hand.deadline - timezone.now() <= timedelta(seconds=services.RUNS_ANSWER_SECONDS)
+    _answer(table, players[1], True)
+    hand.refresh_from_db()
+    assert hand.status == Hand.Status.RUNNING
+    assert hand.runs_answers == {"1": True}
+    with pytest.raises(services.TableError) as error:
+        _answer(table, players[1], True)
+    assert error.value.code == "already_answered"
+    _answer(table, players[2], True)
+    hand.refresh_from_db()
+    assert hand.status == Hand.Status.FINISHED
+    assert hand.result["runs"] == 2 and len(hand.result["boards"]) == 2
+    assert sum(entry["net"] for entry in hand.result["seats"]) + hand.result["rake"] == 0
+    assert Entry.objects.filter(hand_id=hand.pk, reason="hand_settlement").count() == 1
+    # verify_hand's check covers both runs: 8 hole cards, then 8 cards a run.
+    check = hand_check(hand_id=hand.pk, viewer=players[1])
+    assert check.verification.ok, check.verification
+    assert sorted(check.dealt) == list(range(24))
+
+
+def test_one_no_runs_it_once_at_once():
+    table, players, hand = heads_up_asked_to_run_twice()
+    _answer(table, players[2], False)
+    hand.refresh_from_db()
+    assert hand.status == Hand.Status.FINISHED
+    assert "runs" not in hand.result
+    assert {"type": "runs_chosen", "runs": 1} in EngineHand.from_dict(hand.state).events
+
+
+def test_bad_answers_change_nothing():
+    table, players, hand = heads_up_asked_to_run_twice()
+    outsider = make_seated_player(table, "cy", 4)
+    for player, agree, code in (
+        (players[1], "yes", "bad_field"),
+        (outsider, True, "not_asked"),
+    ):
+        with pytest.raises(services.TableError) as error:
+            _answer(table, player, agree)
+        assert error.value.code == code
+    hand.refresh_from_db()
+    assert hand.runs_answers == {} and hand.status == Hand.Status.RUNNING
+
+
+def test_the_clock_runs_it_once():
+    table, players, hand = heads_up_asked_to_run_twice()
+    _answer(table, players[1], True)
+    hand.refresh_from_db()
+    Hand.objects.filter(pk=hand.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+    assert hand_turn_timeout(hand_id=hand.pk, turn=hand.turn) == "runs_once"
+    hand.refresh_from_db()
+    assert hand.status == Hand.Status.FINISHED and "runs" not in hand.result
+
+
+def test_a_disconnected_player_means_once_without_asking():
+    table = make_table(run_it_twice=True)
+    players = {
+        n: make_seated_player(table, name, n, buy_in=5000) for n, name in ((1, "ann"), (2, "ben"))
+    }
+    Seat.objects.filter(table=table, number=1).update(connected=True)
+    hand = deal_hand(table)
+    for _ in range(10):
+        hand.refresh_from_db()
+        if hand.status != Hand.Status.RUNNING:
+            break
+        legal = EngineHand.from_dict(hand.state).legal_actions()
+        if legal.raise_kind:
+            act_for_the_player_to_act(hand, players, legal.raise_kind, legal.max_to)
+        else:
+            act_for_the_player_to_act(hand, players, "call")
+    assert hand.status == Hand.Status.FINISHED and "runs" not in hand.result
