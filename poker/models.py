@@ -28,6 +28,7 @@ class EngineStakes(TypedDict, total=False):
     big_blind: int
     small_bet: int
     big_bet: int
+    ante: int
 
 
 def validate_rake_schedule(value: dict) -> None:
@@ -82,6 +83,8 @@ class Table(models.Model):
     big_blind = models.PositiveIntegerField(null=True, blank=True)
     small_bet = models.PositiveIntegerField(null=True, blank=True)
     big_bet = models.PositiveIntegerField(null=True, blank=True)
+    # Each player's ante (a Sit & Go's level, posted before the blinds); cash tables have none.
+    ante = models.PositiveIntegerField(default=0, editable=False)
     max_seats = models.PositiveSmallIntegerField(
         default=6, validators=[MinValueValidator(2), MaxValueValidator(10)]
     )
@@ -162,6 +165,10 @@ class Table(models.Model):
                 ),
             ),
             models.CheckConstraint(
+                name="table_ante_only_in_tournaments",
+                condition=models.Q(ante=0) | models.Q(is_tournament=True),
+            ),
+            models.CheckConstraint(
                 name="table_buy_in_range_ordered",
                 condition=models.Q(min_buy_in_big_blinds__lte=models.F("max_buy_in_big_blinds")),
             ),
@@ -212,14 +219,20 @@ class Table(models.Model):
         return f"{dollars(small, short=True)}/{dollars(big, short=True)}"
 
     def engine_stakes(self) -> EngineStakes:
-        """Keyword arguments for `Hand.start` describing the stakes."""
+        """Keyword arguments for `Hand.start` describing the stakes (the ante only when the
+        table has one: a Sit & Go's level)."""
+        stakes: EngineStakes
         if self.structure == self.Structure.LIMIT:
-            return {
+            stakes = {
                 "small_bet": self.small_bet,
                 "big_bet": self.big_bet,
                 "small_blind": self.small_blind_amount,
             }
-        return {"small_blind": self.small_blind, "big_blind": self.big_blind}
+        else:
+            stakes = {"small_blind": self.small_blind, "big_blind": self.big_blind}
+        if self.ante:
+            stakes["ante"] = self.ante
+        return stakes
 
     def engine_rake(self) -> dict | None:
         return self.rake_schedule.schedule if self.rake_schedule_id else None

@@ -697,6 +697,8 @@ def _event_lines(event: dict[str, Any], who, *, hi_lo: bool, starting: dict) -> 
     kind = event["type"]
     seat = event.get("seat")
     all_in = " (all-in)" if event.get("all_in") else ""
+    if kind == "ante_posted":
+        return [f"{who(seat)} posts an ante {dollars(event['amount'])}{all_in}"]
     if kind == "blind_posted":
         return [f"{who(seat)} posts the {event['blind']} blind {dollars(event['amount'])}{all_in}"]
     if kind == "hole_cards_dealt":

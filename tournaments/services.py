@@ -501,20 +501,24 @@ FIRST_HAND_SECONDS = 5.0
 
 def table_stakes(tournament: Tournament, level: int) -> dict[str, int | None]:
     """The table's stakes at a level (1-based): pot limit plays the level's blinds; fixed
-    limit its big blind as the small bet (the big bet twice that) and its small blind."""
+    limit its big blind as the small bet (the big bet twice that) and its small blind; both
+    the level's ante, if any (posted by every player before the blinds)."""
     blinds = tournament.blind_levels[level - 1]
+    ante = blinds.get("ante", 0)
     if tournament.structure == Table.Structure.LIMIT:
         return {
             "small_blind": blinds["small_blind"],
             "big_blind": None,
             "small_bet": blinds["big_blind"],
             "big_bet": 2 * blinds["big_blind"],
+            "ante": ante,
         }
     return {
         "small_blind": blinds["small_blind"],
         "big_blind": blinds["big_blind"],
         "small_bet": None,
         "big_bet": None,
+        "ante": ante,
     }
 
 

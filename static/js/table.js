@@ -1471,6 +1471,8 @@
     switch (event.type) {
       case "hand_started":
         return fill(gettext("New hand. %(name)s has the button."), { name: nameOf(event.button) });
+      case "ante_posted":
+        return say(gettext("%(who)s posts an ante %(amount)s"), { amount: money(event.amount) }) + allIn;
       case "blind_posted":
         return say({
           small: gettext("%(who)s posts the small blind %(amount)s"),

@@ -193,3 +193,37 @@ def test_two_out_in_one_hand_the_bigger_start_places_higher():
     prize = dict(Registration.objects.filter(tournament=sng).values_list("player_id", "prize"))
     assert (prize[a.player_id], prize[b.player_id], prize[c.player_id]) == (3_000, 1_800, 1_200)
     assert sng.status == "finished" and pool(sng) == 0
+
+
+def test_a_level_with_an_ante_deals_it_before_the_blinds_and_the_chips_stay_exact():
+    levels = [
+        {"small_blind": 10, "big_blind": 20, "ante": 5, "minutes": 5},
+        {"small_blind": 15, "big_blind": 30, "ante": 10, "minutes": 5},
+    ]
+    sng, players = started_heads_up(blind_levels=levels)
+    table = sng.table
+    assert table.ante == 5
+    seats = {s.number: s for s in Seat.objects.filter(table=table)}
+    by_seat = {n: players[s.player_id] for n, s in seats.items()}
+    hand = deal_hand(table)
+    posted = [e for e in hand.state["events"] if e["type"] == "ante_posted"]
+    assert sorted((e["seat"], e["amount"]) for e in posted) == [(1, 5), (2, 5)]
+    assert hand.setup["ante"] == 5 and hand.state["events"][0]["ante"] == 5
+    assert tournament_level_up(tournament_id=sng.pk, level=2) == "level"
+    table.refresh_from_db()
+    assert table.ante == 10  # from the next hand: the running one keeps its ante
+    play_all_in(hand, by_seat)
+    assert Hand.objects.get(pk=hand.pk).result["pots"][0]["amount"] >= 10
+    assert sum(Seat.objects.filter(table=table).values_list("chips", flat=True)) == 200
+    assert ledger_verify().ok
+
+
+def test_a_cash_table_never_has_an_ante():
+    from django.db import IntegrityError, transaction
+
+    from tests.factories import make_table
+
+    table = make_table()
+    assert table.ante == 0 and "ante" not in table.engine_stakes()
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Table.objects.filter(pk=table.pk).update(ante=5)
