@@ -53,6 +53,7 @@ class TableJson(TypedDict):
     action_seconds: int
     countdown_seconds: int
     time_bank_seconds: int
+    break_until: NotRequired[str | None]  # at a Sit & Go's table: its break's end, or null
 
 
 class SeatJson(TypedDict):

@@ -121,6 +121,9 @@ class Table(models.Model):
     # A Sit & Go's table (tournaments/): its seats are the tournament's, its stacks are chips
     # on the seats (`Seat.chips`, never money) and its hands settle chips, not the ledger.
     is_tournament = models.BooleanField(default=False, editable=False)
+    # A Sit & Go's break (tournaments/): no hand is dealt before this time (the running hand
+    # finishes); None when play is not paused.
+    break_until = models.DateTimeField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     # Live state kept with the table (poker/services/): where the button and the big blind
     # were last hand, how many were dealt in (the three-to-start rule), and a counter that

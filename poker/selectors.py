@@ -67,6 +67,14 @@ def _has_profile(player) -> bool:
 
 
 def table_json(table: Table) -> TableJson:
+    shown = _table_json(table)
+    if table.is_tournament:
+        until = table.break_until
+        shown["break_until"] = until.isoformat() if until is not None else None
+    return shown
+
+
+def _table_json(table: Table) -> TableJson:
     return {
         "id": table.pk,
         "name": table.name,

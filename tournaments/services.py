@@ -39,6 +39,7 @@ from config.timeouts import Timeout, timeouts_set
 from poker.models import Seat, Table
 from poker.services import table_change
 from poker.services.acting import seat_eliminate
+from poker.services.events import BreakEnded, BreakStarted
 from tournaments.models import (
     Cancellation,
     Registration,
@@ -523,11 +524,18 @@ def table_stakes(tournament: Tournament, level: int) -> dict[str, int | None]:
 
 
 def _level_ends(tournament: Tournament, level: int, start: datetime) -> datetime:
-    """When the level that starts at `start` gives way to the next (its minutes, and the
-    break after it, if any: play goes on through a break in this version)."""
-    minutes = tournament.blind_levels[level - 1]["minutes"]
-    minutes += sum(b["minutes"] for b in tournament.breaks if b["after_level"] == level)
-    return start + timedelta(minutes=minutes)
+    """When the level that starts at `start` ends: its minutes (a break after it, if any,
+    then pauses play before the next level: `tournament_level_up`)."""
+    return start + timedelta(minutes=tournament.blind_levels[level - 1]["minutes"])
+
+
+def _break_minutes(tournament: Tournament, after_level: int) -> int:
+    return sum(b["minutes"] for b in tournament.breaks if b["after_level"] == after_level)
+
+
+# A level timer that comes this much before its break's end is early (the table's clock and
+# the worker's may differ a little): it ends the break all the same.
+BREAK_SLACK_SECONDS = 0.25
 
 
 def _level_timeout(tournament: Tournament) -> Timeout | None:
@@ -587,8 +595,11 @@ def _table_open(tournament: Tournament, registrations: list[Registration], *, no
 
 def tournament_level_up(*, tournament_id: int, level: int, now: datetime | None = None) -> str:
     """The level clock ran out: `level` (the next one) is in force from the next hand dealt
-    (the running hand keeps its blinds), and the clock of the level after it is set. A timer
-    that comes twice, late, or for a level already in force changes nothing ("stale")."""
+    (the running hand keeps its blinds), and the clock of the level after it is set. When a
+    break follows the level that ended, the break comes first ("break"): no hand is dealt
+    until its end (the running hand finishes), when the same timer comes again, ends it and
+    puts `level` in force. A timer that comes twice, late, or for a level already in force
+    changes nothing ("stale"); one that comes before its break's end waits for it ("early")."""
     now = now or timezone.now()
     table_id = (
         Tournament.objects.filter(pk=tournament_id).values_list("table_id", flat=True).first()
@@ -605,6 +616,16 @@ def tournament_level_up(*, tournament_id: int, level: int, now: datetime | None 
         ):
             return "stale"
         table = change.table
+        pause = _break_minutes(tournament, level - 1)
+        if pause and table.break_until is None:
+            return _break_start(change, tournament, level, minutes=pause, now=now)
+        if table.break_until is not None:
+            if now < table.break_until - timedelta(seconds=BREAK_SLACK_SECONDS):
+                return "early"
+            table.break_until = None
+            change.save_later(table, ["break_until"])
+            change.event(BreakEnded(type="break_ended", level=level))
+            change.schedule_hand_start(0)
         stakes = table_stakes(tournament, level)
         for name, value in stakes.items():
             setattr(table, name, value)
@@ -623,6 +644,46 @@ def tournament_level_up(*, tournament_id: int, level: int, now: datetime | None 
             now=now,
         )
         return "level"
+
+
+def _break_start(change, tournament: Tournament, level: int, *, minutes: int, now) -> str:
+    """The level before `level` ended and a break follows it: no new hand until its end (the
+    running hand plays on), when the level timer, set again for then, ends it."""
+    table = change.table
+    table.break_until = now + timedelta(minutes=minutes)
+    change.save_later(table, ["break_until"])
+    change.event(
+        BreakStarted(type="break_started", until=table.break_until.isoformat(), level=level)
+    )
+    tournament.next_level_at = table.break_until
+    tournament.save(update_fields=["next_level_at"])
+    change.schedules.extend(filter(None, [_level_timeout(tournament)]))
+    audit_record(
+        action="tournament.break",
+        subject=tournament,
+        payload={
+            "tournament": tournament.pk,
+            "after_level": level - 1,
+            "until": table.break_until.isoformat(),
+        },
+        now=now,
+    )
+    return "break"
+
+
+def tournaments_levels_sweep(*, now: datetime | None = None) -> list[Timeout]:
+    """The level clocks whose end has passed (their timer lost, or late): what the beat's
+    sweep runs again (tournaments.tasks.sweep_levels), each as the timer would."""
+    now = now or timezone.now()
+    late = now - timedelta(seconds=SWEEP_LATE_SECONDS)
+    due = Tournament.objects.filter(
+        status=Status.RUNNING, next_level_at__lt=late, table__isnull=False
+    ).order_by("pk")
+    return [timeout for timeout in map(_level_timeout, due) if timeout is not None]
+
+
+# A level clock the sweep takes as lost: past its end by this much (its own timer first).
+SWEEP_LATE_SECONDS = 2.0
 
 
 def place_amounts(percents: list[int], pool: int) -> list[int]:

@@ -116,6 +116,7 @@ def _sweep_items(now: datetime) -> Iterator[tuple[int, SweepItem]]:
         Table.objects.filter(is_open=True)
         .exclude(hands__status=Hand.Status.RUNNING)
         .exclude(next_hand_at__gt=now)
+        .exclude(break_until__gt=now)
         .annotate(seated=Count("seats"))
         .filter(seated__gte=2)
         .values_list("pk", flat=True)

@@ -1551,6 +1551,10 @@
       case "hand_commitment":
         return fill(gettext("The next hand is committed before its first card: %(commitment)s"),
           { commitment: String(event.commitment || "").slice(0, 16) + "…" });
+      case "break_started":
+        return fill(gettext("Break: the next hand is dealt at %(time)s"), { time: new Date(event.until).toLocaleTimeString() });
+      case "break_ended":
+        return gettext("The break is over: play resumes.");
       case "hand_revealed":
         return gettext("This hand's deck, salt and seeds are revealed: anyone dealt in can check it.");
       default: {

@@ -227,3 +227,41 @@ def test_a_cash_table_never_has_an_ante():
     assert table.ante == 0 and "ante" not in table.engine_stakes()
     with pytest.raises(IntegrityError), transaction.atomic():
         Table.objects.filter(pk=table.pk).update(ante=5)
+
+
+def test_a_break_pauses_the_deals_then_the_next_level_starts():
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from audit.models import AuditRecord
+    from poker.selectors import table_json
+
+    sng, _players = started_heads_up(breaks=[{"after_level": 1, "minutes": 5}])
+    table = sng.table
+    assert table_json(table)["break_until"] is None
+    # The level's own minutes only: the break comes after it.
+    assert sng.next_level_at == sng.started_at + timedelta(minutes=5)
+    hand = deal_hand(table)
+    now = timezone.now()
+    assert tournament_level_up(tournament_id=sng.pk, level=2, now=now) == "break"
+    table.refresh_from_db()
+    sng.refresh_from_db()
+    assert table.break_until == now + timedelta(minutes=5) == sng.next_level_at
+    assert sng.level == 1 and (table.small_blind, table.big_blind) == (10, 20)
+    assert table_json(table)["break_until"] == table.break_until.isoformat()
+    assert AuditRecord.objects.filter(action="tournament.break").exists()
+    # The running hand plays on; no new one is dealt during the break.
+    assert Hand.objects.get(pk=hand.pk).status == Hand.Status.RUNNING
+    services.hand_cancel(hand=hand, reason="test")
+    assert deal_hand(table) is None
+    # A timer a minute early waits; at the break's end the next level starts and play resumes.
+    early = now + timedelta(minutes=1)
+    assert tournament_level_up(tournament_id=sng.pk, level=2, now=early) == "early"
+    assert tournament_level_up(tournament_id=sng.pk, level=2, now=table.break_until) == "level"
+    table.refresh_from_db()
+    sng.refresh_from_db()
+    assert table.break_until is None and sng.level == 2
+    assert (table.small_blind, table.big_blind) == (15, 30)
+    assert deal_hand(table) is not None
+    assert tournament_level_up(tournament_id=sng.pk, level=2) == "stale"
