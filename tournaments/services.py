@@ -40,6 +40,7 @@ from poker.models import Seat, Table
 from poker.services import table_change
 from poker.services.acting import seat_eliminate
 from poker.services.events import BreakEnded, BreakStarted
+from poker.services.faults import hand_cancel_in
 from tournaments.models import (
     Cancellation,
     Registration,
@@ -437,14 +438,40 @@ def _pending(cancellation, staff) -> Cancellation:
 def tournament_cancel_approve(
     *, cancellation, approved_by, reason: str, now: datetime | None = None
 ) -> Cancellation:
-    """A second staff member approves: every registered player gets their buy-in and fee
-    back (one entry each) and the Sit & Go is cancelled."""
+    """A second staff member approves: before any hand was dealt every registered player gets
+    their buy-in and fee back (one entry each); once play began the running hand is cancelled
+    (its chips back to its start) and the prize pool is settled by the published split, in
+    one entry (`_cancel_settle`). The Sit & Go is cancelled and its table closed."""
     staff, reason = _check_staff(approved_by), parse_staff_reason(reason, error=TournamentError)
     now = now or timezone.now()
+    value = getattr(cancellation, "pk", cancellation)
+    table_id = (
+        Tournament.objects.filter(cancellations__pk=value, status=Status.RUNNING)
+        .values_list("table_id", flat=True)
+        .first()
+        if isinstance(value, int) and not isinstance(value, bool)
+        else None
+    )
+    if table_id is None:
+        return _cancel_approved(cancellation, staff, reason, now, change=None)
+    # The table's row first, as a hand's end takes it before the tournament's.
+    with table_change(table_id) as change:
+        return _cancel_approved(cancellation, staff, reason, now, change=change)
+
+
+def _cancel_approved(cancellation, staff, reason: str, now: datetime, *, change) -> Cancellation:
     locked = _pending(cancellation, staff)
     tournament = _lock(locked.tournament_id)
     _cancellable(tournament)
-    refunds = _cancel(tournament, reason=locked.reason, by=staff, now=now)
+    settlement = None
+    played = change is not None and tournament.table_id == change.table.pk
+    if played and (change.table.hands_dealt or change.running_hand() is not None):
+        settlement = _cancel_settle(change, tournament, reason=locked.reason, now=now)
+        refunds = []
+    else:
+        refunds = _cancel(tournament, reason=locked.reason, by=staff, now=now)
+        if played:
+            _table_close(change, tournament)
     locked.status, locked.decided_by, locked.decided_at = Cancellation.Status.APPROVED, staff, now
     locked.decision_reason = reason
     locked.save(update_fields=["status", "decided_by", "decided_at", "decision_reason"])
@@ -457,6 +484,7 @@ def tournament_cancel_approve(
             "cancellation": locked.pk,
             "requested_by": locked.requested_by_id,
             "refunds": refunds,
+            **({"settlement": settlement} if settlement is not None else {}),
         },
         reason=reason,
         now=now,
@@ -684,6 +712,86 @@ def tournaments_levels_sweep(*, now: datetime | None = None) -> list[Timeout]:
 
 # A level clock the sweep takes as lost: past its end by this much (its own timer first).
 SWEEP_LATE_SECONDS = 2.0
+
+
+def _table_close(change, tournament: Tournament) -> None:
+    """A Sit & Go that ended: its table closes, its clocks stop."""
+    table = change.table
+    table.is_open, table.break_until = False, None
+    change.save_later(table, ["is_open", "break_until"])
+    change.touch()
+    tournament.next_level_at = None
+    tournament.save(update_fields=["next_level_at"])
+
+
+def cancel_shares(total: int, holdings: list[tuple[int, int]]) -> dict[int, tuple[int, int]]:
+    """The published split of what is left of a cancelled Sit & Go's pool among the players
+    still in (`holdings`: (player, chips), clockwise from the button's left): half (the odd
+    cent included) in equal shares, the odd cents one each to the first; the other half by
+    chips, each share rounded down and the cents left over one each to the largest
+    remainders (ties in `holdings`' order). {player: (equal share, chip share)}; sums to
+    `total` exactly."""
+    chip_part = total // 2
+    equal = shares_split(total - chip_part, [player for player, _chips in holdings])
+    chips_total = sum(chips for _player, chips in holdings)
+    if chips_total <= 0:
+        raise ValueError("nobody holds chips")
+    floors = {player: chip_part * chips // chips_total for player, chips in holdings}
+    remainders = sorted(
+        range(len(holdings)),
+        key=lambda k: (-(chip_part * holdings[k][1] % chips_total), k),
+    )
+    for k in remainders[: chip_part - sum(floors.values())]:
+        floors[holdings[k][0]] += 1
+    return {player: (equal[player], floors[player]) for player, _chips in holdings}
+
+
+def _cancel_settle(change, tournament: Tournament, *, reason: str, now: datetime) -> dict:
+    """Staff cancel a Sit & Go after play began: the running hand is cancelled (no chip
+    moves: a tournament hand settles its chips only at its end), the players already out in
+    a paid place keep the prize their place paid, and the rest of the pool goes to the
+    players still in by `cancel_shares`; every prize in ONE ledger entry, the pool to zero."""
+    hand_row = change.running_hand()
+    if hand_row is not None:
+        hand_cancel_in(change, hand_row, reason=_("Staff cancelled this Sit & Go."), code="staff")
+    active = {
+        r.player_id: r
+        for r in Registration.objects.filter(tournament=tournament, status=Entered.ACTIVE)
+    }
+    pool = sum(r.buy_in for r in active.values())
+    placed = {pid: r.prize for pid, r in active.items() if r.place is not None}
+    button = change.table.button_seat or 0
+    in_play = sorted(
+        (seat for seat in change.seats().values() if (seat.chips or 0) > 0),
+        key=lambda seat: _clockwise(button, seat.number, tournament.seats),
+    )
+    left = pool - sum(placed.values())
+    shares = cancel_shares(left, [(seat.player_id, seat.chips or 0) for seat in in_play])
+    for player, (equal, by_chips) in shares.items():
+        registration = active[player]
+        registration.prize, registration.ended_at = equal + by_chips, now
+        registration.save(update_fields=["prize", "ended_at"])
+    prizes = {pid: r.prize for pid, r in active.items() if r.prize > 0}
+    entry = tournament_payout(tournament_id=tournament.pk, prizes=prizes, now=now)
+    tournament.status, tournament.ended_at, tournament.cancel_reason = (
+        Status.CANCELLED,
+        now,
+        reason,
+    )
+    tournament.payout_entry_id = entry.pk
+    tournament.save(update_fields=["status", "ended_at", "cancel_reason", "payout_entry_id"])
+    _table_close(change, tournament)
+    chips = {seat.player_id: seat.chips or 0 for seat in in_play}
+    return {
+        "entry": entry.pk,
+        "pool": pool,
+        "hand_cancelled": hand_row.pk if hand_row is not None else None,
+        "placed": {str(pid): prize for pid, prize in sorted(placed.items())},
+        "shares": {
+            str(pid): {"chips": chips[pid], "equal": equal, "by_chips": by_chips}
+            for pid, (equal, by_chips) in shares.items()
+        },
+    }
 
 
 def place_amounts(percents: list[int], pool: int) -> list[int]:

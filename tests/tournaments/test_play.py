@@ -265,3 +265,65 @@ def test_a_break_pauses_the_deals_then_the_next_level_starts():
     assert (table.small_blind, table.big_blind) == (15, 30)
     assert deal_hand(table) is not None
     assert tournament_level_up(tournament_id=sng.pk, level=2) == "stale"
+
+
+def test_staff_cancelling_after_play_began_settle_the_pool_by_the_published_split():
+    from audit.models import AuditRecord
+    from tests.factories import make_staff
+    from tournaments.models import Tournament
+    from tournaments.services import (
+        cancel_shares,
+        tournament_cancel_approve,
+        tournament_cancel_request,
+    )
+
+    sng = make_sng(seats=6, buy_in=1_001)  # a pool of 6,006 cents: odd cents to split
+    players = [make_funded_player(f"c{k}", cents=5_000) for k in range(6)]
+    for player in players:
+        tournament_register(player=player, tournament=sng, idempotency_key=f"k-{player.pk}")
+    sng.refresh_from_db()
+    seats = sorted(Seat.objects.filter(table=sng.table), key=lambda s: s.number)
+    # Two are out already (6th and 5th: no prize), by chips set straight here.
+    for seat in seats[4:]:
+        seat.delete()
+    Registration.objects.filter(
+        tournament=sng, player_id__in=[s.player_id for s in seats[4:]]
+    ).update(place=5)
+    chips = {seats[0].pk: 1_000, seats[1].pk: 2_000, seats[2].pk: 3_001, seats[3].pk: 2_999}
+    for pk, count in chips.items():
+        Seat.objects.filter(pk=pk).update(chips=count)
+    hand = deal_hand(sng.table)
+    assert hand is not None
+    asker, approver = make_staff("asker"), make_staff("approver")
+    cancellation = tournament_cancel_request(tournament=sng, requested_by=asker, reason="fault")
+    entries_before = Entry.objects.count()
+    tournament_cancel_approve(cancellation=cancellation, approved_by=approver, reason="agreed")
+
+    sng = Tournament.objects.get(pk=sng.pk)
+    assert sng.status == "cancelled" and sng.payout_entry_id is not None
+    assert Hand.objects.get(pk=hand.pk).status == Hand.Status.CANCELLED
+    # The hand's chips went back to its start: nothing moved.
+    assert {s.pk: s.chips for s in Seat.objects.filter(table=sng.table)} == chips
+    assert not Table.objects.get(pk=sng.table_id).is_open and sng.next_level_at is None
+    # One entry: half of the 6,006 in equal shares (3,003: 751, 751, 751, 750 clockwise from the
+    # button's left), half by chips (3,003 of 9,000 chips: 333.67, 667.33, 1,001.33, 1,000.66:
+    # the two cents left over to the largest remainders).
+    assert Entry.objects.count() == entries_before + 1
+    prize = dict(Registration.objects.filter(tournament=sng).values_list("player_id", "prize"))
+    by_chips = {seats[0].player_id: 334, seats[1].player_id: 667}
+    by_chips |= {seats[2].player_id: 1_001, seats[3].player_id: 1_001}
+    equal = {pid: prize[pid] - by_chips[pid] for pid in by_chips}
+    assert sorted(equal.values()) == [750, 751, 751, 751]
+    assert sum(prize.values()) == 6_006 and pool(sng) == 0
+    legs = {
+        p.account.owner_id: p.amount
+        for p in Entry.objects.get(pk=sng.payout_entry_id).postings.all()
+    }
+    assert legs.pop(None) == -6_006 and legs == {pid: prize[pid] for pid in by_chips}
+    record = AuditRecord.objects.get(action="staff.tournament_cancelled", actor=approver)
+    assert record.payload["settlement"]["pool"] == 6_006
+    assert record.payload["settlement"]["hand_cancelled"] == hand.pk
+    assert ledger_verify().ok
+    # The split alone: exact to the cent, whatever the chips.
+    shares = cancel_shares(1_001, [(1, 1), (2, 1), (3, 1)])
+    assert sum(a + b for a, b in shares.values()) == 1_001
