@@ -9,9 +9,9 @@ per registration or refund). A refusal raises `TournamentError` before anything 
 Lock order (docs/architecture.md): a player's user row, then tournaments by id, then tables,
 then the cashier's accounts.
 
-What is still to come (docs/rules.md "Tournaments"): playing a running Sit & Go at a table
-(its owner deals it with tournament chips, blinds rising by the clock), eliminations, paying
-the places from the prize pool, and the settlement of a cancelled Sit & Go after play began.
+Play (below): the Sit & Go's table, its levels (antes, breaks that pause the deals, the
+sweep of lost level timers), eliminations and prizes, a staff cancel after play began settled
+by the published split, an excluded player's seat sat out (docs/rules.md "Tournaments").
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from audit.services import audit_record
+from audit.services import Subject, audit_record
 from cashier.models import Entry
 from cashier.services import (
     CashierError,
@@ -38,8 +38,8 @@ from config.inputs import parse_idempotency_key, parse_staff_reason
 from config.timeouts import Timeout, timeouts_set
 from poker.models import Seat, Table
 from poker.services import table_change
-from poker.services.acting import seat_eliminate
-from poker.services.events import BreakEnded, BreakStarted
+from poker.services.acting import seat_eliminate, sit_out
+from poker.services.events import BreakEnded, BreakStarted, PlayerSatOut
 from poker.services.faults import hand_cancel_in
 from tournaments.models import (
     Cancellation,
@@ -295,10 +295,21 @@ def tournament_unregister(*, player, tournament, now: datetime | None = None) ->
 def tournaments_leave_excluded(*, player, now: datetime | None = None) -> list[int]:
     """A player who starts a time-out or self-exclusion leaves every Sit & Go that has not
     started, refunded (responsible.services.exclusion_start calls this in its transaction,
-    holding the player's row). Running ones are the next slice's (docs/rules.md)."""
+    holding the player's row); at a running one's table they are sat out (`_seat_sit_out_
+    excluded`): dealt in and blinded, never acting, their chips and place theirs."""
     now = now or timezone.now()
     left = []
     with transaction.atomic():
+        running = (
+            Registration.objects.filter(
+                player=player, status=Entered.ACTIVE, tournament__status=Status.RUNNING,
+                tournament__table__isnull=False,
+            )
+            .order_by("tournament__table_id")
+            .values_list("tournament_id", "tournament__table_id")
+        )  # fmt: skip
+        for tournament_id, table_id in list(running):
+            _seat_sit_out_excluded(player, tournament_id, table_id, now=now)
         ids = (
             Registration.objects.filter(
                 player=player, status=Entered.ACTIVE, tournament__status=Status.REGISTERING
@@ -329,6 +340,26 @@ def tournaments_leave_excluded(*, player, now: datetime | None = None) -> list[i
             )
             left.append(tournament_id)
     return left
+
+
+def _seat_sit_out_excluded(player, tournament_id: int, table_id: int, *, now: datetime) -> None:
+    """The excluded player's seat at a running Sit & Go sits out: dealt in and blinded (their
+    turns checked or folded for them), their chips staying in play until they are out or the
+    Sit & Go ends, the place and prize they reach theirs. While the exclusion lasts they
+    cannot sit back in (the play check refuses it). Their own turn now, if any, times out."""
+    with table_change(table_id) as change:
+        seat = next((s for s in change.seats().values() if s.player_id == player.pk), None)
+        if seat is None or seat.status == Seat.Status.SITTING_OUT:
+            return
+        sit_out(change, seat, now)
+        change.event(PlayerSatOut(type="player_sat_out", seat=seat.number, reason="excluded"))
+        change.users.add(player.pk)
+        audit_record(
+            action="tournament.sat_out_on_exclusion",
+            subject=Subject("tournaments.tournament", tournament_id, f"Sit & Go #{tournament_id}"),
+            payload={"tournament": tournament_id, "player": player.pk, "seat": seat.number},
+            now=now,
+        )
 
 
 # -- staff: cancelling

@@ -46,7 +46,7 @@ class PlayerLeft(TypedDict):
 class PlayerSatOut(TypedDict):
     type: Literal["player_sat_out"]
     seat: int
-    reason: Literal["asked", "timeout", "no_chips", "big_blind"]
+    reason: Literal["asked", "timeout", "no_chips", "big_blind", "excluded"]
 
 
 class PlayerSatIn(TypedDict):

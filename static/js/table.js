@@ -1526,7 +1526,7 @@
         return fill({ sit_out_limit: gettext("%(name)s leaves the table (sat out too long)"), session_limit: gettext("%(name)s leaves the table (session limit reached)") }[event.reason] || gettext("%(name)s leaves the table"),
           { name: event.player ? event.player.display_name : who });
       case "player_sat_out":
-        return say({ timeout: gettext("%(who)s sits out (ran out of time)"), no_chips: gettext("%(who)s sits out (no chips left)"), big_blind: gettext("%(who)s sits out at the big blind") }[event.reason] || gettext("%(who)s sits out"));
+        return say({ timeout: gettext("%(who)s sits out (ran out of time)"), no_chips: gettext("%(who)s sits out (no chips left)"), big_blind: gettext("%(who)s sits out at the big blind"), excluded: gettext("%(who)s sits out (took a break from play)") }[event.reason] || gettext("%(who)s sits out"));
       case "player_sat_in":
         return say(event.status === "waiting_big_blind" ? gettext("%(who)s is back, waiting for the big blind") : gettext("%(who)s is back"));
       case "big_blind_choice":

@@ -327,3 +327,26 @@ def test_staff_cancelling_after_play_began_settle_the_pool_by_the_published_spli
     # The split alone: exact to the cent, whatever the chips.
     shares = cancel_shares(1_001, [(1, 1), (2, 1), (3, 1)])
     assert sum(a + b for a, b in shares.values()) == 1_001
+
+
+def test_a_self_excluded_players_running_seat_is_blinded_and_cannot_sit_back_in():
+    from responsible.services import exclusion_start
+
+    sng, players = started_heads_up()
+    table = sng.table
+    seat = Seat.objects.filter(table=table).order_by("number").first()
+    player = players[seat.player_id]
+    exclusion_start(player=player, kind="self_exclusion", length="6m")
+    seat.refresh_from_db()
+    # Sat out, not removed: the chips stay hers and in play, the place she reaches hers.
+    assert seat.status == Seat.Status.SITTING_OUT and seat.chips == 100
+    assert Registration.objects.get(tournament=sng, player=player).status == "active"
+    with pytest.raises(services.TableError):
+        services.table_sit_in(table=table, player=player, post_big_blind=False)
+    hand = deal_hand(table)
+    assert hand is not None and hand.is_dealt(seat.number)  # dealt in and blinded
+    hand.refresh_from_db()
+    assert hand.status != Hand.Status.RUNNING or (
+        EngineHand.from_dict(hand.state).to_act != seat.number
+    )
+    assert ledger_verify().ok
