@@ -348,6 +348,12 @@ CELERY_BEAT_SCHEDULE: dict = {
         "task": "poker.sweep_tables",
         "schedule": env.float("POKER_SWEEP_SECONDS", default=2.0),
     },
+    # Sit & Go level clocks: the backstop of their timers (tournaments/tasks.py): a level whose
+    # end has passed is advanced (or its break started or ended) from what the database says.
+    "tournaments-sweep-levels": {
+        "task": "tournaments.sweep_levels",
+        "schedule": env.float("POKER_SWEEP_SECONDS", default=2.0),
+    },
     # Every table's version through its group, so pages can tell a silent socket from a quiet
     # table and ask for what they missed (docs/protocol.md "Versions and resync").
     "poker-table-heartbeats": {

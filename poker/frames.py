@@ -78,6 +78,7 @@ class TableJson(TypedDict):
     countdown_seconds: int
     time_bank_seconds: int
     tournament: NotRequired[TournamentJson]  # at a Sit & Go's table only
+    break_until: NotRequired[str | None]  # at a Sit & Go's table: its break's end, or null
 
 
 class SeatJson(TypedDict):

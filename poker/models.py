@@ -28,6 +28,7 @@ class EngineStakes(TypedDict, total=False):
     big_blind: int
     small_bet: int
     big_bet: int
+    ante: int
 
 
 def validate_rake_schedule(value: dict) -> None:
@@ -82,6 +83,8 @@ class Table(models.Model):
     big_blind = models.PositiveIntegerField(null=True, blank=True)
     small_bet = models.PositiveIntegerField(null=True, blank=True)
     big_bet = models.PositiveIntegerField(null=True, blank=True)
+    # Each player's ante (a Sit & Go's level, posted before the blinds); cash tables have none.
+    ante = models.PositiveIntegerField(default=0, editable=False)
     max_seats = models.PositiveSmallIntegerField(
         default=6, validators=[MinValueValidator(2), MaxValueValidator(10)]
     )
@@ -124,6 +127,9 @@ class Table(models.Model):
     # A Sit & Go's table (tournaments/): its seats are the tournament's, its stacks are chips
     # on the seats (`Seat.chips`, never money) and its hands settle chips, not the ledger.
     is_tournament = models.BooleanField(default=False, editable=False)
+    # A Sit & Go's break (tournaments/): no hand is dealt before this time (the running hand
+    # finishes); None when play is not paused.
+    break_until = models.DateTimeField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     # Live state kept with the table (poker/services/): where the button and the big blind
     # were last hand, how many were dealt in (the three-to-start rule), and a counter that
@@ -166,6 +172,10 @@ class Table(models.Model):
                         big_bet=models.F("small_bet") * 2,
                     )
                 ),
+            ),
+            models.CheckConstraint(
+                name="table_ante_only_in_tournaments",
+                condition=models.Q(ante=0) | models.Q(is_tournament=True),
             ),
             models.CheckConstraint(
                 name="table_buy_in_range_ordered",
@@ -222,14 +232,20 @@ class Table(models.Model):
         return f"{dollars(small, short=True)}/{dollars(big, short=True)}"
 
     def engine_stakes(self) -> EngineStakes:
-        """Keyword arguments for `Hand.start` describing the stakes."""
+        """Keyword arguments for `Hand.start` describing the stakes (the ante only when the
+        table has one: a Sit & Go's level)."""
+        stakes: EngineStakes
         if self.structure == self.Structure.LIMIT:
-            return {
+            stakes = {
                 "small_bet": self.small_bet,
                 "big_bet": self.big_bet,
                 "small_blind": self.small_blind_amount,
             }
-        return {"small_blind": self.small_blind, "big_blind": self.big_blind}
+        else:
+            stakes = {"small_blind": self.small_blind, "big_blind": self.big_blind}
+        if self.ante:
+            stakes["ante"] = self.ante
+        return stakes
 
     def engine_rake(self) -> dict | None:
         return self.rake_schedule.schedule if self.rake_schedule_id else None

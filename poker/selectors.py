@@ -79,6 +79,14 @@ def tournament_reader_register(reader: Callable[[int], TournamentJson | None]) -
 
 
 def table_json(table: Table) -> TableJson:
+    shown = _table_json(table)
+    if table.is_tournament:
+        until = table.break_until
+        shown["break_until"] = until.isoformat() if until is not None else None
+    return shown
+
+
+def _table_json(table: Table) -> TableJson:
     return {
         "id": table.pk,
         "name": table.name,
@@ -724,6 +732,8 @@ def _event_lines(event: dict[str, Any], who, *, hi_lo: bool, starting: dict) -> 
     kind = event["type"]
     seat = event.get("seat")
     all_in = " (all-in)" if event.get("all_in") else ""
+    if kind == "ante_posted":
+        return [f"{who(seat)} posts an ante {dollars(event['amount'])}{all_in}"]
     if kind == "blind_posted":
         return [f"{who(seat)} posts the {event['blind']} blind {dollars(event['amount'])}{all_in}"]
     if kind == "hole_cards_dealt":

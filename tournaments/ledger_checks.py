@@ -117,10 +117,12 @@ def _check_batch(batch: list[dict]) -> Iterator[str]:
 def _prizes_unlike_places() -> Iterator[str]:
     """A finished Sit & Go's one prize entry pays each registration its recorded prize, and
     nothing to anyone else; a prize entry names a finished Sit & Go that points at it."""
+    # Finished, or cancelled after play began (settled by the published split in one entry).
     finished = dict(
-        Tournament.objects.filter(status=Tournament.Status.FINISHED).values_list(
-            "pk", "payout_entry_id"
-        )
+        Tournament.objects.filter(
+            Q(status=Tournament.Status.FINISHED)
+            | Q(status=Tournament.Status.CANCELLED, payout_entry_id__isnull=False)
+        ).values_list("pk", "payout_entry_id")
     )
     entries = {
         e.pk: e for e in Entry.objects.filter(reason=Reason.TOURNAMENT_PAYOUT).order_by("id")

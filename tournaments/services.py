@@ -9,9 +9,9 @@ per registration or refund). A refusal raises `TournamentError` before anything 
 Lock order (docs/architecture.md): a player's user row, then tournaments by id, then tables,
 then the cashier's accounts.
 
-What is still to come (docs/rules.md "Tournaments"): playing a running Sit & Go at a table
-(its owner deals it with tournament chips, blinds rising by the clock), eliminations, paying
-the places from the prize pool, and the settlement of a cancelled Sit & Go after play began.
+Play (below): the Sit & Go's table, its levels (antes, breaks that pause the deals, the
+sweep of lost level timers), eliminations and prizes, a staff cancel after play began settled
+by the published split, an excluded player's seat sat out (docs/rules.md "Tournaments").
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from audit.services import audit_record
+from audit.services import Subject, audit_record
 from cashier.models import Entry
 from cashier.services import (
     CashierError,
@@ -38,7 +38,9 @@ from config.inputs import parse_idempotency_key, parse_staff_reason
 from config.timeouts import Timeout, timeouts_set
 from poker.models import Seat, Table
 from poker.services import table_change
-from poker.services.acting import seat_eliminate
+from poker.services.acting import seat_eliminate, sit_out
+from poker.services.events import BreakEnded, BreakStarted, PlayerSatOut
+from poker.services.faults import hand_cancel_in
 from tournaments.models import (
     Cancellation,
     Registration,
@@ -293,10 +295,21 @@ def tournament_unregister(*, player, tournament, now: datetime | None = None) ->
 def tournaments_leave_excluded(*, player, now: datetime | None = None) -> list[int]:
     """A player who starts a time-out or self-exclusion leaves every Sit & Go that has not
     started, refunded (responsible.services.exclusion_start calls this in its transaction,
-    holding the player's row). Running ones are the next slice's (docs/rules.md)."""
+    holding the player's row); at a running one's table they are sat out (`_seat_sit_out_
+    excluded`): dealt in and blinded, never acting, their chips and place theirs."""
     now = now or timezone.now()
     left = []
     with transaction.atomic():
+        running = (
+            Registration.objects.filter(
+                player=player, status=Entered.ACTIVE, tournament__status=Status.RUNNING,
+                tournament__table__isnull=False,
+            )
+            .order_by("tournament__table_id")
+            .values_list("tournament_id", "tournament__table_id")
+        )  # fmt: skip
+        for tournament_id, table_id in list(running):
+            _seat_sit_out_excluded(player, tournament_id, table_id, now=now)
         ids = (
             Registration.objects.filter(
                 player=player, status=Entered.ACTIVE, tournament__status=Status.REGISTERING
@@ -327,6 +340,26 @@ def tournaments_leave_excluded(*, player, now: datetime | None = None) -> list[i
             )
             left.append(tournament_id)
     return left
+
+
+def _seat_sit_out_excluded(player, tournament_id: int, table_id: int, *, now: datetime) -> None:
+    """The excluded player's seat at a running Sit & Go sits out: dealt in and blinded (their
+    turns checked or folded for them), their chips staying in play until they are out or the
+    Sit & Go ends, the place and prize they reach theirs. While the exclusion lasts they
+    cannot sit back in (the play check refuses it). Their own turn now, if any, times out."""
+    with table_change(table_id) as change:
+        seat = next((s for s in change.seats().values() if s.player_id == player.pk), None)
+        if seat is None or seat.status == Seat.Status.SITTING_OUT:
+            return
+        sit_out(change, seat, now)
+        change.event(PlayerSatOut(type="player_sat_out", seat=seat.number, reason="excluded"))
+        change.users.add(player.pk)
+        audit_record(
+            action="tournament.sat_out_on_exclusion",
+            subject=Subject("tournaments.tournament", tournament_id, f"Sit & Go #{tournament_id}"),
+            payload={"tournament": tournament_id, "player": player.pk, "seat": seat.number},
+            now=now,
+        )
 
 
 # -- staff: cancelling
@@ -436,14 +469,40 @@ def _pending(cancellation, staff) -> Cancellation:
 def tournament_cancel_approve(
     *, cancellation, approved_by, reason: str, now: datetime | None = None
 ) -> Cancellation:
-    """A second staff member approves: every registered player gets their buy-in and fee
-    back (one entry each) and the Sit & Go is cancelled."""
+    """A second staff member approves: before any hand was dealt every registered player gets
+    their buy-in and fee back (one entry each); once play began the running hand is cancelled
+    (its chips back to its start) and the prize pool is settled by the published split, in
+    one entry (`_cancel_settle`). The Sit & Go is cancelled and its table closed."""
     staff, reason = _check_staff(approved_by), parse_staff_reason(reason, error=TournamentError)
     now = now or timezone.now()
+    value = getattr(cancellation, "pk", cancellation)
+    table_id = (
+        Tournament.objects.filter(cancellations__pk=value, status=Status.RUNNING)
+        .values_list("table_id", flat=True)
+        .first()
+        if isinstance(value, int) and not isinstance(value, bool)
+        else None
+    )
+    if table_id is None:
+        return _cancel_approved(cancellation, staff, reason, now, change=None)
+    # The table's row first, as a hand's end takes it before the tournament's.
+    with table_change(table_id) as change:
+        return _cancel_approved(cancellation, staff, reason, now, change=change)
+
+
+def _cancel_approved(cancellation, staff, reason: str, now: datetime, *, change) -> Cancellation:
     locked = _pending(cancellation, staff)
     tournament = _lock(locked.tournament_id)
     _cancellable(tournament)
-    refunds = _cancel(tournament, reason=locked.reason, by=staff, now=now)
+    settlement = None
+    played = change is not None and tournament.table_id == change.table.pk
+    if played and (change.table.hands_dealt or change.running_hand() is not None):
+        settlement = _cancel_settle(change, tournament, reason=locked.reason, now=now)
+        refunds = []
+    else:
+        refunds = _cancel(tournament, reason=locked.reason, by=staff, now=now)
+        if played:
+            _table_close(change, tournament)
     locked.status, locked.decided_by, locked.decided_at = Cancellation.Status.APPROVED, staff, now
     locked.decision_reason = reason
     locked.save(update_fields=["status", "decided_by", "decided_at", "decision_reason"])
@@ -456,6 +515,7 @@ def tournament_cancel_approve(
             "cancellation": locked.pk,
             "requested_by": locked.requested_by_id,
             "refunds": refunds,
+            **({"settlement": settlement} if settlement is not None else {}),
         },
         reason=reason,
         now=now,
@@ -501,29 +561,40 @@ FIRST_HAND_SECONDS = 5.0
 
 def table_stakes(tournament: Tournament, level: int) -> dict[str, int | None]:
     """The table's stakes at a level (1-based): pot limit plays the level's blinds; fixed
-    limit its big blind as the small bet (the big bet twice that) and its small blind."""
+    limit its big blind as the small bet (the big bet twice that) and its small blind; both
+    the level's ante, if any (posted by every player before the blinds)."""
     blinds = tournament.blind_levels[level - 1]
+    ante = blinds.get("ante", 0)
     if tournament.structure == Table.Structure.LIMIT:
         return {
             "small_blind": blinds["small_blind"],
             "big_blind": None,
             "small_bet": blinds["big_blind"],
             "big_bet": 2 * blinds["big_blind"],
+            "ante": ante,
         }
     return {
         "small_blind": blinds["small_blind"],
         "big_blind": blinds["big_blind"],
         "small_bet": None,
         "big_bet": None,
+        "ante": ante,
     }
 
 
 def _level_ends(tournament: Tournament, level: int, start: datetime) -> datetime:
-    """When the level that starts at `start` gives way to the next (its minutes, and the
-    break after it, if any: play goes on through a break in this version)."""
-    minutes = tournament.blind_levels[level - 1]["minutes"]
-    minutes += sum(b["minutes"] for b in tournament.breaks if b["after_level"] == level)
-    return start + timedelta(minutes=minutes)
+    """When the level that starts at `start` ends: its minutes (a break after it, if any,
+    then pauses play before the next level: `tournament_level_up`)."""
+    return start + timedelta(minutes=tournament.blind_levels[level - 1]["minutes"])
+
+
+def _break_minutes(tournament: Tournament, after_level: int) -> int:
+    return sum(b["minutes"] for b in tournament.breaks if b["after_level"] == after_level)
+
+
+# A level timer that comes this much before its break's end is early (the table's clock and
+# the worker's may differ a little): it ends the break all the same.
+BREAK_SLACK_SECONDS = 0.25
 
 
 def _level_timeout(tournament: Tournament) -> Timeout | None:
@@ -583,8 +654,11 @@ def _table_open(tournament: Tournament, registrations: list[Registration], *, no
 
 def tournament_level_up(*, tournament_id: int, level: int, now: datetime | None = None) -> str:
     """The level clock ran out: `level` (the next one) is in force from the next hand dealt
-    (the running hand keeps its blinds), and the clock of the level after it is set. A timer
-    that comes twice, late, or for a level already in force changes nothing ("stale")."""
+    (the running hand keeps its blinds), and the clock of the level after it is set. When a
+    break follows the level that ended, the break comes first ("break"): no hand is dealt
+    until its end (the running hand finishes), when the same timer comes again, ends it and
+    puts `level` in force. A timer that comes twice, late, or for a level already in force
+    changes nothing ("stale"); one that comes before its break's end waits for it ("early")."""
     now = now or timezone.now()
     table_id = (
         Tournament.objects.filter(pk=tournament_id).values_list("table_id", flat=True).first()
@@ -601,6 +675,16 @@ def tournament_level_up(*, tournament_id: int, level: int, now: datetime | None 
         ):
             return "stale"
         table = change.table
+        pause = _break_minutes(tournament, level - 1)
+        if pause and table.break_until is None:
+            return _break_start(change, tournament, level, minutes=pause, now=now)
+        if table.break_until is not None:
+            if now < table.break_until - timedelta(seconds=BREAK_SLACK_SECONDS):
+                return "early"
+            table.break_until = None
+            change.save_later(table, ["break_until"])
+            change.event(BreakEnded(type="break_ended", level=level))
+            change.schedule_hand_start(0)
         stakes = table_stakes(tournament, level)
         for name, value in stakes.items():
             setattr(table, name, value)
@@ -619,6 +703,126 @@ def tournament_level_up(*, tournament_id: int, level: int, now: datetime | None 
             now=now,
         )
         return "level"
+
+
+def _break_start(change, tournament: Tournament, level: int, *, minutes: int, now) -> str:
+    """The level before `level` ended and a break follows it: no new hand until its end (the
+    running hand plays on), when the level timer, set again for then, ends it."""
+    table = change.table
+    table.break_until = now + timedelta(minutes=minutes)
+    change.save_later(table, ["break_until"])
+    change.event(
+        BreakStarted(type="break_started", until=table.break_until.isoformat(), level=level)
+    )
+    tournament.next_level_at = table.break_until
+    tournament.save(update_fields=["next_level_at"])
+    change.schedules.extend(filter(None, [_level_timeout(tournament)]))
+    audit_record(
+        action="tournament.break",
+        subject=tournament,
+        payload={
+            "tournament": tournament.pk,
+            "after_level": level - 1,
+            "until": table.break_until.isoformat(),
+        },
+        now=now,
+    )
+    return "break"
+
+
+def tournaments_levels_sweep(*, now: datetime | None = None) -> list[Timeout]:
+    """The level clocks whose end has passed (their timer lost, or late): what the beat's
+    sweep runs again (tournaments.tasks.sweep_levels), each as the timer would."""
+    now = now or timezone.now()
+    late = now - timedelta(seconds=SWEEP_LATE_SECONDS)
+    due = Tournament.objects.filter(
+        status=Status.RUNNING, next_level_at__lt=late, table__isnull=False
+    ).order_by("pk")
+    return [timeout for timeout in map(_level_timeout, due) if timeout is not None]
+
+
+# A level clock the sweep takes as lost: past its end by this much (its own timer first).
+SWEEP_LATE_SECONDS = 2.0
+
+
+def _table_close(change, tournament: Tournament) -> None:
+    """A Sit & Go that ended: its table closes, its clocks stop."""
+    table = change.table
+    table.is_open, table.break_until = False, None
+    change.save_later(table, ["is_open", "break_until"])
+    change.touch()
+    tournament.next_level_at = None
+    tournament.save(update_fields=["next_level_at"])
+
+
+def cancel_shares(total: int, holdings: list[tuple[int, int]]) -> dict[int, tuple[int, int]]:
+    """The published split of what is left of a cancelled Sit & Go's pool among the players
+    still in (`holdings`: (player, chips), clockwise from the button's left): half (the odd
+    cent included) in equal shares, the odd cents one each to the first; the other half by
+    chips, each share rounded down and the cents left over one each to the largest
+    remainders (ties in `holdings`' order). {player: (equal share, chip share)}; sums to
+    `total` exactly."""
+    chip_part = total // 2
+    equal = shares_split(total - chip_part, [player for player, _chips in holdings])
+    chips_total = sum(chips for _player, chips in holdings)
+    if chips_total <= 0:
+        raise ValueError("nobody holds chips")
+    floors = {player: chip_part * chips // chips_total for player, chips in holdings}
+    remainders = sorted(
+        range(len(holdings)),
+        key=lambda k: (-(chip_part * holdings[k][1] % chips_total), k),
+    )
+    for k in remainders[: chip_part - sum(floors.values())]:
+        floors[holdings[k][0]] += 1
+    return {player: (equal[player], floors[player]) for player, _chips in holdings}
+
+
+def _cancel_settle(change, tournament: Tournament, *, reason: str, now: datetime) -> dict:
+    """Staff cancel a Sit & Go after play began: the running hand is cancelled (no chip
+    moves: a tournament hand settles its chips only at its end), the players already out in
+    a paid place keep the prize their place paid, and the rest of the pool goes to the
+    players still in by `cancel_shares`; every prize in ONE ledger entry, the pool to zero."""
+    hand_row = change.running_hand()
+    if hand_row is not None:
+        hand_cancel_in(change, hand_row, reason=_("Staff cancelled this Sit & Go."), code="staff")
+    active = {
+        r.player_id: r
+        for r in Registration.objects.filter(tournament=tournament, status=Entered.ACTIVE)
+    }
+    pool = sum(r.buy_in for r in active.values())
+    placed = {pid: r.prize for pid, r in active.items() if r.place is not None}
+    button = change.table.button_seat or 0
+    in_play = sorted(
+        (seat for seat in change.seats().values() if (seat.chips or 0) > 0),
+        key=lambda seat: _clockwise(button, seat.number, tournament.seats),
+    )
+    left = pool - sum(placed.values())
+    shares = cancel_shares(left, [(seat.player_id, seat.chips or 0) for seat in in_play])
+    for player, (equal, by_chips) in shares.items():
+        registration = active[player]
+        registration.prize, registration.ended_at = equal + by_chips, now
+        registration.save(update_fields=["prize", "ended_at"])
+    prizes = {pid: r.prize for pid, r in active.items() if r.prize > 0}
+    entry = tournament_payout(tournament_id=tournament.pk, prizes=prizes, now=now)
+    tournament.status, tournament.ended_at, tournament.cancel_reason = (
+        Status.CANCELLED,
+        now,
+        reason,
+    )
+    tournament.payout_entry_id = entry.pk
+    tournament.save(update_fields=["status", "ended_at", "cancel_reason", "payout_entry_id"])
+    _table_close(change, tournament)
+    chips = {seat.player_id: seat.chips or 0 for seat in in_play}
+    return {
+        "entry": entry.pk,
+        "pool": pool,
+        "hand_cancelled": hand_row.pk if hand_row is not None else None,
+        "placed": {str(pid): prize for pid, prize in sorted(placed.items())},
+        "shares": {
+            str(pid): {"chips": chips[pid], "equal": equal, "by_chips": by_chips}
+            for pid, (equal, by_chips) in shares.items()
+        },
+    }
 
 
 def place_amounts(percents: list[int], pool: int) -> list[int]:

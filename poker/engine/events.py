@@ -27,6 +27,16 @@ class HandStarted(TypedDict):
     big_blind: int
     small_bet: int | None  # fixed limit only
     big_bet: int | None
+    ante: NotRequired[int]  # only when the hand has antes (a Sit & Go's level)
+
+
+class AntePosted(TypedDict):
+    """Each player's ante, before the blinds: in the pot, not in the player's bet."""
+
+    type: Literal["ante_posted"]
+    seat: int
+    amount: int
+    all_in: bool
 
 
 class BlindPosted(TypedDict):
@@ -151,6 +161,7 @@ class HandEnded(TypedDict):
 
 HandEvent = (
     HandStarted
+    | AntePosted
     | BlindPosted
     | HoleCardsDealt
     | ActionTaken

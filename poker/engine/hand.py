@@ -23,6 +23,7 @@ from poker.engine.events import (
     Blind,
     CardsShown,
     HandEvent,
+    HandStarted,
     PotAwarded,
     PotResult,
     PotRun,
@@ -331,6 +332,7 @@ class Hand:
         "big_blind",
         "small_bet",
         "big_bet",
+        "ante",
         "button",
         "seats",
         "starting_stacks",
@@ -376,6 +378,7 @@ class Hand:
     big_blind: int
     small_bet: int | None  # fixed limit only
     big_bet: int | None
+    ante: int  # each player's ante, posted before the blinds (0: none, as at cash tables)
     button: int
     seats: list[int]
     starting_stacks: list[int]
@@ -433,6 +436,7 @@ class Hand:
         big_bet: int | None = None,
         rake: RakeSchedule | dict[str, Any] | None = None,
         run_it_twice: bool = False,
+        ante: int = 0,
     ) -> Hand:
         """Post the blinds and deal; the hand then waits for `to_act` (or is already over).
 
@@ -442,6 +446,8 @@ class Hand:
         `small_blind` and `big_blind`. `small_blind_seat` is None when nobody posts one;
         `extra_big_blind_seats` are new or returning players posting a live big blind.
         `run_it_twice` (pot limit only) stops the hand before a runout for `choose_runs`.
+        `ante` (a Sit & Go's level) is posted by every player dealt in before the blinds: dead
+        chips in the pot, not part of anyone's bet (docs/rules.md "Antes").
         """
         hand = cls.__new__(cls)
         hand._set_up(
@@ -459,6 +465,7 @@ class Hand:
             big_bet=big_bet,
             rake=rake,
             run_it_twice=run_it_twice,
+            ante=ante,
         )
         hand._begin()
         return hand
@@ -480,6 +487,7 @@ class Hand:
         big_bet: int | None,
         rake: RakeSchedule | dict[str, Any] | None,
         run_it_twice: bool = False,
+        ante: int = 0,
         sealed: bool = False,
     ) -> None:
         """Check every input (InvalidSetup names the first one wrong) and keep them; no chip
@@ -497,6 +505,8 @@ class Hand:
             small_bet=small_bet,
             big_bet=big_bet,
         )
+        if not _is_whole(ante) or ante < 0:
+            raise InvalidSetup("bad_stakes", "the ante is a whole number of cents, 0 or more")
         stacks_by_seat = _checked_stacks(seats, structure)
         if not _is_whole(button) or not 1 <= button <= 10:
             raise InvalidSetup("bad_button", f"the button is a seat number 1-10, not {button!r}")
@@ -528,6 +538,7 @@ class Hand:
         self.big_blind = big_blind
         self.small_bet = small_bet
         self.big_bet = big_bet
+        self.ante = ante
         self.button = button
         self.seats = order
         self.starting_stacks = [stacks_by_seat[seat] for seat in order]
@@ -560,21 +571,22 @@ class Hand:
         self.second_board = []
         self.second_burns = []
         self.result = None
-        self.events = [
-            {
-                "type": "hand_started",
-                "game": self.game,
-                "structure": self.structure,
-                "button": self.button,
-                "seats": [
-                    [seat, stack] for seat, stack in zip(self.seats, self.stacks, strict=True)
-                ],
-                "small_blind": self.small_blind,
-                "big_blind": self.big_blind,
-                "small_bet": self.small_bet,
-                "big_bet": self.big_bet,
-            }
-        ]
+        started: HandStarted = {
+            "type": "hand_started",
+            "game": self.game,
+            "structure": self.structure,
+            "button": self.button,
+            "seats": [[seat, stack] for seat, stack in zip(self.seats, self.stacks, strict=True)],
+            "small_blind": self.small_blind,
+            "big_blind": self.big_blind,
+            "small_bet": self.small_bet,
+            "big_bet": self.big_bet,
+        }
+        self.events = [started]
+        if self.ante:  # only then, so that every other hand's events are as they were
+            started["ante"] = self.ante
+            for i in range(n):
+                self._post_ante(i)
         seat_index = {seat: i for i, seat in enumerate(self.seats)}
         if self.small_blind_seat is not None:
             self._post_blind(seat_index[self.small_blind_seat], self.small_blind, "small")
@@ -604,7 +616,26 @@ class Hand:
         if self.actor is None:
             self._end_round()
 
+    def _post_ante(self, i: int) -> None:
+        """Antes come first, before the blinds (TDA practice): dead chips, in the pot but not
+        in the player's bet; a player with less posts all they have and is all-in, eligible
+        only for what the others put in up to their ante (the pots are built from every
+        player's chips committed)."""
+        paid = min(self.ante, self.stacks[i])
+        self.stacks[i] -= paid
+        self.committed[i] += paid
+        self.events.append(
+            {
+                "type": "ante_posted",
+                "seat": self.seats[i],
+                "amount": paid,
+                "all_in": self.stacks[i] == 0,
+            }
+        )
+
     def _post_blind(self, i: int, amount: int, blind: Blind) -> None:
+        if not self.stacks[i]:
+            return  # all-in on the ante: no chip is left for the blind, none is posted
         paid = min(amount, self.stacks[i])
         self.stacks[i] -= paid
         self.bets[i] += paid
@@ -1250,6 +1281,8 @@ class Hand:
         }
         if self.run_it_twice:  # only then, so that every other hand's setup is as it was
             setup["run_it_twice"] = True
+        if self.ante:  # likewise
+            setup["ante"] = self.ante
         return setup
 
     def to_dict(self) -> dict[str, Any]:

@@ -136,7 +136,7 @@ def dumps(hand: Hand, *, hand_number: int | None = None) -> str:
     n = len(hand.seats)
     fields: list[tuple[str, Any]] = [
         ("variant", code),
-        ("antes", [0] * n),
+        ("antes", [hand.ante] * n),
         ("blinds_or_straddles", _blinds_in_phh_order(hand)),
     ]
     if hand.structure == "limit":
@@ -235,6 +235,13 @@ def hand_from_phh(data: dict[str, Any]) -> tuple[dict[str, Any], list[list[str]]
         "small_blind": small_blind,
         "big_blind": big_blind,
     }
+    antes = data.get("antes", [0] * len(seats))
+    if not isinstance(antes, list) or len(set(antes)) > 1 or len(antes) != len(seats):
+        raise PhhError("'antes' must give one and the same ante for every player")
+    if antes and antes[0]:
+        if type(antes[0]) is not int or antes[0] < 0:
+            raise PhhError("the ante must be a whole number of cents")
+        setup["ante"] = antes[0]
     if structure == "limit":
         setup["small_bet"] = data.get("small_bet")
         setup["big_bet"] = data.get("big_bet")

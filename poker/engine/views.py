@@ -57,16 +57,19 @@ def view_for(hand: Hand, seat: int | None) -> dict[str, Any]:
             }
         )
     legal = hand.legal_actions()
+    stakes = {
+        "small_blind": hand.small_blind,
+        "big_blind": hand.big_blind,
+        "small_bet": hand.small_bet,
+        "big_bet": hand.big_bet,
+    }
+    if hand.ante:  # a Sit & Go's level with antes; no key at all otherwise
+        stakes["ante"] = hand.ante
     return {
         "you": seat,
         "game": hand.game,
         "structure": hand.structure,
-        "stakes": {
-            "small_blind": hand.small_blind,
-            "big_blind": hand.big_blind,
-            "small_bet": hand.small_bet,
-            "big_bet": hand.big_bet,
-        },
+        "stakes": stakes,
         "button": hand.button,
         "street": STREETS[hand.street],
         "board": list(hand.board),

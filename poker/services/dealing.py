@@ -168,6 +168,8 @@ def table_hand_start(*, table: Table | int) -> Hand | None:
         now = timezone.now()
         if not table.is_open or change.running_hand() is not None:
             return None
+        if table.break_until is not None and now < table.break_until:
+            return None  # a Sit & Go's break: its end deals the next hand (tournaments)
         slack = timedelta(seconds=START_SLACK_SECONDS)
         if table.next_hand_at is not None and now < table.next_hand_at - slack:
             return None

@@ -46,7 +46,7 @@ class PlayerLeft(TypedDict):
 class PlayerSatOut(TypedDict):
     type: Literal["player_sat_out"]
     seat: int
-    reason: Literal["asked", "timeout", "no_chips", "big_blind"]
+    reason: Literal["asked", "timeout", "no_chips", "big_blind", "excluded"]
 
 
 class PlayerSatIn(TypedDict):
@@ -98,6 +98,19 @@ class HandCommitment(TypedDict):
     next_server_seed_hash: str
 
 
+class BreakStarted(TypedDict):
+    """A Sit & Go's break: no new hand before `until` (ISO 8601); `level` starts after it."""
+
+    type: Literal["break_started"]
+    until: str
+    level: int
+
+
+class BreakEnded(TypedDict):
+    type: Literal["break_ended"]
+    level: int  # the level now in force
+
+
 class HandRevealed(TypedDict):
     type: Literal["hand_revealed"]
     hand_id: int
@@ -127,6 +140,8 @@ TableEvent = (
     | HandCommitment
     | HandRevealed
     | RunsAnswered
+    | BreakStarted
+    | BreakEnded
 )
 
 TABLE_EVENTS: dict[str, type] = {event_type(each): each for each in get_args(TableEvent)}

@@ -19,7 +19,7 @@ from poker.services.acting import hand_reveal, tidy_seats
 from poker.services.dealing import table_hand_start
 from poker.services.events import HandCancelled
 from poker.services.seating import seat_evict
-from poker.services.unit import Status, table_change
+from poker.services.unit import Status, TableChange, table_change
 from poker.services.waiting import table_offers_pass, waiting_offers_due
 
 log = logging.getLogger(__name__)
@@ -32,35 +32,43 @@ def hand_cancel(*, hand: Hand, reason: str, code: str = "cancelled", detail: str
     """Cancel a hand that cannot go on: no settlement, so every bet is back where it was;
     players are told why and staff get an incident row (RULES.md 6)."""
     with table_change(hand.table_id) as change:
-        table = change.table
         hand_row = Hand.objects.filter(pk=hand.pk).first()
         if hand_row is None or hand_row.status != Hand.Status.RUNNING:
             return False
-        now = timezone.now()
-        cashier.hand_release(table_id=table.pk, hand_id=hand_row.pk)
-        hand_row.status = Hand.Status.CANCELLED
-        hand_row.cancel_reason = reason
-        hand_row.ended_at = now
-        hand_row.deadline = None
-        hand_row.save()
-        HandIncident.objects.create(
-            hand=hand_row,
-            table=table,
-            code=code,
-            reason=reason,
-            detail={"detail": detail, "turn": hand_row.turn, "players": _seat_players(hand_row)},
-        )
-        log.error("hand %s at table %s cancelled: %s (%s)", hand_row.pk, table.pk, reason, detail)
-        table.last_hand_ended_at = now
-        table.next_hand_at = now + timedelta(seconds=table.next_hand_delay_seconds)
-        table.save(update_fields=["last_hand_ended_at", "next_hand_at"])
-        change.event(
-            HandCancelled(type="hand_cancelled", hand_id=hand_row.pk, reason=reason, code=code)
-        )
-        hand_reveal(change, hand_row, now)
-        tidy_seats(change, now)
-        change.schedule_hand_start(table.next_hand_delay_seconds)
+        hand_cancel_in(change, hand_row, reason=reason, code=code, detail=detail)
         return True
+
+
+def hand_cancel_in(
+    change: TableChange, hand_row: Hand, *, reason: str, code: str = "cancelled", detail: str = ""
+) -> None:
+    """`hand_cancel` in a change that already holds the hand's table (a Sit & Go cancelled
+    by staff: tournaments.services): every bet back where it was, the players told why."""
+    table = change.table
+    now = timezone.now()
+    cashier.hand_release(table_id=table.pk, hand_id=hand_row.pk)
+    hand_row.status = Hand.Status.CANCELLED
+    hand_row.cancel_reason = reason
+    hand_row.ended_at = now
+    hand_row.deadline = None
+    hand_row.save()
+    HandIncident.objects.create(
+        hand=hand_row,
+        table=table,
+        code=code,
+        reason=reason,
+        detail={"detail": detail, "turn": hand_row.turn, "players": _seat_players(hand_row)},
+    )
+    log.error("hand %s at table %s cancelled: %s (%s)", hand_row.pk, table.pk, reason, detail)
+    table.last_hand_ended_at = now
+    table.next_hand_at = now + timedelta(seconds=table.next_hand_delay_seconds)
+    table.save(update_fields=["last_hand_ended_at", "next_hand_at"])
+    change.event(
+        HandCancelled(type="hand_cancelled", hand_id=hand_row.pk, reason=reason, code=code)
+    )
+    hand_reveal(change, hand_row, now)
+    tidy_seats(change, now)
+    change.schedule_hand_start(table.next_hand_delay_seconds)
 
 
 # What the sweep found due at one table (a JSON-ready dict, as the owner's command carries
@@ -116,6 +124,7 @@ def _sweep_items(now: datetime) -> Iterator[tuple[int, SweepItem]]:
         Table.objects.filter(is_open=True)
         .exclude(hands__status=Hand.Status.RUNNING)
         .exclude(next_hand_at__gt=now)
+        .exclude(break_until__gt=now)
         .annotate(seated=Count("seats"))
         .filter(seated__gte=2)
         .values_list("pk", flat=True)

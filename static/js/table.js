@@ -1549,6 +1549,8 @@
     switch (event.type) {
       case "hand_started":
         return fill(gettext("New hand. %(name)s has the button."), { name: nameOf(event.button) });
+      case "ante_posted":
+        return say(gettext("%(who)s posts an ante %(amount)s"), { amount: money(event.amount) }) + allIn;
       case "blind_posted":
         return say({
           small: gettext("%(who)s posts the small blind %(amount)s"),
@@ -1602,7 +1604,7 @@
         return fill({ sit_out_limit: gettext("%(name)s leaves the table (sat out too long)"), session_limit: gettext("%(name)s leaves the table (session limit reached)") }[event.reason] || gettext("%(name)s leaves the table"),
           { name: event.player ? event.player.display_name : who });
       case "player_sat_out":
-        return say({ timeout: gettext("%(who)s sits out (ran out of time)"), no_chips: gettext("%(who)s sits out (no chips left)"), big_blind: gettext("%(who)s sits out at the big blind") }[event.reason] || gettext("%(who)s sits out"));
+        return say({ timeout: gettext("%(who)s sits out (ran out of time)"), no_chips: gettext("%(who)s sits out (no chips left)"), big_blind: gettext("%(who)s sits out at the big blind"), excluded: gettext("%(who)s sits out (took a break from play)") }[event.reason] || gettext("%(who)s sits out"));
       case "player_sat_in":
         return say(event.status === "waiting_big_blind" ? gettext("%(who)s is back, waiting for the big blind") : gettext("%(who)s is back"));
       case "big_blind_choice":
@@ -1627,6 +1629,10 @@
       case "hand_commitment":
         return fill(gettext("The next hand is committed before its first card: %(commitment)s"),
           { commitment: String(event.commitment || "").slice(0, 16) + "…" });
+      case "break_started":
+        return fill(gettext("Break: the next hand is dealt at %(time)s"), { time: new Date(event.until).toLocaleTimeString() });
+      case "break_ended":
+        return gettext("The break is over: play resumes.");
       case "hand_revealed":
         return gettext("This hand's deck, salt and seeds are revealed: anyone dealt in can check it.");
       case "runs_answered":

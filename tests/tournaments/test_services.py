@@ -150,7 +150,7 @@ def test_a_self_exclusion_takes_the_player_out_of_sit_and_gos_not_started_refund
     exclusion_start(player=alice, kind="self_exclusion", length="6m")
     gone = Registration.objects.get(tournament=waiting, player=alice)
     assert gone.status == "excluded" and pool(waiting) == 0
-    # The running one is the next slice's to settle (docs/rules.md): still entered.
+    # At the running one she stays entered, her seat sitting out (dealt in and blinded).
     assert Registration.objects.get(tournament=running, player=alice).status == "active"
     assert wallet_balance(player=alice) == 10_000 - 1_100
     assert ledger_verify().ok

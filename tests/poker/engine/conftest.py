@@ -67,6 +67,7 @@ def new_hand(
     big_blind_seat: int | None = None,
     extra_big_blind_seats: Sequence[int] = (),
     rake: Any = None,
+    ante: int = 0,
 ) -> Hand:
     """A scripted hand: seats 1..N with these stacks, button on seat N; pot limit 5/10."""
     n = len(stacks)
@@ -94,6 +95,7 @@ def new_hand(
         small_bet=small_bet,
         big_bet=big_bet,
         rake=rake,
+        ante=ante,
     )
 
 

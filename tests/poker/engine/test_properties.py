@@ -108,7 +108,35 @@ def assert_result_is_sound(hand: Hand) -> None:
 )
 @given(table=tables(), data=st.data())
 def test_random_legal_play_keeps_every_invariant(table, data):
-    hand = Hand.start(**table)
+    random_play_checked(Hand.start(**table), data)
+
+
+# Antes (a Sit & Go's levels): the same invariants with every player posting one first, from a
+# chip to more than some stacks hold (all-in on the ante), dead in the pot.
+@settings(
+    max_examples=100,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(table=tables(), data=st.data())
+def test_random_legal_play_with_antes_conserves_chips(table, data):
+    big_blind = table.get("big_blind") or table["small_bet"]
+    ante = data.draw(st.sampled_from([1, max(big_blind // 10, 1), big_blind // 2, 35]))
+    hand = Hand.start(**table, ante=ante)
+    posted = [e for e in hand.events if e["type"] == "ante_posted"]
+    assert [e["seat"] for e in posted] == hand.seats
+    assert all(
+        e["amount"] == min(ante, stack)
+        for e, stack in zip(posted, hand.starting_stacks, strict=True)
+    )
+    event("an ante all-in" if any(e["all_in"] for e in posted) else "antes covered")
+    random_play_checked(hand, data)
+    # The antes are dead: never returned, every one of them paid out in some pot.
+    assert sum(pot["amount"] for pot in hand.result["pots"]) >= sum(e["amount"] for e in posted)
+
+
+def random_play_checked(hand: Hand, data) -> None:
+    """Play `hand` to its end with random offered actions, every invariant checked."""
     assert_chips_conserved_in_play(hand)
     while not hand.is_over:
         offered = offered_actions(hand)
