@@ -39,6 +39,9 @@ def _replay(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if kind == "hand_started":
             stacks = {seat: stack for seat, stack in event["seats"]}
             bets = dict.fromkeys(stacks, 0)
+        elif kind == "ante_posted":  # dead chips: in the pot, not in the player's bet
+            stacks[event["seat"]] -= event["amount"]
+            pot += event["amount"]
         elif kind in ("blind_posted", "action") and event.get("amount", event.get("added")):
             paid = event.get("amount") if kind == "blind_posted" else event["added"]
             stacks[event["seat"]] -= paid
@@ -129,7 +132,8 @@ def hand_record(*, hand_id: Any, viewer, all_cards: bool = False) -> dict[str, A
         for pot in result.get("pots", [])
     ]
     # The hand's own stakes (a Sit & Go's table changes them level by level).
-    stakes = {key: started.get(key) for key in ("small_blind", "big_blind", "small_bet", "big_bet")}
+    stake_names = ("small_blind", "big_blind", "small_bet", "big_bet", "ante")
+    stakes = {key: started.get(key) for key in stake_names}
     return {
         "id": hand.pk,
         "table": {**table_json(table), **{k: v for k, v in stakes.items() if v is not None}}

@@ -110,7 +110,7 @@ def _document(record: dict[str, Any], site_name: str) -> dict[str, Any]:
             "dealer_seat": record["button"],
             "small_blind_amount": dollars(table["small_blind"]),
             "big_blind_amount": dollars(table["big_blind"]),
-            "ante_amount": 0,
+            "ante_amount": dollars(table.get("ante", 0)),
             **({"hero_player_id": player_id[you]} if you is not None else {}),
             "flags": [],
             "players": players,
@@ -133,7 +133,10 @@ class _Rounds:
 
     def event(self, event: dict[str, Any]) -> None:
         kind, seat = event["type"], event.get("seat")
-        if kind == "blind_posted":
+        if kind == "ante_posted":
+            all_in = bool(event.get("all_in"))
+            self._add("Post Ante", seat, amount=dollars(event["amount"]), is_allin=all_in)
+        elif kind == "blind_posted":
             self._blind(event, seat)
         elif kind == "hole_cards_dealt":
             for number, cards in event["hole_cards"]:

@@ -339,6 +339,8 @@ class _Play:
         kind = event["type"]
         who = self.names.get(event.get("seat"), "")
         all_in = " and is all-in" if event.get("all_in") else ""
+        if kind == "ante_posted":
+            return [f"{who}: posts the ante {usd(event['amount'])}{all_in}"]
         if kind == "blind_posted":
             return [self._blind(event, who, all_in)]
         if kind == "hole_cards_dealt":

@@ -39,6 +39,7 @@
     const who = names[event.seat] || "";
     switch (event.type) {
       case "hand_started": return fill(gettext("Hand #%(number)s: the button is at seat %(seat)s."), { number: record.id, seat: event.button });
+      case "ante_posted": return fill(gettext("%(player)s posts an ante, %(amount)s."), { player: who, amount: money(event.amount) });
       case "blind_posted": return fill(event.blind === "small" ? gettext("%(player)s posts the small blind, %(amount)s.") : gettext("%(player)s posts a big blind, %(amount)s."), { player: who, amount: money(event.amount) });
       case "hole_cards_dealt": return gettext("Four cards each are dealt.");
       case "action":

@@ -124,3 +124,33 @@ def test_a_sit_and_go_hand_in_phh_names_its_event_and_level(played):
     assert fields["event"] == f"Sit & Go #{sng.pk} {sng.template.name}"
     assert fields["level"] == 1 and "currency" not in fields
     assert fields["starting_stacks"] == [100, 100]
+
+
+def test_a_hand_with_antes_shows_them_as_dead_chips_in_every_format():
+    """PokerStars writes `posts the ante 5` before the blinds; OHH a `Post Ante` action and
+    the hand's `ante_amount`; PHH its `antes`; the replayer's pot counts them, its bets not."""
+    levels = [{"small_blind": 10, "big_blind": 20, "ante": 5, "minutes": 5}]
+    sng = make_sng(seats=2, starting_chips=100, fee=50, blind_levels=levels)
+    players = [make_funded_player(name, cents=5_000) for name in ("ann", "bob")]
+    for player in players:
+        tournament_register(player=player, tournament=sng, idempotency_key=f"k-{player.pk}")
+    sng.refresh_from_db()
+    hand = play_out(sng, players)[0]
+    record = hand_record(hand_id=hand.pk, viewer=players[0])
+    antes = [step for step in record["steps"] if step["event"]["type"] == "ante_posted"]
+    assert [step["pot"] for step in antes] == [5, 10]
+    assert all(bet == 0 for step in antes for _seat, bet in step["bets"])
+    assert record["steps"][-1]["pot"] == 0
+    lines = pokerstars_text(record).splitlines()
+    posts = [line for line in lines if ": posts " in line]
+    assert [line.split(": ", 1)[1] for line in posts[:2]] == ["posts the ante 5"] * 2, posts
+    assert "blind" in posts[2]
+    _name, _type, text = hand_export(hand_id=hand.pk, viewer=players[0], fmt="ohh")
+    document = json.loads(text)
+    assert [e.message for e in Draft202012Validator(SCHEMA).iter_errors(document)] == []
+    ohh = document["ohh"]
+    assert ohh["ante_amount"] == 5
+    preflop = ohh["rounds"][0]["actions"]
+    assert [(a["action"], a["amount"]) for a in preflop[:2]] == [("Post Ante", 5)] * 2
+    _name, _type, text = hand_export(hand_id=hand.pk, viewer=players[0], fmt="phh")
+    assert tomllib.loads(text)["antes"] == [5, 5]
