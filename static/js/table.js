@@ -1479,11 +1479,16 @@
     const list = el("ul", "result-lines");
     resultLines(result, shown).forEach((line) => list.append(el("li", "result-line", line)));
     body.append(list);
-    if (result.board && result.board.length) {
+    // A board run twice shows both runs, each named for screen readers.
+    const boards = result.boards && result.boards.length === 2
+      ? result.boards
+      : [result.board || []].filter((cards) => cards.length);
+    boards.forEach((cards, run) => {
       const board = el("div", "result-board");
-      result.board.forEach((c) => board.append(cardEl(c)));
+      if (boards.length === 2) board.setAttribute("aria-label", run ? gettext("Second board") : gettext("First board"));
+      cards.forEach((c) => board.append(cardEl(c)));
       body.append(board);
-    }
+    });
     Object.values(shown).forEach((entry) => {
       const row = el("div", "result-shown");
       row.append(el("span", "who", nameOf(entry.seat)));

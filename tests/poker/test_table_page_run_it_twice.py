@@ -52,6 +52,11 @@ def test_both_agree_and_both_boards_are_shown(signed_in_page, size):
         assert page.locator("#board .card").count() == 5
         assert horizontal_overflow(page) <= 0
         screenshot(page, f"run-it-twice-boards-{size['width']}")
+        # The last hand's panel shows both runs once the runout is over.
+        page.wait_for_function(
+            "document.querySelectorAll('#result-body .result-board[aria-label]').length === 2"
+        )
+        screenshot(page, f"run-it-twice-result-{size['width']}")
         assert page.errors == []
     finally:
         close_and_settle(table, [page])
