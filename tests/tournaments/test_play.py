@@ -9,8 +9,9 @@ from cashier.verify import ledger_verify
 from poker import services
 from poker.engine.hand import Hand as EngineHand
 from poker.models import Hand, Seat, Table
-from tests.factories import act_for_the_player_to_act, deal_hand, make_funded_player
+from tests.factories import deal_hand, make_funded_player
 from tests.factories import make_sit_and_go as make_sng
+from tests.tournaments.sng_play import play_hand_all_in
 from tournaments.models import Registration
 from tournaments.services import (
     place_amounts,
@@ -37,19 +38,6 @@ def started_heads_up(**overrides):
     return sng, {p.pk: p for p in players}
 
 
-def play_all_in(hand, by_seat) -> Hand:
-    for _ in range(50):
-        hand.refresh_from_db()
-        if hand.status != Hand.Status.RUNNING:
-            return hand
-        legal = EngineHand.from_dict(hand.state).legal_actions()
-        if legal.raise_kind:
-            act_for_the_player_to_act(hand, by_seat, legal.raise_kind, legal.max_to)
-        else:
-            act_for_the_player_to_act(hand, by_seat, "call" if legal.call else "check")
-    raise AssertionError("the hand did not end")
-
-
 def test_a_heads_up_sit_and_go_plays_chips_off_the_ledger_and_pays_the_winner_once():
     sng, players = started_heads_up()
     assert sng.status == "running" and sng.level == 1 and sng.table is not None
@@ -64,7 +52,7 @@ def test_a_heads_up_sit_and_go_plays_chips_off_the_ledger_and_pays_the_winner_on
         hand = deal_hand(table)
         assert hand is not None
         assert hand.setup["small_blind_seat"] == hand.setup["button"]  # heads-up rule
-        play_all_in(hand, by_seat)
+        play_hand_all_in(hand, by_seat)
         sng.refresh_from_db()
         if sng.status == "finished":
             break
@@ -212,7 +200,7 @@ def test_a_level_with_an_ante_deals_it_before_the_blinds_and_the_chips_stay_exac
     assert tournament_level_up(tournament_id=sng.pk, level=2) == "level"
     table.refresh_from_db()
     assert table.ante == 10  # from the next hand: the running one keeps its ante
-    play_all_in(hand, by_seat)
+    play_hand_all_in(hand, by_seat)
     assert Hand.objects.get(pk=hand.pk).result["pots"][0]["amount"] >= 10
     assert sum(Seat.objects.filter(table=table).values_list("chips", flat=True)) == 200
     assert ledger_verify().ok
