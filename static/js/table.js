@@ -1240,9 +1240,14 @@
     const stack = mine ? mine.stack : 0;
     const room = range ? range[1] - stack : 0;
     const busted = broke;
-    renderRebuy(busted, you, out);
+    // A Sit & Go's seat is the tournament's: no re-buy, top-up, leaving or seat options there
+    // (the table refuses them, `tournament_table`).
+    const sng = Boolean(state.table.tournament);
+    renderRebuy(busted && !sng, you, out);
     renderSeatOptions(you, out, Boolean(handSeat) || Boolean(held));
-    topUp.hidden = busted || Boolean(handSeat) || Boolean(held) || !range || room <= 0;
+    $("seat-options").hidden = sng;
+    $("leave").hidden = sng;
+    topUp.hidden = sng || busted || Boolean(handSeat) || Boolean(held) || !range || room <= 0;
     if (!topUp.hidden) {
       const input = $("top-up-amount");
       input.max = dollarsValue(Math.min(room, you.wallet));

@@ -61,6 +61,9 @@ def test_a_running_sit_and_go_page_fits_phone_and_desktop_in_every_language(sign
             assert "10/20" in page.text_content("#tournament-level")
             assert "15/30" in page.text_content("#tournament-next")
             screenshot(page, f"sit-and-go-table-{size}")
+            # The seat is the tournament's: no leaving, topping up or seat options offered.
+            for control in ("#leave", "#top-up-form", "#seat-options", "#rebuy-form"):
+                assert not page.locator(control).is_visible(), control
             assert page.errors == []
         finally:
             page.context.close()
