@@ -840,24 +840,32 @@ def lobby_listening() -> Iterator[LobbyEars]:
 def bust_seat_one(table, players: dict):
     """Heads-up, seat 1 (bought in for 5,000: `make_seated_player(..., buy_in=5000)`) loses
     everything to seat 2 at a showdown, both raising the most they may each street; the hand."""
-    from poker.engine.hand import Hand as EngineHand
-    from poker.models import Hand, Table
+    from poker.models import Table
     from tests.poker.engine.conftest import build_deck
 
     Table.objects.filter(pk=table.pk).update(button_seat=2, big_blind_seat=1)
     # The button moves to seat 1, so the cards go to seat 2 first, then seat 1.
     deck = build_deck(["AsAhKsKh", "2c3d7h8s"], "Ad Ac Kd 5s 9c")
-    hand = deal_hand(table, deck)
+    hand = play_hand_all_in(deal_hand(table, deck), players)
+    assert {s["seat"]: s["final_stack"] for s in hand.result["seats"]}[1] == 0
+    return hand
+
+
+def play_hand_all_in(hand, by_seat: dict):
+    """Play `hand` to its end, each player to act raising the most they may, else calling or
+    checking; the finished hand."""
+    from poker.engine.hand import Hand as EngineHand
+    from poker.models import Hand
+
     for _ in range(200):
         hand.refresh_from_db()
         if hand.status != Hand.Status.RUNNING:
-            assert {s["seat"]: s["final_stack"] for s in hand.result["seats"]}[1] == 0
             return hand
         legal = EngineHand.from_dict(hand.state).legal_actions()
         if legal.raise_kind:
-            act_for_the_player_to_act(hand, players, legal.raise_kind, legal.max_to)
+            act_for_the_player_to_act(hand, by_seat, legal.raise_kind, legal.max_to)
         else:
-            act_for_the_player_to_act(hand, players, "call" if legal.call else "check")
+            act_for_the_player_to_act(hand, by_seat, "call" if legal.call else "check")
     raise AssertionError("the hand did not end")
 
 

@@ -1,22 +1,8 @@
 """Playing a started Sit & Go to its end in tests: every hand all-in (shared by the pages' and
 the histories' tests; test modules never import each other)."""
 
-from poker.engine.hand import Hand as EngineHand
 from poker.models import Hand, Seat
-from tests.factories import act_for_the_player_to_act, deal_hand
-
-
-def play_hand_all_in(hand, by_seat) -> Hand:
-    for _ in range(50):
-        hand.refresh_from_db()
-        if hand.status != Hand.Status.RUNNING:
-            return hand
-        legal = EngineHand.from_dict(hand.state).legal_actions()
-        if legal.raise_kind:
-            act_for_the_player_to_act(hand, by_seat, legal.raise_kind, legal.max_to)
-        else:
-            act_for_the_player_to_act(hand, by_seat, "call" if legal.call else "check")
-    raise AssertionError("the hand did not end")
+from tests.factories import deal_hand, play_hand_all_in
 
 
 def play_out(sng, players, *, most_hands: int = 30) -> list[Hand]:

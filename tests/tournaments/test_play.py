@@ -9,9 +9,8 @@ from cashier.verify import ledger_verify
 from poker import services
 from poker.engine.hand import Hand as EngineHand
 from poker.models import Hand, Seat, Table
-from tests.factories import deal_hand, make_funded_player
+from tests.factories import deal_hand, make_funded_player, play_hand_all_in
 from tests.factories import make_sit_and_go as make_sng
-from tests.tournaments.sng_play import play_hand_all_in
 from tournaments.models import Registration
 from tournaments.services import (
     place_amounts,
