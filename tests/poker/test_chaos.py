@@ -18,7 +18,7 @@ from tests.poker.fault_run import SEED, play_and_count
 
 pytestmark = pytest.mark.chaos
 
-HANDS = 20
+HANDS = 12
 KILLS = 4  # at least, the first two being one worker and one ASGI process
 
 

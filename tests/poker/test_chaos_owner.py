@@ -28,7 +28,7 @@ def test_kill_9_of_a_table_s_owner_mid_hand_resumes_play_in_seconds(live_databas
         database_url=live_database_url,
         tables=[asdict(seed) for seed in seeds],
         log_dir=str(tmp_path),
-        hands=12,
+        hands=6,
         min_kills=2,
         seed=SEED,
         kill_every=(1.0, 3.0),
