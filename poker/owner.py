@@ -1,6 +1,17 @@
 """The table's owner: every command for a table runs in the one
-process that holds the table's lease, so that process's memory of the table (the seats, the
-running hand and its engine: poker/services/unit.py) is what the next command starts from.
+process that holds the table's lease, so that process's memory of the table (its row, the
+seats, the running hand and its engine: poker/services/memory.py) is what the next command
+starts from. While it holds the lease the owner does not read the table back per action: a
+mid-hand action is one statement written from memory, fenced by the table's version and lease
+epoch (poker/services/unit.py `table_change_unlocked`, poker/services/action_write.py); a
+hand's end (and the deal after it) is one transaction with its ledger entries, under the
+table row's lock but starting from the remembered seats and hand (tests/poker/
+test_owner_statements.py counts the statements). The seats and the hand are read, and the hand
+replayed, only when a process takes the table over (no memory at that version and epoch:
+poker/services/loading.py) or after a refused fenced write (another process moved the table
+or the lease). A caller with no
+live owner (a test, staff in a process running no owner, Celery) takes the lease with its
+change and so becomes the table's owner.
 
 Each ASGI process runs one owner (started by its first table socket, `owner_start`): a channel
 of its own on the channel layer, named with its host and pid in `Table.lease_owner` when it

@@ -1,0 +1,103 @@
+"""Writing one change of a table: `persist` (the hand's new events, the hand, the rows the
+change altered, then the table's version and lease, fenced by the version and epoch the change
+holds; a mid-hand action as the one statement of poker/services/action_write.py), and
+`rows_save` for the ORM writes of everything else."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+from config.leases import StaleOwner, lease_take
+from poker.models import HandEvent, HandPlayer, Table
+from poker.services import action_write
+from poker.services.change import LockNeeded, TableChange
+
+
+def persist(change: TableChange) -> None:
+    """Write what the change did that is not written yet: the moved hand's new events and the
+    hand itself, the rows it altered (a player's last seq), then the table's version and
+    lease, fenced: the table's row is written only where its version and lease epoch are
+    still the ones this change read (`StaleOwner` otherwise). A mid-hand action's writes are
+    one statement (poker/services/action_write.py); anything else (a hand's end, seats
+    changing, a deal) is ordinary ORM writes."""
+    table, hand_row = change.table, change.hand_row
+    events: list[HandEvent] = []
+    moved = hand_row if change.engine is not None and change.hand_moved else None
+    if moved is not None and change.engine is not None:
+        events = moved.record(change.engine, insert=False)  # the log's new events
+        change.save_later(moved, list(action_write.HAND_PLAYED))
+    fence = {"version": table.version, "lease_epoch": change.epoch}
+    now = timezone.now()
+    # The optimistic path's fence also names the lease live now and the table's settings as
+    # remembered (`table_change_unlocked`); it renews the lease it holds. A change under the
+    # lock renews the lease or takes it with the next epoch.
+    held = action_write.Held(live_at=now, settings=table) if change.unlocked else None
+    table.version += 1
+    if change.unlocked:
+        table.lease_expires_at = now + timedelta(seconds=settings.POKER_TABLE_LEASE_SECONDS)
+    else:
+        lease_take(table, now)
+    change.save_later(table, list(action_write.TABLE_FENCED))
+    rows, change.rows_to_save = change.rows_to_save, []
+    if moved is not None and action_write.fits(rows, moved, table):
+        players = [row for row, _ in rows if isinstance(row, HandPlayer)]
+        # The frames' stacks and wallets are read by the same statement.
+        owners = [] if change._seats is None else [s.player_id for s in change._seats.values()]
+        money = action_write.write(
+            events=events,
+            hand_row=moved,
+            players=players,
+            table=table,
+            fence=(fence["version"], fence["lease_epoch"]),
+            held=held,
+            wallet_owner_ids=owners,
+        )
+        if money is None:
+            raise StaleOwner(table.pk)
+        # The wallets read are every seated player's only when the seats were the change's.
+        change.money = money if change._seats is not None else None
+        return
+    if change.unlocked:
+        raise LockNeeded("only a mid-hand action's writes go without the lock")
+    if events:
+        HandEvent.objects.bulk_create(events)
+    table_fields = next(fields for row, fields in rows if row is table)
+    rows_save([(row, fields) for row, fields in rows if row is not table])
+    names = table_fields if table_fields is not None else _loaded_fields(table)
+    values = {name: getattr(table, name) for name in names}
+    if Table.objects.filter(pk=table.pk, **fence).update(**values) != 1:
+        raise StaleOwner(table.pk)
+
+
+def rows_save(rows: list[tuple[Any, list[str] | None]]) -> None:
+    """Save each (row, fields; None: every loaded field): one row of a model with `save()`,
+    several (the players' results at a hand's end) with one `bulk_update` of their fields."""
+    by_model: dict[type[models.Model], list[tuple[Any, list[str] | None]]] = {}
+    for row, fields in rows:
+        by_model.setdefault(type(row), []).append((row, fields))
+    for model, group in by_model.items():
+        if len(group) == 1:
+            row, fields = group[0]
+            row.save(update_fields=fields)
+            continue
+        names: list[str] = []
+        for row, fields in group:
+            for name in fields if fields is not None else _loaded_fields(row):
+                if name not in names:
+                    names.append(name)
+        model._default_manager.bulk_update([row for row, _ in group], names)
+
+
+def _loaded_fields(row: Any) -> list[str]:
+    """The fields `row.save()` would write: every concrete one it loaded but its key."""
+    deferred = row.get_deferred_fields()
+    return [
+        field.attname
+        for field in row._meta.concrete_fields
+        if not field.primary_key and field.attname not in deferred
+    ]
