@@ -47,6 +47,7 @@ import itertools
 import json
 import os
 import random
+import signal
 import statistics
 import subprocess
 import sys
@@ -455,6 +456,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seed-only", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so `finally` stops the room
     if args.seed_only:
         import django
 
