@@ -84,6 +84,19 @@ def _visible(event: dict[str, Any], seat: int | None, all_cards: bool) -> dict[s
     return redact_event(event, seat)
 
 
+def _with_seats(tournament: dict | None, rows: dict) -> dict | None:
+    """The Sit & Go's finishes named by the seat each player was dealt in this hand."""
+    if tournament is None:
+        return None
+    seat_of = {row.player_id: number for number, row in rows.items()}
+    finishes = [
+        {"seat": seat_of[f["player_id"]], "place": f["place"], "prize": f["prize"]}
+        for f in tournament["finishes"]
+        if f["player_id"] in seat_of
+    ]
+    return {**tournament, "finishes": finishes}
+
+
 def hand_record(*, hand_id: Any, viewer, all_cards: bool = False) -> dict[str, Any]:
     """The hand `hand_id` as `viewer` may see it; `all_cards` for staff and auditors.
 
@@ -141,7 +154,10 @@ def hand_record(*, hand_id: Any, viewer, all_cards: bool = False) -> dict[str, A
         else table_json(table),
         # A Sit & Go's hand: its tournament, buy-in and level (tournaments.selectors); None
         # at a cash table. Its amounts are tournament chips, not cents.
-        "tournament": hand_tournament(table_id=table.pk, stakes=stakes)
+        # Who finished the Sit & Go in this hand: `finishes`, by seat, place and prize (cents).
+        "tournament": _with_seats(
+            hand_tournament(table_id=table.pk, stakes=stakes, hand_id=hand.pk), rows
+        )
         if table.is_tournament
         else None,
         "game": table.game,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models import Count, Exists, Max, OuterRef, Q
 
-from poker.models import Seat
+from poker.models import HandPlayer, Seat
 from tournaments.models import Registration, Tournament, game_short_label, payouts_for
 
 
@@ -342,12 +342,12 @@ def tournaments_of_player(*, player) -> MyTournaments:
     )
 
 
-def hand_tournament(*, table_id: int, stakes: dict) -> dict | None:
+def hand_tournament(*, table_id: int, stakes: dict, hand_id: int | None = None) -> dict | None:
     """What a hand history names of the Sit & Go a hand at its table was dealt in (None at a
     cash table): its id, name, buy-in and fee (cents), starting chips, seats, start, the
-    level's minutes, and the level the hand's stakes were: the last level at or below the one
-    in force now with those blinds (a fixed-limit table's small bet is the level's big
-    blind). One query."""
+    level's minutes, the level the hand's stakes were (the last level at or below the one
+    in force now with those blinds; a fixed-limit table's small bet is the level's big
+    blind), and the players who finished in the hand `hand_id` (`hand_finishes`)."""
     tournament = Tournament.objects.select_related("template").filter(table_id=table_id).first()
     if tournament is None:
         return None
@@ -376,4 +376,32 @@ def hand_tournament(*, table_id: int, stakes: dict) -> dict | None:
         "small_blind": level["small_blind"],
         "big_blind": level["big_blind"],
         "ante": level.get("ante", 0),
+        "finishes": hand_finishes(tournament, hand_id=hand_id) if hand_id is not None else [],
     }
+
+
+def hand_finishes(tournament: Tournament, *, hand_id: int) -> list[dict]:
+    """The players whose tournament ended in this hand: those placed (out, or first) whose last
+    hand dealt at the Sit & Go's table is this one (a player out is dealt no more hands), as
+    `{"player_id", "place", "prize"}` (prize in cents), the best place first and the winner
+    last, as PokerStars writes them. Empty for a hand nobody finished in, and for those a
+    staff cancel paid (they have a prize but no place). Two queries."""
+    placed = dict(
+        Registration.objects.filter(
+            tournament=tournament, status=Registration.Status.ACTIVE, place__isnull=False
+        ).values_list("player_id", "pk")
+    )
+    if not placed or tournament.table_id is None:
+        return []
+    last = (
+        HandPlayer.objects.filter(hand__table_id=tournament.table_id, player_id__in=placed)
+        .values("player_id")
+        .annotate(last=Max("hand_id"))
+        .filter(last=hand_id)
+        .values_list("player_id", flat=True)
+    )
+    rows = Registration.objects.filter(pk__in=[placed[p] for p in last]).values_list(
+        "player_id", "place", "prize"
+    )
+    finishes = [{"player_id": p, "place": place, "prize": prize} for p, place, prize in rows]
+    return sorted(finishes, key=lambda f: (f["place"] == 1, f["place"], f["player_id"]))

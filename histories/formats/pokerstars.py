@@ -286,6 +286,7 @@ def _text(record: dict[str, Any], room: str) -> str:
         if not play.went_to_showdown:
             for seat in play.collected:
                 lines.append(f"{play.names[seat]}: doesn't show hand")
+        lines.extend(finish_lines(record, play.names))
         lines.extend(
             _summary(
                 record,
@@ -300,6 +301,39 @@ def _text(record: dict[str, Any], room: str) -> str:
             )
         )
     return "\n".join(lines) + "\n" + HAND_SEPARATOR
+
+
+def ordinal(number: int) -> str:
+    """1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st, 22nd: a place as PokerStars writes it."""
+    if number % 100 in (11, 12, 13):
+        return f"{number}th"
+    suffix = {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    return f"{number}{suffix}"
+
+
+def finish_lines(record: dict[str, Any], names: dict[int, str]) -> list[str]:
+    """The lines PokerStars writes after a tournament hand's pots when players finished in it
+    (tests/histories/golden/README.md): each player out, best place first, `finished the
+    tournament in 2nd place and received $6.50.` (a place paid: the prize in dollars and
+    cents, `$40.00`) or `finished the tournament in 3rd place` (unpaid: no full stop); then
+    the winner, `wins the tournament and receives $13.00 - congratulations!`."""
+    lines = []
+    for finish in (record.get("tournament") or {}).get("finishes", []):
+        who, prize = names[finish["seat"]], _prize(finish["prize"])
+        if finish["place"] == 1:
+            lines.append(f"{who} wins the tournament and receives {prize} - congratulations!")
+        elif finish["prize"]:
+            place = ordinal(finish["place"])
+            lines.append(f"{who} finished the tournament in {place} place and received {prize}.")
+        else:
+            lines.append(f"{who} finished the tournament in {ordinal(finish['place'])} place")
+    return lines
+
+
+def _prize(cents: int) -> str:
+    """A prize as PokerStars writes it: always with its cents (`$40.00`, `$2.80`)."""
+    whole, part = divmod(int(cents), 100)
+    return f"${whole}.{part:02d}"
 
 
 # PokerStars ends every hand with three blank lines, so a file of many hands has three

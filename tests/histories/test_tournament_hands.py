@@ -11,9 +11,10 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from histories.exports import hand_export
-from histories.formats.pokerstars import daily_file_name, pokerstars_text
+from histories.formats.pokerstars import daily_file_name, ordinal, pokerstars_text
 from histories.record import hand_record
 from poker.models import Hand
+from poker.selectors import player_json
 from tests.factories import make_funded_player
 from tests.factories import make_sit_and_go as make_sng
 from tests.tournaments.sng_play import play_out
@@ -91,8 +92,8 @@ def test_a_sit_and_go_hand_in_pokerstars_tournament_form(played):
     assert any(SHAPES["post"].match(line) for line in lines)
     assert any(SHAPES["collected"].match(line) for line in lines)
     assert any(SHAPES["total"].match(line) for line in lines), text
-    # Chips everywhere after the header: no dollar amount in the hand.
-    assert "$" not in "\n".join(lines[1:])
+    # Chips everywhere after the header: no dollar amount in the hand (a prize is money).
+    assert "$" not in "\n".join(line for line in lines[1:] if not FINISHED.search(line))
     assert (
         daily_file_name(record)
         == f"HH{hand.started_at:%Y%m%d} T{sng.pk} Omaha Pot Limit $10 + $0.50.txt"
@@ -154,3 +155,119 @@ def test_a_hand_with_antes_shows_them_as_dead_chips_in_every_format():
     assert [(a["action"], a["amount"]) for a in preflop[:2]] == [("Post Ante", 5)] * 2
     _name, _type, text = hand_export(hand_id=hand.pk, viewer=players[0], fmt="phh")
     assert tomllib.loads(text)["antes"] == [5, 5]
+
+
+# Real PokerStars tournament hands in which players finished (golden/tournament/, sources in
+# golden/README.md): the lines after the last pot, up to the summary.
+FINISHED = re.compile(r" finished the tournament in | wins the tournament and receives ")
+GOLDEN_SNG = Path(__file__).parent / "golden" / "tournament"
+
+
+def finish_block(lines: list[str]) -> list[str]:
+    """The lines between the hand's last `collected` line and `*** SUMMARY ***`."""
+    summary = lines.index("*** SUMMARY ***")
+    last = max(k for k, line in enumerate(lines[:summary]) if " collected " in line)
+    return lines[last + 1 : summary]
+
+
+def real_finish_block(name: str) -> list[str]:
+    lines = (GOLDEN_SNG / name).read_text(encoding="utf-8-sig").splitlines()
+    return [
+        line for line in finish_block([line.rstrip() for line in lines]) if FINISHED.search(line)
+    ]
+
+
+def name(player) -> str:
+    return player_json(player)["display_name"]
+
+
+def as_shape(line: str, names: list[str]) -> str:
+    """A finish line with its player and amounts blanked: what ours must share with theirs."""
+    for name in names:
+        line = line.replace(name, "P", 1) if line.startswith(name) else line
+    return re.sub(r"\d+(?:st|nd|rd|th) place", "N place", re.sub(r"\$\d+\.\d\d", "$X", line))
+
+
+def test_the_real_files_write_a_player_out_and_the_winner_in_these_words_and_order():
+    assert real_finish_block("heads-up-end.txt") == [
+        "Hero finished the tournament in 2nd place",
+        "Player0 wins the tournament and receives $2.80 - congratulations!",
+    ]
+    # A paid place: the prize with its cents and a full stop; the winner's line last.
+    assert real_finish_block("final-hand-paid.txt") == [
+        "MuKoJla finished the tournament in 2nd place and received $141.51.",
+        "Hero wins the tournament and receives $230.36 - congratulations!",
+    ]
+    # Two out in one hand: the better place (the bigger stack at the start) first.
+    assert real_finish_block("two-out-unpaid.txt") == [
+        "Player0 finished the tournament in 26th place",
+        "Player19 finished the tournament in 27th place",
+    ]
+
+
+def test_the_hand_that_ends_a_heads_up_sit_and_go_says_who_finished_where(played):
+    """bob out in 2nd (unpaid: the heads-up pays first place only), ann the winner of the
+    $20 pool, in the real file's words, after the last pot and before the summary; earlier
+    hands say nothing of it."""
+    sng, players, _first = played
+    hands = list(Hand.objects.filter(table=sng.table, status="finished").order_by("pk"))
+    texts = [pokerstars_text(hand_record(hand_id=h.pk, viewer=players[0])) for h in hands]
+    assert all(not FINISHED.search(text) for text in texts[:-1])
+    block = finish_block(texts[-1].splitlines())
+    winner = sng.registrations.get(place=1).player
+    loser = sng.registrations.get(place=2).player
+    assert block == [
+        f"{name(loser)} finished the tournament in 2nd place",
+        f"{name(winner)} wins the tournament and receives $20.00 - congratulations!",
+    ]
+    real = real_finish_block("heads-up-end.txt")
+    assert [as_shape(line, ["Hero", "Player0"]) for line in real] == [
+        as_shape(line, [name(loser), name(winner)]) for line in block
+    ]
+
+
+def test_a_six_seat_sit_and_go_writes_each_finish_once_paid_places_with_their_prize():
+    """Every player placed appears once, in the hand they went out in (the winner in the
+    last), best place first within a hand; a paid place writes its prize as the real file
+    does (`received $21.00.`; players out together share the places and their prizes), an
+    unpaid one no prize and no full stop; the $60 pool is paid in full."""
+    sng = make_sng(starting_chips=100)
+    players = [make_funded_player(f"six{k}", cents=5_000) for k in range(6)]
+    for player in players:
+        tournament_register(player=player, tournament=sng, idempotency_key=f"k-{player.pk}")
+    sng.refresh_from_db()
+    play_out(sng, players)
+    names = {r.player_id: name(r.player) for r in sng.registrations.all()}
+    places = {names[r.player_id]: (r.place, r.prize) for r in sng.registrations.all()}
+    seen: list[tuple[str, int]] = []
+    for hand in Hand.objects.filter(table=sng.table, status="finished").order_by("pk"):
+        lines = pokerstars_text(hand_record(hand_id=hand.pk, viewer=players[0])).splitlines()
+        block = [line for line in finish_block(lines) if FINISHED.search(line)]
+        assert block == [line for line in lines if FINISHED.search(line)]  # nowhere else
+        here = []
+        for line in block:
+            who = next(n for n in names.values() if line.startswith(f"{n} "))
+            place, prize = places[who]
+            money = f"${prize // 100}.{prize % 100:02d}"
+            if place == 1:
+                assert line == f"{who} wins the tournament and receives {money} - congratulations!"
+            elif prize:
+                at = ordinal(place)
+                assert line == f"{who} finished the tournament in {at} place and received {money}."
+            else:
+                assert line == f"{who} finished the tournament in {ordinal(place)} place"
+            here.append((who, place))
+        assert [p for _w, p in here if p != 1] == sorted(p for _w, p in here if p != 1)
+        seen += here
+    assert sorted(who for who, _p in seen) == sorted(places), seen
+    assert seen[-1][1] == 1  # the winner's line is the last one written
+    assert sum(prize for _place, prize in places.values()) == 6_000
+
+
+@pytest.mark.parametrize(
+    "number, written",
+    [(1, "1st"), (2, "2nd"), (3, "3rd"), (4, "4th"), (11, "11th"), (12, "12th"), (13, "13th"),
+     (21, "21st"), (22, "22nd"), (27, "27th"), (81, "81st"), (983, "983rd")],
+)  # fmt: skip
+def test_places_are_written_as_pokerstars_writes_them(number, written):
+    assert ordinal(number) == written
