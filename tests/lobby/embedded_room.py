@@ -136,7 +136,7 @@ def check_or_call(legal: dict) -> tuple[str, None]:
 
 # -- the room under load: players at two poker tables and the live Showdown table at once ----
 
-LOAD_SECONDS = 15
+LOAD_SECONDS = 30
 # Players think a little before each action, as people do: the three tables still act
 # concurrently all the time, at a rate the test suite's two cores can carry beside the rest.
 THINK_SECONDS = (0.05, 0.25)

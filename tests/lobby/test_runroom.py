@@ -5,7 +5,7 @@ as threads of the web process. `runroom` migrates and adds the demo data itself,
 has it do. One room serves the module's tests in turn (a start is some 10-20 s of the suite):
 
 - under load, three players at each of two poker tables and three at the live Showdown table
-  play at once over their sockets for 15 s; no command may fail and every hand and round must
+  play at once over their sockets for 30 s; no command may fail and every hand and round must
   finish;
 - then two demo players log in over HTTP and play a hand over their table sockets, and in the
   next hand let the clock run out (the turn's timer: a Celery task with an eta, on the
