@@ -596,7 +596,7 @@ async def chaos_play(spec: ChaosSpec) -> dict:
     db = psycopg.connect(spec.database_url, autocommit=True)
     try:
         await asyncio.gather(*(room.start(name) for name in room.names))
-        await _seat_bots(spec, room, stats, rng, bots)
+        await seat_bots(spec, room, stats, rng, bots)
         played = await _play_phases(db, spec, room, overdue, kills)
         if spec.baseline_hands:
             result["baseline"] = _phase(*played["baseline"])
@@ -624,7 +624,7 @@ async def chaos_play(spec: ChaosSpec) -> dict:
     return result
 
 
-async def _seat_bots(
+async def seat_bots(
     spec: ChaosSpec, room: Room, stats: Stats, rng: random.Random, bots: list[ChaosBot]
 ) -> None:
     """Connect each table's bots (appended to `bots` as they connect, so a failure part way

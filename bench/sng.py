@@ -3,7 +3,7 @@
 Run with ``.venv/bin/python -m bench.sng`` (``--sngs 50 --seats 6 --level-seconds 10
 --seconds 90``). Figures go to the "Sit & Gos at once" section of docs/benchmarks.md. The
 Sit & Go pieces here (`sng_seed`, `sng_books_check`) are also the fault run's at a Sit & Go
-(tests/tournaments/test_chaos.py, with bench/chaos.py's room and bots).
+(with bench/chaos.py's room and bots).
 
 Method
 ------
@@ -301,8 +301,8 @@ async def sng_bench(args, database_url: str, env: dict[str, str], log_dir: Path)
     import psycopg
     from celery import Celery
 
-    from bench.chaos import ChaosBot, ChaosSpec, Room
-    from bench.load import BotSeed, Stats, TableSeed, TableWatch, connect
+    from bench.chaos import ChaosBot, ChaosSpec, Room, seat_bots
+    from bench.load import Stats
 
     queue = f"room-sng-{os.getpid()}"
     spec = ChaosSpec(
@@ -328,14 +328,7 @@ async def sng_bench(args, database_url: str, env: dict[str, str], log_dir: Path)
         seeded = time.perf_counter() - began
         seeds = json.loads(seeds_path.read_text())
         spec.tables = seeds
-        for t in seeds:
-            seed = TableSeed(**{**t, "bots": [BotSeed(**b) for b in t["bots"]]})
-            watch = TableWatch(seed, stats)
-            for i, bot_seed in enumerate(seed.bots):
-                bot = ChaosBot(bot_seed, watch, room, random.Random(rng.random()))
-                watch.bots.append(bot)
-                bots.append(bot)
-                await connect(bot, room.ports[i % len(room.ports)], seed.table_id)
+        await seat_bots(spec, room, stats, rng, bots)
         await asyncio.sleep(args.warmup)
         window_start = time.time()
         stop = asyncio.Event()
