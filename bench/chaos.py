@@ -100,10 +100,7 @@ class ChaosSpec:
     # "any": the worker and ASGI processes in a seeded order; "owners": the ASGI process that
     # owns a table with a hand running (poker/owner.py), timing how soon the table moves again.
     kill: str = "any"
-    # Sit & Go tables (bench/sng.py's `sng_seed`): the bots only play (no seat, top-up or
-    # sit-out frames), the fault phase lasts until every Sit & Go is over (`hands` aside), and
-    # the owners' kills after the first go to a table playing heads-up when there is one
-    # (each of its hands may be the last: the one that pays the prize pool).
+    # Sit & Go tables (bench/sng.py): the bots only play (no seat, top-up or sit-out frames).
     tournament: bool = False
 
     @classmethod
@@ -419,25 +416,6 @@ def overdue_hands(db, table_ids: list[int], seconds: float) -> list[tuple[int, f
     ).fetchall()
 
 
-def sit_and_gos_running(db, table_ids: list[int]) -> int:
-    """How many of the Sit & Gos playing at these tables still run."""
-    return db.execute(
-        "SELECT count(*) FROM tournaments_tournament WHERE table_id = ANY(%s)"
-        " AND status = 'running'",
-        (table_ids,),
-    ).fetchone()[0]
-
-
-def heads_up_tables(db, table_ids: list[int]) -> set[int]:
-    """The tables with two players seated (a Sit & Go's last two)."""
-    rows = db.execute(
-        "SELECT table_id FROM poker_seat WHERE table_id = ANY(%s) GROUP BY table_id"
-        " HAVING count(*) = 2",
-        (table_ids,),
-    ).fetchall()
-    return {table for (table,) in rows}
-
-
 def idle_and_sat_out(db, table_ids: list[int]) -> bool:
     running = db.execute(
         "SELECT count(*) FROM poker_hand WHERE table_id = ANY(%s) AND status = 'running'",
@@ -503,9 +481,6 @@ async def owner_kill_loop(room: Room, rng: random.Random, stop: asyncio.Event, k
                 return
             pids = {proc.popen.pid: name for name, proc in room.live.items()}
             owned = [row for row in owners_mid_hand(db, table_ids) if row[1] in pids]
-            if room.spec.tournament and kills:
-                heads_up = heads_up_tables(db, table_ids)
-                owned = [row for row in owned if row[0] in heads_up] or owned
             if not owned:
                 continue
             table_id, pid, _ = rng.choice(owned)
@@ -558,10 +533,7 @@ async def until_hands(
     table_ids = [t["table_id"] for t in spec.tables]
     deadline = time.monotonic() + spec.timeout
     while time.monotonic() < deadline:
-        if spec.tournament:
-            if not sit_and_gos_running(db, table_ids):
-                return True
-        elif hand_counts(db, table_ids)["ended"] >= target and len(kills) >= min_kills:
+        if hand_counts(db, table_ids)["ended"] >= target and len(kills) >= min_kills:
             return True
         if faults is not None and faults.done():
             faults.result()  # a process that would not start again: the run has failed
@@ -691,9 +663,6 @@ async def _wind_down(db, spec: ChaosSpec, bots: list[ChaosBot], overdue: list[st
     deadline = time.monotonic() + spec.stuck_seconds + OVERDUE_MARGIN_SECONDS + 30
     while time.monotonic() < deadline:
         _note_overdue(db, spec, overdue)
-        if spec.tournament and not hand_counts(db, table_ids)["running"]:
-            settled = True  # every Sit & Go is over (`until_hands`): no seat is left to sit out
-            break
         if idle_and_sat_out(db, table_ids):
             settled = True
             break

@@ -1,9 +1,7 @@
 """Sit & Gos at once: how late the blinds rise when many Sit & Gos play on one machine.
 
 Run with ``.venv/bin/python -m bench.sng`` (``--sngs 50 --seats 6 --level-seconds 10
---seconds 90``). Figures go to the "Sit & Gos at once" section of docs/benchmarks.md. The
-Sit & Go pieces here (`sng_seed`, `sng_books_check`) are also the fault run's at a Sit & Go
-(with bench/chaos.py's room and bots).
+--seconds 90``). Figures go to the "Sit & Gos at once" section of docs/benchmarks.md.
 
 Method
 ------
@@ -43,7 +41,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import itertools
 import json
 import os
 import random
@@ -54,7 +51,7 @@ import sys
 import tempfile
 import time
 from contextlib import suppress
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -128,127 +125,6 @@ def sng_seed(
         ]
         seeds.append(asdict(TableSeed(sng.table_id, 0, 0, bots)))
     return seeds
-
-
-@dataclass
-class SngBooks:
-    """What `sng_books_check` found; `problems` empty means the Sit & Gos lost nothing."""
-
-    finished_sngs: int = 0
-    hands: int = 0
-    cancelled: int = 0
-    running: int = 0
-    cancel_codes: dict[str, int] = field(default_factory=dict)
-    payouts: int = 0
-    ledger_entries: int = 0
-    problems: list[str] = field(default_factory=list)
-
-
-def sng_books_check(*, table_ids: list[int], wallet: int = WALLET) -> SngBooks:
-    """After Sit & Gos played out: each is finished with its prize pool paid exactly once
-    (one payout entry, the pool at zero, the prizes the places' and summing to the pool),
-    every player placed once, one winner holding every chip; no hand running, no two hands of
-    a table at once and no number dealt twice, no tournament hand settled in money; every
-    player's wallet what it was less the buy-in and fee plus the prize; `ledger_verify`
-    clean (the tournaments' rules included)."""
-    from django.db.models import Count
-
-    from cashier.models import Entry
-    from cashier.verify import ledger_verify
-    from poker.models import Hand, HandIncident
-    from tournaments.models import Tournament
-
-    books = SngBooks()
-    problems = books.problems
-    sngs = list(Tournament.objects.filter(table_id__in=table_ids).order_by("pk"))
-    if len(sngs) != len(table_ids):
-        problems.append(f"{len(sngs)} Sit & Gos play at the {len(table_ids)} tables")
-    hands = Hand.objects.filter(table_id__in=table_ids)
-    books.hands = hands.count()
-    books.running = hands.filter(status=Hand.Status.RUNNING).count()
-    books.cancelled = hands.filter(status=Hand.Status.CANCELLED).count()
-    books.cancel_codes = dict(
-        HandIncident.objects.filter(table_id__in=table_ids)
-        .order_by()
-        .values_list("code")
-        .annotate(n=Count("id"))
-    )
-    if books.running:
-        problems.append(f"{books.running} hands still running")
-    settled = Entry.objects.filter(
-        reason=Entry.Reason.HAND_SETTLEMENT, hand_id__in=hands.values("pk")
-    )
-    if settled.exists():
-        problems.append(f"{settled.count()} tournament hands were settled in money")
-    for sng in sngs:
-        if sng.status != Tournament.Status.FINISHED:
-            problems.append(f"Sit & Go #{sng.pk} is {sng.status}, not finished")
-            continue
-        books.finished_sngs += 1
-        books.payouts += _prizes_check(sng, wallet, problems)
-        _hands_check(sng, hands.filter(table_id=sng.table_id), problems)
-    report = ledger_verify()
-    books.ledger_entries = report.entries
-    problems += [f"ledger: {problem}" for problem in report.problems]
-    return books
-
-
-def _prizes_check(sng, wallet: int, problems: list[str]) -> int:
-    """One finished Sit & Go's money: one payout entry (its own), the pool at zero, every
-    player placed (one winner), the prizes the pool's, each wallet less the buy-in and fee
-    plus the prize. Returns how many payout entries it has."""
-    from django.db.models import Sum
-
-    from cashier.models import Account, Entry
-    from tournaments.models import Registration
-
-    name = f"Sit & Go #{sng.pk}"
-    payouts = list(
-        Entry.objects.filter(
-            reason=Entry.Reason.TOURNAMENT_PAYOUT, tournament_id=sng.pk
-        ).values_list("pk", flat=True)
-    )
-    if payouts != [sng.payout_entry_id]:
-        problems.append(f"{name}: payout entries {payouts}, its own {sng.payout_entry_id}")
-    pool = Account.objects.filter(kind=Account.Kind.TOURNAMENT_POOL, tournament_id=sng.pk)
-    if (held := pool.aggregate(t=Sum("balance"))["t"] or 0) != 0:
-        problems.append(f"{name}: its prize pool still holds {held}")
-    entries = list(Registration.objects.filter(tournament=sng, status="active"))
-    places = sorted(r.place or 0 for r in entries)
-    if len(entries) != sng.seats or 0 in places or places.count(1) != 1:
-        problems.append(f"{name}: places {places} for {len(entries)} players")
-    if sum(r.prize for r in entries) != sum(r.buy_in for r in entries):
-        problems.append(f"{name}: prizes {sum(r.prize for r in entries)} for the pool")
-    for r in entries:
-        balance = Account.objects.get(kind=Account.Kind.WALLET, owner_id=r.player_id).balance
-        if balance != wallet - r.buy_in - r.fee + r.prize:
-            want = wallet - r.buy_in - r.fee + r.prize
-            problems.append(f"{name}: player {r.player_id}'s wallet holds {balance}, not {want}")
-    return len(payouts)
-
-
-def _hands_check(sng, hands, problems: list[str]) -> None:
-    """One finished Sit & Go's table: the winner alone, holding every chip; its hands
-    numbered one after another, each dealt after the one before ended."""
-    from poker.models import Seat
-    from tournaments.models import Registration
-
-    name = f"Sit & Go #{sng.pk}"
-    left = list(Seat.objects.filter(table_id=sng.table_id).values_list("player_id", "chips"))
-    winner = (
-        Registration.objects.filter(tournament=sng, place=1)
-        .values_list("player_id", flat=True)
-        .first()
-    )
-    if left != [(winner, sng.starting_chips * sng.seats)]:
-        problems.append(f"{name}: seats left {left}, the winner {winner}")
-    played = list(hands.order_by("number").values_list("number", "started_at", "ended_at"))
-    numbers = [number for number, _s, _e in played]
-    if not numbers or numbers != list(range(numbers[0], numbers[0] + len(numbers))):
-        problems.append(f"{name}: hand numbers {numbers}, not one of each in order")
-    for (n1, _s1, end), (n2, start, _e2) in itertools.pairwise(played):
-        if end is None or start < end:
-            problems.append(f"{name}: hand {n2} was dealt before hand {n1} ended")
 
 
 # -- the bench
