@@ -258,6 +258,15 @@ CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=200)
 # The next hand waits for an all-in runout and a showdown to be shown on the page
 # (poker.engine.views.ended_hand_display_seconds) times this; 0 for a benchmark of the core.
 POKER_SHOWDOWN_PAUSE_SCALE = env.float("POKER_SHOWDOWN_PAUSE_SCALE", default=1.0)
+# A Sit & Go's first hand is dealt this long after its seats fill (the players reach the
+# table), and its table waits this long between hands (a cash table's own
+# `next_hand_delay_seconds`, set by staff); both before any showdown pause above.
+TOURNAMENT_FIRST_HAND_SECONDS = env.float("TOURNAMENT_FIRST_HAND_SECONDS", default=5.0)
+TOURNAMENT_NEXT_HAND_SECONDS = env.float("TOURNAMENT_NEXT_HAND_SECONDS", default=3.0)
+if TOURNAMENT_FIRST_HAND_SECONDS < 0 or TOURNAMENT_NEXT_HAND_SECONDS < 0:
+    raise ImproperlyConfigured(
+        "TOURNAMENT_FIRST_HAND_SECONDS and TOURNAMENT_NEXT_HAND_SECONDS must be 0 or more."
+    )
 # Pages expect a table heartbeat every POKER_HEARTBEAT_SECONDS and ask for what they missed
 # (`resync`) after two missed ones (docs/protocol.md "Versions and resync").
 POKER_HEARTBEAT_SECONDS = env.float("POKER_HEARTBEAT_SECONDS", default=5.0)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import secrets
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
@@ -555,8 +556,6 @@ def tournament_cancel_reject(
 # Lock order: the table's row (the hand's change) before the tournament's.
 
 LEVEL_KIND = "tournament.level"
-# The first hand is dealt this long after the seats fill (the players reach the table).
-FIRST_HAND_SECONDS = 5.0
 
 
 def table_stakes(tournament: Tournament, level: int) -> dict[str, int | None]:
@@ -613,7 +612,8 @@ def _level_timeout(tournament: Tournament) -> Timeout | None:
 def _table_open(tournament: Tournament, registrations: list[Registration], *, now) -> None:
     """The Sit & Go's table: its game, the first level's stakes, no rake, the template's
     action time and time bank; each player in the seat drawn with the starting chips. The
-    first hand is dealt and the first level's clock set when this commits."""
+    first hand is dealt TOURNAMENT_FIRST_HAND_SECONDS after this commits (the players reach
+    the table), and the first level's clock set; TOURNAMENT_NEXT_HAND_SECONDS between hands."""
     table = Table.objects.create(
         name=f"Sit & Go #{tournament.pk}",
         game=tournament.game,
@@ -625,6 +625,7 @@ def _table_open(tournament: Tournament, registrations: list[Registration], *, no
         action_seconds=tournament.action_seconds,
         time_bank_seconds=min(tournament.time_bank_seconds, 300),
         time_bank_refill_seconds=0,
+        next_hand_delay_seconds=settings.TOURNAMENT_NEXT_HAND_SECONDS,
         is_tournament=True,
         **table_stakes(tournament, 1),
     )
@@ -647,7 +648,7 @@ def _table_open(tournament: Tournament, registrations: list[Registration], *, no
         table_id=table.pk,
         ref_id=0,
         step=0,
-        at=now + timedelta(seconds=FIRST_HAND_SECONDS),
+        at=now + timedelta(seconds=settings.TOURNAMENT_FIRST_HAND_SECONDS),
     )
     timeouts_set([first, *filter(None, [_level_timeout(tournament)])])
 
