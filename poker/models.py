@@ -444,9 +444,6 @@ class Hand(models.Model):
     # disconnection grace, ends then); None when they have no bank. `deadline` includes it.
     time_bank_from = models.DateTimeField(null=True, blank=True)
     deadline = models.DateTimeField(null=True, blank=True)
-    # While the players still in choose whether to run the board twice (docs/rules.md "Run it
-    # twice"): seat number (text) -> true/false, each asked player's answer so far.
-    runs_answers = models.JSONField(default=dict, blank=True)
     cancel_reason = models.TextField(blank=True)
     # The engine's result once finished (a copy from `state`, so the last result is cheap to read)
     result = models.JSONField(null=True, blank=True)

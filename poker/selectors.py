@@ -352,9 +352,8 @@ class TableView:
         # (never the answers; one no ends the asking at once). Absent at any other time.
         runs: dict[str, Any] = {}
         if self.engine.deciding_runs:
-            answered = hand_row.runs_answers or {}
             runs["runs_asked"] = self.engine.run_it_twice_seats
-            runs["runs_answered"] = sorted(int(seat) for seat in answered)
+            runs["runs_answered"] = sorted(self.engine.runs_agreed)  # only yeses ever wait
         return {
             "id": hand_row.pk,
             "number": hand_row.number,

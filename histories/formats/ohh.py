@@ -112,7 +112,9 @@ def _document(record: dict[str, Any], site_name: str) -> dict[str, Any]:
             "big_blind_amount": dollars(table["big_blind"]),
             "ante_amount": dollars(table.get("ante", 0)),
             **({"hero_player_id": player_id[you]} if you is not None else {}),
-            "flags": [],
+            # The spec's flag for a board run twice (its only word for it: the second run's
+            # streets are rounds of their own after the first's, docs/rules.md).
+            "flags": ["Run_It_Twice"] if record.get("boards") else [],
             "players": players,
             "rounds": rounds,
             "pots": pots,

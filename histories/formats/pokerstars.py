@@ -298,6 +298,7 @@ def _text(record: dict[str, Any], room: str) -> str:
                 play.mucked,
                 play.collected,
                 play.hi_lo,
+                play.collected_runs if play.twice and play.awarded else None,
             )
         )
     return "\n".join(lines) + "\n" + HAND_SEPARATOR
@@ -363,6 +364,9 @@ class _Play:
         }
         self.mucked: set[int] = set()
         self.collected: dict[int, int] = {}
+        # A board run twice (docs/rules.md "Run it twice"): what each run paid each seat.
+        self.twice = bool(record.get("boards"))
+        self.collected_runs: list[dict[int, int]] = [{}, {}]
         self.went_to_showdown = False
         self.big_blind_posted = False
         self.revealed: list[tuple[int, str]] = []  # (seat, "shows" or "mucks"), room's order
@@ -393,7 +397,7 @@ class _Play:
             return [self._street(event)]
         if kind == "showdown":
             self.went_to_showdown = True
-            return ["*** SHOW DOWN ***"]
+            return [] if self.twice else ["*** SHOW DOWN ***"]  # twice: one a run, at the end
         if kind == "cards_shown":
             return self._shown(event, who)
         if kind == "cards_mucked":
@@ -429,17 +433,33 @@ class _Play:
         pot, the players of each contested pot who have not yet shown or mucked doing so (in
         the room's showdown order), then who collected it; `No low hand qualified` after the
         main pot of a Hi/Lo hand whose low nobody won (a side pot's players all play for the
-        main pot, so then no pot had a low)."""
+        main pot, so then no pot had a low). A board run twice has a showdown a run, `***
+        FIRST SHOW DOWN ***` then `*** SECOND SHOW DOWN ***`, each with the hands' names on
+        its board and its half of every pot (tests/histories/golden/plo-run-it-twice.txt)."""
+        if not self.twice:
+            return self._showdown(None) + self.shown_after
+        if not self.awarded:
+            return self.shown_after
+        lines: list[str] = []
+        for run, which in enumerate(("FIRST", "SECOND")):
+            lines.append(f"*** {which} SHOW DOWN ***")
+            lines += self._showdown(run)
+        return lines + self.shown_after
+
+    def _showdown(self, run: int | None) -> list[str]:
         lines: list[str] = []
         written: set[int] = set()
         best: dict[str, Any] | None = None
-        for event in reversed(self.awarded):
+        for whole in reversed(self.awarded):
+            event = whole if run is None else _run_half(whole, run)
             shares = [*event["high"], *event["low"]]
             eligible = set(event.get("eligible") or [share["seat"] for share in shares])
             if event["pot"] == 0:  # every player at the showdown plays for the main pot
                 eligible |= {seat for seat, _ in self.revealed}
-            elif len(eligible) < 2:  # a side pot its one player wins unseen: paid, no showing
-                eligible = set()
+            elif len(eligible) < 2 and run is None:
+                eligible = set()  # a side pot its one player wins unseen: paid, no showing
+            # (Run twice, everyone still in shows: the lone player of a side pot shows before
+            # it is paid, as in PokerStars' file.)
             for seat, kind in self.revealed:
                 if seat in written or seat not in eligible:
                     continue
@@ -448,7 +468,7 @@ class _Play:
                 if kind == "mucks":
                     lines.append(f"{who}: mucks hand")
                     continue
-                entry = self.shown[seat]
+                entry = _run_entry(self.shown[seat], run)
                 kicker = kicker_words(entry.get("high"), best)
                 name = _hand_name(entry, self.hi_lo, kicker)
                 lines.append(f"{who}: shows {_cards(entry['cards'])} ({name})")
@@ -456,10 +476,10 @@ class _Play:
                 stronger = best is None or (high and _strength(high) > _strength(best))
                 if high and high.get("cards") and stronger:
                     best = high
-            lines.extend(self._pot(event))
+            lines.extend(self._pot(event, run))
             if self.hi_lo and event["pot"] == 0 and not event["low"]:
                 lines.append("No low hand qualified")
-        return lines + self.shown_after
+        return lines
 
     def _blind(self, event: dict[str, Any], who: str, all_in: str) -> str:
         self.put_in.add(event["seat"])
@@ -504,19 +524,58 @@ class _Play:
             self.board = self.board + list(event["cards"])
         return line
 
-    def _pot(self, event: dict[str, Any]) -> list[str]:
+    def _pot(self, event: dict[str, Any], run: int | None = None) -> list[str]:
         where = _pot_name(event["pot"], len(self.record["pots"]))
         lines = []
         for share in [*event["high"], *event["low"]]:
             self.collected[share["seat"]] = self.collected.get(share["seat"], 0) + share["amount"]
+            if run is not None:
+                paid = self.collected_runs[run]
+                paid[share["seat"]] = paid.get(share["seat"], 0) + share["amount"]
             lines.append(
                 f"{self.names[share['seat']]} collected {usd(share['amount'])} from {where}"
             )
         return lines
 
 
+def _run_half(event: dict[str, Any], run: int) -> dict[str, Any]:
+    """One run's half of a pot awarded on a board run twice: its `runs` entry, or, for a pot
+    one player won unseen (not run: docs/rules.md), half of it each run as PokerStars writes
+    it (`collected $10 from side pot` in each showdown), the odd chip in the first."""
+    if event.get("runs"):
+        half = event["runs"][run]
+        return {**event, "amount": half["amount"], "high": half["high"], "low": half["low"]}
+
+    def halved(shares: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [
+            {**share, "amount": share["amount"] - share["amount"] // 2 if run == 0
+             else share["amount"] // 2}
+            for share in shares
+        ]  # fmt: skip
+
+    return {**event, "high": halved(event["high"]), "low": halved(event["low"])}
+
+
+def _run_entry(entry: dict[str, Any], run: int | None) -> dict[str, Any]:
+    """A shown hand as read on the board of `run` (None: the one board)."""
+    if run is None or not entry.get("runs"):
+        return entry
+    return {**entry, **entry["runs"][run]}
+
+
+def _run_results(entry: dict[str, Any], runs: list[dict[int, int]], seat: int, hi_lo: bool) -> str:
+    """`and won ($1513.50) with a pair of Queens, and lost with two pair, Kings and Nines`:
+    what a shown hand did on each board of a board run twice."""
+    parts = []
+    for run, paid in enumerate(runs):
+        name = _hand_name(_run_entry(entry, run), hi_lo)
+        won = paid.get(seat, 0)
+        parts.append(f"and won ({usd(won)}) with {name}" if won else f"and lost with {name}")
+    return ", ".join(parts)
+
+
 def _summary(
-    record, names, positions, folded_on, put_in, shown, mucked, collected, hi_lo
+    record, names, positions, folded_on, put_in, shown, mucked, collected, hi_lo, runs=None
 ) -> list[str]:
     """`Total pot` counts the rake; the main and side pots beside it are what was paid out of
     each (Main + Side + Rake = Total), as PokerStars writes them."""
@@ -550,6 +609,11 @@ def _summary(
         if number in folded_on:
             didnt_bet = " (didn't bet)" if number not in put_in else ""
             lines.append(f"{label} folded {where[folded_on[number]]}{didnt_bet}")
+        elif number in shown and runs is not None:
+            cards = _cards(shown[number]["cards"])
+            lines.append(
+                f"{label} showed {cards} {_run_results(shown[number], runs, number, hi_lo)}"
+            )
         elif number in shown:
             result = f"and won ({usd(won)})" if won else "and lost"
             cards, name = _cards(shown[number]["cards"]), _hand_name(shown[number], hi_lo)

@@ -79,6 +79,15 @@ class StreetDealt(TypedDict):
     run: NotRequired[int]
 
 
+class RunsAnswered(TypedDict):
+    """An asked player's answer to running the board twice; `agree` is in the hand log only,
+    never in a frame (poker.engine.views.redact_event)."""
+
+    type: Literal["runs_answered"]
+    seat: int
+    agree: bool
+
+
 class RunsChosen(TypedDict):
     """At a table offering run it twice: how many times the rest of the board is dealt."""
 
@@ -167,6 +176,7 @@ HandEvent = (
     | ActionTaken
     | UncalledBetReturned
     | StreetDealt
+    | RunsAnswered
     | RunsChosen
     | ShowdownStarted
     | CardsShown

@@ -361,6 +361,7 @@ class Hand:
         "last_aggressor",
         "must_show",
         "deciding_runs",
+        "runs_agreed",
         "runs",
         "second_board",
         "second_burns",
@@ -406,6 +407,7 @@ class Hand:
     last_aggressor: int | None
     must_show: list[bool]
     deciding_runs: bool  # stopped before a runout for the players to choose 1 or 2 runs
+    runs_agreed: list[int]  # while deciding: the seats that agreed so far (a no ends it)
     runs: int  # 2 once the players agreed to run the board twice, else 1
     second_board: list[str]  # the second run's whole board (shared cards included)
     second_burns: list[str]
@@ -445,7 +447,7 @@ class Hand:
         the small bet; the small blind defaults to `limit_small_blind`); pot limit takes
         `small_blind` and `big_blind`. `small_blind_seat` is None when nobody posts one;
         `extra_big_blind_seats` are new or returning players posting a live big blind.
-        `run_it_twice` (pot limit only) stops the hand before a runout for `choose_runs`.
+        `run_it_twice` (pot limit only) stops the hand before a runout for `answer_runs`.
         `ante` (a Sit & Go's level) is posted by every player dealt in before the blinds: dead
         chips in the pot, not part of anyone's bet (docs/rules.md "Antes").
         """
@@ -567,6 +569,7 @@ class Hand:
         self.actor = None
         self.must_show = [False] * n
         self.deciding_runs = False
+        self.runs_agreed = []
         self.runs = 1
         self.second_board = []
         self.second_burns = []
@@ -950,7 +953,7 @@ class Hand:
                 self._finish()
                 return
             if self.run_it_twice and self._nobody_can_bet():
-                self.deciding_runs = True  # the room asks, then calls choose_runs
+                self.deciding_runs = True  # the room asks: answer_runs, or run_once
                 return
             self._deal_street()
             actor = self._next_actor(n - 1)
@@ -966,22 +969,50 @@ class Hand:
     @property
     def run_it_twice_seats(self) -> list[int]:
         """The seats asked whether to run the board twice: every player still in, while the
-        hand waits for `choose_runs` (else none)."""
+        hand waits for their answers (else none)."""
         if not self.deciding_runs:
             return []
         return [seat for i, seat in enumerate(self.seats) if not self.folded[i]]
 
-    def choose_runs(self, runs: int) -> list[HandEvent]:
-        """Apply the players' choice, once the room has asked them (docs/rules.md "Run it
-        twice"): 2 when every player still in agreed in time, else 1. Deals the rest of the
-        board once or twice and ends the hand; returns the events it caused."""
+    def answer_runs(self, seat: int, agree: bool) -> list[HandEvent]:
+        """An asked player's answer (docs/rules.md "Run it twice"), logged as `runs_answered`:
+        a no deals the rest of the board once at once, the last yes deals it twice (either
+        ends the hand); any other yes waits for the rest. Returns the events it caused."""
         if not self.deciding_runs:
             raise IllegalAction("not_deciding_runs", "there is no choice of runs to make now")
-        if type(runs) is not int or runs not in (1, 2):
-            raise IllegalAction("bad_runs", f"the board runs once or twice, not {runs!r}")
-        deck = self._deck_to_deal()
+        if type(seat) is not int or seat not in self.run_it_twice_seats:
+            raise IllegalAction("not_asked", f"seat {seat!r} is not asked to run the board twice")
+        if seat in self.runs_agreed:
+            raise IllegalAction("already_answered", f"seat {seat} has already answered")
+        if type(agree) is not bool:
+            raise IllegalAction("bad_answer", f"the answer is true or false, not {agree!r}")
+        self._deck_to_deal()
         first_new = len(self.events)
+        self.events.append({"type": "runs_answered", "seat": seat, "agree": agree})
+        if agree:
+            self.runs_agreed.append(seat)
+        if not agree:
+            self._run_out(1)
+        elif len(self.runs_agreed) == len(self.run_it_twice_seats):
+            self._run_out(2)
+        return self.events[first_new:]
+
+    def run_once(self) -> list[HandEvent]:
+        """The answers did not all come: the room's clock ran out, or an asked player cannot
+        answer (disconnected, sitting out, leaving). Deals the rest of the board once and
+        ends the hand; returns the events it caused."""
+        if not self.deciding_runs:
+            raise IllegalAction("not_deciding_runs", "there is no choice of runs to make now")
+        self._deck_to_deal()
+        first_new = len(self.events)
+        self._run_out(1)
+        return self.events[first_new:]
+
+    def _run_out(self, runs: int) -> None:
+        """Log the choice (`runs_chosen`), deal the rest of the board once or twice, finish."""
+        deck = self._deck_to_deal()
         self.deciding_runs = False
+        self.runs_agreed = []
         self.runs = runs
         self.events.append({"type": "runs_chosen", "runs": runs})
         start = self.street
@@ -991,7 +1022,6 @@ class Hand:
         if runs == 2:
             self._deal_second_run(deck, start, shared)
         self._finish()
-        return self.events[first_new:]
 
     def _deal_second_run(self, deck: list[str], start: int, shared: list[str]) -> None:
         """The second run: the same streets as the first, from the card after its river,
@@ -1325,6 +1355,7 @@ class Hand:
         }
         if self.run_it_twice:  # only then, so that every other hand's state is as it was
             state["deciding_runs"] = self.deciding_runs
+            state["runs_agreed"] = list(self.runs_agreed)
             state["runs"] = self.runs
             state["second_board"] = list(self.second_board)
             state["second_burns"] = list(self.second_burns)
@@ -1356,6 +1387,7 @@ class Hand:
         hand.last_aggressor = data["last_aggressor"]
         hand.must_show = list(data["must_show"])
         hand.deciding_runs = data.get("deciding_runs", False)
+        hand.runs_agreed = list(data.get("runs_agreed", ()))
         hand.runs = data.get("runs", 1)
         hand.second_board = list(data.get("second_board", ()))
         hand.second_burns = list(data.get("second_burns", ()))
@@ -1382,7 +1414,7 @@ class Hand:
             setattr(other, name, getattr(self, name))
         for name in ("stacks", "bets", "committed", "folded", "board", "burns", "acted"):
             setattr(other, name, list(getattr(self, name)))
-        for name in ("second_board", "second_burns"):
+        for name in ("runs_agreed", "second_board", "second_burns"):
             setattr(other, name, list(getattr(self, name)))
         other.must_show = list(self.must_show)
         other.hole_cards = [list(cards) for cards in self.hole_cards]
@@ -1416,8 +1448,10 @@ class Hand:
                 hand.act(event["seat"], action, amount)
             elif event.get("type") == "cards_shown" and event.get("voluntary"):
                 hand.show(event["seat"])
-            elif event.get("type") == "runs_chosen":
-                hand.choose_runs(event["runs"])
+            elif event.get("type") == "runs_answered":
+                hand.answer_runs(event["seat"], event["agree"])
+            elif event.get("type") == "runs_chosen" and hand.deciding_runs:
+                hand.run_once()  # no answer decided it: the room's clock, or one who cannot
         if hand.events != expected:
             raise ReplayMismatch("the events do not rebuild this hand from these inputs")
         return hand

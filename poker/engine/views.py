@@ -101,6 +101,8 @@ def redact_event(event: Mapping[str, Any], seat: int | None) -> dict[str, Any]:
         }
     if kind == "street_dealt":
         return {key: value for key, value in event.items() if key != "burn"}
+    if kind == "runs_answered":  # who answered, never what (docs/protocol.md "Run it twice")
+        return {key: value for key, value in event.items() if key != "agree"}
     return dict(event)
 
 

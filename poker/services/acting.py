@@ -33,7 +33,6 @@ from poker.services.events import (
     PlayerLeft,
     PlayerSatOut,
     PlayerToppedUp,
-    RunsAnswered,
 )
 from poker.services.unit import (
     HandRefused,
@@ -159,7 +158,7 @@ def advance(
     change.hand(hand_row, engine, since)
     time_bank_charge(change, hand_row, engine, since=since, now=now)
     if deciding and not runs_can_be_asked(change, engine):
-        engine.choose_runs(1)  # someone asked cannot answer: once (docs/rules.md)
+        engine.run_once()  # someone asked cannot answer: once (docs/rules.md)
     if engine.is_over:
         finish(change, hand_row, engine, now)
         return
@@ -169,7 +168,6 @@ def advance(
     if deciding:
         # The players still in are asked to run it twice: one clock for all, no time bank;
         # its timer is the turn's (`timers.hand_turn_timeout` then runs the board once).
-        hand_row.runs_answers = {}
         hand_row.time_bank_from = None
         hand_row.deadline = now + timedelta(seconds=RUNS_ANSWER_SECONDS)
         change.schedule_turn_timer(hand_row)
@@ -200,8 +198,9 @@ def runs_can_be_asked(change: TableChange, engine: EngineHand) -> bool:
 
 
 def table_runs_answer(*, table, player, agree: Any) -> None:
-    """An asked player's answer to running the board twice. Anyone's no runs it once at
-    once; the last yes runs it twice; else the hand waits for the others (or the clock)."""
+    """An asked player's answer to running the board twice, which the engine records and
+    applies (`answer_runs`: anyone's no runs it once at once, the last yes twice); else the
+    hand waits for the others (or the clock)."""
     if not isinstance(agree, bool):
         raise TableError("bad_field", _("agree must be true or false."))
     with table_change(table, recall=True) as change:
@@ -214,21 +213,16 @@ def table_runs_answer(*, table, player, agree: Any) -> None:
             raise TableError(
                 "not_deciding_runs", _("Nobody is being asked to run the board twice now.")
             )
-        asked = engine.run_it_twice_seats
-        if seat.number not in asked or not hand_row.is_dealt(seat.number):
+        if seat.number not in engine.run_it_twice_seats or not hand_row.is_dealt(seat.number):
             raise TableError("not_asked", _("You are not asked to run the board twice."))
-        answers = dict(hand_row.runs_answers or {})
-        if str(seat.number) in answers:
+        if seat.number in engine.runs_agreed:
             raise TableError("already_answered", _("You have already answered."))
-        answers[str(seat.number)] = agree
-        hand_row.runs_answers = answers
         change.users.add(player.pk)
-        change.event(RunsAnswered(type="runs_answered", seat=seat.number))
         since = len(engine.events)
-        if agree and len(answers) < len(asked):
-            change.hand(hand_row, engine, since)  # saves the answers; the hand waits
+        engine.answer_runs(seat.number, agree)
+        if engine.deciding_runs:
+            change.hand(hand_row, engine, since)  # saves the answer; the hand waits
             return
-        engine.choose_runs(2 if all(answers.values()) else 1)
         change.seats_fresh = True
         advance(change, hand_row, engine, since=since, now=timezone.now())
 

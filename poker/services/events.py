@@ -117,14 +117,6 @@ class HandRevealed(TypedDict):
     url: str
 
 
-class RunsAnswered(TypedDict):
-    """An asked player answered whether to run the board twice (which answer is not said:
-    a no ends the asking at once, `runs_chosen`)."""
-
-    type: Literal["runs_answered"]
-    seat: int
-
-
 TableEvent = (
     PlayerSat
     | ButtonDrawn
@@ -139,7 +131,6 @@ TableEvent = (
     | HandCancelled
     | HandCommitment
     | HandRevealed
-    | RunsAnswered
     | BreakStarted
     | BreakEnded
 )

@@ -97,7 +97,7 @@ def hand_turn_timeout(*, hand_id: int, turn: int) -> str:
             engine = load(hand_row)
             since = len(engine.events)
             if engine.deciding_runs:  # not everyone agreed in time: run it once
-                engine.choose_runs(1)
+                engine.run_once()
                 change.seats_fresh = True
                 advance(change, hand_row, engine, since=since, now=now)
                 return "runs_once"

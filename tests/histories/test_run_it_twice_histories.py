@@ -12,6 +12,7 @@ from poker import services
 from poker.engine import phh
 from poker.engine.hand import Hand as EngineHand
 from tests.factories import heads_up_asked_to_run_twice
+from tests.histories.test_session import VALIDATOR
 
 pytestmark = pytest.mark.django_db
 
@@ -43,13 +44,25 @@ def test_pokerstars_writes_both_runs_and_both_boards(twice):
         summary
     )
     assert "\nBoard [" not in summary
+    # A showdown a run, as PokerStars writes it (tests/histories/golden/plo-run-it-twice.txt).
+    assert "*** SHOW DOWN ***" not in text
+    first_at, second_at = text.index("*** FIRST SHOW DOWN ***"), text.index("*** SECOND SHOW DOWN")
+    assert text.index("*** SECOND RIVER ***") < first_at < second_at
+    collected = re.findall(r"^(\S+) collected \$([\d.]+) from pot$", text, flags=re.M)
+    assert len(collected) >= 2
+    for seat in twice.result["showdown"]:
+        runs = r"showed \[.*\] and (won|lost).*, and (won|lost)"
+        assert re.search(rf"^Seat {seat['seat']}: .* {runs}", summary, flags=re.M)
     step_boards = [s["board"] for s in record["steps"] if s["event"]["type"] == "street_dealt"]
     assert step_boards[2] == first and step_boards[5] == second
 
 
 def test_ohh_has_the_second_runs_streets_as_rounds_after_the_first(twice):
     record = hand_record(hand_id=twice.pk, viewer=None, all_cards=True)
-    rounds = ohh_document(record)["ohh"]["rounds"]
+    document = ohh_document(record)["ohh"]
+    assert document["flags"] == ["Run_It_Twice"]
+    VALIDATOR.validate({"ohh": document})  # the flag is 1.4.6's own
+    rounds = document["rounds"]
     first, second = twice.result["boards"]
     dealt = [(r["street"], r["cards"]) for r in rounds if r["street"] != "Preflop"][:6]
     assert dealt == [

@@ -2,9 +2,11 @@
 asking, the answers and the clock, through the table's services."""
 
 from datetime import timedelta
+from io import StringIO
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from cashier.models import Entry
@@ -46,7 +48,7 @@ def test_all_agreeing_runs_the_board_twice_and_settles_once():
     _answer(table, players[1], True)
     hand.refresh_from_db()
     assert hand.status == Hand.Status.RUNNING
-    assert hand.runs_answers == {"1": True}
+    assert EngineHand.from_dict(hand.state).runs_agreed == [1]  # the engine keeps the answer
     with pytest.raises(services.TableError) as error:
         _answer(table, players[1], True)
     assert error.value.code == "already_answered"
@@ -60,6 +62,26 @@ def test_all_agreeing_runs_the_board_twice_and_settles_once():
     check = hand_check(hand_id=hand.pk, viewer=players[1])
     assert check.verification.ok, check.verification
     assert sorted(check.dealt) == list(range(24))
+    # The stored log holds both answers: replaying it makes the same decision.
+    engine = EngineHand.from_dict(hand.state)
+    answers = [e for e in engine.events if e["type"] == "runs_answered"]
+    assert answers == [
+        {"type": "runs_answered", "seat": 1, "agree": True},
+        {"type": "runs_answered", "seat": 2, "agree": True},
+    ]
+    stored = Hand.objects.with_deck().get(pk=hand.pk)
+    rebuilt = EngineHand.rebuild(engine.setup_without_deck, stored.deck, engine.events)
+    assert rebuilt.snapshot() == engine.snapshot()
+    # verify_hand fails a hand whose second board is not the deck's (here: its river swapped
+    # for the next card, the first one not dealt).
+    out = StringIO()
+    call_command("verify_hand", hand.pk, stdout=out)
+    assert "The deal verifies." in out.getvalue()
+    state = dict(hand.state)
+    state["second_board"] = [*state["second_board"][:4], stored.deck[24]]
+    Hand.objects.filter(pk=hand.pk).update(state=state)
+    with pytest.raises(CommandError):
+        call_command("verify_hand", hand.pk, stdout=StringIO())
 
 
 def test_one_no_runs_it_once_at_once():
@@ -68,7 +90,9 @@ def test_one_no_runs_it_once_at_once():
     hand.refresh_from_db()
     assert hand.status == Hand.Status.FINISHED
     assert "runs" not in hand.result
-    assert {"type": "runs_chosen", "runs": 1} in EngineHand.from_dict(hand.state).events
+    events = EngineHand.from_dict(hand.state).events
+    assert {"type": "runs_answered", "seat": 2, "agree": False} in events
+    assert {"type": "runs_chosen", "runs": 1} in events
 
 
 def test_bad_answers_change_nothing():
@@ -82,7 +106,9 @@ def test_bad_answers_change_nothing():
             _answer(table, player, agree)
         assert error.value.code == code
     hand.refresh_from_db()
-    assert hand.runs_answers == {} and hand.status == Hand.Status.RUNNING
+    engine = EngineHand.from_dict(hand.state)
+    assert engine.runs_agreed == [] and engine.deciding_runs
+    assert hand.status == Hand.Status.RUNNING
 
 
 def test_the_clock_runs_it_once():

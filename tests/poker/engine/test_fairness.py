@@ -241,7 +241,8 @@ def test_a_board_run_twice_is_checked_card_by_card_to_its_deck_positions():
             hand.act(hand.to_act, legal.raise_kind, legal.max_to)
         else:
             hand.act(hand.to_act, "call")
-    hand.choose_runs(2)
+    for seat in hand.run_it_twice_seats:
+        hand.answer_runs(seat, True)
     dealt = poker_dealt(
         seats=hand.seats,
         hole_cards=hand.hole_cards,

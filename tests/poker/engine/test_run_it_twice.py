@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from poker.engine.cards import FULL_DECK
 from poker.engine.events import HAND_EVENTS, event_fields
-from poker.engine.hand import Hand, IllegalAction, InvalidSetup
+from poker.engine.hand import Hand, IllegalAction, InvalidSetup, ReplayMismatch
 from poker.engine.rake import default_rake_schedule
 from poker.engine.views import events_for, public_view
 
@@ -46,6 +46,13 @@ def stacks_of(hand: Hand) -> dict[int, int]:
 
 def shares(entries: list[dict]) -> dict[int, int]:
     return {entry["seat"]: entry["amount"] for entry in entries}
+
+
+def agree_all(hand: Hand) -> None:
+    """Every asked player says yes, in the engine's order: the last yes runs it twice."""
+    for seat in hand.run_it_twice_seats:
+        hand.answer_runs(seat, True)
+    assert hand.is_over and hand.runs == 2
 
 
 # Example 1: heads-up, seat 1 the button (small blind), seat 2 the big blind: the engine's
@@ -111,7 +118,7 @@ def three_way_all_in(game: str, rake: dict | None = None) -> Hand:
 def test_example_1_a_tie_in_the_second_run_splits_its_half_odd_chip_left_of_the_button():
     hand = heads_up_all_in()
     assert hand.deciding_runs and hand.run_it_twice_seats == [2, 1]
-    hand.choose_runs(2)
+    agree_all(hand)
     assert hand.result["boards"] == [_cards(run) for run in HEADS_UP_RUNS]
     (pot,) = hand.result["pots"]
     assert pot["amount"] == 2002 and pot["rake"] == 0
@@ -125,7 +132,7 @@ def test_example_1_a_tie_in_the_second_run_splits_its_half_odd_chip_left_of_the_
 
 def test_example_2_side_pot_and_rake_taken_once_before_the_halving():
     hand = three_way_all_in("omaha", rake=default_rake_schedule("pot-limit"))
-    hand.choose_runs(2)
+    agree_all(hand)
     assert hand.result["rake"] == 100
     main, side = hand.result["pots"]
     assert (main["amount"], main["rake"], side["amount"], side["rake"]) == (3003, 100, 2998, 0)
@@ -138,7 +145,7 @@ def test_example_2_side_pot_and_rake_taken_once_before_the_halving():
 
 def test_example_3_hi_lo_each_runs_half_split_high_and_low_on_its_own_board():
     hand = three_way_all_in("omaha8")
-    hand.choose_runs(2)
+    agree_all(hand)
     main, side = hand.result["pots"]
     assert [run["amount"] for run in main["runs"]] == [1502, 1501]
     assert [run["amount"] for run in side["runs"]] == [1499, 1499]
@@ -156,7 +163,7 @@ def test_example_3_hi_lo_each_runs_half_split_high_and_low_on_its_own_board():
 def test_the_second_run_continues_in_deck_order_with_its_own_burns():
     hand = three_way_all_in("omaha")
     deck = list(hand.deck)
-    hand.choose_runs(2)
+    agree_all(hand)
     assert hand.board == [*deck[13:16], deck[17], deck[19]]
     assert hand.burns == [deck[12], deck[16], deck[18]]
     assert hand.second_burns == [deck[20], deck[24], deck[26]]
@@ -196,7 +203,7 @@ def test_all_in_on_the_turn_runs_only_the_river_twice_on_the_shared_cards():
     hand.act(2, "all_in")
     hand.act(1, "call")
     assert hand.deciding_runs and hand.to_act is None and hand.legal_actions() is None
-    hand.choose_runs(2)
+    agree_all(hand)
     assert hand.board == _cards("2c 8h 9s Jd 7c")
     assert hand.second_board == _cards("2c 8h 9s Jd Ah")
     assert len(hand.second_burns) == 1
@@ -209,7 +216,7 @@ def test_all_in_on_the_turn_runs_only_the_river_twice_on_the_shared_cards():
 def test_a_hand_dealt_once_at_a_run_it_twice_table_is_the_hand_dealt_once_anywhere():
     once = heads_up_all_in(run_it_twice=False)
     asked = heads_up_all_in()
-    asked.choose_runs(1)
+    asked.run_once()
     events = [e for e in asked.events if e["type"] != "runs_chosen"]
     assert events == once.events
     assert asked.result == once.result and "runs" not in asked.result
@@ -221,20 +228,78 @@ def test_while_deciding_nobody_acts_and_the_state_saves_and_replays():
     with pytest.raises(IllegalAction) as refused:
         hand.act(1, "check")
     assert refused.value.code == "deciding_runs"
+    hand.answer_runs(1, True)  # one yes: the hand waits for the other
+    assert hand.deciding_runs and hand.runs_agreed == [1] and not hand.is_over
     assert Hand.from_json(hand.to_json()) == hand
     resumed = Hand.from_snapshot(json.loads(json.dumps(hand.snapshot())), hand.deck)
     assert resumed.deciding_runs and resumed.run_it_twice_seats == [2, 1]
-    resumed.choose_runs(2)
+    assert resumed.runs_agreed == [1]
+    resumed.answer_runs(2, True)
     copied = hand.copy()
-    copied.choose_runs(2)
-    assert copied == resumed and hand.deciding_runs
+    copied.answer_runs(2, True)
+    assert copied == resumed and hand.deciding_runs and hand.runs_agreed == [1]
     assert Hand.replay(hand.setup, resumed.events) == resumed
     with pytest.raises(IllegalAction) as refused:
-        resumed.choose_runs(2)
+        resumed.answer_runs(2, True)
     assert refused.value.code == "not_deciding_runs"
-    for bad in (0, 3, "2", True):
-        with pytest.raises(IllegalAction):
-            hand.copy().choose_runs(bad)
+    with pytest.raises(IllegalAction) as refused:
+        resumed.run_once()
+    assert refused.value.code == "not_deciding_runs"
+
+
+@pytest.mark.parametrize(
+    "seat, agree, code",
+    [(1, True, "already_answered"), (3, True, "not_asked"), ("2", True, "not_asked"),
+     (2, 1, "bad_answer"), (2, None, "bad_answer")],
+)  # fmt: skip
+def test_an_answer_is_refused_unless_an_asked_player_answers_once_yes_or_no(seat, agree, code):
+    hand = heads_up_all_in()
+    hand.answer_runs(1, True)
+    before = hand.to_dict()
+    with pytest.raises(IllegalAction) as refused:
+        hand.answer_runs(seat, agree)
+    assert refused.value.code == code
+    assert hand.to_dict() == before
+
+
+def test_a_no_runs_the_board_once_at_once_and_the_log_keeps_every_answer():
+    once = heads_up_all_in(run_it_twice=False)
+    hand = heads_up_all_in()
+    assert hand.answer_runs(1, True) == [{"type": "runs_answered", "seat": 1, "agree": True}]
+    new = hand.answer_runs(2, False)
+    assert new[:2] == [
+        {"type": "runs_answered", "seat": 2, "agree": False},
+        {"type": "runs_chosen", "runs": 1},
+    ]
+    assert hand.is_over and hand.runs == 1 and hand.result == once.result
+    assert [e for e in hand.events if not e["type"].startswith("runs_")] == once.events
+    # A replay of the log makes the same decision from the same answers; another answer in
+    # the log (a yes where there was a no) does not rebuild it.
+    assert Hand.replay(hand.setup, hand.events) == hand
+    forged = [dict(e, agree=True) if e["type"] == "runs_answered" else e for e in hand.events]
+    with pytest.raises(ReplayMismatch):
+        Hand.replay(hand.setup, forged)
+
+
+def test_a_board_run_twice_in_the_log_needs_every_yes_in_it():
+    hand = heads_up_all_in()
+    agree_all(hand)
+    without_answers = [e for e in hand.events if e["type"] != "runs_answered"]
+    with pytest.raises(ReplayMismatch):  # the choice is not the room's
+        Hand.replay(hand.setup, without_answers)
+    timed_out = heads_up_all_in()
+    timed_out.answer_runs(2, True)
+    timed_out.run_once()  # the clock: seat 1 did not answer
+    assert timed_out.runs == 1
+    assert Hand.replay(timed_out.setup, timed_out.events) == timed_out
+
+
+def test_frames_say_who_answered_never_the_answer():
+    hand = heads_up_all_in()
+    hand.answer_runs(2, False)
+    for seat in (None, 1, 2):
+        (answered,) = [e for e in events_for(hand, seat) if e["type"] == "runs_answered"]
+        assert answered == {"type": "runs_answered", "seat": 2}
 
 
 def test_no_choice_once_the_river_is_out_and_fixed_limit_cannot_offer_it():
@@ -265,7 +330,7 @@ def test_no_choice_once_the_river_is_out_and_fixed_limit_cannot_offer_it():
 
 def test_frames_never_carry_either_runs_burns():
     hand = three_way_all_in("omaha8")
-    hand.choose_runs(2)
+    agree_all(hand)
     burns = set(hand.burns + hand.second_burns)
     for seat in (None, 1):
         assert not any("burn" in e for e in events_for(hand, seat))
@@ -344,8 +409,20 @@ def test_running_twice_conserves_chips_and_pays_every_pot_exactly(table, data):
     hand = Hand.start(**table)
     while not hand.is_over:
         if hand.deciding_runs:
-            runs = data.draw(st.sampled_from([2, 2, 2, 1]))
-            hand.choose_runs(runs)
+            # The asked answer in any order, yes mostly; a no ends it, or the clock does.
+            asked = data.draw(st.permutations(hand.run_it_twice_seats))
+            answers = data.draw(st.lists(st.sampled_from([True, True, True, False, None]),
+                                         min_size=len(asked), max_size=len(asked)))  # fmt: skip
+            for seat, agree in zip(asked, answers, strict=True):
+                if agree is None:
+                    hand.run_once()
+                    break
+                hand.answer_runs(seat, agree)
+                if not agree:
+                    break
+            assert hand.is_over
+            said = [e for e in hand.events if e["type"] == "runs_answered"]
+            assert (hand.runs == 2) == (len(said) == len(asked) and all(e["agree"] for e in said))
             break
         legal = hand.legal_actions()
         options = [("fold", None)]
