@@ -77,6 +77,8 @@ def hand_line(row: HandPlayer) -> dict:
         "id": hand.pk,
         "table": {"id": hand.table_id, "name": hand.table.name},
         "game": hand.table.game,
+        # A Sit & Go's hand: its amounts are tournament chips, written without a "$".
+        "tournament": hand.table.is_tournament,
         "game_label": hand.table.get_game_display(),
         "structure": hand.table.structure,
         "stakes_label": hand.table.stakes_label,
@@ -168,6 +170,8 @@ def _audit_rows(hands: list[Hand]) -> list[dict]:
                     "hand": hand.pk,
                     "table": hand.table.name,
                     "game": hand.table.game,
+                    # A Sit & Go's hand: its amounts are tournament chips, written without a "$".
+                    "tournament": hand.table.is_tournament,
                     "structure": hand.table.structure,
                     "status": hand.status,
                     "started_at": hand.started_at.isoformat(),

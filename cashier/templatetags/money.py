@@ -1,4 +1,5 @@
 from django import template
+from django.utils import formats
 from django.utils.html import format_html
 
 from config.money import dollars as _dollars
@@ -24,3 +25,23 @@ def signed_dollars(cents) -> str:
     """A result: +$12.50 for a win, -$3.00 for a loss, $0.00 for neither."""
     value = int(cents or 0)
     return ("+" if value > 0 else "-" if value < 0 else "") + _dollars(abs(value))
+
+
+@register.filter
+def chips(count) -> str:
+    """Tournament chips, a whole count with the language's thousands separator and no
+    currency: 1500 -> 1,500 (1 500 in French). A Sit & Go's stacks and pots are not money."""
+    return formats.number_format(int(count or 0), 0, use_l10n=True, force_grouping=True)
+
+
+@register.filter
+def signed_chips(count) -> str:
+    """A tournament hand's result in chips: +1,500 won, -300 lost, 0 for neither."""
+    value = int(count or 0)
+    return ("+" if value > 0 else "-" if value < 0 else "") + chips(abs(value))
+
+
+@register.filter
+def chips_unbroken(count) -> str:
+    """Chips inside a sentence, kept on one line (.money), as `dollars_unbroken`."""
+    return format_html('<span class="money">{}</span>', chips(count))

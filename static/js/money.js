@@ -2,7 +2,9 @@
    "1 234,50 $" (French) or "1,234.50ドル" (Japanese) out, the same as the server's
    config.money.dollars. The separators and the "$%(amount)s" pattern come from Django's
    JavaScript catalogue (jsi18n/), loaded before this file by base.html. `roomPotWinners` says
-   who takes a pot, for the table's log and the replayer; `roomClock` writes a time of day. Loads under node too (tests/js/). */
+   who takes a pot, for the table's log and the replayer; `roomClock` writes a time of day;
+   `roomRoman` a Sit & Go's level as PokerStars and tournaments/selectors.py's roman() name it
+   ("Level III"). Loads under node too (tests/js/). */
 (function () {
   "use strict";
   function grouped(whole) {
@@ -41,11 +43,27 @@
     return time + " UTC";
   }
 
+  /* A level number in Roman numerals, 3 -> "III", the same as tournaments/selectors.py's. */
+  function roman(number) {
+    const numerals = [[100, "C"], [90, "XC"], [50, "L"], [40, "XL"], [10, "X"], [9, "IX"],
+      [5, "V"], [4, "IV"], [1, "I"]];
+    let left = Math.floor(Number(number) || 0);
+    let out = "";
+    for (const [value, letters] of numerals) {
+      while (left >= value) {
+        out += letters;
+        left -= value;
+      }
+    }
+    return out;
+  }
+
   if (typeof module === "object" && module.exports) {
-    module.exports = { potWinners: potWinners, clock: clock };
+    module.exports = { potWinners: potWinners, clock: clock, roman: roman };
   } else {
     window.roomDollars = dollars;
     window.roomPotWinners = potWinners;
+    window.roomRoman = roman;
     window.roomClock = (value) => clock(value, document.documentElement.lang);
   }
 })();

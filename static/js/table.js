@@ -372,8 +372,11 @@
     const sng = state.table.tournament;
     if (!bar || !sng) return;
     bar.hidden = false;
-    $("tournament-level").textContent = fill(gettext("Level %(level)s: blinds %(small)s/%(big)s"),
-      { level: sng.level, small: chips(sng.small_blind), big: chips(sng.big_blind) });
+    const level = { level: window.roomRoman(sng.level), small: chips(sng.small_blind),
+      big: chips(sng.big_blind), ante: chips(sng.ante) };
+    $("tournament-level").textContent = sng.ante > 0
+      ? fill(gettext("Level %(level)s: blinds %(small)s/%(big)s, ante %(ante)s"), level)
+      : fill(gettext("Level %(level)s: blinds %(small)s/%(big)s"), level);
     const mine = sng.places.find((p) => p.player.id === config.user_id);
     $("tournament-place").textContent = !mine ? ""
       : mine.prize > 0

@@ -8,6 +8,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from django.urls import reverse
 from jsonschema import Draft202012Validator
 
 from histories.exports import hand_export
@@ -271,3 +272,18 @@ def test_a_six_seat_sit_and_go_writes_each_finish_once_paid_places_with_their_pr
 )  # fmt: skip
 def test_places_are_written_as_pokerstars_writes_them(number, written):
     assert ordinal(number) == written
+
+
+def test_my_hands_and_the_hand_page_write_a_sit_and_go_hand_in_chips(client, played):
+    _sng, players, hand = played
+    client.force_login(players[0])
+    page = client.get(reverse("histories:my_hands")).content.decode()
+    link = f'href="{reverse("histories:hand", args=[hand.pk])}"'
+    row = re.search(rf"<tr[^>]*>(?:(?!</tr>).)*{link}(?:(?!</tr>).)*</tr>", page, re.S)
+    assert row is not None
+    assert "$" not in row.group(0)
+    page = client.get(reverse("histories:hand", args=[hand.pk])).content.decode()
+    # What the page writes (the replayer's JSON data, in <script>, is not read as text).
+    main = re.sub(r"<script.*?</script>", "", page.split("<main", 1)[1], flags=re.S)
+    assert "$" not in main.split("</main>", 1)[0]
+    assert "Rake in all" not in page

@@ -3,7 +3,7 @@
 
 const assert = require("node:assert/strict");
 const { test } = require("node:test");
-const { clock, potWinners } = require("../../static/js/money.js");
+const { clock, potWinners, roman } = require("../../static/js/money.js");
 
 test("one player who wins both halves of a hi/lo pot scoops it, once, with the whole amount", () => {
   const pot = { pot: 0, amount: 200, high: [{ seat: 4, amount: 100 }], low: [{ seat: 4, amount: 100 }] };
@@ -31,4 +31,9 @@ test("a time of day is written on the 24-hour clock in UTC, whatever the languag
     assert.equal(clock("2026-11-26T19:01:00Z", language), "19:01 UTC", language);
   }
   assert.equal(clock(new Date("2026-11-26T00:05:00Z"), "en"), "00:05 UTC");
+});
+
+test("a Sit & Go's level is written in Roman numerals, as tournaments/selectors.py's roman()", () => {
+  const cases = [[1, "I"], [3, "III"], [4, "IV"], [9, "IX"], [14, "XIV"], [40, "XL"], [49, "XLIX"], [90, "XC"], [100, "C"]];
+  for (const [number, numerals] of cases) assert.equal(roman(number), numerals);
 });

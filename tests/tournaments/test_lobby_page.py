@@ -58,6 +58,8 @@ def test_a_running_sit_and_go_page_fits_phone_and_desktop_in_every_language(sign
             # Its table shows the level, the blinds and the countdown to the next level.
             page.click("#sng-table-link")
             page.wait_for_selector("#tournament-bar:not([hidden])")
+            # The page is in Japanese by now: "Level I" in Roman numerals, blinds 10/20.
+            assert "レベル I" in page.text_content("#tournament-level")
             assert "10/20" in page.text_content("#tournament-level")
             assert "15/30" in page.text_content("#tournament-next")
             screenshot(page, f"sit-and-go-table-{size}")

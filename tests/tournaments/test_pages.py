@@ -175,3 +175,10 @@ def test_the_statement_lists_the_buy_in_and_the_prize(client):
     client.force_login(players[0])
     csv = client.get(reverse("cashier:statement")).content.decode()
     assert "tournament_buy_in" in csv and f"tournament {sng.pk}" in csv
+
+
+def test_the_top_menu_links_my_tournaments_for_a_signed_in_player_only(client):
+    link = f'href="{reverse("tournaments:mine")}"'
+    assert link not in client.get(reverse("lobby:home")).content.decode()
+    client.force_login(make_player("carol"))
+    assert link in client.get(reverse("lobby:home")).content.decode()
