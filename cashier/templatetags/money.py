@@ -20,11 +20,15 @@ def dollars_unbroken(cents) -> str:
     return format_html('<span class="money">{}</span>', _dollars(int(cents or 0)))
 
 
+def _signed(value: int, write) -> str:
+    """+ for a win, - for a loss, no sign for neither, before the amount as `write` writes it."""
+    return ("+" if value > 0 else "-" if value < 0 else "") + write(abs(value))
+
+
 @register.filter
 def signed_dollars(cents) -> str:
     """A result: +$12.50 for a win, -$3.00 for a loss, $0.00 for neither."""
-    value = int(cents or 0)
-    return ("+" if value > 0 else "-" if value < 0 else "") + _dollars(abs(value))
+    return _signed(int(cents or 0), _dollars)
 
 
 @register.filter
@@ -37,8 +41,7 @@ def chips(count) -> str:
 @register.filter
 def signed_chips(count) -> str:
     """A tournament hand's result in chips: +1,500 won, -300 lost, 0 for neither."""
-    value = int(count or 0)
-    return ("+" if value > 0 else "-" if value < 0 else "") + chips(abs(value))
+    return _signed(int(count or 0), chips)
 
 
 @register.filter

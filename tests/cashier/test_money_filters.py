@@ -3,7 +3,7 @@ grouped the language's way, with no currency sign."""
 
 from django.utils import translation
 
-from cashier.templatetags.money import chips, chips_unbroken, signed_chips
+from cashier.templatetags.money import chips, chips_unbroken, signed_chips, signed_dollars
 
 
 def test_chips_are_grouped_by_language_without_a_currency_sign():
@@ -19,3 +19,11 @@ def test_chips_are_grouped_by_language_without_a_currency_sign():
             "$" not in chips(1500)
             and chips(1500).replace("\u202f", " ").replace("\xa0", " ") == "1 500"
         )
+
+
+def test_a_result_in_dollars_is_signed_as_a_result_in_chips():
+    assert (signed_dollars(1250), signed_dollars(-300), signed_dollars(0)) == (
+        "+$12.50",
+        "-$3.00",
+        "$0.00",
+    )
