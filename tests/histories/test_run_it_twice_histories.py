@@ -12,7 +12,7 @@ from poker import services
 from poker.engine import phh
 from poker.engine.hand import Hand as EngineHand
 from tests.factories import heads_up_asked_to_run_twice
-from tests.histories.test_session import VALIDATOR
+from tests.histories.ohh_schema import VALIDATOR
 
 pytestmark = pytest.mark.django_db
 

@@ -11,11 +11,7 @@ database-backed exports of real table hands are tests/histories/test_exports.py'
 import json
 import re
 from collections import Counter
-from pathlib import Path
 from random import Random
-
-import jsonschema_rs
-from jsonschema import Draft202012Validator
 
 from histories.formats.ohh import ohh_document
 from histories.formats.pokerstars import hand_number, pokerstars_text
@@ -24,15 +20,9 @@ from poker.engine.hand import Hand
 from poker.engine.simulate import choose_action, random_table
 from tests.histories.game_moves import GAME_NAMES, expected_moves
 from tests.histories.ohh_reader import cents, chips_in, winnings
+from tests.histories.ohh_schema import FAST_VALIDATOR, VALIDATOR
 from tests.histories.pokerstars_parser import HEADER, parse
 
-SCHEMA = json.loads((Path(__file__).parent / "ohh-1.4.6.schema.json").read_text())
-# Two validators of the same schema: jsonschema's (Python) and jsonschema_rs (Rust, which
-# schemathesis brings), about 150 times faster; the session's 320 documents go through the
-# fast one (jsonschema's took two thirds of the test's time), and both must refuse what 1.4.6
-# does not have (test_the_schema_refuses_what_1_4_6_does_not_have).
-VALIDATOR = Draft202012Validator(SCHEMA)
-FAST_VALIDATOR = jsonschema_rs.Draft202012Validator(SCHEMA)
 GAMES = [("omaha", "pot-limit"), ("omaha", "limit"), ("omaha8", "pot-limit"), ("omaha8", "limit")]
 HANDS = 320
 

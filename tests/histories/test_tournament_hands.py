@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 from django.urls import reverse
-from jsonschema import Draft202012Validator
 
 from histories.exports import hand_export
 from histories.formats.pokerstars import daily_file_name, ordinal, pokerstars_text
@@ -18,6 +17,7 @@ from poker.models import Hand
 from poker.selectors import player_json
 from tests.factories import make_funded_player
 from tests.factories import make_sit_and_go as make_sng
+from tests.histories.ohh_schema import VALIDATOR
 from tests.tournaments.sng_play import play_out
 from tournaments.services import tournament_register
 
@@ -57,7 +57,6 @@ SHAPES = {
         r"^Total pot \d+(?: Main pot \d+\.)?(?: Side pot(?:-\d+)? \d+\.)* \| Rake 0$"
     ),
 }
-SCHEMA = json.loads((Path(__file__).parent / "ohh-1.4.6.schema.json").read_text())
 
 
 @pytest.fixture
@@ -105,7 +104,7 @@ def test_a_sit_and_go_hand_in_ohh_has_its_tournament_fields(played):
     sng, players, hand = played
     _name, _type, text = hand_export(hand_id=hand.pk, viewer=players[0], fmt="ohh")
     document = json.loads(text)
-    errors = [e.message for e in Draft202012Validator(SCHEMA).iter_errors(document)]
+    errors = [e.message for e in VALIDATOR.iter_errors(document)]
     assert errors == []
     ohh = document["ohh"]
     assert ohh["tournament"] is True
@@ -149,7 +148,7 @@ def test_a_hand_with_antes_shows_them_as_dead_chips_in_every_format():
     assert "blind" in posts[2]
     _name, _type, text = hand_export(hand_id=hand.pk, viewer=players[0], fmt="ohh")
     document = json.loads(text)
-    assert [e.message for e in Draft202012Validator(SCHEMA).iter_errors(document)] == []
+    assert [e.message for e in VALIDATOR.iter_errors(document)] == []
     ohh = document["ohh"]
     assert ohh["ante_amount"] == 5
     preflop = ohh["rounds"][0]["actions"]
