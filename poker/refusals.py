@@ -29,6 +29,9 @@ ACTION_MESSAGES = {
     "hand_running": _("Cards are shown by choice once the hand is over."),
     "not_in_hand": _("You were not dealt into that hand."),
     "already_shown": _("Your cards are face up already."),
+    "not_deciding_runs": _("Nobody is being asked to run the board twice now."),
+    "not_asked": _("You are not asked to run the board twice."),
+    "already_answered": _("You have already answered."),
 }
 
 

@@ -989,12 +989,12 @@ class Hand:
         self._deck_to_deal()
         first_new = len(self.events)
         self.events.append({"type": "runs_answered", "seat": seat, "agree": agree})
-        if agree:
-            self.runs_agreed.append(seat)
         if not agree:
             self._run_out(1)
-        elif len(self.runs_agreed) == len(self.run_it_twice_seats):
-            self._run_out(2)
+        else:
+            self.runs_agreed.append(seat)
+            if len(self.runs_agreed) == len(self.run_it_twice_seats):
+                self._run_out(2)
         return self.events[first_new:]
 
     def run_once(self) -> list[HandEvent]:

@@ -208,18 +208,15 @@ def table_runs_answer(*, table, player, agree: Any) -> None:
         hand_row = change.running_hand()
         if hand_row is None:
             raise TableError("no_hand", _("No hand is running at this table."))
-        engine = change.engine_of(hand_row)
-        if not engine.deciding_runs:
-            raise TableError(
-                "not_deciding_runs", _("Nobody is being asked to run the board twice now.")
-            )
-        if seat.number not in engine.run_it_twice_seats or not hand_row.is_dealt(seat.number):
+        if not hand_row.is_dealt(seat.number):  # the seat's player came after the deal
             raise TableError("not_asked", _("You are not asked to run the board twice."))
-        if seat.number in engine.runs_agreed:
-            raise TableError("already_answered", _("You have already answered."))
-        change.users.add(player.pk)
+        engine = change.engine_of(hand_row)
         since = len(engine.events)
-        engine.answer_runs(seat.number, agree)
+        try:  # the engine refuses a seat not asked, a second answer, no asking going on
+            engine.answer_runs(seat.number, agree)
+        except IllegalAction as error:
+            raise TableError(error.code, action_refusal_message(error)) from error
+        change.users.add(player.pk)
         if engine.deciding_runs:
             change.hand(hand_row, engine, since)  # saves the answer; the hand waits
             return
