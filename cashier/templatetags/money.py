@@ -48,3 +48,22 @@ def signed_chips(count) -> str:
 def chips_unbroken(count) -> str:
     """Chips inside a sentence, kept on one line (.money), as `dollars_unbroken`."""
     return format_html('<span class="money">{}</span>', chips(count))
+
+
+@register.filter
+def amount(value, in_chips=False) -> str:
+    """`dollars`, or `chips` for a Sit & Go's hand (`{{ pot.amount|amount:hand.tournament }}`),
+    so a page shows either hand without writing each amount twice."""
+    return chips(value) if in_chips else dollars(value)
+
+
+@register.filter
+def signed_amount(value, in_chips=False) -> str:
+    """`signed_dollars`, or `signed_chips` for a Sit & Go's hand."""
+    return signed_chips(value) if in_chips else signed_dollars(value)
+
+
+@register.filter
+def amount_unbroken(value, in_chips=False) -> str:
+    """`dollars_unbroken`, or `chips_unbroken` for a Sit & Go's hand."""
+    return chips_unbroken(value) if in_chips else dollars_unbroken(value)
