@@ -123,6 +123,7 @@ AUDIT_HAND_COLUMNS = (
     "table",
     "game",
     "structure",
+    "tournament",  # a Sit & Go's hand: its net is in tournament chips, not cents
     "status",
     "started_at",
     "ended_at",
