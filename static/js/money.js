@@ -3,7 +3,7 @@
    config.money.dollars. The separators and the "$%(amount)s" pattern come from Django's
    JavaScript catalogue (jsi18n/), loaded before this file by base.html. `roomPotWinners` says
    who takes a pot, for the table's log and the replayer; `roomClock` writes a time of day;
-   `roomRoman` a Sit & Go's level as PokerStars and tournaments/selectors.py's roman() name it
+   `roomChips` a Sit & Go's chips, `roomRoman` its level as PokerStars and tournaments/selectors.py's roman() name it
    ("Level III"). Loads under node too (tests/js/). */
 (function () {
   "use strict";
@@ -43,6 +43,11 @@
     return time + " UTC";
   }
 
+  /* Tournament chips, a whole count grouped as the language groups it: 1500 -> "1,500". */
+  function chips(count) {
+    return (count < 0 ? "-" : "") + grouped(Math.abs(count));
+  }
+
   /* A level number in Roman numerals, 3 -> "III", the same as tournaments/selectors.py's. */
   function roman(number) {
     const numerals = [[100, "C"], [90, "XC"], [50, "L"], [40, "XL"], [10, "X"], [9, "IX"],
@@ -59,11 +64,12 @@
   }
 
   if (typeof module === "object" && module.exports) {
-    module.exports = { potWinners: potWinners, clock: clock, roman: roman };
+    module.exports = { potWinners: potWinners, clock: clock, roman: roman, chips: chips };
   } else {
     window.roomDollars = dollars;
     window.roomPotWinners = potWinners;
     window.roomRoman = roman;
+    window.roomChips = chips;
     window.roomClock = (value) => clock(value, document.documentElement.lang);
   }
 })();

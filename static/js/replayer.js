@@ -7,7 +7,8 @@
   "use strict";
   const record = JSON.parse(document.getElementById("hand-record").textContent);
   const steps = record.steps;
-  const money = window.roomDollars;
+  // A Sit & Go's hand is played in tournament chips, not dollars.
+  const money = record.tournament ? window.roomChips : window.roomDollars;
   const names = {};
   record.seats.forEach((seat) => { names[seat.seat] = seat.player; });
   // The viewer's own notes on the other players, by seat (their colour's dot beside the name).

@@ -32,9 +32,7 @@
     return cash(cents);
   }
 
-  function chips(count) {
-    return String(count).replace(/\B(?=(\d{3})+(?!\d))/g, get_format("THOUSAND_SEPARATOR"));
-  }
+  const chips = window.roomChips;
 
   function cash(cents) {
     const sign = cents < 0 ? "-" : "";

@@ -3,7 +3,7 @@
 
 const assert = require("node:assert/strict");
 const { test } = require("node:test");
-const { clock, potWinners, roman } = require("../../static/js/money.js");
+const { chips, clock, potWinners, roman } = require("../../static/js/money.js");
 
 test("one player who wins both halves of a hi/lo pot scoops it, once, with the whole amount", () => {
   const pot = { pot: 0, amount: 200, high: [{ seat: 4, amount: 100 }], low: [{ seat: 4, amount: 100 }] };
@@ -36,4 +36,16 @@ test("a time of day is written on the 24-hour clock in UTC, whatever the languag
 test("a Sit & Go's level is written in Roman numerals, as tournaments/selectors.py's roman()", () => {
   const cases = [[1, "I"], [3, "III"], [4, "IV"], [9, "IX"], [14, "XIV"], [40, "XL"], [49, "XLIX"], [90, "XC"], [100, "C"]];
   for (const [number, numerals] of cases) assert.equal(roman(number), numerals);
+});
+
+test("a Sit & Go's chips are grouped as the language groups them, with no currency", () => {
+  const formats = { THOUSAND_SEPARATOR: "\u202f", NUMBER_GROUPING: 3 };
+  global.get_format = (name) => formats[name];
+  try {
+    assert.equal(chips(1500), "1\u202f500");
+    assert.equal(chips(-300), "-300");
+    assert.equal(chips(1234567), "1\u202f234\u202f567");
+  } finally {
+    delete global.get_format;
+  }
 });
