@@ -62,6 +62,12 @@ def test_an_owned_table_s_actions_cost_the_statements_counted():
     table = make_table(max_seats=3, next_hand_delay_seconds=3600)
     players = {n: make_seated_player(table, f"s{n}", n) for n in (1, 2, 3)}
     deal_hand(table)  # the deal's change makes this process the table's owner
+    # A first hand, not counted: the table's first settlement also makes its rake account
+    # (cashier.services._settle), which no later hand's end does.
+    for _ in range(40):
+        if play_one(table, players)[1]:
+            break
+    deal_hand(table)
     mid_hand: list[int] = []
     for _ in range(40):
         sent, ended = play_one(table, players)
