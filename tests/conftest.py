@@ -1,6 +1,7 @@
 """Fixtures shared by every app's tests: players, logged-in clients, a real Celery worker."""
 
 import contextlib
+import json
 import os
 import shutil
 import socket
@@ -39,7 +40,12 @@ hypothesis.settings.load_profile("room")
 
 def pytest_configure(config):
     """Passwords hash quickly in the test processes (tests/passwords.py); the production
-    hasher stays second, to verify hashes made the production way."""
+    hasher stays second, to verify hashes made the production way. `make durations` records
+    the files' times (PYTEST_DURATIONS_OUT), in the controlling process only."""
+    # Popped: a test that runs pytest in a subprocess must not write the record too.
+    record = os.environ.pop("PYTEST_DURATIONS_OUT", None)
+    if record and not hasattr(config, "workerinput"):
+        config.pluginmanager.register(DurationsRecorder(Path(record)), "room-durations")
     from django.test.utils import override_settings
 
     override_settings(
@@ -239,22 +245,48 @@ def _xdist_workers(config) -> int:
     return len(config.getoption("tx") or [])
 
 
+# How long each test file took in a whole run (seconds, all its tests' setup, call and
+# teardown), written by `make durations`. Only the order the files are handed out in reads it:
+# a stale or missing figure makes a run longer, never wrong.
+DURATIONS = Path(__file__).with_name("durations.json")
+# A file the record does not know yet (new since it was written) counts this much per test.
+UNRECORDED_SECONDS_PER_TEST = 1.0
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(session, config, items):
     """The order pytest-xdist hands out the test files in (`--dist loadfile` with
-    `--no-loadscope-reorder`, Makefile): files with a `long` test first, then the files with
-    more tests before those with fewer (what xdist's own reordering does). A long test handed
-    out last would end the run alone on one worker while the others sit idle. Last of the
-    hooks, after pytest-django's own order (tests in transactions before the others), which
-    each file keeps."""
+    `--no-loadscope-reorder`, Makefile): the longest first, by the recorded durations. A long
+    file handed out last would end the run alone on one worker while the others sit idle; the
+    short ones at the end fill the workers up evenly. Last of the hooks, after pytest-django's
+    own order (tests in transactions before the others), which each file keeps."""
+    recorded = json.loads(DURATIONS.read_text()) if DURATIONS.exists() else {}
     files: dict[str, list] = {}
     for item in items:
         files.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
 
-    def weight(tests: list) -> tuple[bool, int]:
-        return (not any(test.get_closest_marker("long") for test in tests), -len(tests))
+    def seconds(path: str) -> float:
+        return recorded.get(path, UNRECORDED_SECONDS_PER_TEST * len(files[path]))
 
-    items[:] = [item for tests in sorted(files.values(), key=weight) for item in tests]
+    items[:] = [item for path in sorted(files, key=seconds, reverse=True) for item in files[path]]
+
+
+class DurationsRecorder:
+    """`make durations`: adds up each file's time in the controlling process (which sees every
+    worker's reports) and writes tests/durations.json at the end of the run."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.seconds: dict[str, float] = {}
+
+    def pytest_runtest_logreport(self, report):
+        path = report.nodeid.split("::", 1)[0]
+        self.seconds[path] = self.seconds.get(path, 0.0) + report.duration
+
+    def pytest_sessionfinish(self, session):
+        ordered = dict(sorted(self.seconds.items(), key=lambda row: row[1], reverse=True))
+        rounded = {path: round(seconds, 1) for path, seconds in ordered.items()}
+        self.path.write_text(json.dumps(rounded, indent=1) + "\n")
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -68,7 +68,6 @@ def pages_of(table, showdown, live, round_, hand) -> list[str]:
     ]
 
 
-@pytest.mark.long
 def test_every_page_in_every_language_runs_without_an_error(chromium, asgi_server):
     ann, table, showdown, live, round_ = beside_the_browser(player_with_history)
     hand = Hand.objects.filter(table=table).order_by("pk").first()

@@ -69,7 +69,6 @@ def _consumed(response, *, most_parts: int | None = None) -> tuple[int, int, int
     return size, parts, peak
 
 
-@pytest.mark.long
 def test_the_hands_exports_stream_in_memory_bounded_by_a_batch(auditor, hands_copied):
     """Held whole, the rows of 3,334 six-handed hands (read with their hands) took hundreds of
     MB; streamed, the CSV holds a batch of hands (`AUDIT_HAND_CHUNK`) and the zip one hand at a

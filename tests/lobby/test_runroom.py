@@ -127,7 +127,6 @@ async def play_a_hand(port: int, table_id: int, cookies: list[str], data_dir: Pa
     return played, ann.state["last_result"], ann.state
 
 
-@pytest.mark.long
 @pytest.mark.timeout(420)
 def test_the_embedded_room_carries_two_tables_and_a_live_showdown_table_at_once(room):
     players = {u for table in POKER_TABLES.values() for u in table} | set(SHOWDOWN_PLAYERS)
@@ -177,7 +176,6 @@ def test_the_embedded_room_carries_two_tables_and_a_live_showdown_table_at_once(
         assert problem not in served, served[-4000:]
 
 
-@pytest.mark.long
 @pytest.mark.timeout(300)
 def test_the_embedded_room_plays_a_hand_over_its_sockets(room):
     """At a table the players of the load above have left: the owner's counters are read

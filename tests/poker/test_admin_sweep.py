@@ -15,7 +15,6 @@ from tests.sweep import DECK, cards_in, fetch, search_guesses, staff_pages, with
 pytestmark = pytest.mark.django_db
 
 
-@pytest.mark.long
 def test_no_staff_page_search_or_log_shows_a_running_hands_cards(staff, caplog):
     caplog.set_level(logging.DEBUG)
     table = make_table()
@@ -50,7 +49,6 @@ def test_no_staff_page_search_or_log_shows_a_running_hands_cards(staff, caplog):
     assert logged and not cards_in("\n".join(logged))
 
 
-@pytest.mark.long
 def test_the_board_shows_once_dealt_and_no_hole_card_or_burn(staff):
     """Also the admin half of tests/poker/test_hidden_cards.py's sweep: the same hand (three
     seats, `DECK`, played to the flop), read here with the stricter check."""

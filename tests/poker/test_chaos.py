@@ -22,7 +22,6 @@ HANDS = 12
 KILLS = 4  # at least, the first two being one worker and one ASGI process
 
 
-@pytest.mark.long
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.timeout(420)

@@ -13,7 +13,6 @@ from tests.poker.fault_run import SEED, play_and_count
 pytestmark = pytest.mark.chaos
 
 
-@pytest.mark.long
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.timeout(420)

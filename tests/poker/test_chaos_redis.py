@@ -101,7 +101,6 @@ def _worker_stop(worker) -> None:
         worker.wait()
 
 
-@pytest.mark.long
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.timeout(240)

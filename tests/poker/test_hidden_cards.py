@@ -422,7 +422,6 @@ def play(table, players: dict, log: FrameLog, viewers: list, choose) -> int:
     return scanned
 
 
-@pytest.mark.long
 @pytest.mark.timeout(900)  # a long-form sweep: 20 hands, every frame and resync read back
 def test_no_frame_the_table_services_build_shows_anyone_a_hidden_card(monkeypatch):
     """Scripted hands (to a showdown, to a fold, all-in with side pots) and random legal play of

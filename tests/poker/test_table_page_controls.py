@@ -209,13 +209,19 @@ def test_the_action_buttons_and_own_cards_fit_the_window_without_scrolling(
             if page.is_visible(control):
                 box = page.locator(control).bounding_box()
                 assert inside(box, viewport), (control, box)
-        # The four boxes in one read: a frame arriving between two reads redraws the cards,
-        # and a card read after it was replaced has no box.
-        boxes = page.eval_on_selector_all(
-            f"#seat-{seat} .card",
-            "cards => cards.map(card => { const r = card.getBoundingClientRect();"
-            " return {x: r.x, y: r.y, width: r.width, height: r.height}; })",
-        )
+        # The four boxes in one read, once all four are laid out: a frame arriving between
+        # two reads redraws the cards, and a redraw can leave a read with no box at all
+        # (seen once in CI: 0 x 0 at the origin).
+        boxes = page.wait_for_function(
+            """(selector) => {
+              const boxes = [...document.querySelectorAll(selector)].map((card) => {
+                const r = card.getBoundingClientRect();
+                return {x: r.x, y: r.y, width: r.width, height: r.height};
+              });
+              return boxes.length === 4 && boxes.every((b) => b.width > 0) && boxes;
+            }""",
+            arg=f"#seat-{seat} .card",
+        ).json_value()
         assert len(boxes) == 4
         for box in boxes:
             assert inside(box, viewport), box

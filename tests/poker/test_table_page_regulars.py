@@ -4,10 +4,11 @@ the chat with its per-player mute, the sound switch, on a laptop (1366x768) and 
 (390x844)."""
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from accounts.models import Profile
 from poker.engine.hand import Hand as EngineHand
-from poker.models import Seat
+from poker.models import Hand, Seat
 from tests.factories import deal_hand, make_seated_player, make_table
 from tests.poker.table_page import (
     PHONE,
@@ -77,6 +78,21 @@ def _presets_before_the_flop(mine):
     assert mine.input_value("#raise-amount") == "2.50"
 
 
+def _still_in_the_hand(mine):
+    """The options need the hand still running (the bank is minutes long): once, in CI,
+    "Leave after this hand" went away mid-test; if it does again, say what the page held."""
+    try:
+        mine.wait_for_selector("#opt-leave-after-wrap:not([hidden])", timeout=5_000)
+    except PlaywrightTimeout:
+        held = mine.evaluate(
+            """() => { const s = window.tablePage.state();
+              return JSON.stringify({hand: s.hand && {id: s.hand.id, street: s.hand.street,
+                result: Boolean(s.hand.result), to_act: s.hand.to_act}, you: s.you}); }"""
+        )
+        hands = list(Hand.objects.values("id", "status", "ended_at"))
+        raise AssertionError(f"the hand is over on the page: {held}; hands: {hands}") from None
+
+
 def _seat_options(mine, player):
     """ "Leave after this hand" only while in a hand; each switch reaches the server (its own
     option on the seat, not another's), and auto top-up stays set."""
@@ -85,6 +101,7 @@ def _seat_options(mine, player):
     for box, option in (("#opt-sit-out-bb", "sit_out_next_big_blind"),
                         ("#opt-leave-after", "leave_after_hand")):  # fmt: skip
         for on in (True, False):
+            _still_in_the_hand(mine)
             mine.set_checked(box, on)
             mine.wait_for_function(
                 f"() => window.tablePage.state().you.options.{option} === {str(on).lower()}"

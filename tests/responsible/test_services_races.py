@@ -17,7 +17,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 ROUNDS = 12  # before the order was fixed, the first round or two already deadlocked
 
 
-@pytest.mark.long
 def test_a_time_out_taken_mid_hand_never_deadlocks_against_the_tables_changes():
     for n in range(ROUNDS):
         table = make_table(name=f"Race {n}", next_hand_delay_seconds=3600)

@@ -381,7 +381,6 @@ def test_paytables_are_loaded_with_their_exact_edges(db):
     assert Paytable.objects.get(name="hcb-e").edge_pct == pytest.approx(9.7723, abs=1e-4)
 
 
-@pytest.mark.long
 def test_a_new_paytable_is_checked_and_stored_with_its_edge(db):
     pays = dict(Paytable.objects.get(name="fhb-a").pays)
     pays["four of a kind"] = 50

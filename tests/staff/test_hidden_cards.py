@@ -32,7 +32,6 @@ def seat_boss_and_ann():
     return table, boss, ann, hand
 
 
-@pytest.mark.long
 @pytest.mark.django_db
 def test_a_playing_superuser_sees_no_card_in_the_admin():
     table, boss, _ann, hand = seat_boss_and_ann()

@@ -132,7 +132,6 @@ def bad_actions(hand: Hand) -> list[tuple[object, object, object]]:
     return bad
 
 
-@pytest.mark.long
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(table=tables(), data=st.data())
 def test_bad_input_anywhere_in_any_game_is_refused_and_changes_nothing(table, data):

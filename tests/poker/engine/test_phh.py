@@ -264,7 +264,6 @@ def _short_fixed_limit_raise(hand: Hand) -> bool:
     return False
 
 
-@pytest.mark.long
 @pytest.mark.slow
 @pytest.mark.parametrize(("game", "structure"), [("omaha", "pot-limit"), ("omaha8", "limit")])
 def test_pokerkit_replays_any_simulated_hand_except_where_docs_rules_says_why(game, structure):

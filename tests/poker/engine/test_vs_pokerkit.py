@@ -247,7 +247,6 @@ def test_pot_limit_omaha_matches_pokerkit():
     assert seen["split pot"] >= 10 and all(seen[f"{n} players"] > HANDS // 10 for n in range(2, 7))
 
 
-@pytest.mark.long
 def test_fixed_limit_omaha_hi_lo_matches_pokerkit():
     seen = run("limit", seed=2027)
     assert seen["differing"] < HANDS // 50  # odd chips and pokerkit's low half of side pots
