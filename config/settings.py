@@ -256,7 +256,9 @@ CELERY_TIMEZONE = "UTC"
 # pool instead, as a finished web request does; Celery recycles the pool every this many tasks.
 CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=200)
 # The next hand waits for an all-in runout and a showdown to be shown on the page
-# (poker.engine.views.ended_hand_display_seconds) times this; 0 for a benchmark of the core.
+# (poker.engine.views.ended_hand_display_seconds) times this, and the page turns the runout's
+# streets over at its pace times this too (poker.views table_page's runout_ms); 0 for a
+# benchmark of the core.
 POKER_SHOWDOWN_PAUSE_SCALE = env.float("POKER_SHOWDOWN_PAUSE_SCALE", default=1.0)
 # A Sit & Go's first hand is dealt this long after its seats fill (the players reach the
 # table), and its table waits this long between hands (a cash table's own

@@ -1,6 +1,7 @@
 """Table pages and the waiting-list forms. Thin: the page is a shell; the table itself arrives
 over the table's socket; the forms call services."""
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -11,6 +12,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from poker import services
+from poker.engine.views import RUNOUT_PAGE_SECONDS
 from poker.guides import guide_for
 from poker.models import Table
 from poker.selectors import table_bar_of
@@ -29,6 +31,8 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
         "display_name": getattr(profile, "display_name", "") or request.user.get_username(),
         # Where a player whose wallet cannot cover the buy-in goes to deposit.
         "cashier_url": reverse("cashier:home"),
+        # The all-in runout's pace, scaled as the server's wait for it is (config/settings.py).
+        "runout_ms": round(RUNOUT_PAGE_SECONDS * 1000 * settings.POKER_SHOWDOWN_PAUSE_SCALE),
     }
     guide = guide_for(game=table.game, structure=table.structure)
     # This game's rules page (the sit dialog links its ratholing section).

@@ -462,6 +462,24 @@ def asgi_server(django_db_setup, django_db_blocker, tmp_path_factory):
     _stop(process)
 
 
+@pytest.fixture(scope="session")
+def asgi_server_quick_runout(django_db_setup, django_db_blocker, tmp_path_factory):
+    """Another daphne like `asgi_server`, its pauses for an all-in runout and a showdown a tenth
+    as long (POKER_SHOWDOWN_PAUSE_SCALE; the table page turns the streets over at that pace):
+    for a browser test that watches what a runout shows, not how long it takes. Pass it to
+    `signed_in_page(..., base_url=)`."""
+    if settings.EMBEDDED:
+        pytest.skip("a separate ASGI server needs REDIS_URL (the Redis channel layer)")
+    with django_db_blocker.unblock():
+        database_url = _database_url_of_test_db()
+    log_path = tmp_path_factory.mktemp("daphne-quick") / "daphne.log"
+    process, base_url = spawn_daphne(
+        database_url=database_url, log_path=log_path, env={"POKER_SHOWDOWN_PAUSE_SCALE": "0.1"}
+    )
+    yield base_url
+    _stop(process)
+
+
 def spawn_daphne(
     *, database_url: str, log_path: Path, env: dict | None = None
 ) -> tuple[subprocess.Popen, str]:
@@ -724,20 +742,22 @@ def chromium():
 
 @pytest.fixture
 def signed_in_page(chromium, asgi_server):
-    """`signed_in_page(player, viewport)`: a page on `asgi_server`, in its own browser context
-    carrying the player's session cookie. `page.errors` collects uncaught script errors.
-    Close the pages (`page.context.close()`) before the test ends."""
+    """`signed_in_page(player, viewport)`: a page on `asgi_server` (or on `base_url`, another
+    server's), in its own browser context carrying the player's session cookie. `page.errors`
+    collects uncaught script errors. Close the pages (`page.context.close()`) before the test
+    ends."""
 
-    def open_page(player, viewport: dict):
+    def open_page(player, viewport: dict, base_url: str | None = None):
+        server = base_url or asgi_server
         client = Client()
         client.force_login(player, backend="django.contrib.auth.backends.ModelBackend")
-        context = chromium.new_context(viewport=viewport, base_url=asgi_server)
+        context = chromium.new_context(viewport=viewport, base_url=server)
         context.add_cookies(
             [
                 {
                     "name": settings.SESSION_COOKIE_NAME,
                     "value": client.cookies[settings.SESSION_COOKIE_NAME].value,
-                    "url": asgi_server,
+                    "url": server,
                 }
             ]
         )

@@ -113,8 +113,10 @@ def events_for(hand: Hand, seat: int | None, start: int = 0) -> list[dict[str, A
 
 # How long the page takes to show an ended hand, so the next one waits for it (docs/rules.md
 # "Showdown on the page"): each street dealt with nobody left to act is turned over after a
-# pause (static/js/table.js RUNOUT_MS), and a showdown stays up to be read.
+# pause (RUNOUT_PAGE_SECONDS, a little less: the page's pace, static/js/table.js RUNOUT_MS), and
+# a showdown stays up to be read. The room scales them all alike (POKER_SHOWDOWN_PAUSE_SCALE).
 RUNOUT_STREET_SECONDS = 1.5
+RUNOUT_PAGE_SECONDS = 1.4
 SHOWDOWN_READ_SECONDS = 2.0
 
 

@@ -227,22 +227,20 @@
 
   /* When nobody can act any more (all-in), the server deals the remaining streets and the
    * showdown in one change. The page turns the hands face up at once, then the streets one by
-   * one, RUNOUT_MS apart, and only then shows who won; the server waits as long before the next
-   * hand (poker/engine/views.py RUNOUT_STREET_SECONDS). */
-  const RUNOUT_MS = 1400;
-  let runout = null; // {board: cards shown so far, streets: [[cards], ...], events, timer}
+   * one, the table's runout pace apart (config.runout_ms), and only then shows who won; the
+   * server waits as long before the next hand (poker/engine/views.py RUNOUT_STREET_SECONDS).
+   * A board run twice is dealt the same way, the first run on the board's row, then the second
+   * on the row under it (static/js/run_twice.js). */
+  const RUNOUT_MS = config.runout_ms;
+  const runs = window.roomRuns;
+  // {plan, shown: steps turned over, board, second: the two rows so far, events, seats, gone, timer}
+  let runout = null;
 
   function runoutStart(events, next) {
-    let lastAction = -1;
-    events.forEach((event, i) => { if (event.type === "action") lastAction = i; });
-    const first = events.findIndex((e, i) => i > lastAction && e.type === "street_dealt");
     const result = next.hand ? next.hand.result : next.last_result;
-    if (first < 0 || !result || result.cancelled || !events.some((e) => e.type === "showdown")) {
-      return false;
-    }
-    const streets = events.filter((e, i) => i > lastAction && e.type === "street_dealt").map((e) => e.cards);
-    const board = (result.board || []).slice(0, (result.board || []).length - streets.flat().length);
-    events.slice(0, first).forEach(logEvent);
+    const plan = runs.runoutPlan(events, result);
+    if (!plan) return false;
+    events.slice(0, plan.first).forEach(logEvent);
     // The seats as they were with the chips in the middle: the stacks before the pots are paid
     // and the statuses before the hand's end changed them (a busted player sat out), so nothing
     // on the felt gives the result away before the river is out.
@@ -264,23 +262,21 @@
       gone[s.seat] = Object.assign({}, s);
       seats[s.seat] = { stack: 0, status: s.status };
     });
-    runout = {
-      board: board, streets: streets, events: events.slice(first), seats: seats, gone: gone, timer: null,
-    };
+    runout = Object.assign({ plan: plan, shown: 0, events: events.slice(plan.first), seats: seats, gone: gone, timer: null },
+      toRows(runs.boardsAfter(plan, 0)));
     runout.timer = setTimeout(runoutStep, RUNOUT_MS);
     return true;
   }
 
+  const toRows = (boards) => ({ board: boards.first, second: boards.second });
+
   function runoutStep() {
     if (!runout) return;
-    runout.board = runout.board.concat(runout.streets.shift());
-    if (runout.streets.length) {
-      runout.timer = setTimeout(runoutStep, RUNOUT_MS);
-      if (state) render(state);
-    } else {
-      runout.timer = setTimeout(runoutFinish, RUNOUT_MS / 2);
-      if (state) render(state);
-    }
+    runout.shown += 1;
+    Object.assign(runout, toRows(runs.boardsAfter(runout.plan, runout.shown)));
+    const more = runout.shown < runout.plan.steps.length;
+    runout.timer = setTimeout(more ? runoutStep : runoutFinish, more ? RUNOUT_MS : RUNOUT_MS / 2);
+    if (state) render(state);
   }
 
   /* The runout is over (or cut short by the next change): log its events, show the result. */
@@ -623,14 +619,27 @@
     board.replaceChildren();
     const previous = lastResult();
     let cards = hand ? hand.board : (previous && !previous.cancelled && previous.board) || [];
-    if (runout) cards = runout.board;
+    // A board run twice: the second run on the row under the first, each row named; during the
+    // runout the second row comes with its first street, once the first run is out.
+    const ended = (hand && hand.result) || (!hand && previous);
+    const boards = runs.twice(ended) ? ended.boards : null;
+    let secondCards = boards ? boards[1] : null;
+    if (runout) {
+      cards = runout.board;
+      secondCards = runout.second;
+    }
+    const named = runout ? runout.plan.twice : Boolean(boards);
+    $("felt").classList.toggle("twice", named);
+    if (named) board.append(el("span", "run-label", gettext("Run 1")));
     cards.forEach((c) => board.append(cardEl(c)));
-    // A board run twice: the second run under the first, once the hand is over.
-    const boards = (hand && hand.result && hand.result.boards) || (!hand && previous && !previous.cancelled && previous.boards);
     const second = $("board-two");
     second.replaceChildren();
-    second.hidden = !boards || Boolean(runout);
-    if (boards && !runout) boards[1].forEach((c) => second.append(cardEl(c)));
+    second.hidden = !named || !secondCards;
+    if (named && secondCards) {
+      second.append(el("span", "run-label", gettext("Run 2")));
+      secondCards.forEach((c) => second.append(cardEl(c)));
+    }
+    renderRunWinners(runout ? null : boards && ended);
     const pots = $("pots");
     pots.replaceChildren();
     const message = $("table-message");
@@ -662,6 +671,21 @@
       const ready = state.seats.filter((s) => s.player && s.status !== "sitting_out").length;
       message.textContent = ready < 2 ? gettext("Waiting for players") : gettext("The next hand starts shortly");
     }
+  }
+
+  /* Under each row of a board run twice, once the runout is over: who won that run's half of
+   * each pot (its side, in Hi/Lo), in the words of the result's lines without the hands (the
+   * last hand's panel has them). */
+  function renderRunWinners(result) {
+    [1, 2].forEach((run) => {
+      const line = $("run-winners-" + run);
+      line.replaceChildren();
+      const one = result ? runs.runResult(result, run - 1) : null;
+      const lines = one ? resultLines(one, shownMap(one), { hands: false }) : [];
+      line.hidden = !lines.length;
+      line.dataset.seats = one ? runs.runWinners(result)[run - 1].join(" ") : "";
+      line.textContent = lines.join(" · ");
+    });
   }
 
   /* "Pot $3" (or the main pot's own words, `first`), "Side pot 1 $2" for the side pots. */
@@ -1483,17 +1507,30 @@
     }
     const shown = shownMap(result);
     const list = el("ul", "result-lines");
-    resultLines(result, shown).forEach((line) => list.append(el("li", "result-line", line)));
-    body.append(list);
-    // A board run twice shows both runs, each named for screen readers.
-    const boards = result.boards && result.boards.length === 2
-      ? result.boards
-      : [result.board || []].filter((cards) => cards.length);
+    // Run twice, each run's lines come under its board; here only a pot nobody else could win
+    // (not run twice) and the rake.
+    const whole = runs.twice(result)
+      ? Object.assign({}, result, { pots: result.pots.map((pot) => (pot.runs ? Object.assign({}, pot, { high: [], low: [] }) : pot)) })
+      : result;
+    resultLines(whole, shown).forEach((line) => list.append(el("li", "result-line", line)));
+    if (list.children.length) body.append(list);
+    // A board run twice shows both runs, each named, with who won each run's half of each pot.
+    const boards = runs.twice(result) ? result.boards : [result.board || []].filter((cards) => cards.length);
     boards.forEach((cards, run) => {
       const board = el("div", "result-board");
-      if (boards.length === 2) board.setAttribute("aria-label", run ? gettext("Second board") : gettext("First board"));
+      if (boards.length === 2) {
+        board.setAttribute("aria-label", run ? gettext("Second board") : gettext("First board"));
+        board.append(el("span", "run-label", run ? gettext("Run 2") : gettext("Run 1")));
+      }
       cards.forEach((c) => board.append(cardEl(c)));
       body.append(board);
+      if (boards.length === 2) {
+        const one = runs.runResult(result, run);
+        const lines = el("ul", "result-lines run-lines");
+        lines.dataset.run = run + 1;
+        resultLines(one, shownMap(one)).forEach((line) => lines.append(el("li", "result-line", line)));
+        body.append(lines);
+      }
     });
     Object.values(shown).forEach((entry) => {
       const row = el("div", "result-shown");
@@ -1524,8 +1561,10 @@
     return fill(gettext("%(names)s and %(last)s"), { names: list.slice(0, -1).join(", "), last: list[list.length - 1] });
   }
 
-  /* One sentence per pot and side: who won how much, and with which hand. */
-  function resultLines(result, shown) {
+  /* One sentence per pot and side: who won how much, and with which hand (not with `hands`
+   * false). */
+  function resultLines(result, shown, options) {
+    const hands = !options || options.hands !== false;
     const lines = [];
     const contested = (result.showdown || []).length > 0;
     const many = (result.pots || []).length > 1;
@@ -1544,7 +1583,7 @@
         let line = fill(words, { names: joinNames(seats), amount: money(total), pot: from });
         const entry = shown[seats[0]];
         const value = entry && entry[side];
-        if (contested && value) line = fill(gettext("%(line)s with %(hand)s"), { line: line, hand: handName(value) });
+        if (contested && value && hands) line = fill(gettext("%(line)s with %(hand)s"), { line: line, hand: handName(value) });
         else if (!contested) line = fill(gettext("%(line)s (uncontested)"), { line: line });
         lines.push(line);
       });
@@ -1587,7 +1626,9 @@
       case "uncalled_bet_returned":
         return say(gettext("%(amount)s uncalled, back to %(who)s"), { amount: money(event.amount) });
       case "street_dealt":
-        return streetLabel(event.street) + ": " + event.cards.map(cardLabel).join(" ");
+        // A board run twice: which run's street ("Run 2 · Flop: …").
+        return (event.run ? (event.run === 2 ? gettext("Run 2") : gettext("Run 1")) + " · " : "") +
+          streetLabel(event.street) + ": " + event.cards.map(cardLabel).join(" ");
       case "showdown":
         return gettext("Showdown.");
       case "cards_shown":
@@ -1667,8 +1708,14 @@
     const last = now && now.last_result;
     const result = now && ((now.hand && now.hand.result) || (last && (last.result || last)));
     const entry = result && (result.showdown || []).find((e) => e.seat === event.seat);
-    if (entry) return [handName(entry.high), handName(entry.low)].filter(Boolean).join(" · ");
-    return [event.high, event.low].filter(Boolean).join(" · ");
+    const named = (high, low) => [high, low].filter(Boolean).join(" · ");
+    // A board run twice: the hand read on each run's board.
+    if (entry && entry.runs) {
+      return entry.runs.map((read, k) => (k ? gettext("Run 2") : gettext("Run 1")) + ": " +
+        named(handName(read.high), handName(read.low))).join("; ");
+    }
+    if (entry) return named(handName(entry.high), handName(entry.low));
+    return named(event.high, event.low);
   }
 
   /* A page that loads (or reconnects to) a table in mid-hand writes the hand's log so far from

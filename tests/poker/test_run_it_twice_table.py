@@ -14,6 +14,7 @@ from fairness.selectors import hand_check
 from poker import services
 from poker.engine.hand import Hand as EngineHand
 from poker.models import Hand, Seat, Table
+from poker.selectors import table_state_for
 from poker.services.timers import hand_turn_timeout
 from tests.factories import (
     act_for_the_player_to_act,
@@ -82,6 +83,30 @@ def test_all_agreeing_runs_the_board_twice_and_settles_once():
     Hand.objects.filter(pk=hand.pk).update(state=state)
     with pytest.raises(CommandError):
         call_command("verify_hand", hand.pk, stdout=StringIO())
+
+
+def test_who_won_each_run_is_public_once_the_hand_is_over_and_not_before():
+    """The STATE everyone sees (a spectator's) carries each run's shares and hands only in the
+    ended hand's result: while the players are asked there is no result, no second board, and
+    no hole card but the player's own."""
+    table, players, hand = heads_up_asked_to_run_twice()
+    asked = table_state_for(table=table, player=None)
+    assert asked["hand"]["result"] is None and "boards" not in (asked["last_result"] or {})
+    assert all(seat["cards"] is None for seat in asked["hand"]["seats"])
+    _answer(table, players[1], True)
+    _answer(table, players[2], True)
+    last = table_state_for(table=table, player=None)["last_result"]
+    hand.refresh_from_db()
+    assert last["boards"] == hand.result["boards"]
+    for pot in last["pots"]:
+        assert len(pot["runs"]) == 2
+        assert sum(run["amount"] for run in pot["runs"]) == pot["amount"] - pot["rake"]
+        for run in pot["runs"]:
+            won = sum(share["amount"] for share in run["high"] + run["low"])
+            assert won == run["amount"]
+    # Everyone still in showed (the board was run out with nobody left to bet), each hand read
+    # on both boards.
+    assert all(entry["shown"] and len(entry["runs"]) == 2 for entry in last["showdown"])
 
 
 def test_one_no_runs_it_once_at_once():
