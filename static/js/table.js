@@ -523,10 +523,7 @@
       });
       if (shown[s.seat] && (hand || samePlayer(s)) && !runout) {
         // A hand's name is read on the whole board: it waits for the river like the result.
-        const entry = shown[s.seat];
-        const label = [handName(entry.high), handName(entry.low)]
-          .filter(Boolean)
-          .join(" · ");
+        const label = shownHandName(shown[s.seat]);
         if (label) plate.append(el("span", "hand-name", label));
       }
       const timer = el("span", "timer");
@@ -1538,10 +1535,20 @@
       const cards = el("span", "cards");
       entry.cards.forEach((c) => cards.append(cardEl(c)));
       row.append(cards);
-      row.append(el("span", "hand-name", [handName(entry.high), handName(entry.low)]
-        .filter(Boolean).join(" · ")));
+      row.append(el("span", "hand-name", shownHandName(entry)));
       body.append(row);
     });
+  }
+
+  /* A shown hand's name, high and low; on a board run twice, as read on each run ("two pair,
+   * nines and fives / one pair, twos"): the first run's alone would name a hand that lost the
+   * second. */
+  function shownHandName(entry) {
+    const reads = entry.runs && entry.runs.length === 2 ? entry.runs : [entry];
+    return reads
+      .map((read) => [handName(read.high), handName(read.low)].filter(Boolean).join(" · "))
+      .filter(Boolean)
+      .join(" / ");
   }
 
   /* Why a hand was cancelled, in the page's language when the room's code says it (the
