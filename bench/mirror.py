@@ -245,5 +245,7 @@ class TableMirror:
             public["waiting"] = frame["waiting"]
         if "next_server_seed_hash" in frame:
             public["next_server_seed_hash"] = frame["next_server_seed_hash"]
+        if frame.get("tournament") is not None:
+            public["table"] = {**public["table"], "tournament": frame["tournament"]}
         self.public = public
         return True

@@ -250,7 +250,8 @@ def _public_frame(
     view: TableView, events: Sequence[Mapping[str, Any]], *, betting: bool, version: int
 ) -> UpdateFrame:
     """The `update` frame: betting sends only what it moved of the hand; anything else also
-    the seats, the last result, the waiting list and the next seed's hash."""
+    the seats, the last result, the waiting list, the next seed's hash and, at a Sit & Go's
+    table, its clock and places."""
     public: UpdateFrame = {"type": "update", "version": version, "events": events}
     hand = view.hand_json(None)
     if betting and hand is not None:
@@ -262,6 +263,11 @@ def _public_frame(
         public["last_result"] = view.last_result
         public["waiting"] = view.waiting_json
         public["next_server_seed_hash"] = view.next_seed_hash
+        # A Sit & Go's clock and places move only with such a change (a hand's end, a level
+        # change): the page's tournament bar would show the snapshot's for ever otherwise.
+        tournament = view.table_json.get("tournament") if view.table.is_tournament else None
+        if tournament is not None:
+            public["tournament"] = tournament
     return public
 
 

@@ -187,6 +187,7 @@ class UpdateFrame(TypedDict):
     last_result: NotRequired[ResultJson | None]
     waiting: NotRequired[WaitingJson | None]
     next_server_seed_hash: NotRequired[str | None]
+    tournament: NotRequired[TournamentJson]  # at a Sit & Go's table, as STATE's table.tournament
 
 
 class PrivateFrame(TypedDict):

@@ -61,6 +61,8 @@
       if ("last_result" in frame) next.last_result = frame.last_result;
       if (frame.waiting) next.waiting = frame.waiting;
       if ("next_server_seed_hash" in frame) next.next_server_seed_hash = frame.next_server_seed_hash;
+      // A Sit & Go's clock and places, as STATE's table.tournament (its level, its eliminations).
+      if (frame.tournament) next.table = Object.assign({}, next.table, { tournament: frame.tournament });
       publicPart = next;
       return true;
     }

@@ -95,3 +95,20 @@ test("the reading of the player's hand is their own part's, kept over public upd
   watching.snapshot(seen);
   assert.equal(watching.composed().hand.reading, null);
 });
+
+test("a Sit & Go's clock and places come with an update, the rest of the table kept", () => {
+  const mirror = createMirror();
+  const state = snapshot(10);
+  const clock = { id: 3, level: 1, players_left: 2, places: [] };
+  state.table = { id: 4, name: "Sit & Go #3", tournament: clock };
+  mirror.snapshot(state);
+  // Betting carries no clock: the snapshot's stays.
+  mirror.update(update(11, 2));
+  assert.deepEqual(mirror.composed().table.tournament, clock);
+  // The hand's end: the places, everyone's once it is over.
+  const over = { id: 3, level: 1, players_left: 0, places: [{ player: { id: 1 }, place: 1, prize: 2000 }] };
+  const end = { type: "update", version: 12, events: [], hand: null, seats: [], last_result: null, tournament: over };
+  assert.equal(mirror.update(end), true);
+  assert.deepEqual(mirror.composed().table, { id: 4, name: "Sit & Go #3", tournament: over });
+  assert.deepEqual(state.table.tournament, clock); // the snapshot itself untouched
+});

@@ -239,3 +239,38 @@ def test_the_hand_reading_is_in_each_players_own_part_only(monkeypatch):
         watcher = table_state_for(table=table, player=make_player(f"watcher-{street}"))
         assert watcher["hand"]["reading"] is None
         assert table_state_for(table=table, player=None)["hand"]["reading"] is None
+
+
+@pytest.mark.django_db
+def test_a_sit_and_gos_clock_and_places_come_with_each_change_but_betting(monkeypatch):
+    """STATE's table.tournament reached a page in its snapshot only: the table page's bar
+    never showed an elimination, the end or the player's place (nor a new level) without a
+    reload. Every `update` but betting's now carries it: the hand's start with nobody out,
+    the end with both places and their prizes."""
+    from tests.factories import make_funded_player, make_sit_and_go
+    from tests.tournaments.sng_play import play_out
+    from tournaments.services import tournament_register
+
+    sng = make_sit_and_go(seats=2, starting_chips=100)
+    players = [make_funded_player(name, cents=5_000) for name in ("ann", "bob")]
+    for player in players:
+        tournament_register(player=player, tournament=sng, idempotency_key=f"k-{player.pk}")
+    sng.refresh_from_db()
+    publics: list[dict] = []
+    build = broadcast.frames_and_view
+
+    def watched(**kwargs):
+        frames, view = build(**kwargs)
+        publics.append(json.loads(frames["public"]))
+        return frames, view
+
+    monkeypatch.setattr(broadcast, "frames_and_view", watched)
+    assert play_out(sng, players)
+    betting = [frame for frame in publics if "hand_changes" in frame]
+    assert betting and all("tournament" not in frame for frame in betting)
+    others = [frame for frame in publics if "hand_changes" not in frame]
+    assert all(frame["tournament"]["id"] == sng.pk for frame in others)
+    assert others[0]["tournament"]["places"] == []  # the first hand's start
+    end = others[-1]["tournament"]
+    assert end["players_left"] == 0
+    assert sorted((p["place"], p["prize"]) for p in end["places"]) == [(1, 2_000), (2, 0)]
