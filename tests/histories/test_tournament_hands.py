@@ -304,7 +304,7 @@ def test_the_hand_page_names_the_tournament_and_its_level(client, played):
     assert f"Tournoi n° {sng.pk}, niveau I (10/20)" in page
     client.cookies["django_language"] = "ja"
     page = client.get(reverse("histories:hand", args=[hand.pk])).content.decode()
-    assert f"トーナメント #{sng.pk}・レベル I（10/20）" in page
+    assert f"トーナメント #{sng.pk}・レベル I（10/20）" in page  # noqa: RUF001
 
 
 def test_a_fixed_limit_sit_and_go_hand_names_the_levels_bets_not_its_blinds(client):
