@@ -1,4 +1,5 @@
-"""REST API of Sit & Gos: the open ones, and the signed-in player's register and unregister.
+"""REST API of Sit & Gos: the open ones, one Sit & Go's live state (open to everyone, as its
+page is: the page polls it), and the signed-in player's register and unregister.
 
 Amounts are integer cents. A refusal (no funds, full, started, registered already, a time-out,
 a forged id) is a 400 with `{"code", "message"}` and changed nothing (config.api renders the
@@ -7,8 +8,11 @@ a forged id) is a 400 with `{"code", "message"}` and changed nothing (config.api
 
 from __future__ import annotations
 
+from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
+from rest_framework.exceptions import NotFound
+from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -17,8 +21,8 @@ from cashier.api import ErrorSerializer
 from cashier.selectors import wallet_balance
 from config.inputs import MAX_KEY_LENGTH
 from tournaments.models import Registration
-from tournaments.selectors import sit_and_gos_for_lobby
-from tournaments.services import tournament_register, tournament_unregister
+from tournaments.selectors import sit_and_go_page, sit_and_gos_for_lobby
+from tournaments.services import place_amounts, tournament_register, tournament_unregister
 
 
 class SitAndGoSerializer(serializers.Serializer):
@@ -34,6 +38,42 @@ class SitAndGoSerializer(serializers.Serializer):
     starting_chips = serializers.IntegerField()
     status = serializers.CharField(help_text="registering or running")
     is_registered = serializers.BooleanField(help_text="the signed-in player is registered")
+
+
+class LivePlayerSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    display_name = serializers.CharField()
+    chips = serializers.IntegerField(help_text="tournament chips while in; 0 once out")
+    place = serializers.IntegerField(allow_null=True, help_text="once out, or at the end")
+    prize = serializers.IntegerField(help_text="cents")
+
+
+class LivePrizeSerializer(serializers.Serializer):
+    place = serializers.IntegerField()
+    percent = serializers.IntegerField()
+    amount = serializers.IntegerField(help_text="cents")
+
+
+class SitAndGoLiveSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.CharField(help_text="registering, running, finished or cancelled")
+    level = serializers.IntegerField(help_text="1-based; 0 before the start")
+    levels = serializers.IntegerField()
+    small_blind = serializers.IntegerField(allow_null=True, help_text="chips, at the level")
+    big_blind = serializers.IntegerField(allow_null=True)
+    ante = serializers.IntegerField(allow_null=True)
+    next_level_at = serializers.CharField(
+        allow_null=True, help_text="ISO 8601 while it runs (a break's end during a break)"
+    )
+    next_small_blind = serializers.IntegerField(allow_null=True)
+    next_big_blind = serializers.IntegerField(allow_null=True)
+    on_break = serializers.BooleanField(help_text="its table is on a break")
+    entrants = serializers.IntegerField()
+    players_left = serializers.IntegerField()
+    places_paid = serializers.IntegerField()
+    pool = serializers.IntegerField(help_text="cents")
+    players = LivePlayerSerializer(many=True, help_text="those in by chips, then by place")
+    prizes = LivePrizeSerializer(many=True)
 
 
 class RegisterRequestSerializer(serializers.Serializer):
@@ -89,6 +129,62 @@ class SitAndGoListView(APIView):
     def get(self, request: Request) -> Response:
         rows = sit_and_gos_for_lobby(player=request.user)
         return Response(SitAndGoSerializer(rows, many=True).data)
+
+
+class SitAndGoLiveView(APIView):
+    """One Sit & Go as its page shows it, for the page to poll while it runs: the level, the
+    blinds, the next level's time, the players' chips and places, the places paid."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses={200: SitAndGoLiveSerializer})
+    def get(self, request: Request, tournament_id: int) -> Response:
+        page = sit_and_go_page(tournament_id=tournament_id, player=request.user)
+        if page is None:
+            raise NotFound("No such tournament.")
+        tournament = page.tournament
+        running = tournament.status == "running"
+        level, following = page.level, page.next_level if running else None
+        amounts = place_amounts(page.percents, page.pool)
+        table = tournament.table if running and tournament.table_id else None
+        payload = {
+            "id": tournament.pk,
+            "status": tournament.status,
+            "level": tournament.level,
+            "levels": len(page.levels),
+            "small_blind": level.small_blind if level else None,
+            "big_blind": level.big_blind if level else None,
+            "ante": level.ante if level else None,
+            "next_level_at": tournament.next_level_at.isoformat()
+            if running and tournament.next_level_at
+            else None,
+            "next_small_blind": following.small_blind if following else None,
+            "next_big_blind": following.big_blind if following else None,
+            "on_break": table is not None
+            and table.break_until is not None
+            and table.break_until > timezone.now(),
+            "entrants": page.entrants,
+            "players_left": sum(1 for p in page.players if p.place is None) if running else 0,
+            "places_paid": len(page.percents),
+            "pool": page.pool,
+            "players": [
+                {
+                    "id": p.player_id,
+                    "display_name": p.name,
+                    "chips": 0 if p.place else p.chips,
+                    "place": p.place,
+                    "prize": p.prize,
+                }
+                for p in page.players
+            ],
+            "prizes": [
+                {"place": place, "percent": percent, "amount": amount}
+                for place, (percent, amount) in enumerate(
+                    zip(page.percents, amounts, strict=True), 1
+                )
+            ],
+        }
+        return Response(SitAndGoLiveSerializer(payload).data)
 
 
 class RegisterView(APIView):

@@ -4,6 +4,7 @@ from tournaments import api
 
 urlpatterns = [
     path("", api.SitAndGoListView.as_view(), name="api-tournaments"),
+    path("<int:tournament_id>/", api.SitAndGoLiveView.as_view(), name="api-tournament"),
     path(
         "<int:tournament_id>/register/", api.RegisterView.as_view(), name="api-tournament-register"
     ),

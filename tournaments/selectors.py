@@ -347,7 +347,8 @@ def hand_tournament(*, table_id: int, stakes: dict, hand_id: int | None = None) 
     cash table): its id, name, buy-in and fee (cents), starting chips, seats, start, the
     level's minutes, the level the hand's stakes were (the last level at or below the one
     in force now with those blinds; a fixed-limit table's small bet is the level's big
-    blind), and the players who finished in the hand `hand_id` (`hand_finishes`)."""
+    blind, its big bet twice that), and the players who finished in the hand `hand_id`
+    (`hand_finishes`)."""
     tournament = Tournament.objects.select_related("template").filter(table_id=table_id).first()
     if tournament is None:
         return None
@@ -376,6 +377,10 @@ def hand_tournament(*, table_id: int, stakes: dict, hand_id: int | None = None) 
         "small_blind": level["small_blind"],
         "big_blind": level["big_blind"],
         "ante": level.get("ante", 0),
+        # Fixed limit: the level's bets, what its page names the stakes by (the big blind is
+        # the small bet); None in pot limit.
+        "small_bet": level["big_blind"] if limit else None,
+        "big_bet": 2 * level["big_blind"] if limit else None,
         "finishes": hand_finishes(tournament, hand_id=hand_id) if hand_id is not None else [],
     }
 

@@ -51,9 +51,12 @@ def sit_and_go(request: HttpRequest, tournament_id: int) -> HttpResponse:
         for place, (percent, amount) in enumerate(zip(page.percents, amounts, strict=True), 1)
     ]
     tournament = page.tournament
-    left = None
+    left, on_break = None, False
     if tournament.status == "running" and tournament.next_level_at is not None:
         left = max(0, int((tournament.next_level_at - timezone.now()).total_seconds()))
+    if tournament.status == "running" and tournament.table_id is not None:
+        until = tournament.table.break_until
+        on_break = until is not None and until > timezone.now()
     return render(
         request,
         "tournaments/sit_and_go.html",
@@ -66,6 +69,7 @@ def sit_and_go(request: HttpRequest, tournament_id: int) -> HttpResponse:
             "playing": sum(1 for p in page.players if p.place is None),
             "next_level_at": tournament.next_level_at.isoformat() if left is not None else "",
             "next_level_in": f"{left // 60}:{left % 60:02d}" if left is not None else "",
+            "on_break": on_break,
         },
     )
 

@@ -4,7 +4,8 @@
    JavaScript catalogue (jsi18n/), loaded before this file by base.html. `roomPotWinners` says
    who takes a pot, for the table's log and the replayer; `roomClock` writes a time of day;
    `roomChips` a Sit & Go's chips, `roomRoman` its level as PokerStars and tournaments/selectors.py's roman() name it
-   ("Level III"). Loads under node too (tests/js/). */
+   ("Level III"), `roomOrdinal` a place in the page's language ("3rd", "3e", "3位") and
+   `roomMinutes` a countdown ("4:05"). Loads under node too (tests/js/). */
 (function () {
   "use strict";
   function grouped(whole) {
@@ -63,13 +64,35 @@
     return out;
   }
 
+  /* A place as the language writes it, a word of its own the catalogue cannot plural:
+     English 1st 2nd 3rd 4th, 11th 12th 13th, 21st; French 1er then 2e, 3e; Japanese 3位. The
+     sentence around it ("3rd of 6") is gettext's. Any other language gets the bare number. */
+  function ordinal(number, language) {
+    const n = Math.floor(Number(number) || 0);
+    const base = String(language || "en").toLowerCase().split("-")[0];
+    if (base === "fr") return n === 1 ? "1er" : n + "e";
+    if (base === "ja") return n + "位";
+    if (base !== "en") return String(n);
+    const teen = n % 100 >= 11 && n % 100 <= 13;
+    return n + (teen ? "th" : { 1: "st", 2: "nd", 3: "rd" }[n % 10] || "th");
+  }
+
+  /* Seconds left as a countdown writes them: 245 -> "4:05"; never below "0:00". */
+  function minutes(seconds) {
+    const left = Math.max(0, Math.ceil(Number(seconds) || 0));
+    return Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0");
+  }
+
   if (typeof module === "object" && module.exports) {
-    module.exports = { potWinners: potWinners, clock: clock, roman: roman, chips: chips };
+    module.exports = { potWinners: potWinners, clock: clock, roman: roman, chips: chips,
+      ordinal: ordinal, minutes: minutes };
   } else {
     window.roomDollars = dollars;
     window.roomPotWinners = potWinners;
     window.roomRoman = roman;
     window.roomChips = chips;
+    window.roomOrdinal = (number) => ordinal(number, document.documentElement.lang);
+    window.roomMinutes = minutes;
     window.roomClock = (value) => clock(value, document.documentElement.lang);
   }
 })();

@@ -359,8 +359,9 @@
     tick();
   }
 
-  /* A Sit & Go's level, blinds and time to the next level, and the player's place once out
-     (STATE's table.tournament); the countdown runs in tick(). */
+  /* A Sit & Go's level, blinds and time to the next level, and the player's place: by chips
+     among those still in while they play ("3rd of 6"), their finish once out (STATE's
+     table.tournament); the countdown runs in tick(). */
   function renderTournament() {
     const bar = $("tournament-bar");
     const sng = state.table.tournament;
@@ -372,7 +373,11 @@
       ? fill(gettext("Level %(level)s: blinds %(small)s/%(big)s, ante %(ante)s"), level)
       : fill(gettext("Level %(level)s: blinds %(small)s/%(big)s"), level);
     const mine = sng.places.find((p) => p.player.id === config.user_id);
-    $("tournament-place").textContent = !mine ? ""
+    const playing = !mine && window.tableState.placeByChips(state, config.user_id);
+    $("tournament-place").textContent = playing
+      ? fill(gettext("%(place)s of %(players)s"),
+        { place: window.roomOrdinal(playing.place), players: playing.of })
+      : !mine ? ""
       : mine.prize > 0
         ? fill(gettext("You finished %(place)s of %(entrants)s: %(prize)s"),
           { place: mine.place, entrants: sng.entrants, prize: cash(mine.prize) })
@@ -389,10 +394,25 @@
       next.textContent = "";
       return;
     }
-    const left = Math.max(0, Math.ceil((Date.parse(sng.next_level_at) - serverNow()) / 1000));
-    const time = Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0");
+    const time = window.roomMinutes((Date.parse(sng.next_level_at) - serverNow()) / 1000);
     next.textContent = fill(gettext("Next level in %(time)s: %(small)s/%(big)s"),
       { time: time, small: chips(sng.next_small_blind), big: chips(sng.next_big_blind) });
+  }
+
+  /* A Sit & Go's break (STATE's table.break_until, kept by the mirror from the break's
+     events): a banner counting down to its end, gone when play resumes; between hands it
+     takes the place of "The next hand starts shortly". Redrawn by tick(). */
+  function breakClock() {
+    const banner = $("break-banner");
+    const until = state && state.table.break_until;
+    const left = until ? (Date.parse(until) - serverNow()) / 1000 : 0;
+    if (!banner) return;
+    banner.hidden = !(left > 0);
+    $("table-message").hidden = left > 0 && !state.hand;
+    if (left > 0) {
+      banner.textContent = fill(gettext("Break: play resumes in %(time)s"),
+        { time: window.roomMinutes(left) });
+    }
   }
 
   function handSeatMap() {
@@ -1163,6 +1183,7 @@
   function tick() {
     if (!state) return;
     tournamentClock();
+    breakClock();
     const hand = state.hand;
     document.querySelectorAll(".seat .timer").forEach((t) => (t.hidden = true));
     const turnTimer = $("turn");

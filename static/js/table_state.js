@@ -58,6 +58,14 @@
         next.seats = publicPart.seats.map((s) =>
           s.seat in stacks ? Object.assign({}, s, { stack: stacks[s.seat] }) : s);
       }
+      // A Sit & Go's break: the update carries its events, not the table, so the mirror sets
+      // `table.break_until` as the next snapshot would show it (docs/protocol.md).
+      (frame.events || []).forEach((event) => {
+        if (event.type === "break_started" || event.type === "break_ended") {
+          const until = event.type === "break_started" ? event.until : null;
+          next.table = Object.assign({}, next.table, { break_until: until });
+        }
+      });
       if ("last_result" in frame) next.last_result = frame.last_result;
       if (frame.waiting) next.waiting = frame.waiting;
       if ("next_server_seed_hash" in frame) next.next_server_seed_hash = frame.next_server_seed_hash;
@@ -113,7 +121,24 @@
     };
   }
 
-  const api = { createMirror: createMirror };
+  /* A Sit & Go player's place by chips among the players still in, from a STATE: the seated
+   * players with chips (in a running hand, those behind and those put in it), `{place, of}`,
+   * the place shared by equal stacks (everyone is 1st at the start); null for a player not in. */
+  function placeByChips(state, playerId) {
+    const inHand = {};
+    if (state.hand && !state.hand.result) {
+      state.hand.seats.forEach((s) => (inHand[s.seat] = (s.committed || 0)));
+    }
+    const chips = state.seats
+      .filter((s) => s.player)
+      .map((s) => ({ id: s.player.id, chips: s.stack + (inHand[s.seat] || 0) }))
+      .filter((s) => s.chips > 0);
+    const mine = chips.find((s) => s.id === playerId);
+    if (!mine) return null;
+    return { place: 1 + chips.filter((s) => s.chips > mine.chips).length, of: chips.length };
+  }
+
+  const api = { createMirror: createMirror, placeByChips: placeByChips };
   if (typeof module === "object" && module.exports) {
     module.exports = api;
   } else {

@@ -289,3 +289,33 @@ def test_my_hands_and_the_hand_page_write_a_sit_and_go_hand_in_chips(client, pla
     main = re.sub(r"<script.*?</script>", "", page.split("<main", 1)[1], flags=re.S)
     assert "$" not in main.split("</main>", 1)[0]
     assert "Rake in all" not in page
+
+
+def test_the_hand_page_names_the_tournament_and_its_level(client, played):
+    sng, players, hand = played
+    client.force_login(players[0])
+    page = client.get(reverse("histories:hand", args=[hand.pk])).content.decode()
+    named = re.search(r'<a href="([^"]+)" id="hand-tournament">([^<]+)</a>', page)
+    assert named is not None
+    assert named.group(1) == reverse("tournaments:sit_and_go", args=[sng.pk])
+    assert named.group(2) == f"Tournament #{sng.pk}, Level I (10/20)"
+    client.cookies["django_language"] = "fr"
+    page = client.get(reverse("histories:hand", args=[hand.pk])).content.decode()
+    assert f"Tournoi n° {sng.pk}, niveau I (10/20)" in page
+    client.cookies["django_language"] = "ja"
+    page = client.get(reverse("histories:hand", args=[hand.pk])).content.decode()
+    assert f"トーナメント #{sng.pk}・レベル I（10/20）" in page  # noqa: RUF001
+
+
+def test_a_fixed_limit_sit_and_go_hand_names_the_levels_bets_not_its_blinds(client):
+    sng = make_sng(seats=2, starting_chips=100, structure="limit")
+    players = [make_funded_player(name, cents=5_000) for name in ("ann", "bob")]
+    for player in players:
+        tournament_register(player=player, tournament=sng, idempotency_key=f"k-{player.pk}")
+    sng.refresh_from_db()
+    hand = play_out(sng, players)[0]
+    client.force_login(players[0])
+    page = client.get(reverse("histories:hand", args=[hand.pk])).content.decode()
+    # Level I's blinds are 10/20: its bets are 20 and 40.
+    assert f">Tournament #{sng.pk}, Level I (20/40 bets)</a>" in page
+    assert "(10/20)" not in page

@@ -1,9 +1,10 @@
-/* static/js/money.js's roomPotWinners, run under node: `node --test tests/js/` (make lint). */
+/* static/js/money.js's number formats (pots, clock, chips, levels, places, countdowns), run under
+ * node: `node --test tests/js/` (make lint). */
 "use strict";
 
 const assert = require("node:assert/strict");
 const { test } = require("node:test");
-const { chips, clock, potWinners, roman } = require("../../static/js/money.js");
+const { chips, clock, minutes, ordinal, potWinners, roman } = require("../../static/js/money.js");
 
 test("one player who wins both halves of a hi/lo pot scoops it, once, with the whole amount", () => {
   const pot = { pot: 0, amount: 200, high: [{ seat: 4, amount: 100 }], low: [{ seat: 4, amount: 100 }] };
@@ -48,4 +49,26 @@ test("a Sit & Go's chips are grouped as the language groups them, with no curren
   } finally {
     delete global.get_format;
   }
+});
+
+test("a place is written as each language writes an ordinal", () => {
+  const english = [[1, "1st"], [2, "2nd"], [3, "3rd"], [4, "4th"], [11, "11th"], [12, "12th"],
+    [13, "13th"], [21, "21st"], [22, "22nd"], [23, "23rd"], [101, "101st"], [111, "111th"]];
+  for (const [number, written] of english) assert.equal(ordinal(number, "en"), written);
+  assert.equal(ordinal(1, "fr"), "1er");
+  assert.equal(ordinal(3, "fr"), "3e");
+  assert.equal(ordinal(11, "fr"), "11e");
+  assert.equal(ordinal(3, "ja"), "3位");
+  assert.equal(ordinal(1, "ja"), "1位");
+  assert.equal(ordinal(2, "en-gb"), "2nd");
+  assert.equal(ordinal(2, "de"), "2");
+});
+
+test("a countdown is minutes and two-digit seconds, never below zero", () => {
+  assert.equal(minutes(245), "4:05");
+  assert.equal(minutes(60), "1:00");
+  assert.equal(minutes(59.2), "1:00");
+  assert.equal(minutes(0), "0:00");
+  assert.equal(minutes(-3), "0:00");
+  assert.equal(minutes(600), "10:00");
 });

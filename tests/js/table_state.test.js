@@ -5,7 +5,7 @@
 
 const assert = require("node:assert/strict");
 const { test } = require("node:test");
-const { createMirror } = require("../../static/js/table_state.js");
+const { createMirror, placeByChips } = require("../../static/js/table_state.js");
 const { tableState: snapshot, update } = require("./table_frames.js");
 
 test("before any snapshot there is nothing to resync from", () => {
@@ -111,4 +111,45 @@ test("a Sit & Go's clock and places come with an update, the rest of the table k
   assert.equal(mirror.update(end), true);
   assert.deepEqual(mirror.composed().table, { id: 4, name: "Sit & Go #3", tournament: over });
   assert.deepEqual(state.table.tournament, clock); // the snapshot itself untouched
+});
+
+test("a Sit & Go's break starts and ends with its events, as a snapshot would show it", () => {
+  const mirror = createMirror();
+  const state = snapshot(10);
+  state.table = { id: 3, tournament: { level: 1 }, break_until: null };
+  mirror.snapshot(state);
+  const until = "2026-12-03T14:05:00+00:00";
+  mirror.update({ type: "update", version: 11, hand: null,
+    events: [{ type: "break_started", until: until, level: 2 }] });
+  assert.equal(mirror.composed().table.break_until, until);
+  assert.equal(mirror.composed().table.tournament.level, 1);
+  mirror.update({ type: "update", version: 12, hand: null, events: [{ type: "break_ended" }] });
+  assert.equal(mirror.composed().table.break_until, null);
+  assert.equal(state.table.break_until, null); // the snapshot given is not changed
+});
+
+/* Seats as a Sit & Go's STATE shows them: player id and stack behind. */
+function sitAndGo(stacks, hand = null) {
+  return { seats: stacks.map(([id, stack], k) => ({ seat: k + 1, player: id ? { id: id } : null, stack: stack })),
+    hand: hand };
+}
+
+test("a player's place is by chips among the players still in, equal stacks sharing it", () => {
+  const state = sitAndGo([[1, 1500], [2, 3000], [null, 0], [3, 1500], [4, 0], [5, 900]]);
+  assert.deepEqual(placeByChips(state, 2), { place: 1, of: 4 });
+  assert.deepEqual(placeByChips(state, 1), { place: 2, of: 4 });
+  assert.deepEqual(placeByChips(state, 3), { place: 2, of: 4 });
+  assert.deepEqual(placeByChips(state, 5), { place: 4, of: 4 });
+  assert.equal(placeByChips(state, 4), null); // out of chips
+  assert.equal(placeByChips(state, 9), null); // not at the table
+});
+
+test("in a running hand a player's chips are those behind and those put in it", () => {
+  const hand = { result: null, seats: [{ seat: 1, committed: 1500 }, { seat: 2, committed: 100 }] };
+  const state = sitAndGo([[1, 0], [2, 1300]], hand);
+  assert.deepEqual(placeByChips(state, 1), { place: 1, of: 2 }); // all in, still in
+  assert.deepEqual(placeByChips(state, 2), { place: 2, of: 2 });
+  // Once the hand has its result the stacks are the hand's end.
+  const over = sitAndGo([[1, 0], [2, 3000]], Object.assign({}, hand, { result: {} }));
+  assert.deepEqual(placeByChips(over, 2), { place: 1, of: 1 });
 });

@@ -54,3 +54,51 @@ def test_the_lobby_lists_open_sit_and_gos_and_registers_from_its_form():
     client.post(f"/tournaments/{sng.pk}/register/", {"idempotency_key": row.register_key})
     answer = client.post(f"/tournaments/{sng.pk}/unregister/", follow=True)
     assert "back in your wallet" in answer.content.decode()
+
+
+def test_a_running_sit_and_go_live_state_for_anyone_and_its_page_to_poll():
+    from django.utils import timezone
+
+    from poker.models import Seat
+    from tournaments.models import Registration
+    from tournaments.services import tournament_level_up, tournament_register
+
+    sng = make_sit_and_go(seats=6, breaks=[{"after_level": 1, "minutes": 3}])
+    players = [make_funded_player(f"p{k}", cents=5_000) for k in range(6)]
+    for player in players:
+        tournament_register(player=player, tournament=sng, idempotency_key=f"k-{player.pk}")
+    sng.refresh_from_db()
+    Seat.objects.filter(table=sng.table, player=players[2]).update(chips=4_000)
+    Seat.objects.filter(table=sng.table, player=players[5]).update(chips=0)
+    Registration.objects.filter(tournament=sng, player=players[5]).update(place=6)
+    url = f"/api/tournaments/{sng.pk}/"
+    live = APIClient().get(url)  # signed out: the page is everyone's
+    assert live.status_code == 200
+    body = live.json()
+    assert (body["status"], body["level"], body["levels"]) == ("running", 1, 3)
+    assert (body["small_blind"], body["big_blind"], body["ante"]) == (10, 20, 0)
+    assert (body["next_small_blind"], body["next_big_blind"]) == (15, 30)
+    assert body["next_level_at"] == sng.next_level_at.isoformat()
+    assert (body["entrants"], body["players_left"], body["on_break"]) == (6, 5, False)
+    # 6 entrants pay two places, 65/35 of $60.
+    assert body["places_paid"] == 2 and body["pool"] == 6_000
+    assert body["prizes"] == [
+        {"place": 1, "percent": 65, "amount": 3_900},
+        {"place": 2, "percent": 35, "amount": 2_100},
+    ]
+    # Those in by chips, most first; those out after them by place.
+    assert body["players"][0] == {
+        "id": players[2].pk,
+        "display_name": "p2",
+        "chips": 4_000,
+        "place": None,
+        "prize": 0,
+    }
+    assert body["players"][-1]["id"] == players[5].pk and body["players"][-1]["place"] == 6
+    # A break: the next level's time is its end.
+    assert tournament_level_up(tournament_id=sng.pk, level=2, now=timezone.now()) == "break"
+    sng.refresh_from_db()
+    body = APIClient().get(url).json()
+    assert body["on_break"] is True and body["next_level_at"] == sng.next_level_at.isoformat()
+    missing = APIClient().get("/api/tournaments/999999/")
+    assert missing.status_code == 404

@@ -69,3 +69,41 @@ def test_a_running_sit_and_go_page_fits_phone_and_desktop_in_every_language(sign
             assert page.errors == []
         finally:
             page.context.close()
+
+
+def test_a_running_sit_and_go_page_follows_the_play_without_reloading(signed_in_page):
+    from poker.models import Seat
+    from tests.poker.table_page import beside_the_browser
+    from tournaments.services import tournament_register
+
+    sng = make_sit_and_go(seats=2)
+    players = [make_funded_player(name, cents=5_000) for name in ("ann", "bob")]
+    for player in players:
+        tournament_register(player=player, tournament=sng, idempotency_key=f"k-{player.pk}")
+    sng.refresh_from_db()
+    page = signed_in_page(players[0], DESKTOP)
+    try:
+        page.add_init_script("window.sitAndGoPollMs = 300; window.notReloaded = true;")
+        page.goto(f"/tournaments/{sng.pk}/")
+        page.evaluate("window.notReloaded = 'this load'")
+        shown = page.text_content("#sng-next-level")
+        # The clock ticks each second, on the page as loaded.
+        page.wait_for_function(
+            "(shown) => document.getElementById('sng-next-level').textContent !== shown", arg=shown
+        )
+
+        # Chips won at the table show at the next poll, grouped: 1,750 and 1,250.
+        def move_chips():
+            Seat.objects.filter(table_id=sng.table_id, player=players[1]).update(chips=1_750)
+            Seat.objects.filter(table_id=sng.table_id, player=players[0]).update(chips=1_250)
+
+        beside_the_browser(move_chips)
+        bob = f'#sng-players tr[data-player="{players[1].pk}"] .sng-chips'
+        page.wait_for_function(f"document.querySelector('{bob}').textContent === '1,750'")
+        first = page.get_attribute("#sng-players tbody tr:first-child", "data-player")
+        assert first == str(players[1].pk)
+        assert page.get_attribute("#sng-players tbody tr.mine", "data-player") == str(players[0].pk)
+        assert page.evaluate("window.notReloaded") == "this load"
+        assert page.errors == []
+    finally:
+        page.context.close()

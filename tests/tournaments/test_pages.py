@@ -20,7 +20,8 @@ def page_of(client, sng) -> str:
 
 
 def started(seats=2, **overrides):
-    sng = make_sng(seats=seats, breaks=[{"after_level": 2, "minutes": 3}], **overrides)
+    overrides.setdefault("breaks", [{"after_level": 2, "minutes": 3}])
+    sng = make_sng(seats=seats, **overrides)
     players = [make_funded_player(f"p{k}", cents=5_000) for k in range(seats)]
     for player in players:
         tournament_register(player=player, tournament=sng, idempotency_key=f"k-{player.pk}")
@@ -62,15 +63,31 @@ def test_a_running_sit_and_go_shows_chips_level_and_the_next_level(client):
     seat = Seat.objects.filter(table=sng.table, player=players[0]).get()
     Seat.objects.filter(pk=seat.pk).update(chips=1_234)
     html = page_of(client, sng)
-    assert "Level I" in html and "Blinds 10/20" in html
+    assert "Level I" in html and 'Blinds <span id="sng-blinds">10/20<' in html
     assert 'id="sng-next-level"' in html and 'sng-next-blinds">15/30<' in html
-    assert ">1234<" in html and "2 of 2 players left" in html
+    assert ">1,234<" in html and "2 of 2 players left" in html and "1 place paid." in html
+    # The page polls its API and ticks the clock (static/js/sit_and_go.js).
+    assert f'data-api="/api/tournaments/{sng.pk}/"' in html and "js/sit_and_go.js" in html
     assert reverse("poker:table", args=[sng.table_id]) in html
     assert "Watch the table" in html
     # The heads-up payout: 100% of $20.
     assert "$20.00" in html
     client.force_login(players[0])
     assert "Go to your table" in page_of(client, sng)
+
+
+def test_a_running_sit_and_go_on_a_break_says_so(client):
+    from django.utils import timezone
+
+    from tournaments.services import tournament_level_up
+
+    sng, _players = started(seats=2, breaks=[{"after_level": 1, "minutes": 3}])
+    assert "sng-break-note" in page_of(client, sng)
+    assert 'id="sng-break-note" hidden' in page_of(client, sng)
+    assert tournament_level_up(tournament_id=sng.pk, level=2, now=timezone.now()) == "break"
+    html = page_of(client, sng)
+    assert 'id="sng-break-note">Break.' in html
+    assert ">3:00<" in html or ">2:59<" in html
 
 
 def test_a_finished_sit_and_go_shows_places_and_prizes(client):
