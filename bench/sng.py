@@ -16,9 +16,11 @@ Method
    `tournament_open`, its levels then made ``--level-seconds`` long (the template's minutes
    are whole, 1 to 120: the Sit & Go's own copy is written in fractions of a minute, which is
    all `tournament_level_up` reads), and every seat registered (`tournament_register`, the
-   buy-in through the cashier); the last registration starts it, which sets its first level
-   clock (a `tournament.level` timer, config/timeouts.py). Tables get the fault run's fast
-   settings (0.3 s between hands).
+   buy-in through the cashier; the players are made without a password, whose hashing cost
+   a second of CPU each, and funded by `wallet_deposit`); the last registration starts it,
+   which sets its first level clock (a `tournament.level` timer, config/timeouts.py). Every
+   Sit & Go's last seat is registered after all the others', so they all start together.
+   Tables get the fault run's fast settings (0.3 s between hands, 2 s to act, no time bank).
 3. **Bots**: bench/chaos.py's, one per seat over real WebSockets, spread over the daphnes;
    at a Sit & Go they only act (bench/load.py's random policy, at once).
 4. **A level change's delay**: for level L >= 2, the moment it took effect (the
@@ -31,11 +33,13 @@ Method
    the window.
 5. **Peer: an empty timer on the same worker**, in the same window: every 0.2 s the bench
    sends ``lobby.record_worker_heartbeat`` (one row's update) through the same broker and
-   queue with an ETA 2 s ahead, under its own host name; its delay is the row's ``beat_at``
-   less the ETA. It is what the level change costs at least (Celery holding an ETA task and
-   running it on a worker that also runs every turn's timer); the ratio (level p99 over peer
-   p99) is what the owner round trip and the table's queue add. A pgbench peer would measure
-   PostgreSQL's throughput, not a timer's lateness.
+   queue with an ETA ``--level-seconds`` ahead (as far ahead as a level's timer is sent: one
+   sent 2 s ahead, as a turn's is, measures the broker queue's backlog, which a level's
+   timer, sent a level ahead, does not wait behind), under its own host name; its delay is
+   the row's ``beat_at`` less the ETA. It is what the level change costs at least (Celery
+   holding an ETA task and running it on a worker that also runs every turn's timer); the
+   ratio (level p99 over peer p99) is what the owner round trip and the table's queue add. A
+   pgbench peer would measure PostgreSQL's throughput, not a timer's lateness.
 6. **Cleanup**: every process is killed with its group; the scratch database is dropped.
 """
 
@@ -60,11 +64,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PG_URL = os.environ.get("LOAD_PG_URL", "postgres://postgres@127.0.0.1:5432")
-DB_NAME = "room_sng"
+DB_NAME = os.environ.get("SNG_DB_NAME", "room_sng")
 LOG_ROOT = Path(tempfile.gettempdir()) / "room-sng"
 WALLET = 1_000_000  # cents per bot: one buy-in and far more
 PEER_EVERY_SECONDS = 0.2
-PEER_AHEAD_SECONDS = 2.0
 
 # Blinds that rise slowly against 10,000 chips, so most Sit & Gos outlast the run.
 LEVELS = [
@@ -480,13 +483,17 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-async def _peer_timers(app, queue: str, stop: asyncio.Event, sent: dict[str, float]) -> None:
-    """An empty timer every PEER_EVERY_SECONDS, due PEER_AHEAD_SECONDS later."""
+async def _peer_timers(
+    app, queue: str, stop: asyncio.Event, sent: dict[str, float], ahead: float
+) -> None:
+    """An empty timer every PEER_EVERY_SECONDS, due `ahead` seconds later (a level's length:
+    a level's timer is sent that long before it is due, so a backlog in the broker's queue
+    shorter than that delays neither)."""
     k = 0
     while not stop.is_set():
         k += 1
         host = f"bench-peer-{k}"
-        eta = time.time() + PEER_AHEAD_SECONDS
+        eta = time.time() + ahead
         app.send_task(
             "lobby.record_worker_heartbeat",
             kwargs={"hostname": host},
@@ -533,12 +540,12 @@ async def sng_bench(args, database_url: str, env: dict[str, str], log_dir: Path)
         await asyncio.sleep(args.warmup)
         window_start = time.time()
         stop = asyncio.Event()
-        peer = asyncio.create_task(_peer_timers(app, queue, stop, sent))
+        peer = asyncio.create_task(_peer_timers(app, queue, stop, sent, args.level_seconds))
         await asyncio.sleep(args.seconds)
         window_end = time.time()
         stop.set()
         await peer
-        await asyncio.sleep(PEER_AHEAD_SECONDS + 3)  # the last peers and level changes land
+        await asyncio.sleep(args.level_seconds + 3)  # the last peers and level changes land
         return _figures(db, seeds, sent, window_start, window_end, seeded, stats)
     finally:
         for bot in bots:
