@@ -100,7 +100,9 @@ class ChaosSpec:
     # "any": the worker and ASGI processes in a seeded order; "owners": the ASGI process that
     # owns a table with a hand running (poker/owner.py), timing how soon the table moves again.
     kill: str = "any"
-    # Sit & Go tables (bench/sng.py): the bots only play (no seat, top-up or sit-out frames).
+    # Sit & Go tables (bench/sng.py): the bots only play (no seat, top-up or sit-out frames),
+    # and a fault run (`play_in_child`) is bench/sng.py's `sng_fault_play`: `min_kills`
+    # owners killed mid-hand, one table after the other, then the bots shove to the end.
     tournament: bool = False
 
     @classmethod
@@ -331,6 +333,7 @@ class ChaosBot(Bot):
         super().__init__(seed, watch, Options(), rng)
         self.room = room
         self.winding_down = False
+        self.shove = False  # at a Sit & Go: raise the most (then call) on every turn
         self.reconnects = 0
         self.reconnecting = False
 
@@ -339,6 +342,17 @@ class ChaosBot(Bot):
         # (the server's turn and seq checks make a duplicate harmless).
         self.acted.clear()
         super().on_open(ws)
+
+    def on_frame(self, frame: dict, t: float) -> None:
+        # An act refused (e.g. `duplicate_seq`: one resent around a kill came after the
+        # other) is not the turn played: the turn may be tried again with the next frame.
+        if frame.get("type") == "error" and (key := self.sent_for.get(frame.get("seq"))):
+            self.acted.discard(key)
+        super().on_frame(frame, t)
+        # A snapshot after a reconnect may show the very state shown before (an act lost
+        # with a killed process changed nothing): decide on it all the same.
+        if frame.get("type") == "snapshot" and self.mirror.shown and self.ws is not None:
+            self.decide()
 
     def on_close(self, code: int | None, reason: str | None) -> None:
         was_open = self.ws is not None
@@ -388,9 +402,28 @@ class ChaosBot(Bot):
         if mirror.seat is None:
             return  # out of the Sit & Go (or not seated yet): it only watches
         if legal := mirror.legal_actions():
-            self.act(legal)
+            if self.shove:
+                self._shove(legal)
+            else:
+                self.act(legal)
         elif mirror.you.get("sitting_out"):
             self.admin({"type": "sit_in", "post_big_blind": False})
+
+    def _shove(self, legal: dict) -> None:
+        """The biggest raise or bet open, else a call, else a check: the stacks go in within
+        a few turns, so a Sit & Go ends in a few hands."""
+        assert self.mirror.hand_id is not None
+        key = (self.mirror.hand_id, self.mirror.turn)
+        if key in self.acted:
+            return
+        self.acted.add(key)
+        if span := legal.get("raise") or legal.get("bet"):
+            action, amount = ("raise" if legal.get("raise") else "bet"), span["max"]
+        elif legal.get("call"):
+            action, amount = "call", None
+        else:
+            action, amount = "check", None
+        self._send_act(key, action, amount)
 
 
 # -- the run
@@ -792,7 +825,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.play:
         spec = ChaosSpec.from_json(Path(args.play[0]).read_text())
         print(f"chaos seed {spec.seed}; logs in {spec.log_dir}", flush=True)
-        result = asyncio.run(chaos_play(spec))
+        if spec.tournament:
+            from bench.sng import sng_fault_play
+
+            result = asyncio.run(sng_fault_play(spec))
+        else:
+            result = asyncio.run(chaos_play(spec))
         Path(args.play[1]).write_text(json.dumps(result))
         return 0
     if args.seed_only or args.check_only or args.fuzz_only:

@@ -1,7 +1,9 @@
 """Sit & Gos at once: how late the blinds rise when many Sit & Gos play on one machine.
 
 Run with ``.venv/bin/python -m bench.sng`` (``--sngs 50 --seats 6 --level-seconds 10
---seconds 90``). Figures go to the "Sit & Gos at once" section of docs/benchmarks.md.
+--seconds 90``). Figures go to the "Sit & Gos at once" section of docs/benchmarks.md. The
+Sit & Go pieces here (`sng_seed`, `sng_books_check`, `sng_fault_play`) are also the fault
+run's at a Sit & Go (tests/tournaments/test_chaos.py, with bench/chaos.py's room and bots).
 
 Method
 ------
@@ -14,9 +16,11 @@ Method
    `tournament_open`, its levels then made ``--level-seconds`` long (the template's minutes
    are whole, 1 to 120: the Sit & Go's own copy is written in fractions of a minute, which is
    all `tournament_level_up` reads), and every seat registered (`tournament_register`, the
-   buy-in through the cashier); the last registration starts it, which sets its first level
-   clock (a `tournament.level` timer, config/timeouts.py). Tables get the fault run's fast
-   settings (0.3 s between hands).
+   buy-in through the cashier; the players are made without a password, whose hashing cost
+   a second of CPU each, and funded by `wallet_deposit`); the last registration starts it,
+   which sets its first level clock (a `tournament.level` timer, config/timeouts.py). Every
+   Sit & Go's last seat is registered after all the others', so they all start together.
+   Tables get the fault run's fast settings (0.3 s between hands, 2 s to act, no time bank).
 3. **Bots**: bench/chaos.py's, one per seat over real WebSockets, spread over the daphnes;
    at a Sit & Go they only act (bench/load.py's random policy, at once).
 4. **A level change's delay**: for level L >= 2, the moment it took effect (the
@@ -29,11 +33,13 @@ Method
    the window.
 5. **Peer: an empty timer on the same worker**, in the same window: every 0.2 s the bench
    sends ``lobby.record_worker_heartbeat`` (one row's update) through the same broker and
-   queue with an ETA 2 s ahead, under its own host name; its delay is the row's ``beat_at``
-   less the ETA. It is what the level change costs at least (Celery holding an ETA task and
-   running it on a worker that also runs every turn's timer); the ratio (level p99 over peer
-   p99) is what the owner round trip and the table's queue add. A pgbench peer would measure
-   PostgreSQL's throughput, not a timer's lateness.
+   queue with an ETA ``--level-seconds`` ahead (as far ahead as a level's timer is sent: one
+   sent 2 s ahead, as a turn's is, measures the broker queue's backlog, which a level's
+   timer, sent a level ahead, does not wait behind), under its own host name; its delay is
+   the row's ``beat_at`` less the ETA. It is what the level change costs at least (Celery
+   holding an ETA task and running it on a worker that also runs every turn's timer); the
+   ratio (level p99 over peer p99) is what the owner round trip and the table's queue add. A
+   pgbench peer would measure PostgreSQL's throughput, not a timer's lateness.
 6. **Cleanup**: every process is killed with its group; the scratch database is dropped.
 """
 
@@ -41,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import os
 import random
@@ -51,17 +58,16 @@ import sys
 import tempfile
 import time
 from contextlib import suppress
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PG_URL = os.environ.get("LOAD_PG_URL", "postgres://postgres@127.0.0.1:5432")
-DB_NAME = "room_sng"
+DB_NAME = os.environ.get("SNG_DB_NAME", "room_sng")
 LOG_ROOT = Path(tempfile.gettempdir()) / "room-sng"
 WALLET = 1_000_000  # cents per bot: one buy-in and far more
 PEER_EVERY_SECONDS = 0.2
-PEER_AHEAD_SECONDS = 2.0
 
 # Blinds that rise slowly against 10,000 chips, so most Sit & Gos outlast the run.
 LEVELS = [
@@ -74,6 +80,27 @@ LEVELS = [
 # -- seeding and the books (these need Django; the play itself does not)
 
 
+def sng_players(*, count: int, prefix: str, wallet: int = WALLET) -> list:
+    """Bot players: no password (a bot logs in by its session; hashing one costs a good
+    second of CPU), the address confirmed (a first deposit needs it), the wallet funded
+    through the cashier."""
+    from django.contrib.auth import get_user_model
+
+    from accounts.services import email_mark_verified
+    from cashier.services import wallet_deposit
+
+    user_model = get_user_model()
+    players = []
+    for k in range(count):
+        player = user_model(username=f"{prefix}-{k}", email=f"{prefix}-{k}@sng.test")
+        player.set_unusable_password()
+        player.save()
+        email_mark_verified(user=player)
+        wallet_deposit(player=player, amount=wallet, idempotency_key=f"sng-fund-{player.pk}")
+        players.append(player)
+    return players
+
+
 def sng_seed(
     *,
     sngs: int,
@@ -84,13 +111,16 @@ def sng_seed(
     levels: list[tuple[int, int]] | None = None,
     wallet: int = WALLET,
 ) -> list[dict]:
-    """`sngs` Sit & Gos started (every seat registered, so each is running), with levels of
-    `level_seconds` and the fault run's fast table settings; for each, its table as a
-    bench/load.py TableSeed, as a dict (the seats drawn; no buy-in: min and max 0)."""
+    """`sngs` Sit & Gos started (every seat registered through `tournament_register`, so
+    each is running), with levels of `level_seconds` and the fault run's fast table
+    settings; for each, its table as a bench/load.py TableSeed, as a dict (the seats drawn;
+    no buy-in: min and max 0). Every Sit & Go's last seat is registered after all the
+    others, so they all start within a moment of one another (their first hands and first
+    level clocks together), however long the rest took."""
     from bench.chaos import TABLE_SETTINGS
     from bench.load import BotSeed, TableSeed, session_key_for
-    from poker.models import Table
-    from tests.factories import make_funded_player, make_sit_and_go_template
+    from poker.models import Seat, Table
+    from tests.factories import make_sit_and_go_template
     from tournaments.models import Registration, Tournament
     from tournaments.services import tournament_open, tournament_register
 
@@ -99,7 +129,7 @@ def sng_seed(
         {"small_blind": small, "big_blind": big, "ante": 0, "minutes": level_seconds / 60}
         for small, big in blinds
     ]
-    seeds = []
+    opened = []
     for k in range(1, sngs + 1):
         template = make_sit_and_go_template(
             name=f"{prefix} {k}",
@@ -109,15 +139,24 @@ def sng_seed(
                 {"small_blind": small, "big_blind": big, "ante": 0, "minutes": 1}
                 for small, big in blinds
             ],
+            is_active=False,  # no next Sit & Go of it opened when this one fills
         )
         sng = tournament_open(template=template)
         Tournament.objects.filter(pk=sng.pk).update(blind_levels=copy)
-        players = [make_funded_player(f"{prefix}-{k}-{s}", cents=wallet) for s in range(seats)]
-        for player in players:
+        players = sng_players(count=seats, prefix=f"{prefix}-{k}", wallet=wallet)
+        for player in players[:-1]:
             tournament_register(player=player, tournament=sng, idempotency_key=f"sng-{player.pk}")
+        opened.append((sng, players))
+    for sng, players in opened:
+        last = players[-1]
+        tournament_register(player=last, tournament=sng, idempotency_key=f"sng-{last.pk}")
+    seeds = []
+    for sng, players in opened:
         sng.refresh_from_db()
         assert sng.status == "running" and sng.table_id is not None, sng.status
-        Table.objects.filter(pk=sng.table_id).update(**TABLE_SETTINGS)
+        # No time bank either: a turn lost with a killed process costs 2 s, not a minute.
+        Table.objects.filter(pk=sng.table_id).update(**TABLE_SETTINGS, time_bank_seconds=0)
+        Seat.objects.filter(table_id=sng.table_id).update(time_bank=0)
         drawn = dict(Registration.objects.filter(tournament=sng).values_list("player_id", "seat"))
         bots = [
             BotSeed(p.pk, p.username, session_key_for(p), drawn[p.pk])
@@ -125,6 +164,295 @@ def sng_seed(
         ]
         seeds.append(asdict(TableSeed(sng.table_id, 0, 0, bots)))
     return seeds
+
+
+@dataclass
+class SngBooks:
+    """What `sng_books_check` found; `problems` empty means the Sit & Gos lost nothing."""
+
+    finished_sngs: int = 0
+    hands: int = 0
+    cancelled: int = 0
+    running: int = 0
+    cancel_codes: dict[str, int] = field(default_factory=dict)
+    payouts: int = 0
+    ledger_entries: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+def sng_books_check(*, table_ids: list[int], wallet: int = WALLET) -> SngBooks:
+    """After Sit & Gos played out: each is finished with its prize pool paid exactly once (one
+    payout entry, its postings the pool's whole and each place's prize, the pool at zero),
+    its places complete (everyone placed, one winner, places shared only as ranks are);
+    every hand over, numbered one after another and each dealt after the one before ended
+    (nothing dealt twice), the stacks at each hand's start adding up to the starting chips of
+    every entrant (no chip made or lost: the players out hold none), the winner holding them
+    all; no tournament hand settled in money; every wallet what it was less the buy-in and
+    fee plus the prize; `ledger_verify` clean (the tournaments' rules included)."""
+    from cashier.verify import ledger_verify
+    from poker.models import Hand, HandIncident
+    from tournaments.models import Tournament
+
+    books = SngBooks()
+    problems = books.problems
+    sngs = list(Tournament.objects.filter(table_id__in=table_ids).order_by("pk"))
+    if len(sngs) != len(table_ids):
+        problems.append(f"{len(sngs)} Sit & Gos play at the {len(table_ids)} tables")
+    hands = Hand.objects.filter(table_id__in=table_ids)
+    books.hands = hands.count()
+    books.running = hands.filter(status=Hand.Status.RUNNING).count()
+    books.cancelled = hands.filter(status=Hand.Status.CANCELLED).count()
+    codes = HandIncident.objects.filter(table_id__in=table_ids).values_list("code", flat=True)
+    for code in codes:
+        books.cancel_codes[code] = books.cancel_codes.get(code, 0) + 1
+    if books.running:
+        problems.append(f"{books.running} hands still running")
+    _no_money_at_the_tables(hands, table_ids, problems)
+    for sng in sngs:
+        if sng.status != Tournament.Status.FINISHED:
+            problems.append(f"Sit & Go #{sng.pk} is {sng.status}, not finished")
+            continue
+        books.finished_sngs += 1
+        books.payouts += _prizes_check(sng, wallet, problems)
+        _hands_check(sng, hands.filter(table_id=sng.table_id), problems)
+    report = ledger_verify()
+    books.ledger_entries = report.entries
+    problems += [f"ledger: {problem}" for problem in report.problems]
+    return books
+
+
+def _no_money_at_the_tables(hands, table_ids: list[int], problems: list[str]) -> None:
+    """Tournament chips never touch the ledger: no hand settlement, no table stack, no rake."""
+    from cashier.models import Account, Entry
+
+    settled = Entry.objects.filter(
+        reason=Entry.Reason.HAND_SETTLEMENT, hand_id__in=hands.values("pk")
+    )
+    if settled.exists():
+        problems.append(f"{settled.count()} tournament hands were settled in money")
+    accounts = Account.objects.filter(table_id__in=table_ids).exclude(balance=0)
+    for account in accounts:
+        problems.append(f"{account} holds {account.balance} cents at a Sit & Go's table")
+
+
+def _prizes_check(sng, wallet: int, problems: list[str]) -> int:
+    """One finished Sit & Go's money: one payout entry (its own), whose postings take the
+    whole pool and give each place its prize, the pool at zero; every player placed, ranks
+    as a ranking's (a shared place is the best of the places shared, the next place after
+    it skips them); the prizes the pool's; each wallet less the buy-in and fee plus the
+    prize. Returns how many payout entries it has."""
+    from django.db.models import Sum
+
+    from cashier.models import Account, Entry, Posting
+    from tournaments.models import Registration
+
+    name = f"Sit & Go #{sng.pk}"
+    payouts = list(
+        Entry.objects.filter(
+            reason=Entry.Reason.TOURNAMENT_PAYOUT, tournament_id=sng.pk
+        ).values_list("pk", flat=True)
+    )
+    if payouts != [sng.payout_entry_id]:
+        problems.append(f"{name}: payout entries {payouts}, its own {sng.payout_entry_id}")
+    pool = Account.objects.filter(kind=Account.Kind.TOURNAMENT_POOL, tournament_id=sng.pk)
+    if (held := pool.aggregate(t=Sum("balance"))["t"] or 0) != 0:
+        problems.append(f"{name}: its prize pool still holds {held}")
+    entries = list(Registration.objects.filter(tournament=sng, status="active"))
+    total = sum(r.buy_in for r in entries)
+    places = sorted(r.place or 0 for r in entries)
+    ranks = [1 + sum(other < place for other in places) for place in places]
+    if len(entries) != sng.seats or places != ranks or places.count(1) != 1:
+        problems.append(f"{name}: places {places} for {len(entries)} players")
+    if sum(r.prize for r in entries) != total:
+        problems.append(f"{name}: prizes {sum(r.prize for r in entries)} for a pool of {total}")
+    legs = {
+        (kind, owner): amount
+        for kind, owner, amount in Posting.objects.filter(entry_id=sng.payout_entry_id).values_list(
+            "account__kind", "account__owner_id", "amount"
+        )
+    }
+    paid = {(Account.Kind.WALLET, r.player_id): r.prize for r in entries if r.prize}
+    if legs != {(Account.Kind.TOURNAMENT_POOL, None): -total, **paid}:
+        problems.append(f"{name}: its payout entry's postings {legs}, not the pool's {total}")
+    for r in entries:
+        balance = Account.objects.get(kind=Account.Kind.WALLET, owner_id=r.player_id).balance
+        if balance != (want := wallet - r.buy_in - r.fee + r.prize):
+            problems.append(f"{name}: player {r.player_id}'s wallet holds {balance}, not {want}")
+    return len(payouts)
+
+
+def _hands_check(sng, hands, problems: list[str]) -> None:
+    """One finished Sit & Go's table: its hands numbered 1, 2, ... one after another, each
+    dealt after the one before ended, each starting with every chip in play; the winner
+    alone at the end, holding them all."""
+    from poker.models import Seat
+    from tournaments.models import Registration
+
+    name = f"Sit & Go #{sng.pk}"
+    chips = sng.starting_chips * sng.seats
+    left = list(Seat.objects.filter(table_id=sng.table_id).values_list("player_id", "chips"))
+    winner = (
+        Registration.objects.filter(tournament=sng, place=1)
+        .values_list("player_id", flat=True)
+        .first()
+    )
+    if left != [(winner, chips)]:
+        problems.append(f"{name}: seats left {left}, the winner {winner} with {chips}")
+    played = list(hands.order_by("number").values_list("number", "started_at", "ended_at", "setup"))
+    numbers = [number for number, *_rest in played]
+    if numbers != list(range(1, len(numbers) + 1)):
+        problems.append(f"{name}: hand numbers {numbers}, not one of each in order")
+    for number, _start, _end, setup in played:
+        if (stacks := sum(stack for _seat, stack in setup["seats"])) != chips:
+            problems.append(f"{name}: hand {number} started with {stacks} chips, not {chips}")
+    for (n1, _s1, end, _x), (n2, start, _e2, _y) in itertools.pairwise(played):
+        if end is None or start < end:
+            problems.append(f"{name}: hand {n2} was dealt before hand {n1} ended")
+
+
+# -- the fault run at Sit & Gos (tests/tournaments/test_chaos.py)
+
+
+async def sng_fault_play(spec) -> dict:
+    """bench/chaos.py's room and bots at Sit & Gos (`spec.tournament`), in three steps, each
+    waiting for conditions, never for a time: the bots play (deep stacks, a long first level:
+    nobody goes out meanwhile) while the owner of each table in turn (`spec.min_kills`
+    kills, the tables in order) gets SIGKILL the moment a hand runs there and a live
+    process of the room holds its lease (`_owner_kill`); then every bot shoves, so each Sit
+    & Go ends within a few hands; the run ends when none is running. Returns the figures
+    (the books are checked afterwards, with Django: `sng_books_check`)."""
+    import psycopg
+
+    from bench.chaos import ChaosBot, Room, _note_overdue, seat_bots
+    from bench.load import Stats
+
+    rng = random.Random(spec.seed)
+    room = Room(spec)
+    stats = Stats(window=(0.0, float("inf")))
+    bots: list[ChaosBot] = []
+    overdue: list[str] = []
+    kills: list[dict] = []
+    table_ids = [t["table_id"] for t in spec.tables]
+    result: dict = {"seed": spec.seed, "log_dir": spec.log_dir, "kills": kills}
+    db = psycopg.connect(spec.database_url, autocommit=True)
+    began = time.perf_counter()
+    try:
+        await asyncio.gather(*(room.start(name) for name in room.names))
+        await seat_bots(spec, room, stats, rng, bots)
+        result["start_seconds"] = round(time.perf_counter() - began, 1)
+        deadline = time.monotonic() + spec.timeout
+        for k in range(spec.min_kills):
+            kill = await _owner_kill(db, room, rng, table_ids[k % len(table_ids)], deadline)
+            kills.append(kill)
+            print(f"kill -9 {kill}", flush=True)
+            _note_overdue(db, spec, overdue)
+        result["kills_seconds"] = round(time.perf_counter() - began, 1)
+        for bot in bots:
+            bot.shove = True
+            if bot.mirror.shown and bot.ws is not None:
+                bot.decide()
+        result["over"] = await _until_over(db, spec, room, overdue, deadline)
+        result["seconds"] = round(time.perf_counter() - began, 1)
+    finally:
+        for bot in bots:
+            bot.closed = True
+            bot.drop()
+        room.stop_all()
+        db.close()
+    result["overdue"] = overdue
+    result["bots"] = {
+        "reconnects": sum(bot.reconnects for bot in bots),
+        "closes": stats.closes,
+        "errors": stats.errors,
+    }
+    result["log_tracebacks"] = {
+        log.stem: n
+        for log in Path(spec.log_dir).glob("*.log")
+        if (n := log.read_text(errors="replace").count("Traceback"))
+    }
+    return result
+
+
+async def _owner_kill(db, room, rng: random.Random, table_id: int, deadline: float) -> dict:
+    """Wait until a hand runs at the table and a live process of the room holds its lease,
+    then SIGKILL that process (its group), start it again after a moment, and time how soon
+    another process takes the lease (a later epoch) and moves the table (`resume_seconds`).
+    `killed_at` is the database's clock just after the kill: the hand named was running then
+    unless it ended later (the test checks its `ended_at`)."""
+    from bench.chaos import _start_after
+
+    while True:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"no hand with a live owner at table {table_id} in time")
+        if dead := room.dead():
+            raise RuntimeError(f"{dead} exited by themselves; logs in {room.log_dir}")
+        pids = {proc.popen.pid: name for name, proc in room.live.items()}
+        row = db.execute(
+            "SELECT t.lease_owner, h.id, h.number FROM poker_table t JOIN poker_hand h"
+            " ON h.table_id = t.id AND h.status = 'running' WHERE t.id = %s"
+            " AND t.lease_owner LIKE 'owner|%%' AND t.lease_expires_at > now()",
+            (table_id,),
+        ).fetchone()
+        pid = int(row[0].split("|")[1].rsplit(":", 1)[1]) if row else None
+        if pid in pids:
+            break
+        await asyncio.sleep(0.05)
+    _holder, hand_id, number = row
+    name, at = pids[pid], time.perf_counter()
+    room.kill(name)
+    killed_at, version, epoch = db.execute(
+        "SELECT now(), version, lease_epoch FROM poker_table WHERE id = %s", (table_id,)
+    ).fetchone()
+    restart = asyncio.create_task(_start_after(room, name, rng.uniform(*room.spec.down)))
+    resume = None
+    while time.perf_counter() - at < 60:
+        moved = db.execute(
+            "SELECT version > %s AND lease_epoch > %s FROM poker_table WHERE id = %s",
+            (version, epoch, table_id),
+        ).fetchone()[0]
+        if moved:
+            resume = round(time.perf_counter() - at, 2)
+            break
+        await asyncio.sleep(0.05)
+    await restart
+    stuck = None
+    if resume is None:  # what the table shows, for the failure's message
+        stuck = db.execute(
+            "SELECT t.version, t.lease_epoch, t.lease_owner, t.lease_expires_at::text,"
+            " h.id, h.turn, h.deadline::text, now()::text FROM poker_table t LEFT JOIN"
+            " poker_hand h ON h.table_id = t.id AND h.status = 'running' WHERE t.id = %s",
+            (table_id,),
+        ).fetchone()
+    return {
+        "stuck": stuck,
+        "process": name,
+        "owner_of": table_id,
+        "hand": hand_id,
+        "hand_number": number,
+        "killed_at": killed_at.isoformat(),
+        "resume_seconds": resume,
+        "down_seconds": round(time.perf_counter() - at, 2),
+    }
+
+
+async def _until_over(db, spec, room, overdue: list[str], deadline: float) -> bool:
+    """Wait until no Sit & Go at the run's tables is running (noting overdue hands)."""
+    from bench.chaos import _note_overdue
+
+    table_ids = [t["table_id"] for t in spec.tables]
+    while time.monotonic() < deadline:
+        running = db.execute(
+            "SELECT count(*) FROM tournaments_tournament WHERE table_id = ANY(%s)"
+            " AND status = 'running'",
+            (table_ids,),
+        ).fetchone()[0]
+        if not running:
+            return True
+        if dead := room.dead():
+            raise RuntimeError(f"{dead} exited by themselves; logs in {room.log_dir}")
+        _note_overdue(db, spec, overdue)
+        await asyncio.sleep(0.2)
+    return False
 
 
 # -- the bench
@@ -155,13 +483,17 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-async def _peer_timers(app, queue: str, stop: asyncio.Event, sent: dict[str, float]) -> None:
-    """An empty timer every PEER_EVERY_SECONDS, due PEER_AHEAD_SECONDS later."""
+async def _peer_timers(
+    app, queue: str, stop: asyncio.Event, sent: dict[str, float], ahead: float
+) -> None:
+    """An empty timer every PEER_EVERY_SECONDS, due `ahead` seconds later (a level's length:
+    a level's timer is sent that long before it is due, so a backlog in the broker's queue
+    shorter than that delays neither)."""
     k = 0
     while not stop.is_set():
         k += 1
         host = f"bench-peer-{k}"
-        eta = time.time() + PEER_AHEAD_SECONDS
+        eta = time.time() + ahead
         app.send_task(
             "lobby.record_worker_heartbeat",
             kwargs={"hostname": host},
@@ -208,12 +540,12 @@ async def sng_bench(args, database_url: str, env: dict[str, str], log_dir: Path)
         await asyncio.sleep(args.warmup)
         window_start = time.time()
         stop = asyncio.Event()
-        peer = asyncio.create_task(_peer_timers(app, queue, stop, sent))
+        peer = asyncio.create_task(_peer_timers(app, queue, stop, sent, args.level_seconds))
         await asyncio.sleep(args.seconds)
         window_end = time.time()
         stop.set()
         await peer
-        await asyncio.sleep(PEER_AHEAD_SECONDS + 3)  # the last peers and level changes land
+        await asyncio.sleep(args.level_seconds + 3)  # the last peers and level changes land
         return _figures(db, seeds, sent, window_start, window_end, seeded, stats)
     finally:
         for bot in bots:
