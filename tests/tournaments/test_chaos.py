@@ -29,7 +29,6 @@ STARTING_CHIPS = 100_000
 LEASE_SECONDS = 3
 
 
-@pytest.mark.long
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.timeout(240)
