@@ -8,7 +8,6 @@ a forged id) is a 400 with `{"code", "message"}` and changed nothing (config.api
 
 from __future__ import annotations
 
-from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
@@ -22,7 +21,7 @@ from cashier.selectors import wallet_balance
 from config.inputs import MAX_KEY_LENGTH
 from tournaments.models import Registration
 from tournaments.selectors import sit_and_go_page, sit_and_gos_for_lobby
-from tournaments.services import place_amounts, tournament_register, tournament_unregister
+from tournaments.services import tournament_register, tournament_unregister
 
 
 class SitAndGoSerializer(serializers.Serializer):
@@ -142,11 +141,8 @@ class SitAndGoLiveView(APIView):
         page = sit_and_go_page(tournament_id=tournament_id, player=request.user)
         if page is None:
             raise NotFound("No such tournament.")
-        tournament = page.tournament
-        running = tournament.status == "running"
+        tournament, running = page.tournament, page.running
         level, following = page.level, page.next_level if running else None
-        amounts = place_amounts(page.percents, page.pool)
-        table = tournament.table if running and tournament.table_id else None
         payload = {
             "id": tournament.pk,
             "status": tournament.status,
@@ -160,11 +156,9 @@ class SitAndGoLiveView(APIView):
             else None,
             "next_small_blind": following.small_blind if following else None,
             "next_big_blind": following.big_blind if following else None,
-            "on_break": table is not None
-            and table.break_until is not None
-            and table.break_until > timezone.now(),
+            "on_break": page.on_break,
             "entrants": page.entrants,
-            "players_left": sum(1 for p in page.players if p.place is None) if running else 0,
+            "players_left": page.playing if running else 0,
             "places_paid": len(page.percents),
             "pool": page.pool,
             "players": [
@@ -177,12 +171,7 @@ class SitAndGoLiveView(APIView):
                 }
                 for p in page.players
             ],
-            "prizes": [
-                {"place": place, "percent": percent, "amount": amount}
-                for place, (percent, amount) in enumerate(
-                    zip(page.percents, amounts, strict=True), 1
-                )
-            ],
+            "prizes": page.prizes,
         }
         return Response(SitAndGoLiveSerializer(payload).data)
 

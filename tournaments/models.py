@@ -144,6 +144,15 @@ def payouts_for(payouts: list[dict], *, entrants: int) -> list[int]:
     return []
 
 
+def place_amounts(percents: list[int], pool: int) -> list[int]:
+    """Each paid place's prize in cents: its percent of the pool rounded down, the cents the
+    rounding leaves over to first place (docs/rules.md "Sit & Go prizes"); sums to the pool."""
+    amounts = [pool * percent // 100 for percent in percents]
+    if amounts:
+        amounts[0] += pool - sum(amounts)
+    return amounts
+
+
 class TournamentTemplate(models.Model):
     """A kind of Sit & Go, set by staff: every Sit & Go of it copies these rules when it opens.
     While `is_active`, one Sit & Go of it is always open for registration (a new one opens

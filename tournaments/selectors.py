@@ -5,9 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.db.models import Count, Exists, Max, OuterRef, Q
+from django.utils import timezone
 
 from poker.models import HandPlayer, Seat
-from tournaments.models import Registration, Tournament, game_short_label, payouts_for
+from tournaments.models import (
+    Registration,
+    Tournament,
+    game_short_label,
+    payouts_for,
+    place_amounts,
+)
 
 
 @dataclass(frozen=True)
@@ -145,6 +152,38 @@ class SitAndGoPage:
         number = self.tournament.level
         return self.levels[number] if 1 <= number < len(self.levels) else None
 
+    @property
+    def running(self) -> bool:
+        return self.tournament.status == Tournament.Status.RUNNING
+
+    @property
+    def prizes(self) -> list[dict]:
+        """Each paid place: its percent and its prize in cents (summing to the pool)."""
+        amounts = place_amounts(self.percents, self.pool)
+        return [
+            {"place": place, "percent": percent, "amount": amount}
+            for place, (percent, amount) in enumerate(zip(self.percents, amounts, strict=True), 1)
+        ]
+
+    @property
+    def playing(self) -> int:
+        """Players still in (all of them before the start)."""
+        return sum(1 for p in self.players if p.place is None)
+
+    @property
+    def on_break(self) -> bool:
+        """Its table is on a break now (between two levels)."""
+        table = self.tournament.table if self.running and self.tournament.table_id else None
+        until = table.break_until if table is not None else None
+        return until is not None and until > timezone.now()
+
+    def next_level_in_seconds(self) -> int | None:
+        """Seconds to the next level (or the break's end) while it runs; None otherwise."""
+        at = self.tournament.next_level_at
+        if not self.running or at is None:
+            return None
+        return max(0, int((at - timezone.now()).total_seconds()))
+
 
 def _display_name(player) -> str:
     profile = getattr(player, "profile", None)
@@ -156,7 +195,9 @@ def sit_and_go_page(*, tournament_id: int, player=None) -> SitAndGoPage | None:
     the payouts for its entrants, the players (chips from its table's seats while it runs,
     most chips first; the places once out) in three queries. Tournament chips are public, as
     the stacks at its table are."""
-    tournament = Tournament.objects.select_related("template").filter(pk=tournament_id).first()
+    tournament = (
+        Tournament.objects.select_related("template", "table").filter(pk=tournament_id).first()
+    )
     if tournament is None:
         return None
     breaks = {b["after_level"]: b["minutes"] for b in tournament.breaks}

@@ -48,6 +48,7 @@ from tournaments.models import (
     Tournament,
     TournamentTemplate,
     payouts_for,
+    place_amounts,
 )
 
 Status = Tournament.Status
@@ -824,15 +825,6 @@ def _cancel_settle(change, tournament: Tournament, *, reason: str, now: datetime
             for pid, (equal, by_chips) in shares.items()
         },
     }
-
-
-def place_amounts(percents: list[int], pool: int) -> list[int]:
-    """Each paid place's prize in cents: its percent of the pool rounded down, the cents the
-    rounding leaves over to first place (docs/rules.md "Sit & Go prizes"); sums to the pool."""
-    amounts = [pool * percent // 100 for percent in percents]
-    if amounts:
-        amounts[0] += pool - sum(amounts)
-    return amounts
 
 
 def shares_split(total: int, players: list[int]) -> dict[int, int]:

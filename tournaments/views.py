@@ -8,7 +8,6 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -16,7 +15,6 @@ from config.inputs import dollars
 from tournaments.selectors import sit_and_go_page, tournaments_of_player
 from tournaments.services import (
     TournamentError,
-    place_amounts,
     tournament_register,
     tournament_unregister,
 )
@@ -45,31 +43,21 @@ def sit_and_go(request: HttpRequest, tournament_id: int) -> HttpResponse:
     page = sit_and_go_page(tournament_id=tournament_id, player=request.user)
     if page is None:
         raise Http404("No such tournament.")
-    amounts = place_amounts(page.percents, page.pool)
-    prizes = [
-        {"place": place, "percent": percent, "amount": amount}
-        for place, (percent, amount) in enumerate(zip(page.percents, amounts, strict=True), 1)
-    ]
     tournament = page.tournament
-    left, on_break = None, False
-    if tournament.status == "running" and tournament.next_level_at is not None:
-        left = max(0, int((tournament.next_level_at - timezone.now()).total_seconds()))
-    if tournament.status == "running" and tournament.table_id is not None:
-        until = tournament.table.break_until
-        on_break = until is not None and until > timezone.now()
+    left = page.next_level_in_seconds()
     return render(
         request,
         "tournaments/sit_and_go.html",
         {
             "page": page,
             "sng": tournament,
-            "prizes": prizes,
+            "prizes": page.prizes,
             "register_key": f"page-{uuid.uuid4().hex}",
             "registered": sum(1 for p in page.players if p.status == "active"),
-            "playing": sum(1 for p in page.players if p.place is None),
+            "playing": page.playing,
             "next_level_at": tournament.next_level_at.isoformat() if left is not None else "",
             "next_level_in": f"{left // 60}:{left % 60:02d}" if left is not None else "",
-            "on_break": on_break,
+            "on_break": page.on_break,
         },
     )
 

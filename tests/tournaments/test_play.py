@@ -11,9 +11,8 @@ from poker.engine.hand import Hand as EngineHand
 from poker.models import Hand, Seat, Table
 from tests.factories import deal_hand, make_funded_player, play_hand_all_in
 from tests.factories import make_sit_and_go as make_sng
-from tournaments.models import Registration
+from tournaments.models import Registration, place_amounts
 from tournaments.services import (
-    place_amounts,
     shares_split,
     tournament_level_up,
     tournament_register,
