@@ -223,6 +223,14 @@ class ChatRemovedFrame(TypedDict):
     id: int
 
 
+class TableClosedFrame(TypedDict):
+    """A Sit & Go's table closed for good (the tournament is over): after the last `update`,
+    then the socket closes (4404)."""
+
+    type: Literal["table_closed"]
+    tournament: int
+
+
 class ExcludedFrame(TypedDict):
     """The player started a time-out or self-exclusion, or was suspended: the socket closes."""
 
@@ -285,6 +293,7 @@ TableFrame = (
     | PongFrame
     | SupersededFrame
     | ExcludedFrame
+    | TableClosedFrame
     | SeatOfferFrame
     | SeatOfferEndedFrame
     | SessionLimitFrame

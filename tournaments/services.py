@@ -752,6 +752,7 @@ def _table_close(change, tournament: Tournament) -> None:
     table.is_open, table.break_until = False, None
     change.save_later(table, ["is_open", "break_until"])
     change.touch()
+    change.sockets_close(tournament_id=tournament.pk)
     tournament.next_level_at = None
     tournament.save(update_fields=["next_level_at"])
 
@@ -913,6 +914,7 @@ def _tournament_finish(change, tournament, winner, amounts, active, now) -> None
     table = change.table
     table.is_open = False
     change.save_later(table, ["is_open"])
+    change.sockets_close(tournament_id=tournament.pk)
     audit_record(
         action="tournament.finished",
         subject=tournament,

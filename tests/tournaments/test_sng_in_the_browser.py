@@ -26,6 +26,7 @@ from tests.poker.table_page import (
     STATE,
     beside_the_browser,
     close_and_settle,
+    frames_received,
     horizontal_overflow,
     record_calls,
     screenshot,
@@ -169,6 +170,27 @@ def results_read(page, player, registration, game: str) -> None:
     assert horizontal_overflow(page) <= 0
 
 
+def closed_table_read(page, table, game: str) -> None:
+    """The table's page opened again after the end: its socket is refused (4404) and the page
+    says the Sit & Go is over, linking its results, wide and narrow, in every language."""
+    words = {
+        "en": "This Sit & Go is over",
+        "fr": "Ce Sit & Go est terminé",
+        "ja": "このSit & Goは終了し",
+    }
+    for viewport, size in ((SMALL_LAPTOP, "desktop"), (PHONE, "phone")):
+        page.set_viewport_size(viewport)
+        for language, said in words.items():
+            page.evaluate(f"document.cookie = 'django_language={language}; path=/'")
+            page.goto(f"/tables/{table.pk}/")
+            page.wait_for_selector("#notice-results")
+            assert page.text_content("#notice").startswith(said)
+            screenshot(page, f"sit-and-go-table-closed-{game}-{size}-{language}")
+            assert horizontal_overflow(page) <= 0, (size, language)
+    page.evaluate("document.cookie = 'django_language=en; path=/'")
+    page.set_viewport_size(SMALL_LAPTOP)
+
+
 def assert_paid_exactly(sng, players) -> None:
     """The payout's one entry: the pool's leg out, a wallet's leg in for each place's prize;
     each wallet is its funds less the buy-in and fee plus that prize; the ledger verifies."""
@@ -227,7 +249,18 @@ def test_a_player_finds_registers_plays_and_is_paid_by_a_sit_and_go(
         mine = Registration.objects.get(tournament=sng, player=alice)
         assert mine.place in PRIZES and mine.prize == PRIZES[mine.place]
         assert f"You finished {mine.place} of 2" in page.text_content("#tournament-place")
+        # The table closed for good: the server says so after the last update and the page
+        # stops its socket (no heartbeat comes, so no resync either) and links the results.
+        page.wait_for_selector("#notice-results")
+        assert frames_received(page, "table_closed") == [
+            {"type": "table_closed", "tournament": sng.pk}
+        ]
+        assert page.get_attribute("#notice-results", "href") == f"/tournaments/{sng.pk}/"
+        assert page.get_attribute("#conn", "class").split()[-1] == "stopped"
+        screenshot(page, f"sit-and-go-table-over-{game}-desktop")
         results_read(page, alice, mine, game)
+        page.set_viewport_size(SMALL_LAPTOP)
+        closed_table_read(page, table, game)
         assert page.errors == []
     finally:
         if table is not None:
