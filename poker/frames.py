@@ -56,6 +56,10 @@ class TournamentJson(TypedDict):
     next_level_at: str | None  # ISO time; None at the last level
     next_small_blind: int | None
     next_big_blind: int | None
+    small_bet: int | None  # at fixed limit the level's bets; None at pot limit
+    big_bet: int | None
+    next_small_bet: int | None
+    next_big_bet: int | None
     entrants: int
     players_left: int
     places: list[TournamentPlaceJson]  # those out, and everyone once it is finished

@@ -47,6 +47,7 @@ from tournaments.models import (
     Registration,
     Tournament,
     TournamentTemplate,
+    level_bets,
     payouts_for,
 )
 
@@ -565,11 +566,12 @@ def table_stakes(tournament: Tournament, level: int) -> dict[str, int | None]:
     blinds = tournament.blind_levels[level - 1]
     ante = blinds.get("ante", 0)
     if tournament.structure == Table.Structure.LIMIT:
+        small_bet, big_bet = level_bets(tournament.structure, blinds)
         return {
             "small_blind": blinds["small_blind"],
             "big_blind": None,
-            "small_bet": blinds["big_blind"],
-            "big_bet": 2 * blinds["big_blind"],
+            "small_bet": small_bet,
+            "big_bet": big_bet,
             "ante": ante,
         }
     return {

@@ -389,11 +389,18 @@
     const sng = state.table.tournament;
     if (!bar || !sng) return;
     bar.hidden = false;
-    const level = { level: window.roomRoman(sng.level), small: chips(sng.small_blind),
-      big: chips(sng.big_blind), ante: chips(sng.ante) };
-    $("tournament-level").textContent = sng.ante > 0
-      ? fill(gettext("Level %(level)s: blinds %(small)s/%(big)s, ante %(ante)s"), level)
-      : fill(gettext("Level %(level)s: blinds %(small)s/%(big)s"), level);
+    // Fixed limit names the level's bets, as the hand page does; pot limit its blinds.
+    const bets = sng.small_bet !== null && sng.small_bet !== undefined;
+    const level = { level: window.roomRoman(sng.level), ante: chips(sng.ante),
+      small: chips(bets ? sng.small_bet : sng.small_blind),
+      big: chips(bets ? sng.big_bet : sng.big_blind) };
+    $("tournament-level").textContent = bets
+      ? sng.ante > 0
+        ? fill(gettext("Level %(level)s: bets %(small)s/%(big)s, ante %(ante)s"), level)
+        : fill(gettext("Level %(level)s: bets %(small)s/%(big)s"), level)
+      : sng.ante > 0
+        ? fill(gettext("Level %(level)s: blinds %(small)s/%(big)s, ante %(ante)s"), level)
+        : fill(gettext("Level %(level)s: blinds %(small)s/%(big)s"), level);
     const mine = sng.places.find((p) => p.player.id === config.user_id);
     const playing = !mine && window.tableState.placeByChips(state, config.user_id);
     $("tournament-place").textContent = playing
@@ -417,8 +424,12 @@
       return;
     }
     const time = window.roomMinutes((Date.parse(sng.next_level_at) - serverNow()) / 1000);
-    next.textContent = fill(gettext("Next level in %(time)s: %(small)s/%(big)s"),
-      { time: time, small: chips(sng.next_small_blind), big: chips(sng.next_big_blind) });
+    const bets = sng.next_small_bet !== null && sng.next_small_bet !== undefined;
+    next.textContent = bets
+      ? fill(gettext("Next level in %(time)s: bets %(small)s/%(big)s"),
+        { time: time, small: chips(sng.next_small_bet), big: chips(sng.next_big_bet) })
+      : fill(gettext("Next level in %(time)s: %(small)s/%(big)s"),
+        { time: time, small: chips(sng.next_small_blind), big: chips(sng.next_big_blind) });
   }
 
   /* A Sit & Go's break (STATE's table.break_until, kept by the mirror from the break's
