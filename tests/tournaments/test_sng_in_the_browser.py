@@ -170,9 +170,32 @@ def results_read(page, player, registration, game: str) -> None:
     assert horizontal_overflow(page) <= 0
 
 
+def usd(cents: int, *, signed: bool = False) -> str:
+    """Cents as the pages write them in English: 1300 -> $13.00; a result signed: +$2.00."""
+    sign = "-" if cents < 0 else "+" if cents > 0 and signed else ""
+    return f"{sign}${abs(cents) // 100}.{abs(cents) % 100:02d}"
+
+
+def my_tournaments_read(page, registration) -> None:
+    """My tournaments lists the finished Sit & Go with the player's place, prize and net (the
+    prize less the buy-in and fee), the totals the same for this one entry."""
+    page.goto("/tournaments/mine/")
+    row = f'#my-sit-and-gos tr[data-tournament="{registration.tournament_id}"]'
+    cells = [cell.strip() for cell in page.locator(f"{row} td.amount").all_text_contents()]
+    net = registration.prize - BUY_IN - FEE
+    assert cells == [
+        f"{usd(BUY_IN)}+{usd(FEE)}",
+        f"{registration.place}/2",
+        usd(registration.prize),
+        usd(net, signed=True),
+    ]
+    assert page.text_content("#sng-net").strip() == usd(net, signed=True)
+
+
 def closed_table_read(page, table, game: str) -> None:
-    """The table's page opened again after the end: its socket is refused (4404) and the page
-    says the Sit & Go is over, linking its results, wide and narrow, in every language."""
+    """The table's page opened again after the end: its socket is told `table_closed` (then
+    4404) and the page says the Sit & Go is over, linking its results, wide and narrow, in
+    every language."""
     words = {
         "en": "This Sit & Go is over",
         "fr": "Ce Sit & Go est terminé",
@@ -260,6 +283,7 @@ def test_a_player_finds_registers_plays_and_is_paid_by_a_sit_and_go(
         screenshot(page, f"sit-and-go-table-over-{game}-desktop")
         results_read(page, alice, mine, game)
         page.set_viewport_size(SMALL_LAPTOP)
+        my_tournaments_read(page, mine)
         closed_table_read(page, table, game)
         assert page.errors == []
     finally:
