@@ -68,6 +68,7 @@ __all__ = [
     "player_json",
     "send",
     "send_heartbeats",
+    "send_table_closed",
     "send_to_player",
     "user_group_name",
 ]
@@ -440,6 +441,17 @@ def send_player_excluded(*, table_ids: list[int], user_id: int, message: str) ->
             )
 
     _run_on_layer(tell, f"the exclusion of player {user_id} to their sockets")
+
+
+def send_table_closed(*, table_id: int, tournament_id: int) -> None:
+    """A Sit & Go's table closed for good, to its sockets through the table's group after its
+    last frames: each says `table_closed` and closes (poker.consumers)."""
+    message = {"type": "table.closed", "tournament": tournament_id}
+
+    async def deliver(layer) -> None:
+        await layer.group_send(group_name(table_id), message)
+
+    _run_on_layer(deliver, f"the closing of table {table_id}")
 
 
 def send_table_frame(*, table_id: int, frame: ChatFrame | ChatRemovedFrame) -> None:

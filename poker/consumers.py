@@ -37,7 +37,13 @@ from poker.commands import (
     ConnectionSet,
     Sit,
 )
-from poker.frames import ChatLine, ExcludedFrame, SnapshotFrame, TableResyncFrame
+from poker.frames import (
+    ChatLine,
+    ExcludedFrame,
+    SnapshotFrame,
+    TableClosedFrame,
+    TableResyncFrame,
+)
 from poker.models import Table
 from poker.selectors import TableSnapshot, chat_recent, table_snapshot_for
 from responsible import rules as responsible
@@ -67,6 +73,13 @@ class TableConsumer(TableSocket):
         if await self.reconnect_refused(f"table-socket:{self.table_id}:{self.user.pk}"):
             return
         if not await _table_is_open(self.table_id, self.user):
+            over = await _tournament_over(self.table_id)
+            if over is not None:
+                # A Sit & Go's table once it is over: accepted only to say so (a refused
+                # handshake reaches the page as 1006, which it would retry for ever).
+                await self.accept()
+                await self.table_closed({"tournament": over})
+                return
             await self.close(code=CLOSE_NO_TABLE)
             return
         excluded = await _exclusion_message(self.user)
@@ -167,6 +180,13 @@ class TableConsumer(TableSocket):
         }
         await self.send_frame(frame)
 
+    async def table_closed(self, message: dict) -> None:
+        """The Sit & Go is over and its table closed for good (after its last `update`): say
+        so and close, as for a table that is gone; nobody has anything left to do there."""
+        closed: TableClosedFrame = {"type": "table_closed", "tournament": message["tournament"]}
+        await self.send_frame(closed)
+        await self.close(code=CLOSE_NO_TABLE)
+
     async def table_player_excluded(self, message: dict) -> None:
         """The player started a time-out or self-exclusion: say so and close; the seat is
         already leaving after the hand (responsible.services.exclusion_start)."""
@@ -187,9 +207,22 @@ def _chat_read(table_id: int) -> list[ChatLine]:
 
 @in_db_thread
 def _table_is_open(table_id: int, user) -> bool:
-    """Open tables take anyone; a closed one only its seated players (so they can leave)."""
+    """Open tables take anyone; a closed cash table only its seated players (so they can
+    leave); a closed Sit & Go's table nobody (its winner's seat has nothing to leave)."""
     table = Table.objects.filter(pk=table_id).first()
-    return table is not None and (table.is_open or table.seats.filter(player=user).exists())
+    if table is None or table.is_open:
+        return table is not None
+    return not table.is_tournament and table.seats.filter(player=user).exists()
+
+
+@in_db_thread
+def _tournament_over(table_id: int) -> int | None:
+    """The Sit & Go whose table this is, if the table is closed (the Sit & Go is over)."""
+    return (
+        Table.objects.filter(pk=table_id, is_tournament=True, is_open=False)
+        .values_list("tournament__id", flat=True)
+        .first()
+    )
 
 
 @in_db_thread

@@ -56,6 +56,10 @@ class TournamentJson(TypedDict):
     next_level_at: str | None  # ISO time; None at the last level
     next_small_blind: int | None
     next_big_blind: int | None
+    small_bet: int | None  # at fixed limit the level's bets; None at pot limit
+    big_bet: int | None
+    next_small_bet: int | None
+    next_big_bet: int | None
     entrants: int
     players_left: int
     places: list[TournamentPlaceJson]  # those out, and everyone once it is finished
@@ -223,6 +227,14 @@ class ChatRemovedFrame(TypedDict):
     id: int
 
 
+class TableClosedFrame(TypedDict):
+    """A Sit & Go's table closed for good (the tournament is over): after the last `update`,
+    then the socket closes (4404)."""
+
+    type: Literal["table_closed"]
+    tournament: int
+
+
 class ExcludedFrame(TypedDict):
     """The player started a time-out or self-exclusion, or was suspended: the socket closes."""
 
@@ -285,6 +297,7 @@ TableFrame = (
     | PongFrame
     | SupersededFrame
     | ExcludedFrame
+    | TableClosedFrame
     | SeatOfferFrame
     | SeatOfferEndedFrame
     | SessionLimitFrame

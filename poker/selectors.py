@@ -501,9 +501,12 @@ def chat_recent(*, table_id: int, limit: int = CHAT_RECENT) -> list[ChatLine]:
 
 
 def table_versions_for_heartbeat() -> dict[int, int]:
-    """{table id: version} of every table a socket may be open at: open ones, and closed ones
-    still seating players (who may connect to leave)."""
-    tables = Table.objects.filter(Q(is_open=True) | Q(seats__isnull=False)).distinct()
+    """{table id: version} of every table a socket may be open at: open ones, and closed cash
+    tables still seating players (who may connect to leave). A closed Sit & Go's table has
+    none: its sockets were closed with it (`table_closed`), its winner's seat holds no money."""
+    tables = Table.objects.filter(
+        Q(is_open=True) | Q(seats__isnull=False, is_tournament=False)
+    ).distinct()
     return dict(tables.values_list("pk", "version"))
 
 

@@ -39,6 +39,14 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
     config["rules_url"] = reverse("lobby:help_game", args=[guide.slug])
     # Removed by staff: why the player cannot sit here, and until when.
     bar = table_bar_of(table=table, player=request.user)
+    # A Sit & Go's table links its tournament's page (the reverse of Tournament.table).
+    tournament_id = (
+        type(table).objects.filter(pk=table.pk).values_list("tournament__id", flat=True).first()
+        if table.is_tournament
+        else None
+    )
+    if tournament_id is not None:  # where the page sends its player once the table closes
+        config["tournament_url"] = reverse("tournaments:sit_and_go", args=[tournament_id])
     return render(
         request,
         "poker/table.html",
@@ -47,15 +55,7 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
             "table_config": config,
             "rules_url": config["rules_url"],
             "barred": bar_message(bar) if bar is not None else "",
-            # A Sit & Go's table links its tournament's page (the reverse of Tournament.table).
-            "tournament_id": (
-                type(table)
-                .objects.filter(pk=table.pk)
-                .values_list("tournament__id", flat=True)
-                .first()
-                if table.is_tournament
-                else None
-            ),
+            "tournament_id": tournament_id,
         },
     )
 

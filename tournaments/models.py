@@ -136,6 +136,14 @@ def payouts_check(payouts, *, seats: int | None = None) -> list[dict]:
     return checked
 
 
+def level_bets(structure: str, blinds: dict | None) -> tuple[int | None, int | None]:
+    """A level's small and big bets at fixed limit: its big blind, and twice that (the level
+    is written as blinds, as at pot limit); (None, None) at pot limit or without a level."""
+    if structure != Table.Structure.LIMIT or blinds is None:
+        return None, None
+    return blinds["big_blind"], 2 * blinds["big_blind"]
+
+
 def payouts_for(payouts: list[dict], *, entrants: int) -> list[int]:
     """The percents of each place paid with this many entrants ([] when no rule covers it)."""
     for rule in payouts:

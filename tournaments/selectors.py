@@ -12,6 +12,7 @@ from tournaments.models import (
     Registration,
     Tournament,
     game_short_label,
+    level_bets,
     payouts_for,
     place_amounts,
 )
@@ -273,6 +274,8 @@ def tournament_for_table(table_id: int) -> dict | None:
     )
     out = sorted((r for r in registrations if r.place is not None), key=lambda r: r.place or 0)
     running = tournament.status == Tournament.Status.RUNNING
+    small_bet, big_bet = level_bets(tournament.structure, level)
+    next_small_bet, next_big_bet = level_bets(tournament.structure, following if running else None)
     return {
         "id": tournament.pk,
         "level": tournament.level,
@@ -287,6 +290,11 @@ def tournament_for_table(table_id: int) -> dict | None:
         ),
         "next_small_blind": following["small_blind"] if following and running else None,
         "next_big_blind": following["big_blind"] if following and running else None,
+        # At fixed limit the level's bets, which the table bar names (null at pot limit).
+        "small_bet": small_bet,
+        "big_bet": big_bet,
+        "next_small_bet": next_small_bet,
+        "next_big_bet": next_big_bet,
         "entrants": len(registrations),
         "players_left": sum(1 for r in registrations if r.place is None) if running else 0,
         "places": [

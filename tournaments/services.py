@@ -47,6 +47,7 @@ from tournaments.models import (
     Registration,
     Tournament,
     TournamentTemplate,
+    level_bets,
     payouts_for,
     place_amounts,
 )
@@ -566,11 +567,12 @@ def table_stakes(tournament: Tournament, level: int) -> dict[str, int | None]:
     blinds = tournament.blind_levels[level - 1]
     ante = blinds.get("ante", 0)
     if tournament.structure == Table.Structure.LIMIT:
+        small_bet, big_bet = level_bets(tournament.structure, blinds)
         return {
             "small_blind": blinds["small_blind"],
             "big_blind": None,
-            "small_bet": blinds["big_blind"],
-            "big_bet": 2 * blinds["big_blind"],
+            "small_bet": small_bet,
+            "big_bet": big_bet,
             "ante": ante,
         }
     return {
@@ -753,6 +755,7 @@ def _table_close(change, tournament: Tournament) -> None:
     table.is_open, table.break_until = False, None
     change.save_later(table, ["is_open", "break_until"])
     change.touch()
+    change.sockets_close(tournament_id=tournament.pk)
     tournament.next_level_at = None
     tournament.save(update_fields=["next_level_at"])
 
@@ -905,6 +908,7 @@ def _tournament_finish(change, tournament, winner, amounts, active, now) -> None
     table = change.table
     table.is_open = False
     change.save_later(table, ["is_open"])
+    change.sockets_close(tournament_id=tournament.pk)
     audit_record(
         action="tournament.finished",
         subject=tournament,

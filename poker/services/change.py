@@ -52,6 +52,8 @@ class TableChange:
         self.epoch = table.lease_epoch
         self.schedules: list[Timeout] = []  # the timers it sets, sent after commit
         self.notices: list[tuple[int, PlayerNotice]] = []  # to a player's every page
+        # The Sit & Go whose table this change closed for good (`sockets_close`), else None.
+        self.sockets_closing: int | None = None
         # Rows the change altered, saved with the hand and the version (`persist`).
         self.rows_to_save: list[tuple[Any, list[str] | None]] = []
         # True when every seat this change altered is one of `seats()` (the acting path): the
@@ -181,6 +183,12 @@ class TableChange:
         """The table's lobby row changed (opened, closed): lobby pages hear of it on commit,
         as they do when a player sits or leaves."""
         self.lobby_changed = self.publish = True
+
+    def sockets_close(self, *, tournament_id: int) -> None:
+        """The table closed for good (its Sit & Go is over): after commit and after this
+        change's frames, every socket there hears `table_closed` and closes; no heartbeat
+        follows (docs/protocol.md "Sit & Go tables")."""
+        self.sockets_closing = tournament_id
 
     def tell_player(self, user_id: int, frame: PlayerNotice) -> None:
         """After commit, `frame` goes to every page the player has open (lobby, any table)."""

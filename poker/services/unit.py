@@ -186,6 +186,14 @@ def _change_end(change: TableChange, before: TableMemory | None) -> None:
         transaction.on_commit(functools.partial(memory_keep, change.table.pk, memory))
     elif change.rows_to_save:
         rows_save(change.rows_to_save)
+    if change.sockets_closing is not None:  # after the frames, on the same line of sends
+        transaction.on_commit(
+            functools.partial(
+                broadcast.send_table_closed,
+                table_id=change.table.pk,
+                tournament_id=change.sockets_closing,
+            )
+        )
     timeouts_set(change.schedules)
     for user_id, frame in change.notices:
         transaction.on_commit(

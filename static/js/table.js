@@ -109,7 +109,9 @@
       [window.tableSocket.CLOSE_NO_TABLE]: gettext("This table does not exist any more."),
       [window.tableSocket.CLOSE_EXCLUDED]: gettext("You are on a time-out or self-exclusion: no play until it ends."),
     };
-    stop(why[code]);
+    // A Sit & Go's table is closed for good once it is over (a page reloaded after its end).
+    if (code === window.tableSocket.CLOSE_NO_TABLE && config.tournament_url) tournamentOver();
+    else stop(why[code]);
   }
 
   /* The socket's first answer (a snapshot, or the resync of a page reconnecting), applied. */
@@ -120,12 +122,29 @@
     takeOfferedSeat();
   }
 
-  function stop(message) {
+  /* A Sit & Go's table closed for good (`table_closed`, after the last update): the place
+   * stays in the bar; the notice links the tournament's page, where the results are. */
+  function tournamentOver() {
+    stop(gettext("This Sit & Go is over: its table is closed."), config.tournament_url);
+    // Opened after the end, the page had no state to draw: the felt says it too, not
+    // "Connecting to the table…".
+    if (!state) $("table-message").textContent = gettext("This Sit & Go is over.");
+  }
+
+  /* `results`: the tournament's page, linked from the notice. */
+  function stop(message, results) {
     stopped = true;
     if (window.realityCheck) window.realityCheck.stop(); // static/js/reality_check.js
     setConnection("stopped", gettext("Not connected"));
     const notice = $("notice");
     notice.textContent = message;
+    if (results) {
+      notice.append(" ");
+      const link = el("a", "notice-link", gettext("See the results"));
+      link.id = "notice-results";
+      link.href = results;
+      notice.append(link);
+    }
     notice.hidden = false;
     $("actions").hidden = true;
     socket.stop();
@@ -168,6 +187,9 @@
         break;
       case "chat_removed":
         window.tableChat.removed(frame.id);
+        break;
+      case "table_closed":
+        tournamentOver();
         break;
       case "private":
         // Sent just before the public update of the same change: drawn with that one, or now
@@ -367,11 +389,18 @@
     const sng = state.table.tournament;
     if (!bar || !sng) return;
     bar.hidden = false;
-    const level = { level: window.roomRoman(sng.level), small: chips(sng.small_blind),
-      big: chips(sng.big_blind), ante: chips(sng.ante) };
-    $("tournament-level").textContent = sng.ante > 0
-      ? fill(gettext("Level %(level)s: blinds %(small)s/%(big)s, ante %(ante)s"), level)
-      : fill(gettext("Level %(level)s: blinds %(small)s/%(big)s"), level);
+    // Fixed limit names the level's bets, as the hand page does; pot limit its blinds.
+    const bets = sng.small_bet !== null && sng.small_bet !== undefined;
+    const level = { level: window.roomRoman(sng.level), ante: chips(sng.ante),
+      small: chips(bets ? sng.small_bet : sng.small_blind),
+      big: chips(bets ? sng.big_bet : sng.big_blind) };
+    $("tournament-level").textContent = bets
+      ? sng.ante > 0
+        ? fill(gettext("Level %(level)s: bets %(small)s/%(big)s, ante %(ante)s"), level)
+        : fill(gettext("Level %(level)s: bets %(small)s/%(big)s"), level)
+      : sng.ante > 0
+        ? fill(gettext("Level %(level)s: blinds %(small)s/%(big)s, ante %(ante)s"), level)
+        : fill(gettext("Level %(level)s: blinds %(small)s/%(big)s"), level);
     const mine = sng.places.find((p) => p.player.id === config.user_id);
     const playing = !mine && window.tableState.placeByChips(state, config.user_id);
     $("tournament-place").textContent = playing
@@ -395,8 +424,12 @@
       return;
     }
     const time = window.roomMinutes((Date.parse(sng.next_level_at) - serverNow()) / 1000);
-    next.textContent = fill(gettext("Next level in %(time)s: %(small)s/%(big)s"),
-      { time: time, small: chips(sng.next_small_blind), big: chips(sng.next_big_blind) });
+    const bets = sng.next_small_bet !== null && sng.next_small_bet !== undefined;
+    next.textContent = bets
+      ? fill(gettext("Next level in %(time)s: bets %(small)s/%(big)s"),
+        { time: time, small: chips(sng.next_small_bet), big: chips(sng.next_big_bet) })
+      : fill(gettext("Next level in %(time)s: %(small)s/%(big)s"),
+        { time: time, small: chips(sng.next_small_blind), big: chips(sng.next_big_blind) });
   }
 
   /* A Sit & Go's break (STATE's table.break_until, kept by the mirror from the break's

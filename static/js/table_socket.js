@@ -10,7 +10,8 @@
  * that on a loaded room crossed frames fill their gaps instead of each costing a resync. It keeps the watchdog: two heartbeats of silence, or a
  * heartbeat of a version not shown after a grace, ask `resync`; a request unanswered after
  * ANSWER_MS drops the socket and opens a new one. It reconnects after a drop with a jittered
- * backoff, waits a minute after 4429, stops for good after 4401, 4403, 4404 and 4409, and pings.
+ * backoff, waits a minute after 4429, stops for good after 4401, 4403, 4404 and 4409 and at a
+ * `table_closed` frame (a Sit & Go's table once it is over), and pings.
  * The page keeps what is its own: what the frames mean, the drawing, the buttons and the words
  * (the callbacks say when).
  *
@@ -196,6 +197,12 @@
           heartbeat(frame);
           break;
         case "pong":
+          break;
+        case "table_closed":
+          // The table closed for good (a Sit & Go is over): nothing more will come, so no
+          // watchdog, no resync, no reconnect; the page says so (the server closes with 4404).
+          stop();
+          if (on.frame) on.frame(frame, false);
           break;
         case options.versioned:
           ordered(frame);

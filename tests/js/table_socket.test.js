@@ -404,6 +404,20 @@ test("4401, 4403, 4404 and 4409 end the page's play: the page is told, nothing r
   }
 });
 
+test("a closed Sit & Go's table: `table_closed` stops the socket for good, with no resync as the heartbeats stop", () => {
+  const page = pokerAt(10);
+  last().receive(update(11, 2)); // the last hand's end, every place
+  last().receive({ type: "table_closed", tournament: 12 });
+  assert.deepEqual(page.calls.slice(-2), [["update", 11], ["table_closed", false]]);
+  assert.equal(page.socket.stopped, true);
+  assert.equal(last().readyState, 3, "the page closed it");
+  last().drop(4404); // the server's close, after the frame: nothing more to tell
+  mock.timers.tick(120_000); // no heartbeat any more
+  assert.deepEqual(last().sent.filter((frame) => frame.type !== "ping"), []);
+  assert.equal(sockets.length, 1);
+  assert.deepEqual(page.calls.slice(-1), [["table_closed", false]], "no offline, closed or reconnect after it");
+});
+
 test("4429 waits a minute and a little more before one more try", () => {
   Math.random.mock.mockImplementation(() => 1);
   const page = pokerAt(10);

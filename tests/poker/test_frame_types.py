@@ -331,11 +331,16 @@ class Room:
         )
         await self.watcher.until(lambda f: f["type"] == "excluded")
 
+    async def table_closed(self) -> None:
+        """The table closes for good (as a Sit & Go's does at its end): every socket still
+        open is told so, and the room closes them all."""
+        await sync_to_async(broadcast.send_table_closed)(table_id=self.table.pk, tournament_id=1)
+        for socket in self.everyone:
+            if socket not in (self.sockets[1], self.watcher):
+                await socket.until(lambda f: f["type"] == "table_closed")
+
     async def close(self) -> None:
         await self.lobby.disconnect()
-        for socket in self.everyone:
-            if socket not in (self.sockets[1], self.watcher):  # closed by the room
-                await socket.close()
 
 
 async def test_every_frame_of_the_table_and_lobby_sockets_is_its_typeddict():
@@ -349,6 +354,7 @@ async def test_every_frame_of_the_table_and_lobby_sockets_is_its_typeddict():
     for socket in room.everyone:
         if socket not in (room.sockets[1], room.watcher):  # closed: superseded, excluded
             await socket.drain(quiet=0.2)
+    await room.table_closed()
 
     received = [frame for socket in room.everyone for frame in socket.frames]
     found = [p for f in received for p in frame_problems(f, TABLE_FRAMES, TABLE_VERSIONED_FRAMES)]

@@ -9,6 +9,7 @@ from cashier.verify import ledger_verify
 from poker import services
 from poker.engine.hand import Hand as EngineHand
 from poker.models import Hand, Seat, Table
+from poker.selectors import table_versions_for_heartbeat
 from tests.factories import deal_hand, make_funded_player, play_hand_all_in
 from tests.factories import make_sit_and_go as make_sng
 from tournaments.models import Registration, place_amounts
@@ -71,6 +72,8 @@ def test_a_heads_up_sit_and_go_plays_chips_off_the_ledger_and_pays_the_winner_on
     assert list(Seat.objects.filter(table=table).values_list("player_id", flat=True)) == [
         winner.player_id
     ]
+    # Its sockets were closed with it (`table_closed`): no heartbeat for the winner's seat.
+    assert table.pk not in table_versions_for_heartbeat()
     assert ledger_verify().ok
     # verify_ledger holds the prize entry to the places' prizes.
     Registration.objects.filter(pk=loser.pk).update(prize=1)

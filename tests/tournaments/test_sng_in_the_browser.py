@@ -26,6 +26,7 @@ from tests.poker.table_page import (
     STATE,
     beside_the_browser,
     close_and_settle,
+    frames_received,
     horizontal_overflow,
     record_calls,
     screenshot,
@@ -169,6 +170,50 @@ def results_read(page, player, registration, game: str) -> None:
     assert horizontal_overflow(page) <= 0
 
 
+def usd(cents: int, *, signed: bool = False) -> str:
+    """Cents as the pages write them in English: 1300 -> $13.00; a result signed: +$2.00."""
+    sign = "-" if cents < 0 else "+" if cents > 0 and signed else ""
+    return f"{sign}${abs(cents) // 100}.{abs(cents) % 100:02d}"
+
+
+def my_tournaments_read(page, registration) -> None:
+    """My tournaments lists the finished Sit & Go with the player's place, prize and net (the
+    prize less the buy-in and fee), the totals the same for this one entry."""
+    page.goto("/tournaments/mine/")
+    row = f'#my-sit-and-gos tr[data-tournament="{registration.tournament_id}"]'
+    cells = [cell.strip() for cell in page.locator(f"{row} td.amount").all_text_contents()]
+    net = registration.prize - BUY_IN - FEE
+    assert cells == [
+        f"{usd(BUY_IN)}+{usd(FEE)}",
+        f"{registration.place}/2",
+        usd(registration.prize),
+        usd(net, signed=True),
+    ]
+    assert page.text_content("#sng-net").strip() == usd(net, signed=True)
+
+
+def closed_table_read(page, table, game: str) -> None:
+    """The table's page opened again after the end: its socket is told `table_closed` (then
+    4404) and the page says the Sit & Go is over, linking its results, wide and narrow, in
+    every language."""
+    words = {
+        "en": "This Sit & Go is over",
+        "fr": "Ce Sit & Go est terminé",
+        "ja": "このSit & Goは終了し",
+    }
+    for viewport, size in ((SMALL_LAPTOP, "desktop"), (PHONE, "phone")):
+        page.set_viewport_size(viewport)
+        for language, said in words.items():
+            page.evaluate(f"document.cookie = 'django_language={language}; path=/'")
+            page.goto(f"/tables/{table.pk}/")
+            page.wait_for_selector("#notice-results")
+            assert page.text_content("#notice").startswith(said)
+            screenshot(page, f"sit-and-go-table-closed-{game}-{size}-{language}")
+            assert horizontal_overflow(page) <= 0, (size, language)
+    page.evaluate("document.cookie = 'django_language=en; path=/'")
+    page.set_viewport_size(SMALL_LAPTOP)
+
+
 def assert_paid_exactly(sng, players) -> None:
     """The payout's one entry: the pool's leg out, a wallet's leg in for each place's prize;
     each wallet is its funds less the buy-in and fee plus that prize; the ledger verifies."""
@@ -227,7 +272,19 @@ def test_a_player_finds_registers_plays_and_is_paid_by_a_sit_and_go(
         mine = Registration.objects.get(tournament=sng, player=alice)
         assert mine.place in PRIZES and mine.prize == PRIZES[mine.place]
         assert f"You finished {mine.place} of 2" in page.text_content("#tournament-place")
+        # The table closed for good: the server says so after the last update and the page
+        # stops its socket (no heartbeat comes, so no resync either) and links the results.
+        page.wait_for_selector("#notice-results")
+        assert frames_received(page, "table_closed") == [
+            {"type": "table_closed", "tournament": sng.pk}
+        ]
+        assert page.get_attribute("#notice-results", "href") == f"/tournaments/{sng.pk}/"
+        assert page.get_attribute("#conn", "class").split()[-1] == "stopped"
+        screenshot(page, f"sit-and-go-table-over-{game}-desktop")
         results_read(page, alice, mine, game)
+        page.set_viewport_size(SMALL_LAPTOP)
+        my_tournaments_read(page, mine)
+        closed_table_read(page, table, game)
         assert page.errors == []
     finally:
         if table is not None:

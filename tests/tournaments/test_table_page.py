@@ -64,3 +64,39 @@ def test_the_bar_shows_the_place_and_a_break_counts_down_until_play_resumes(sign
         assert page.errors == []
     finally:
         page.context.close()
+
+
+# The bar at fixed limit names the level's bets (its big blind and twice that), as the hand
+# page does, in every language; level I is 10/20 (bets 20/40), level II 15/30 (bets 30/60).
+FIXED_LIMIT_BAR = {
+    "en": ("Level I: bets 20/40", "bets 30/60"),
+    "fr": ("Niveau I : mises 20/40", "mises 30/60"),
+    "ja": ("レベル I\uff1aベット 20/40", "ベット 30/60"),  # a full-width colon
+}
+
+
+def test_the_bar_names_the_bets_at_a_fixed_limit_sit_and_go(signed_in_page):
+    sng = make_sit_and_go(seats=2, structure="limit")
+    players = [make_funded_player(name, cents=5_000) for name in ("ann", "bob")]
+    for player in players:
+        tournament_register(player=player, tournament=sng, idempotency_key=f"k-{player.pk}")
+    sng.refresh_from_db()
+    page = signed_in_page(players[0], DESKTOP)
+    try:
+        page.goto(f"/tables/{sng.table_id}/")
+        for viewport, size in ((DESKTOP, "desktop"), (PHONE, "phone")):
+            page.set_viewport_size(viewport)
+            for language, (level, following) in FIXED_LIMIT_BAR.items():
+                page.evaluate(f"document.cookie = 'django_language={language}; path=/'")
+                page.goto(f"/tables/{sng.table_id}/")
+                page.wait_for_selector("#tournament-bar:not([hidden])")
+                page.wait_for_function(
+                    "() => document.getElementById('tournament-next').textContent !== ''"
+                )
+                assert page.text_content("#tournament-level") == level
+                assert following in page.text_content("#tournament-next")
+                screenshot(page, f"sit-and-go-table-fixed-limit-{size}-{language}")
+                assert horizontal_overflow(page) <= 0, (size, language)
+        assert page.errors == []
+    finally:
+        page.context.close()
