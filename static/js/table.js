@@ -129,6 +129,7 @@
     // Opened after the end, the page had no state to draw: the felt says it too, not
     // "Connecting to the table…".
     if (!state) $("table-message").textContent = gettext("This Sit & Go is over.");
+    $("seat-controls").hidden = true; // nothing to sit out of any more
   }
 
   /* `results`: the tournament's page, linked from the notice. */

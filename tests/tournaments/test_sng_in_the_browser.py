@@ -280,6 +280,7 @@ def test_a_player_finds_registers_plays_and_is_paid_by_a_sit_and_go(
         ]
         assert page.get_attribute("#notice-results", "href") == f"/tournaments/{sng.pk}/"
         assert page.get_attribute("#conn", "class").split()[-1] == "stopped"
+        assert not page.locator("#seat-controls").is_visible()
         screenshot(page, f"sit-and-go-table-over-{game}-desktop")
         results_read(page, alice, mine, game)
         page.set_viewport_size(SMALL_LAPTOP)
