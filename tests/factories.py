@@ -762,6 +762,19 @@ def make_sit_and_go(**template_overrides):
     return tournament_open(template=make_sit_and_go_template(**template_overrides))
 
 
+def make_started_sit_and_go(names, *, cents: int = 5_000, **template_overrides):
+    """A Sit & Go of a fresh template with every seat registered by a funded player of
+    `names` (one per seat), so it has started: (the Sit & Go, re-read, and its players)."""
+    from tournaments.services import tournament_register
+
+    sng = make_sit_and_go(seats=len(names), **template_overrides)
+    players = [make_funded_player(name, cents=cents) for name in names]
+    for player in players:
+        tournament_register(player=player, tournament=sng, idempotency_key=f"k-{player.pk}")
+    sng.refresh_from_db()
+    return sng, players
+
+
 class LobbyEars:
     """The lobby group's messages as a lobby page's socket hears them, from synchronous tests:
     a thread of its own subscribes to the group on the real channel layer (its own event loop:

@@ -5,7 +5,7 @@ import pytest
 from django.test import Client
 from rest_framework.test import APIClient
 
-from tests.factories import make_funded_player, make_sit_and_go
+from tests.factories import make_funded_player, make_sit_and_go, make_started_sit_and_go
 
 pytestmark = pytest.mark.django_db
 
@@ -61,13 +61,11 @@ def test_a_running_sit_and_go_live_state_for_anyone_and_its_page_to_poll():
 
     from poker.models import Seat
     from tournaments.models import Registration
-    from tournaments.services import tournament_level_up, tournament_register
+    from tournaments.services import tournament_level_up
 
-    sng = make_sit_and_go(seats=6, breaks=[{"after_level": 1, "minutes": 3}])
-    players = [make_funded_player(f"p{k}", cents=5_000) for k in range(6)]
-    for player in players:
-        tournament_register(player=player, tournament=sng, idempotency_key=f"k-{player.pk}")
-    sng.refresh_from_db()
+    sng, players = make_started_sit_and_go(
+        [f"p{k}" for k in range(6)], breaks=[{"after_level": 1, "minutes": 3}]
+    )
     Seat.objects.filter(table=sng.table, player=players[2]).update(chips=4_000)
     Seat.objects.filter(table=sng.table, player=players[5]).update(chips=0)
     Registration.objects.filter(tournament=sng, player=players[5]).update(place=6)

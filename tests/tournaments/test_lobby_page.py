@@ -4,7 +4,7 @@ and sees their place and the Unregister button."""
 import pytest
 
 from cashier.selectors import wallet_balance
-from tests.factories import make_funded_player, make_sit_and_go
+from tests.factories import make_funded_player, make_sit_and_go, make_started_sit_and_go
 from tests.poker.table_page import horizontal_overflow, screenshot
 from tournaments.models import Registration
 
@@ -74,13 +74,8 @@ def test_a_running_sit_and_go_page_fits_phone_and_desktop_in_every_language(sign
 def test_a_running_sit_and_go_page_follows_the_play_without_reloading(signed_in_page):
     from poker.models import Seat
     from tests.poker.table_page import beside_the_browser
-    from tournaments.services import tournament_register
 
-    sng = make_sit_and_go(seats=2)
-    players = [make_funded_player(name, cents=5_000) for name in ("ann", "bob")]
-    for player in players:
-        tournament_register(player=player, tournament=sng, idempotency_key=f"k-{player.pk}")
-    sng.refresh_from_db()
+    sng, players = make_started_sit_and_go(("ann", "bob"))
     page = signed_in_page(players[0], DESKTOP)
     try:
         page.add_init_script("window.sitAndGoPollMs = 300; window.notReloaded = true;")

@@ -5,7 +5,7 @@ import pytest
 from django.urls import reverse
 
 from poker.models import Seat
-from tests.factories import make_funded_player, make_player
+from tests.factories import make_funded_player, make_player, make_started_sit_and_go
 from tests.factories import make_sit_and_go as make_sng
 from tournaments.models import Registration
 from tournaments.services import tournament_register
@@ -21,12 +21,7 @@ def page_of(client, sng) -> str:
 
 def started(seats=2, **overrides):
     overrides.setdefault("breaks", [{"after_level": 2, "minutes": 3}])
-    sng = make_sng(seats=seats, **overrides)
-    players = [make_funded_player(f"p{k}", cents=5_000) for k in range(seats)]
-    for player in players:
-        tournament_register(player=player, tournament=sng, idempotency_key=f"k-{player.pk}")
-    sng.refresh_from_db()
-    return sng, players
+    return make_started_sit_and_go([f"p{k}" for k in range(seats)], **overrides)
 
 
 def test_a_registering_sit_and_go_shows_its_structure_payouts_and_players(client):

@@ -4,10 +4,9 @@ it stands out from the others, wide and narrow, in every language."""
 import pytest
 
 from poker.models import Seat
-from tests.factories import deal_hand, make_funded_player, make_sit_and_go, play_hand_all_in
+from tests.factories import deal_hand, make_started_sit_and_go, play_hand_all_in
 from tests.poker.table_page import beside_the_browser, horizontal_overflow, screenshot
 from tournaments.models import Registration, Tournament
-from tournaments.services import tournament_register
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -23,15 +22,11 @@ ROW_LOOK = """(selector) => {
 
 def finished_heads_up():
     """A heads-up Sit & Go played out all in through the services, paying 65/35."""
-    sng = make_sit_and_go(
-        seats=2,
+    sng, players = make_started_sit_and_go(
+        ("ann", "bob"),
         starting_chips=100,
         payouts=[{"min_entrants": 2, "max_entrants": 2, "percents": [65, 35]}],
     )
-    players = [make_funded_player(name, cents=5_000) for name in ("ann", "bob")]
-    for player in players:
-        tournament_register(player=player, tournament=sng, idempotency_key=f"k-{player.pk}")
-    sng.refresh_from_db()
     seats = Seat.objects.filter(table=sng.table).select_related("player")
     by_seat = {seat.number: seat.player for seat in seats}
     for _ in range(30):

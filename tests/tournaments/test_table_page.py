@@ -5,9 +5,9 @@ import pytest
 from django.utils import timezone
 
 from poker.models import Seat
-from tests.factories import make_funded_player, make_sit_and_go
+from tests.factories import make_started_sit_and_go
 from tests.poker.table_page import beside_the_browser, horizontal_overflow, screenshot
-from tournaments.services import tournament_level_up, tournament_register
+from tournaments.services import tournament_level_up
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -19,12 +19,9 @@ TICKED = "(first) => document.getElementById('break-banner').textContent !== fir
 
 
 def test_the_bar_shows_the_place_and_a_break_counts_down_until_play_resumes(signed_in_page):
-    sng = make_sit_and_go(seats=6, breaks=[{"after_level": 1, "minutes": 2}])
-    names = ("ann", "bob", "cyd", "dan", "eve", "fay")
-    players = [make_funded_player(name, cents=5_000) for name in names]
-    for player in players:
-        tournament_register(player=player, tournament=sng, idempotency_key=f"k-{player.pk}")
-    sng.refresh_from_db()
+    sng, players = make_started_sit_and_go(
+        ("ann", "bob", "cyd", "dan", "eve", "fay"), breaks=[{"after_level": 1, "minutes": 2}]
+    )
     # Two of the six have more chips than Ann.
     for player, chips in zip(players, (1_500, 3_000, 2_000, 1_000, 1_200, 800), strict=True):
         Seat.objects.filter(table=sng.table, player=player).update(chips=chips)
@@ -76,11 +73,7 @@ FIXED_LIMIT_BAR = {
 
 
 def test_the_bar_names_the_bets_at_a_fixed_limit_sit_and_go(signed_in_page):
-    sng = make_sit_and_go(seats=2, structure="limit")
-    players = [make_funded_player(name, cents=5_000) for name in ("ann", "bob")]
-    for player in players:
-        tournament_register(player=player, tournament=sng, idempotency_key=f"k-{player.pk}")
-    sng.refresh_from_db()
+    sng, players = make_started_sit_and_go(("ann", "bob"), structure="limit")
     page = signed_in_page(players[0], DESKTOP)
     try:
         page.goto(f"/tables/{sng.table_id}/")
