@@ -608,11 +608,7 @@ async def chaos_play(spec: ChaosSpec) -> dict:
         result["faults"] = {**_phase(*played["faults"]), "kills": kills}
         result["wind_down"] = await _wind_down(db, spec, bots, overdue)
     finally:
-        for bot in bots:
-            bot.closed = True
-            bot.drop()
-        room.stop_all()
-        db.close()
+        room_close(bots, room, db)
     result["overdue"] = overdue
     result["bots"] = {
         "reconnects": sum(bot.reconnects for bot in bots),
@@ -621,12 +617,27 @@ async def chaos_play(spec: ChaosSpec) -> dict:
         "frames": stats.frames,
     }
     result["ready_seconds"] = round(sum(room.ready_seconds) / len(room.ready_seconds), 2)
-    result["log_tracebacks"] = {
+    result["log_tracebacks"] = log_tracebacks(spec.log_dir)
+    return result
+
+
+def room_close(bots: list[ChaosBot], room: Room, db) -> None:
+    """The end of a run, whatever happened: the bots' sockets dropped for good, the room's
+    processes stopped, the bench's database connection closed."""
+    for bot in bots:
+        bot.closed = True
+        bot.drop()
+    room.stop_all()
+    db.close()
+
+
+def log_tracebacks(log_dir: str) -> dict[str, int]:
+    """The room's logs that hold a traceback, with how many (a clean run has none)."""
+    return {
         log.stem: n
-        for log in Path(spec.log_dir).glob("*.log")
+        for log in Path(log_dir).glob("*.log")
         if (n := log.read_text(errors="replace").count("Traceback"))
     }
-    return result
 
 
 async def seat_bots(

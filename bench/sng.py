@@ -323,7 +323,7 @@ async def sng_fault_play(spec) -> dict:
     (the books are checked afterwards, with Django: `sng_books_check`)."""
     import psycopg
 
-    from bench.chaos import ChaosBot, Room, _note_overdue, seat_bots
+    from bench.chaos import ChaosBot, Room, _note_overdue, log_tracebacks, room_close, seat_bots
     from bench.load import Stats
 
     rng = random.Random(spec.seed)
@@ -354,22 +354,14 @@ async def sng_fault_play(spec) -> dict:
         result["over"] = await _until_over(db, spec, room, overdue, deadline)
         result["seconds"] = round(time.perf_counter() - began, 1)
     finally:
-        for bot in bots:
-            bot.closed = True
-            bot.drop()
-        room.stop_all()
-        db.close()
+        room_close(bots, room, db)
     result["overdue"] = overdue
     result["bots"] = {
         "reconnects": sum(bot.reconnects for bot in bots),
         "closes": stats.closes,
         "errors": stats.errors,
     }
-    result["log_tracebacks"] = {
-        log.stem: n
-        for log in Path(spec.log_dir).glob("*.log")
-        if (n := log.read_text(errors="replace").count("Traceback"))
-    }
+    result["log_tracebacks"] = log_tracebacks(spec.log_dir)
     return result
 
 
@@ -509,7 +501,7 @@ async def sng_bench(args, database_url: str, env: dict[str, str], log_dir: Path)
     import psycopg
     from celery import Celery
 
-    from bench.chaos import ChaosBot, ChaosSpec, Room, seat_bots
+    from bench.chaos import ChaosBot, ChaosSpec, Room, room_close, seat_bots
     from bench.load import Stats
 
     queue = f"room-sng-{os.getpid()}"
@@ -548,11 +540,7 @@ async def sng_bench(args, database_url: str, env: dict[str, str], log_dir: Path)
         await asyncio.sleep(args.level_seconds + 3)  # the last peers and level changes land
         return _figures(db, seeds, sent, window_start, window_end, seeded, stats)
     finally:
-        for bot in bots:
-            bot.closed = True
-            bot.drop()
-        room.stop_all()
-        db.close()
+        room_close(bots, room, db)
 
 
 def _figures(db, seeds, sent, window_start, window_end, seeded, stats) -> dict:
