@@ -294,6 +294,10 @@ POKER_OWNER_ROUTING = env.bool("POKER_OWNER_ROUTING", default=True)
 # Does this ASGI process run a table owner (hold and renew leases, run the tables' commands)?
 # Off, it only routes its sockets' commands to the owners (docs/operations.md, "Scale out").
 POKER_OWNER_RUN = env.bool("POKER_OWNER_RUN", default=True)
+# This process's name at the front (HAProxy, nginx): a table page's socket carries its table's
+# owner's route (`?node=<route>`) so the front can send it to that process (docs/operations.md,
+# "Scale out"); empty, the page's socket goes wherever the front sends it.
+POKER_OWNER_ROUTE = env.str("POKER_OWNER_ROUTE", default="")
 # The audit chain's anchors (audit/anchor.py): the HMAC key that signs the head's seq and hash
 # in the daily verification and every export's manifest. It must live outside the database
 # (this environment, a secrets store): whoever can rewrite the database must not hold it.

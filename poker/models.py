@@ -707,3 +707,19 @@ class ChatMessage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.table.name} chat #{self.pk} by {self.player}"
+
+
+class TableOwner(models.Model):
+    """A live table owner (poker/owner.py) announcing itself, so that a table no live owner
+    holds goes to one of them (`owner_for`) before it has taken any table of its own. Written
+    when the owner starts and with each renewal of its leases, to the same expiry; a killed
+    owner's row lapses with its leases. `route` is the front's name for its process
+    (POKER_OWNER_ROUTE): a table page's socket asks the front for it (docs/operations.md)."""
+
+    name = models.CharField(max_length=200, unique=True)  # as in Table.lease_owner
+    route = models.CharField(max_length=100, blank=True, default="")
+    started_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return self.name

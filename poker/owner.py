@@ -18,9 +18,13 @@ of its own on the channel layer, named with its host and pid in `Table.lease_own
 changes a table (`owner|<host>:<pid>|<channel>`), and a loop that reads that channel. A socket's
 command (poker/consumers.py) and a Celery timeout (poker/tasks.py) look up the table's holder
 (`holder_of`, cached for a lease time):
+- this process holds it: the command runs here;
 - no live owner holds it (no lease, a lapsed one, or one held by a process that runs no owner
-  loop: a Celery worker, a management command, a test), or this process holds it: the command
-  runs here, and this process takes the lease with the change;
+  loop: a Celery worker, a management command, a test): it goes to the owner the table's id
+  chooses among the owners alive (`owner_for`: rendezvous hashing over the owners announcing
+  themselves in `TableOwner`), here or elsewhere, and that
+  process takes the lease with the change; so a room's tables spread evenly over its owners
+  whichever process their first command reached;
 - another process's owner holds it: the command is sent to its channel; the owner runs it and
   answers `owner.reply` (done, or the refusal's code and message, in the asker's language), and
   the socket answers its page as if it had run the command itself.
@@ -52,10 +56,9 @@ other process's (the in-memory layer's queues wake their reader only from its ow
 that send is handed to the owner's loop: `_send_sync`).
 
 Scale out (docs/operations.md): a process with `POKER_OWNER_RUN` off routes only. It starts a
-channel for its answers, holds no lease and renews none; its sockets' commands go to the live
-owner holding the table, and a table no live owner holds goes to one of the owners the leases
-show alive (`owner_for`, chosen by the table's id), so owners take new tables too. With no
-owner alive it runs the command itself, as before routing.
+channel for its answers, holds no lease, renews none and does not announce itself; its
+sockets' commands go to the live owner holding the table, or to `owner_for`'s choice. With no
+owner alive it runs the command itself.
 
 Two kinds of table are owned this way: poker tables (`Table`) and live Omaha Showdown tables
 (`showdown.models.ShowdownTable`). Each kind names the model whose row holds
@@ -91,7 +94,7 @@ from config import leases
 from config.db_pool import BUSY_CODE, DatabaseBusy
 from config.db_threads import in_db_thread
 from config.errors import Refused
-from poker.models import Table
+from poker.models import Table, TableOwner
 from poker.services import TableError
 
 log = logging.getLogger(__name__)
@@ -243,6 +246,7 @@ async def owner_start() -> str | None:
             owner.tasks.add(loop.create_task(_owner_read(owner)))
             if owns:
                 leases.owner_identity_set(_identity_of(owner.channel))
+                await in_db_thread(owner_announce)(_identity_of(owner.channel))
                 owner.tasks.add(loop.create_task(_owner_renew(owner)))
             _owner = owner
             log.info("table %s %s started", "owner" if owns else "router", owner.channel)
@@ -260,6 +264,10 @@ async def owner_stop() -> None:
     for task in list(owner.tasks):
         task.cancel()
     await asyncio.gather(*owner.tasks, return_exceptions=True)
+    if owner.owns:
+        # Its tables' commands stop coming here now, not when the announcement lapses.
+        with contextlib.suppress(Exception):
+            await in_db_thread(owner_withdraw)(_identity_of(owner.channel))
 
 
 async def _owner_read(owner: _Owner) -> None:
@@ -333,7 +341,9 @@ async def _owner_renew(owner: _Owner) -> None:
     while True:
         await asyncio.sleep(settings.POKER_TABLE_LEASE_SECONDS / 3)
         try:
-            owner.leases = await in_db_thread(leases_renew)(_identity_of(owner.channel))
+            name = _identity_of(owner.channel)
+            owner.leases = await in_db_thread(leases_renew)(name)
+            await in_db_thread(owner_announce)(name)
             owner.renewed_at = time.monotonic()
         except Exception:
             log.exception("table owner %s: renewing its leases failed", owner.channel)
@@ -355,6 +365,23 @@ def leases_renew(holder: str) -> int:
             )
             renewed += cursor.rowcount
     return renewed
+
+
+def owner_announce(name: str) -> None:
+    """This owner is alive for a lease time more (`TableOwner`), so tables no live owner holds
+    may be sent to it (`owner_for`) though it holds none yet; the rows of owners gone for an
+    hour are dropped on the way."""
+    now = timezone.now()
+    expires = now + timedelta(seconds=settings.POKER_TABLE_LEASE_SECONDS)
+    TableOwner.objects.update_or_create(
+        name=name, defaults={"expires_at": expires, "route": settings.POKER_OWNER_ROUTE}
+    )
+    TableOwner.objects.filter(expires_at__lt=now - timedelta(hours=1)).delete()
+
+
+def owner_withdraw(name: str) -> None:
+    """A stopping owner's announcement goes at once (its leases lapse in their time)."""
+    TableOwner.objects.filter(name=name).delete()
 
 
 # ------------------------------------------------------------------ who holds a table
@@ -398,24 +425,18 @@ _owners_seen: tuple[list[str], float] = ([], 0.0)
 
 
 def owners_read() -> list[str]:
-    """The owners holding a live lease on some table: the owners alive, as the leases show
-    them (an owner holding none is not seen until it takes a table of its own sockets)."""
-    holders: set[str] = set()
-    for model in _lease_models.values():
-        holders.update(
-            model._default_manager.filter(
-                lease_owner__startswith=OWNER_MARK, lease_expires_at__gt=timezone.now()
-            )
-            .values_list("lease_owner", flat=True)
-            .distinct()
-        )
-    return sorted(holder for holder in holders if is_owner_channel(holder))
+    """The owners alive: those whose announcement (`owner_announce`, renewed with their
+    leases) has not lapsed. A stopped owner is gone from it at once; a killed one when its
+    leases lapse."""
+    names = TableOwner.objects.filter(expires_at__gt=timezone.now()).values_list("name", flat=True)
+    return sorted(name for name in names if is_owner_channel(name))
 
 
 async def owner_for(table_id: int) -> str:
-    """An owner for a table no live owner holds (a router's command), or "" when none is
-    alive: the owners seen in the leases, one chosen by the table's id (rendezvous hashing, so
-    every router chooses the same one, and few tables move when owners come or go)."""
+    """The owner for a table no live owner holds, or "" when none is alive: of the owners alive
+    (`owners_read`), the one chosen by the table's id (rendezvous hashing, so every process
+    chooses the same one, the tables spread evenly over the owners, and few tables move when
+    owners come or go)."""
     global _owners_seen
     owners, until = _owners_seen
     if until <= time.monotonic():
@@ -457,8 +478,8 @@ async def command_run(table_id: int, kind: str, payload: dict[str, Any]) -> str:
         return await in_table_order(key, _run_here, kind, payload, language)
     me = owner_identity()  # None in a router
     holder = await holder_of(table_id, table_kind=table_kind)
-    if not holder and me is None:
-        holder = await owner_for(table_id)
+    if not holder:
+        holder = await owner_for(table_id) or ""
     asked: asyncio.Future | None = None
     while True:
         if not holder or holder == me:
@@ -485,7 +506,7 @@ async def command_run(table_id: int, kind: str, payload: dict[str, Any]) -> str:
             # once it lapsed, or another owner took the table, run it there. A router that
             # chose the owner of a table nobody held keeps waiting while that owner is alive.
             now_holder = await holder_of(table_id, fresh=True, table_kind=table_kind)
-            if not now_holder and me is None:
+            if not now_holder:
                 now_holder = await owner_for(table_id)
             if now_holder != holder:
                 _forget(asked)

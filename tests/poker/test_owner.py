@@ -4,7 +4,8 @@ order they reached it; a command for a table whose owner stopped answering runs 
 arrived once the lease lapsed, and that process takes the lease with the next epoch; a timeout
 goes to the live owner, this process's own too when it comes from a thread beside it (the
 embedded room's worker); an owner renews only its own leases; a router (POKER_OWNER_RUN off)
-sends a table nobody holds to an owner the leases show alive.
+sends a table nobody holds to an owner alive, and so does an owner: a table nobody holds
+goes to the owner its id chooses among those announced.
 
 This process plays one owner (started in the test's loop, routing on for these tests), and
 "another process's owner" is a channel on the same Redis layer that the test reads and answers
@@ -12,6 +13,7 @@ itself. The whole path between real processes (two daphnes, a Celery worker, kil
 owner) is tests/poker/test_chaos_owner.py."""
 
 import asyncio
+import itertools
 import time
 from datetime import timedelta
 
@@ -230,11 +232,11 @@ async def test_a_timeout_from_a_thread_beside_this_process_s_owner_is_run_by_the
     assert report["role"] == "owner" and sum(report["served"]["poker.timeout"].values()) == 1
 
 
-async def test_a_router_sends_a_table_nobody_holds_to_an_owner_the_leases_show(
+async def test_a_router_sends_a_table_nobody_holds_to_an_owner_alive(
     owner_routing, settings
 ):
     """A process that runs no owner holds no lease: a command for a table no live owner holds
-    goes to an owner seen alive in the other tables' leases; with none alive it runs here."""
+    goes to an owner alive (announced); with none alive it runs here."""
     settings.POKER_OWNER_RUN = False
     table, ann = await seated_table()
     other, _ = await database_sync_to_async(lambda: (make_table(), None))()
@@ -243,6 +245,7 @@ async def test_a_router_sends_a_table_nobody_holds_to_an_owner_the_leases_show(
     layer = get_channel_layer()
     elsewhere = await layer.new_channel()
     await lease_set(other, ELSEWHERE + elsewhere, seconds=30)
+    await database_sync_to_async(owner.owner_announce)(ELSEWHERE + elsewhere)
     before = await table_row(table)
     payload = {"table": table.pk, **command(ann, "SitOut")}
 
@@ -260,6 +263,7 @@ async def test_a_router_sends_a_table_nobody_holds_to_an_owner_the_leases_show(
 
     # No owner alive any more: the router runs it itself, under a lease that names no owner.
     await lease_set(other, ELSEWHERE + elsewhere, seconds=-1)
+    await database_sync_to_async(owner.owner_withdraw)(ELSEWHERE + elsewhere)
     owner._holders.clear()
     owner._owners_seen = ([], 0.0)
     payload = {"table": table.pk, **command(ann, "SitOut")}  # the first never ran
@@ -267,3 +271,57 @@ async def test_a_router_sends_a_table_nobody_holds_to_an_owner_the_leases_show(
     after = await table_row(table)
     assert after.version > before.version and not owner.is_owner_channel(after.lease_owner)
     assert owner.owner_report()["run_here"] == 1
+
+
+async def test_a_table_nobody_holds_goes_to_the_owner_its_id_chooses_among_those_announced(
+    owner_routing,
+):
+    """Owners announce themselves (`TableOwner`) when they start and with each renewal, so a
+    table no live owner holds goes to the owner its id chooses, here or elsewhere, though the
+    other owner holds no table yet: a room's tables spread over its owners, not onto the
+    process their first command reached. A stopped owner withdraws at once."""
+    me = await owner.owner_start()
+    my_name = owner.owner_identity()
+    layer = get_channel_layer()
+    elsewhere = await layer.new_channel()
+    other_name = ELSEWHERE + elsewhere
+    assert await database_sync_to_async(owner.owners_read)() == [my_name]
+    await database_sync_to_async(owner.owner_announce)(other_name)
+    owner._owners_seen = ([], 0.0)
+    assert sorted(await database_sync_to_async(owner.owners_read)()) == sorted(
+        [my_name, other_name]
+    )
+
+    chosen: dict[str, tuple] = {}
+    for n in itertools.count():
+        table = await database_sync_to_async(make_table)()
+        choice = await owner.owner_for(table.pk)
+        if choice not in chosen:
+            player = await database_sync_to_async(make_seated_player)(table, f"p{n}", 1)
+            await lease_set(table, "", seconds=-1)  # seated from here: nobody holds it now
+            chosen[choice] = (table, player)
+        if len(chosen) == 2:
+            break
+    # The choice is the table's id's alone: asked again, the same owner.
+    for name, (table, _ann) in chosen.items():
+        assert await owner.owner_for(table.pk) == name
+
+    # Its table goes to the other owner, though that owner holds no lease.
+    table, ann = chosen[other_name]
+    before = await table_row(table)
+    payload = {"table": table.pk, **command(ann, "SitOut")}
+    asked = asyncio.create_task(owner.command_run(table.pk, "poker.command", payload))
+    message = await asyncio.wait_for(layer.receive(elsewhere), 10)
+    assert (message["table"], message["payload"], message["reply_to"]) == (table.pk, payload, me)
+    await layer.send(me, {"type": "owner.reply", "request": message["request"], "result": "done"})
+    assert await asyncio.wait_for(asked, 10) == "done"
+    assert (await table_row(table)).version == before.version  # nothing ran here
+
+    # Mine runs here, and this process takes its lease.
+    table, ann = chosen[my_name]
+    payload = {"table": table.pk, **command(ann, "SitOut")}
+    assert await owner.command_run(table.pk, "poker.command", payload) == "done"
+    assert (await table_row(table)).lease_owner == my_name
+
+    await owner.owner_stop()
+    assert await database_sync_to_async(owner.owners_read)() == [other_name]
