@@ -232,9 +232,7 @@ async def test_a_timeout_from_a_thread_beside_this_process_s_owner_is_run_by_the
     assert report["role"] == "owner" and sum(report["served"]["poker.timeout"].values()) == 1
 
 
-async def test_a_router_sends_a_table_nobody_holds_to_an_owner_alive(
-    owner_routing, settings
-):
+async def test_a_router_sends_a_table_nobody_holds_to_an_owner_alive(owner_routing, settings):
     """A process that runs no owner holds no lease: a command for a table no live owner holds
     goes to an owner alive (announced); with none alive it runs here."""
     settings.POKER_OWNER_RUN = False
