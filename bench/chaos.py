@@ -104,6 +104,9 @@ class ChaosSpec:
     # and a fault run (`play_in_child`) is bench/sng.py's `sng_fault_play`: `min_kills`
     # owners killed mid-hand, one table after the other, then the bots shove to the end.
     tournament: bool = False
+    # The Celery worker's pool: 0 is the solo pool (one process: a kill -9 hits every task it
+    # holds at once), N a prefork pool of N processes, as docs/operations.md runs it.
+    worker_concurrency: int = 0
 
     @classmethod
     def from_json(cls, text: str) -> ChaosSpec:
@@ -264,9 +267,12 @@ class Room:
 
     def _argv(self, name: str) -> list[str]:
         if name == "worker":
+            concurrency = self.spec.worker_concurrency
+            pool = ["--pool", "prefork", "--concurrency", str(concurrency)] if concurrency else [
+                "--pool", "solo"]  # fmt: skip
             return [
                 sys.executable, "-m", "celery", "-A", "config", "worker",
-                "--pool", "solo", "--loglevel", "INFO", "--queues", self.spec.queue,
+                *pool, "--loglevel", "INFO", "--queues", self.spec.queue,
                 "--hostname", f"chaos{self.starts}-{os.getpid()}@%h",
                 "--without-mingle", "--without-gossip",
                 "--beat", "--schedule", str(self.log_dir / f"beat-{self.starts}"),
@@ -357,8 +363,9 @@ class ChaosBot(Bot):
     def on_close(self, code: int | None, reason: str | None) -> None:
         was_open = self.ws is not None
         super().on_close(code, reason)
-        # 4409: a newer socket of this bot took over; it is the live one.
-        if was_open and code != 4409 and not self.closed and not self.reconnecting:
+        # 4409: a newer socket of this bot took over; it is the live one. 4404: the table is
+        # gone or closed (a finished Sit & Go's, after `table_closed`): nothing to come back to.
+        if was_open and code not in (4404, 4409) and not self.closed and not self.reconnecting:
             # 4429: too many reconnects in the server's window; wait a good part of it.
             first = 30.0 if code == 4429 else 0.25
             asyncio.get_running_loop().create_task(self.reconnect(first))
@@ -789,6 +796,9 @@ def _room_env(database_url: str, redis_url: str) -> dict[str, str]:
         "ALLOWED_HOSTS": "*",
         "LOG_LEVEL": "WARNING",
         "CACHE_KEY_PREFIX": f"room-chaos-{os.getpid()}",
+        # PUBLISH ignores Redis's database number: a prefix of its own, so other rooms on the
+        # same Redis server (test runs, benches) do not hear this one's tables.
+        "CHANNEL_LAYER_PREFIX": f"room-chaos-{os.getpid()}",
     }
 
 

@@ -502,12 +502,13 @@ async def sng_bench(args, database_url: str, env: dict[str, str], log_dir: Path)
     from celery import Celery
 
     from bench.chaos import ChaosBot, ChaosSpec, Room, room_close, seat_bots
-    from bench.load import Stats
+    from bench.load import Stats, cpu_sample
 
     queue = f"room-sng-{os.getpid()}"
     spec = ChaosSpec(
         database_url=database_url, tables=[], log_dir=str(log_dir), asgi=args.asgi,
         queue=queue, env={**env, "LOG_LEVEL": "WARNING"}, tournament=True,
+        worker_concurrency=args.worker_concurrency,
     )  # fmt: skip
     room = Room(spec)
     stats = Stats(window=(0.0, float("inf")))
@@ -531,16 +532,51 @@ async def sng_bench(args, database_url: str, env: dict[str, str], log_dir: Path)
         await seat_bots(spec, room, stats, rng, bots)
         await asyncio.sleep(args.warmup)
         window_start = time.time()
+        cpu_before = cpu_sample(room.procs, "core")
         stop = asyncio.Event()
         peer = asyncio.create_task(_peer_timers(app, queue, stop, sent, args.level_seconds))
+        spread = asyncio.create_task(_lease_spread(db, [t["table_id"] for t in seeds], stop))
         await asyncio.sleep(args.seconds)
         window_end = time.time()
+        cpu_after = cpu_sample(room.procs, "core")
         stop.set()
         await peer
+        leases = await spread
         await asyncio.sleep(args.level_seconds + 3)  # the last peers and level changes land
-        return _figures(db, seeds, sent, window_start, window_end, seeded, stats)
+        figures = _figures(db, seeds, sent, window_start, window_end, seeded, stats)
+        figures["leases"] = leases
+        figures["cpu_share"] = _cpu_shares(cpu_before, cpu_after)
+        return figures
     finally:
         room_close(bots, room, db)
+
+
+async def _lease_spread(db, tables: list[int], stop: asyncio.Event) -> list[int]:
+    """Every 2 s of the window, the Sit & Go tables' live leases by holder: the most any one
+    process held at a time, sorted by holder (an owner per daphne: how evenly they share)."""
+    most: dict[str, int] = {}
+    while not stop.is_set():
+        for holder, held in db.execute(
+            "SELECT lease_owner, count(*) FROM poker_table WHERE id = ANY(%s)"
+            " AND lease_expires_at > now() GROUP BY lease_owner",
+            (tables,),
+        ).fetchall():
+            most[holder] = max(most.get(holder, 0), held)
+        with suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), 2)
+    return [most[holder] for holder in sorted(most)]
+
+
+def _cpu_shares(before, after) -> dict[str, float]:
+    """Each process's CPU over the window, in percent of one core, summed by name (each
+    daphne, the worker with its beat, all of the machine's postgres processes, redis)."""
+    wall = after.wall - before.wall
+    shares: dict[str, float] = {}
+    for pid, (name, seconds) in after.by_pid.items():
+        name = "postgres" if name.startswith("postgres") else name
+        used = seconds - before.by_pid.get(pid, (name, 0.0))[1]
+        shares[name] = shares.get(name, 0.0) + 100 * used / wall
+    return dict(sorted(shares.items()))
 
 
 def _figures(db, seeds, sent, window_start, window_end, seeded, stats) -> dict:
@@ -614,6 +650,8 @@ def report_lines(result: dict, args) -> list[str]:
         f"hands {result['hands']} in {result['seconds']:.0f} s: "
         f"{result['hands'] / result['seconds']:.1f} hands/s over {result['sngs']} Sit & Gos "
         f"({result['running_at_end']} still running at the end)",
+        f"leases, the most each process held at once: {result.get('leases')}; CPU in % of a "
+        f"core: " + ", ".join(f"{k} {v:.0f}" for k, v in result.get("cpu_share", {}).items()),
         f"seeding {result['seed_seconds']:.0f} s; bot errors {result['bot_errors'] or 0}; "
         f"closes {result['closes'] or 0}; levels of {args.level_seconds:g} s, median level "
         f"delay {statistics.median(levels) * 1000 if levels else float('nan'):.0f} ms",
@@ -641,6 +679,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--asgi", type=int, default=2, help="daphne processes")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
+        "--worker-concurrency", type=int, default=4,
+        help="the Celery worker's prefork processes, as docs/operations.md runs it (0: solo)",
+    )  # fmt: skip
+    parser.add_argument(
         "--redis-url", default=os.environ.get("SNG_REDIS_URL", "redis://127.0.0.1:6379/7")
     )
     parser.add_argument("--seed-only", nargs=4, help=argparse.SUPPRESS)
@@ -665,7 +707,9 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"# {args.sngs} Sit & Gos x {args.seats} bots; levels of {args.level_seconds:g} s; "
         f"window {args.seconds:g} s after {args.warmup:g} s; {os.cpu_count()} cores; "
-        f"{args.asgi} daphne, 1 celery worker (solo) with beat; logs in {log_dir}",
+        f"{args.asgi} daphne, 1 celery worker ("
+        f"{f'prefork x{args.worker_concurrency}' if args.worker_concurrency else 'solo'}) with beat;"
+        f" logs in {log_dir}",
         flush=True,
     )
     try:
