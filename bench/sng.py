@@ -704,12 +704,11 @@ def main(argv: list[str] | None = None) -> int:
     log_dir.mkdir(parents=True, exist_ok=True)
     database_url = f"{PG_URL}/{DB_NAME}"
     env = _room_env(database_url, args.redis_url)
+    pool = f"prefork x{args.worker_concurrency}" if args.worker_concurrency else "solo"
     print(
         f"# {args.sngs} Sit & Gos x {args.seats} bots; levels of {args.level_seconds:g} s; "
         f"window {args.seconds:g} s after {args.warmup:g} s; {os.cpu_count()} cores; "
-        f"{args.asgi} daphne, 1 celery worker ("
-        f"{f'prefork x{args.worker_concurrency}' if args.worker_concurrency else 'solo'}) with beat;"
-        f" logs in {log_dir}",
+        f"{args.asgi} daphne, 1 celery worker ({pool}) with beat; logs in {log_dir}",
         flush=True,
     )
     try:
