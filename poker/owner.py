@@ -442,6 +442,11 @@ async def owner_for(table_id: int) -> str:
     if until <= time.monotonic():
         owners = await in_db_thread(owners_read)()
         _owners_seen = (owners, time.monotonic() + settings.POKER_TABLE_LEASE_SECONDS / 3)
+    return owner_chosen(table_id, owners)
+
+
+def owner_chosen(table_id: int, owners: list[str]) -> str:
+    """Rendezvous hashing: the owner with the highest weight for this table ("" of none)."""
     if not owners:
         return ""
 
@@ -449,6 +454,22 @@ async def owner_for(table_id: int) -> str:
         return hashlib.blake2b(f"{table_id}|{holder}".encode(), digest_size=8).digest()
 
     return max(owners, key=weight)
+
+
+def table_route(table_id: int, table_kind: str = POKER) -> str:
+    """The front's name (POKER_OWNER_ROUTE) of the process a page's socket for this table
+    should reach: its live owner's, or that of the owner `owner_for` would send it to; "" when
+    there is none or it has no route. A hint for the front only (docs/operations.md): a socket
+    that reaches another process plays all the same, its commands sent to the owner."""
+    holder = holder_read(table_id, table_kind) or owner_chosen(table_id, owners_read())
+    if not holder:
+        return ""
+    route = (
+        TableOwner.objects.filter(name=holder, expires_at__gt=timezone.now())
+        .values_list("route", flat=True)
+        .first()
+    )
+    return route or ""
 
 
 def _holder_is(table_id: int, holder: str, table_kind: str = POKER) -> None:

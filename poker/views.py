@@ -15,6 +15,7 @@ from poker import services
 from poker.engine.views import RUNOUT_PAGE_SECONDS
 from poker.guides import guide_for
 from poker.models import Table
+from poker.owner import table_route
 from poker.selectors import table_bar_of
 from poker.services.bars import bar_message
 
@@ -27,6 +28,8 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
     config = {
         "table_id": table.pk,
         "ws_path": f"/ws/tables/{table.pk}/",
+        # The process the front should send the socket to: the table's owner (a hint).
+        "ws_node": table_route(table.pk),
         "user_id": request.user.pk,
         "display_name": getattr(profile, "display_name", "") or request.user.get_username(),
         # Where a player whose wallet cannot cover the buy-in goes to deposit.

@@ -6,6 +6,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from poker.owner import table_route
 from showdown.models import ShowdownTable
 
 
@@ -23,5 +24,11 @@ def live_table(request: HttpRequest, table_id: int) -> HttpResponse:
     return render(
         request,
         "showdown/live.html",
-        {"table": table, "seat_numbers": range(1, 8), "paytables": table.paytable_rows()},
+        {
+            "table": table,
+            "seat_numbers": range(1, 8),
+            "paytables": table.paytable_rows(),
+            # The process the front should send the socket to: the table's owner (a hint).
+            "ws_node": table_route(table.pk, "showdown"),
+        },
     )

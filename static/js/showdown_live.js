@@ -280,6 +280,7 @@
 
   const socket = window.tableSocket.create({
     path: "/ws/showdown/" + tableId + "/",
+    node: root.dataset.node,
     versioned: "state",
     shown: () => version,
     on: {

@@ -86,6 +86,7 @@
    * live Showdown page; this page says what happens, in its words. */
   const socket = window.tableSocket.create({
     path: config.ws_path,
+    node: config.ws_node,
     versioned: "update",
     shown: () => mirror.since,
     on: {

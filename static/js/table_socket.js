@@ -64,6 +64,9 @@
 
   /* A table's socket, not connected yet (`connect()`). `options`:
    * - `path`: the socket's path, "/ws/tables/7/";
+   * - `node`: the front's name of the table owner's process (the page config's `ws_node`), sent
+   *   as `?node=` so the front can route the socket there (docs/operations.md); dropped once a
+   *   socket fails to open with it (that process may be gone: the front then chooses);
    * - `versioned`: the type of the frames numbered by the table's version ("update", "state");
    * - `shown()`: the version the page shows, null before its first snapshot;
    * - `on`: the page's callbacks, each optional:
@@ -95,12 +98,16 @@
     let askedGap = null;
     let replaying = false; // applying a resync's frames, which are not late arrivals
     const pending = new Map(); // version -> a versioned frame that came before the one it follows
+    let node = options.node || "";
 
     function url() {
       const location = root.location;
       const scheme = location.protocol === "https:" ? "wss://" : "ws://";
       const since = options.shown();
-      return scheme + location.host + options.path + (since === null ? "" : "?since=" + since);
+      const query = [];
+      if (node) query.push("node=" + encodeURIComponent(node));
+      if (since !== null) query.push("since=" + since);
+      return scheme + location.host + options.path + (query.length ? "?" + query.join("&") : "");
     }
 
     function connect() {
@@ -109,6 +116,8 @@
       if (on.connecting) on.connecting(retries > 0);
       const ws = new root.WebSocket(url());
       socket = ws;
+      let opened = false;
+      ws.addEventListener("open", () => { opened = true; });
       ws.addEventListener("message", (event) => {
         if (ws !== socket) return; // a socket the watchdog gave up on
         let frame;
@@ -120,6 +129,7 @@
         if (frame && typeof frame === "object") receive(frame);
       });
       ws.addEventListener("close", (event) => {
+        if (!opened) node = ""; // the hinted process did not answer: let the front choose
         if (ws === socket) closed(event.code);
       });
     }

@@ -20,7 +20,7 @@ class FakeSocket {
     this.url = url;
     this.readyState = 0;
     this.sent = [];
-    this.listeners = { message: [], close: [] };
+    this.listeners = { open: [], message: [], close: [] };
     sockets.push(this);
   }
 
@@ -39,6 +39,7 @@ class FakeSocket {
 
   accept() {
     this.readyState = 1;
+    this.listeners.open.forEach((listener) => listener({}));
   }
 
   receive(frame) {
@@ -79,11 +80,12 @@ const last = () => sockets[sockets.length - 1];
 
 /* The poker page as far as the socket goes: the mirror of table_state.js composes the state,
  * `calls` records the callbacks in order. */
-function pokerPage() {
+function pokerPage(node) {
   const mirror = createMirror();
   const calls = [];
   const socket = tableSocket.create({
     path: "/ws/tables/7/",
+    node: node,
     versioned: "update",
     shown: () => mirror.since,
     on: {
@@ -140,6 +142,21 @@ function pokerAt(version, you = null) {
 const updatesApplied = (page) => page.calls.filter(([type]) => type === "update").map(([, v]) => v);
 
 // ------------------------------------------------------------------ connecting
+
+test("a socket names the owner's process for the front, until a socket fails to open with it", () => {
+  const page = pokerPage("asgi-2");
+  page.socket.connect();
+  assert.equal(last().url, "wss://room.test/ws/tables/7/?node=asgi-2");
+  last().accept();
+  last().receive(snapshot(10));
+  last().drop(1006); // it opened: the process was there, and the hint still holds
+  mock.timers.tick(500);
+  assert.equal(last().url, "wss://room.test/ws/tables/7/?node=asgi-2&since=10");
+  last().drop(1006); // never opened: that process may be gone, so the front chooses
+  mock.timers.tick(2000);
+  assert.equal(sockets.length, 3);
+  assert.equal(last().url, "wss://room.test/ws/tables/7/?since=10");
+});
 
 test("the first socket asks for a snapshot, a reconnecting one for the frames since the version shown", () => {
   const page = pokerPage();
