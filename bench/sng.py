@@ -8,7 +8,8 @@ run's at a Sit & Go (tests/tournaments/test_chaos.py, with bench/chaos.py's room
 Method
 ------
 1. **The room as in production, on a scratch database** (``room_sng``): bench/chaos.py's
-   room (``--asgi`` daphne processes and one Celery worker, solo pool, with an embedded beat:
+   room (``--asgi`` daphne processes and one Celery worker, a prefork pool of
+   ``--worker-concurrency`` processes as docs/operations.md runs it, with an embedded beat:
    the level timers and the ``tournaments.sweep_levels`` sweep every second), PostgreSQL and
    Redis (``--redis-url``, flushed).
 2. **Sit & Gos through the services**, once the room is up: ``--sngs`` templates of
@@ -37,7 +38,8 @@ Method
    sent 2 s ahead, as a turn's is, measures the broker queue's backlog, which a level's
    timer, sent a level ahead, does not wait behind), under its own host name; its delay is
    the row's ``beat_at`` less the ETA. It is what the level change costs at least (Celery
-   holding an ETA task and running it on a worker that also runs every turn's timer); the
+   holding an ETA task and running it on a worker that also runs every turn's timer; the peer
+   goes in the level timers' lane, ahead of the turns': config/timeouts.py); the
    ratio (level p99 over peer p99) is what the owner round trip and the table's queue add. A
    pgbench peer would measure PostgreSQL's throughput, not a timer's lateness.
 6. **Cleanup**: every process is killed with its group; the scratch database is dropped.

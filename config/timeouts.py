@@ -11,6 +11,12 @@ set for a turn that was played in time changes nothing, and one that is lost (a 
 send time, a worker killed holding it) is found by the beat's sweeps from the deadlines the
 database keeps.
 
+Two lanes on the one queue: the timers of every turn (`ROUTINE`, one per action: most of the
+room's tasks) go at a lower priority than the rest (a Sit & Go's level clock, a session limit,
+a live Showdown round), so when the worker falls behind a busy room's turns, blinds still rise
+on time. With Redis as the broker (kombu's priority lists, 0 the highest: the worker pops the
+higher list first) a worker needs no setting for it; the in-memory broker ignores it.
+
 This module sits below the games: each app registers its handlers (functions) in its
 `AppConfig.ready` through `timeout_register`.
 """
@@ -50,11 +56,18 @@ class Timeout:
 
 
 _handlers: dict[str, Callable[[Timeout], str]] = {}
+# A kind's task priority (kombu on Redis: 0 is the highest and Celery's default, 9 the lowest).
+URGENT, ROUTINE = 0, 6
+_priorities: dict[str, int] = {}
 
 
-def timeout_register(kind: str, handler: Callable[[Timeout], str]) -> None:
-    """`handler` (taking the Timeout, returning what it did) runs the timeouts of `kind`."""
+def timeout_register(
+    kind: str, handler: Callable[[Timeout], str], *, priority: int = URGENT
+) -> None:
+    """`handler` (taking the Timeout, returning what it did) runs the timeouts of `kind`;
+    `ROUTINE` for the timers every action sets, so the others are not queued behind them."""
     _handlers[kind] = handler
+    _priorities[kind] = priority
 
 
 def timeouts_set(timeouts: Iterable[Timeout]) -> None:
@@ -80,6 +93,7 @@ def timeouts_send(timeouts: Iterable[Timeout]) -> None:
                 args=astuple(timeout),
                 eta=datetime.fromtimestamp(timeout.at, UTC),
                 queue=settings.CELERY_TASK_DEFAULT_QUEUE,
+                priority=_priorities.get(timeout.kind, URGENT),
             )
         except Exception:
             log.exception("could not send %s; the sweep will act on it", timeout)

@@ -20,11 +20,12 @@ class PokerConfig(AppConfig):
         refused_hand_cancel_register(hand_cancel)
 
         # The room's one timer path (config.timeouts) runs the tables' timers here.
-        from config.timeouts import timeout_register
+        from config.timeouts import ROUTINE, timeout_register
         from poker import tasks
 
-        timeout_register("poker.turn", tasks.turn_timeout)
-        timeout_register("poker.hand_start", tasks.hand_start_timeout)
+        # A turn's and a next hand's timers come with every action and hand: the routine lane.
+        timeout_register("poker.turn", tasks.turn_timeout, priority=ROUTINE)
+        timeout_register("poker.hand_start", tasks.hand_start_timeout, priority=ROUTINE)
         timeout_register("poker.sit_out", tasks.sit_out_timeout)
 
         # What a table's owner runs for the others (poker/owner.py): sockets' commands, the

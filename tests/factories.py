@@ -905,3 +905,10 @@ def heads_up_asked_to_run_twice(**table_fields):
         else:
             act_for_the_player_to_act(hand, players, "call")
     raise AssertionError("nobody went all-in")
+
+
+def priority_lists(queue: str) -> list[str]:
+    """kombu's Redis lists of a Celery queue, the one a worker pops first first: one per
+    priority step (0, the highest and the default, is the queue's own name; the turns' timers
+    wait in config.timeouts.ROUTINE's)."""
+    return [queue] + [f"{queue}\x06\x16{step}" for step in (3, 6, 9)]

@@ -20,7 +20,7 @@ from poker import services
 from poker.engine.hand import Hand as EngineHand
 from poker.models import Hand, Seat, Table
 from poker.tasks import sweep_tables
-from tests.factories import make_seated_player, make_table
+from tests.factories import make_seated_player, make_table, priority_lists
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -211,7 +211,11 @@ def test_a_worker_killed_mid_hand_loses_nothing_another_finishes_it(celery_worke
         first = celery_worker_factory(queue=queue, name="doomed", env=env)
         table, players = seated_table(action_seconds=30)
         hand = deal(table)
-        wait_for(lambda: broker.llen(queue) == 0, what="worker A to take the turn's timer")
+        lanes = priority_lists(queue)
+        wait_for(
+            lambda: sum(broker.llen(lane) for lane in lanes) == 0,
+            what="worker A to take the turn's timer",
+        )
         os.kill(first.pid, signal.SIGKILL)
         first.wait()
         back_date(hand, seconds=31)  # the turn's time is up; its timer went with A

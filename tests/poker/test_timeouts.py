@@ -20,7 +20,7 @@ from poker import services
 from poker.engine.hand import Hand as EngineHand
 from poker.models import Hand, Seat, Table
 from poker.services.acting import sat_out_step
-from tests.factories import call_down, deal_hand, make_seated_player, make_table
+from tests.factories import call_down, deal_hand, make_seated_player, make_table, priority_lists
 
 pytestmark = pytest.mark.django_db
 
@@ -37,13 +37,17 @@ def queue():
     name = f"timeouts-test-{uuid.uuid4().hex[:8]}"
     with override_settings(CELERY_TASK_DEFAULT_QUEUE=name):
         yield lambda: sent_timeouts(client, name)
-    client.delete(name)
+    client.delete(*priority_lists(name))
 
 
 def sent_timeouts(client, queue: str) -> list[tuple[str, int, int, int | str, datetime]]:
-    """(kind, table, hand/seat, step, eta) of each task in the queue, oldest first."""
+    """(kind, table, hand/seat, step, eta) of each task in the queue, oldest first in each
+    priority lane, the urgent lane first."""
     sent = []
-    for raw in reversed(client.lrange(queue, 0, -1)):  # kombu pushes on the left
+    waiting = [
+        raw for lane in priority_lists(queue) for raw in reversed(client.lrange(lane, 0, -1))
+    ]
+    for raw in waiting:  # kombu pushes on the left
         message = json.loads(raw)
         assert message["headers"]["task"] == "room.timeout"
         args, _kwargs, _embed = json.loads(base64.b64decode(message["body"]))
@@ -79,6 +83,31 @@ def test_each_turn_sets_one_timeout_and_the_hand_its_next_start(
     assert [entry[0] for entry in sent].count("poker.hand_start") == 1
     assert sent[-1][:4] == ("poker.hand_start", table.pk, 0, 0)
     assert sent[-1][4] == pytest.approx(Table.objects.get(pk=table.pk).next_hand_at.timestamp())
+
+
+def test_a_level_clock_is_taken_off_the_queue_before_the_turns_waiting_there(queue):
+    """The turns' timers go in the routine lane, the rest (a Sit & Go's level clock here) in
+    the urgent one: a worker behind a busy room's turns takes the level's timer first. Read
+    back by a kombu consumer on the same broker, as a worker reads the queue."""
+    from kombu import Connection
+
+    from config.timeouts import Timeout, timeouts_send
+
+    at = timezone.now()
+    turns = [Timeout.due_at("poker.turn", table_id=1, ref_id=n, step=1, at=at) for n in range(5)]
+    level = Timeout.due_at("tournament.level", table_id=2, ref_id=7, step=2, at=at)
+    timeouts_send([*turns, level])
+    assert [kind for kind, *_rest in queue()] == ["tournament.level"] + ["poker.turn"] * 5
+
+    name = settings.CELERY_TASK_DEFAULT_QUEUE
+    taken = []
+    with Connection(settings.CELERY_BROKER_URL) as connection:
+        simple = connection.SimpleQueue(name, no_ack=True)
+        for _ in range(6):
+            message = simple.get(timeout=5)
+            taken.append(message.headers["argsrepr"].split(",")[0].strip("(' "))
+        simple.close()
+    assert taken == ["tournament.level"] + ["poker.turn"] * 5
 
 
 def test_a_refused_action_sets_no_timer(queue, django_capture_on_commit_callbacks):
