@@ -126,18 +126,19 @@
   /* A Sit & Go's table closed for good (`table_closed`, after the last update): the place
    * stays in the bar; the notice links the tournament's page, where the results are. */
   function tournamentOver() {
-    stop(gettext("This Sit & Go is over: its table is closed."), config.tournament_url);
+    stop(gettext("This Sit & Go is over: its table is closed."), config.tournament_url, gettext("Table closed"));
     // Opened after the end, the page had no state to draw: the felt says it too, not
     // "Connecting to the table…".
     if (!state) $("table-message").textContent = gettext("This Sit & Go is over.");
     $("seat-controls").hidden = true; // nothing to sit out of any more
   }
 
-  /* `results`: the tournament's page, linked from the notice. */
-  function stop(message, results) {
+  /* `results`: the tournament's page, linked from the notice; `connection`: the header's word
+   * for it ("Not connected" unless told: a closed Sit & Go's table is not a lost socket). */
+  function stop(message, results, connection) {
     stopped = true;
     if (window.realityCheck) window.realityCheck.stop(); // static/js/reality_check.js
-    setConnection("stopped", gettext("Not connected"));
+    setConnection("stopped", connection || gettext("Not connected"));
     const notice = $("notice");
     notice.textContent = message;
     if (results) {

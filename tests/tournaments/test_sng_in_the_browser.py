@@ -201,6 +201,7 @@ def closed_table_read(page, table, game: str) -> None:
         "fr": "Ce Sit & Go est terminé",
         "ja": "このSit & Goは終了し",
     }
+    closed = {"en": "Table closed", "fr": "Table fermée", "ja": "テーブル終了"}
     for viewport, size in ((SMALL_LAPTOP, "desktop"), (PHONE, "phone")):
         page.set_viewport_size(viewport)
         for language, said in words.items():
@@ -208,6 +209,7 @@ def closed_table_read(page, table, game: str) -> None:
             page.goto(f"/tables/{table.pk}/")
             page.wait_for_selector("#notice-results")
             assert page.text_content("#notice").startswith(said)
+            assert page.text_content("#conn") == closed[language]
             screenshot(page, f"sit-and-go-table-closed-{game}-{size}-{language}")
             assert horizontal_overflow(page) <= 0, (size, language)
     page.evaluate("document.cookie = 'django_language=en; path=/'")
@@ -280,6 +282,7 @@ def test_a_player_finds_registers_plays_and_is_paid_by_a_sit_and_go(
         ]
         assert page.get_attribute("#notice-results", "href") == f"/tournaments/{sng.pk}/"
         assert page.get_attribute("#conn", "class").split()[-1] == "stopped"
+        assert page.text_content("#conn") == "Table closed"  # closed on purpose, not lost
         assert not page.locator("#seat-controls").is_visible()
         screenshot(page, f"sit-and-go-table-over-{game}-desktop")
         results_read(page, alice, mine, game)
