@@ -8,6 +8,7 @@ test. CI-sized: a few examples per operation (`MAX_EXAMPLES`) on top of schemath
 examples and coverage phases, no shrinking, a seed fixed unless CHAOS_SEED is set. The long
 form sets CHAOS_API_EXAMPLES (docs/benchmarks.md, "Faults")."""
 
+import copy
 import os
 
 import pytest
@@ -47,9 +48,15 @@ def room_wsgi(environ, start_response):
             del conn.close_if_unusable_or_obsolete
 
 
-def room_schema(phases: list[str]):
-    """The schema as /api/schema/ serves it, generating through `phases` (schemathesis's)."""
-    loaded = schemathesis.openapi.from_wsgi("/api/schema/", room_wsgi)
+def room_schema(phases: list[str], served: dict | None = None):
+    """The schema as /api/schema/ serves it, generating through `phases` (schemathesis's).
+    `served`: the document another of these loaded, copied rather than asked for again (making
+    it takes drf-spectacular a second of CPU, in every process that collects this module)."""
+    if served is None:
+        loaded = schemathesis.openapi.from_wsgi("/api/schema/", room_wsgi)
+    else:
+        loaded = schemathesis.openapi.from_dict(copy.deepcopy(served))
+        loaded.app, loaded.location = room_wsgi, "/api/schema/"
     loaded.config.seed = SEED
     loaded.config.phases.update(phases=phases)
     loaded.config.generation.update(max_examples=MAX_EXAMPLES, no_shrink=True, deterministic=True)
@@ -60,7 +67,7 @@ def room_schema(phases: list[str]):
 # value, field by field) and random ones. Anonymous: every operation must say 401 or 403 (or
 # serve the public ones) before it reads its input, so random cases are enough.
 signed_in = room_schema(["examples", "coverage", "fuzzing"])
-anonymous = room_schema(["fuzzing"])
+anonymous = room_schema(["fuzzing"], served=signed_in.raw_schema)
 HYPOTHESIS = settings(
     max_examples=MAX_EXAMPLES,
     deadline=None,
