@@ -277,3 +277,16 @@ async def test_a_process_whose_subscriptions_redis_dropped_is_heard_again(proces
     for expected in range(number + 2):
         assert await a.receive(here) == message(expected)
     await a.nothing_more(here)
+
+
+async def test_the_health_checks_round_trip_crosses_redis_to_a_channel_here(processes):
+    a, _b = processes
+    here = await a.new_channel()
+
+    async def ping():  # the layer's own methods are looked up on the process's loop
+        await a.layer.send_through_redis(here, {"type": "healthz.ping"})
+
+    await a.run(ping)
+    assert await a.receive(here) == {"type": "healthz.ping"}
+    await a.nothing_more(here)
+    assert a.publishes.count(here) == 1
