@@ -1,10 +1,10 @@
 """Live tables under load: bots over real WebSockets against the production setup.
 
 Run with ``.venv/bin/python -m bench.load`` (``--tables N --seconds S --layer
-core|pubsub|both|embedded|all``, ``--repeat R`` to alternate the layers R times and print
-medians, ``--think-ms T`` for bots that wait before acting, ``--find-max`` to search for the most
-tables with p99 under 100 ms, ``--slices K --pgbench-seconds P`` for the peer's slices). Figures
-go to the "Live tables under load" section of docs/benchmarks.md.
+core|pubsub|fanout|both|pubsub-fanout|embedded|all``, ``--repeat R`` to alternate the layers R
+times and print medians, ``--think-ms T`` for bots that wait before acting, ``--find-max`` to
+search for the most tables with p99 under 100 ms, ``--slices K --pgbench-seconds P`` for the
+peer's slices). Figures go to the "Live tables under load" section of docs/benchmarks.md.
 
 Method
 ------
@@ -109,6 +109,8 @@ REDIS_CHANNELS = REDIS_BROKER = os.environ.get("LOAD_REDIS_URL", "redis://127.0.
 LAYERS = {
     "core": "channels_redis.core.RedisChannelLayer",
     "pubsub": "channels_redis.pubsub.RedisPubSubChannelLayer",
+    # The room's default: the pub/sub layer with local fan-out (config/channel_layer.py).
+    "fanout": "config.channel_layer.FanoutChannelLayer",
 }
 LOG_ROOT = Path(tempfile.gettempdir()) / "room-load"
 SEATS = 6
@@ -1358,7 +1360,8 @@ PROFILE_BUCKETS = (
     ("the engine", ("poker/engine/",)),
     ("Django ORM and SQL compiling", ("django/db/",)),
     ("our services (poker.services, cashier)", ("poker/services", "cashier/")),
-    ("channel layer (channels_redis, redis)", ("channels_redis/", "redis/", "msgpack")),
+    ("channel layer (channels_redis, redis)",
+     ("channels_redis/", "redis/", "msgpack", "config/channel_layer")),
     ("WebSocket server (daphne, twisted, autobahn)", ("daphne/", "twisted/", "autobahn/")),
     ("asgiref and channels (thread hops, consumers)", ("asgiref/", "channels/", "poker/consumers")),
     ("asyncio event loop", ("asyncio/",)),
@@ -1498,7 +1501,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=float, default=Options.warmup)
     parser.add_argument(
         "--layer",
-        choices=["core", "pubsub", "both", EMBEDDED, "all"],
+        choices=["core", "pubsub", "fanout", "both", "pubsub-fanout", EMBEDDED, "all"],
         default="both",
         help=f"'{EMBEDDED}': make run's one-process room; 'all': core, pubsub and {EMBEDDED}",
     )
@@ -1542,9 +1545,11 @@ def main(argv: list[str] | None = None) -> int:
         pgbench_clients=args.pgbench_clients, profile=args.profile, slices=args.slices,
         pgbench_seconds=args.pgbench_seconds,
     )  # fmt: skip
-    layers = {"both": ["core", "pubsub"], "all": ["core", "pubsub", EMBEDDED]}.get(
-        args.layer, [args.layer]
-    )
+    layers = {
+        "both": ["core", "pubsub"],
+        "pubsub-fanout": ["pubsub", "fanout"],
+        "all": ["core", "pubsub", EMBEDDED],
+    }.get(args.layer, [args.layer])
 
     log_root = LOG_ROOT / time.strftime("%Y%m%d-%H%M%S")
     log_root.mkdir(parents=True, exist_ok=True)

@@ -175,8 +175,10 @@ if EMBEDDED:
 else:
     CHANNEL_LAYERS = {
         "default": {
+            # channels_redis's pub/sub layer, fanning out to this process's own sockets without
+            # Redis (config/channel_layer.py).
             "BACKEND": env.str(
-                "CHANNEL_LAYER_BACKEND", default="channels_redis.pubsub.RedisPubSubChannelLayer"
+                "CHANNEL_LAYER_BACKEND", default="config.channel_layer.FanoutChannelLayer"
             ),
             # No read timeout: the layer waits on a blocking pop, and redis-py 8's 5-second
             # default socket_timeout would tear every idle WebSocket down every 5 seconds.

@@ -295,7 +295,7 @@ def channel_layer_addresses() -> list[str]:
     from django.conf import settings
 
     layer = settings.CHANNEL_LAYERS["default"]
-    if not layer["BACKEND"].startswith("channels_redis."):
+    if not layer["BACKEND"].startswith(("channels_redis.", "config.channel_layer.")):
         return []
     hosts = layer.get("CONFIG", {}).get("hosts", [])
     return [host["address"] if isinstance(host, dict) else host for host in hosts]
