@@ -278,9 +278,11 @@ class Room:
                 "--beat", "--schedule", str(self.log_dir / f"beat-{self.starts}"),
             ]  # fmt: skip
         port = self.ports[int(name.split("-")[1]) - 1]
+        # A handshake may wait on a busy machine (300 bots connecting while 50 Sit & Gos play):
+        # daphne's default 5 s would drop it; the bots wait 40 s (bench/load.py `connect`).
         return [
             sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-            "config.asgi:application",
+            "--websocket_connect_timeout", "30", "config.asgi:application",
         ]  # fmt: skip
 
     async def start(self, name: str) -> None:

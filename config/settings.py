@@ -175,10 +175,11 @@ if EMBEDDED:
 else:
     CHANNEL_LAYERS = {
         "default": {
-            # channels_redis's pub/sub layer, fanning out to this process's own sockets without
-            # Redis (config/channel_layer.py).
+            # channels_redis's pub/sub layer: every frame through a Redis PUBLISH. Opt in to
+            # config.channel_layer.FanoutChannelLayer (this process's own sockets without Redis)
+            # once its open question is settled (docs/benchmarks.md "Local fan-out").
             "BACKEND": env.str(
-                "CHANNEL_LAYER_BACKEND", default="config.channel_layer.FanoutChannelLayer"
+                "CHANNEL_LAYER_BACKEND", default="channels_redis.pubsub.RedisPubSubChannelLayer"
             ),
             # No read timeout: the layer waits on a blocking pop, and redis-py 8's 5-second
             # default socket_timeout would tear every idle WebSocket down every 5 seconds.
