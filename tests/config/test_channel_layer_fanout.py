@@ -199,13 +199,19 @@ async def test_a_member_joining_on_another_process_gets_the_later_sends(processe
     assert a.group_publishes("table") == 1 + 5
 
 
-async def test_a_member_that_leaves_gets_nothing_more_and_the_sender_stops_publishing(processes):
-    a, b = processes
+async def members_on_both(a: Process, b: Process) -> tuple[str, str]:
+    """A member of "table" on each process, and message 0 sent from a and heard on b."""
     here, there = await a.new_channel(), await b.new_channel()
     await a.group_add("table", here)
     await b.group_add("table", there)
     await a.group_send("table", message(0))
     assert await b.receive(there) == message(0)
+    return here, there
+
+
+async def test_a_member_that_leaves_gets_nothing_more_and_the_sender_stops_publishing(processes):
+    a, b = processes
+    here, there = await members_on_both(a, b)
     await b.group_discard("table", there)
     # Once Redis has dropped b's subscription, one publish finds a alone again.
     await b.run(lambda: b.loop_layer()._shards[0].settle())
@@ -250,11 +256,7 @@ async def test_a_process_whose_subscriptions_redis_dropped_is_heard_again(proces
     # Longer than BOUND: b must be heard again because it says it is back, not by expiry.
     monkeypatch.setattr(channel_layer, "ALONE_SECONDS", 60.0)
     a, b = processes
-    here, there = await a.new_channel(), await b.new_channel()
-    await a.group_add("table", here)
-    await b.group_add("table", there)
-    await a.group_send("table", message(0))
-    assert await b.receive(there) == message(0)
+    here, there = await members_on_both(a, b)
     drop_subscribed_connection(b)
     # While b is away a may find itself alone; once b is back (resubscribed and announced),
     # a publishes again and b hears the table.
