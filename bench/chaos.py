@@ -256,6 +256,11 @@ class Room:
             "CELERY_QUEUE": spec.queue,
             "POKER_SWEEP_SECONDS": str(spec.sweep_seconds),
             "POKER_STUCK_HAND_SECONDS": str(spec.stuck_seconds),
+            # A channel layer of the room's own: the owners of another room on the same
+            # database (a test suite's daphne) are not on it, so none of them takes this
+            # room's tables (poker.owner.on_this_layer), nor hears its frames.
+            "CHANNEL_LAYER_PREFIX": f"{os.environ.get('CHANNEL_LAYER_PREFIX', 'asgi')}-"
+            f"room{os.getpid()}",
             "PYTHONUNBUFFERED": "1",
             "PYTHONPATH": str(ROOT),
             **spec.env,

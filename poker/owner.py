@@ -426,10 +426,20 @@ _owners_seen: tuple[list[str], float] = ([], 0.0)
 
 def owners_read() -> list[str]:
     """The owners alive: those whose announcement (`owner_announce`, renewed with their
-    leases) has not lapsed. A stopped owner is gone from it at once; a killed one when its
-    leases lapse."""
+    leases) has not lapsed, on this process's channel layer (`on_this_layer`). A stopped owner
+    is gone from it at once; a killed one when its leases lapse."""
     names = TableOwner.objects.filter(expires_at__gt=timezone.now()).values_list("name", flat=True)
-    return sorted(name for name in names if is_owner_channel(name))
+    return sorted(name for name in names if is_owner_channel(name) and on_this_layer(name))
+
+
+def on_this_layer(name: str) -> bool:
+    """Can this process reach the owner `name` names? Its channel must be on this process's
+    channel layer, i.e. carry the layer's prefix (CHANNEL_LAYER_PREFIX): two rooms sharing a
+    database but not a layer (a misconfigured prefix; a test's room beside the suite's) must
+    not send each other tables. The in-memory layer (one process) has no prefix."""
+    layer: dict[str, Any] = settings.CHANNEL_LAYERS["default"]
+    prefix = layer.get("CONFIG", {}).get("prefix")
+    return prefix is None or channel_of(name).startswith(f"{prefix}specific.")
 
 
 async def owner_for(table_id: int) -> str:

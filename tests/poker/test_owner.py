@@ -323,3 +323,9 @@ async def test_a_table_nobody_holds_goes_to_the_owner_its_id_chooses_among_those
 
     await owner.owner_stop()
     assert await database_sync_to_async(owner.owners_read)() == [other_name]
+
+    # An owner announced on another channel layer (another room on this database, a wrong
+    # CHANNEL_LAYER_PREFIX) cannot be reached from here: never chosen.
+    unreachable = f"{ELSEWHERE}not-this-layer-specific.0123"
+    await database_sync_to_async(owner.owner_announce)(unreachable)
+    assert await database_sync_to_async(owner.owners_read)() == [other_name]
