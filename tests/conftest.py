@@ -1,6 +1,7 @@
 """Fixtures shared by every app's tests: players, logged-in clients, a real Celery worker."""
 
 import contextlib
+import copy
 import json
 import os
 import shutil
@@ -601,6 +602,14 @@ async def owner_routing(settings):
     # without this fixture) left its name as this process's lease name: not an owner now.
     if owner.owner_channel() is None:
         leases.owner_identity_set(None)
+    # A channel layer of the test's own: the suite's daphne (`asgi_server`) is a live owner
+    # announced in this database, and on a shared layer it would be chosen for this test's
+    # tables (poker.owner.owner_for); on another layer it is not (`on_this_layer`).
+    layers = copy.deepcopy(settings.CHANNEL_LAYERS)
+    layers["default"].setdefault("CONFIG", {})["prefix"] = (
+        layers["default"].get("CONFIG", {}).get("prefix", "asgi") + "-owner-test"
+    )
+    settings.CHANNEL_LAYERS = layers
     yield
     await owner.owner_stop()
     owner._holders.clear()
