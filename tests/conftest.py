@@ -585,7 +585,20 @@ def embedded_pgdata(migrated_embedded_template):
 
 
 @pytest.fixture
-async def owner_routing(settings):
+def channel_layer_of_its_own(settings) -> str:
+    """A channel layer of the test's own (its prefix, returned): the suite's daphne
+    (`asgi_server`) is a live owner announced in this database, and on a shared layer it would
+    be chosen for the test's tables (poker.owner.owner_for); on another layer it is not
+    (`on_this_layer`)."""
+    layers = copy.deepcopy(settings.CHANNEL_LAYERS)
+    config = layers["default"].setdefault("CONFIG", {})
+    config["prefix"] = f"{config.get('prefix', 'asgi')}-owner-test"
+    settings.CHANNEL_LAYERS = layers
+    return config["prefix"]
+
+
+@pytest.fixture
+async def owner_routing(settings, channel_layer_of_its_own):
     """Table owners on (poker/owner.py) with a short lease; what this process remembers of
     who holds which table is forgotten before and after, and its owner stopped (the poker and
     live Showdown owner tests)."""
@@ -602,14 +615,6 @@ async def owner_routing(settings):
     # without this fixture) left its name as this process's lease name: not an owner now.
     if owner.owner_channel() is None:
         leases.owner_identity_set(None)
-    # A channel layer of the test's own: the suite's daphne (`asgi_server`) is a live owner
-    # announced in this database, and on a shared layer it would be chosen for this test's
-    # tables (poker.owner.owner_for); on another layer it is not (`on_this_layer`).
-    layers = copy.deepcopy(settings.CHANNEL_LAYERS)
-    layers["default"].setdefault("CONFIG", {})["prefix"] = (
-        layers["default"].get("CONFIG", {}).get("prefix", "asgi") + "-owner-test"
-    )
-    settings.CHANNEL_LAYERS = layers
     yield
     await owner.owner_stop()
     owner._holders.clear()

@@ -33,12 +33,15 @@ def test_the_table_page_carries_the_socket_path_and_the_script(player_client, ta
     assert config["ws_node"] == ""  # no owner alive: the front chooses
 
 
-def test_the_table_page_names_the_owner_s_process_for_the_front(player_client, table, settings):
+def test_the_table_page_names_the_owner_s_process_for_the_front(
+    player_client, table, channel_layer_of_its_own
+):
     """`ws_node` is the front's name (POKER_OWNER_ROUTE) of the table's live owner, or, when no
     live owner holds the table, of the owner its commands would go to (`owner_for`)."""
     later = timezone.now() + timedelta(seconds=30)
-    # Owners on this channel layer: their channels carry its prefix.
-    prefix = settings.CHANNEL_LAYERS["default"].get("CONFIG", {}).get("prefix", "")
+    # Owners on this channel layer (their channels carry its prefix), which the suite's
+    # daphne, a live owner too, is not on.
+    prefix = channel_layer_of_its_own
     names = {f"owner|host-{n}:1|{prefix}specific.{n}": f"asgi-{n}" for n in (1, 2, 3)}
     for name, route in names.items():
         TableOwner.objects.create(name=name, route=route, expires_at=later)
