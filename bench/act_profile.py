@@ -7,7 +7,7 @@ worker: frames are sent to the Redis layer after commit as usual). Every action'
 and its statements (Django's `execute_wrapper`) and round trips (the statements, and BEGIN and
 COMMIT for each transaction the action opened) are recorded, and
 cProfile runs over the actions; the table prints per-action means and the functions with the
-most cumulative time. Set POKER_TABLES_IN_MEMORY=0 to measure without the table's memory.
+most cumulative time.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/room_bench_act \\
     REDIS_URL=redis://127.0.0.1:6379/9 .venv/bin/python -m bench.act_profile [--actions 400]
@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import cProfile
 import io
-import os
 import pstats
 import statistics
 import sys
@@ -107,8 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         done += 1
     walls.sort()
     print(
-        f"{len(walls)} actions, POKER_TABLES_IN_MEMORY="
-        f"{os.environ.get('POKER_TABLES_IN_MEMORY', 'default')}: "
+        f"{len(walls)} actions: "
         f"wall p50 {1000 * statistics.median(walls):.2f} ms, "
         f"mean {1000 * statistics.fmean(walls):.2f} ms, "
         f"p95 {1000 * walls[int(0.95 * (len(walls) - 1))]:.2f} ms; "
@@ -124,14 +122,15 @@ def main(argv: list[str] | None = None) -> int:
     stats = pstats.Stats(profile, stream=out)
     # Where an action's time goes, per action (cumulative, so the parts overlap).
     focus = {
-        "table_change_unlocked": "table_change_unlocked (the optimistic path)",
-        "table_change": "table_change (the whole change, locked)",
+        "table_apply": "table_apply (the whole change, from memory where held)",
+        "_apply_held": "  of which from the owner's memory",
+        "table_change": "table_change (locked: a take-over, or a refusal confirmed)",
         "lock_table": "the table lock",
         "table_seats": "reading the seats",
         "running_hand": "reading the running hand",
         "load": "load: snapshot + replay check",
         "rebuild": "  of which the replay",
-        "persist": "persist (the one write)",
+        "persist_write": "persist (the one write)",
         "frames_and_view": "building the frames",
         "frames_for_change": "building the frames",
         "table_stacks_and_wallets": "  of which stacks and wallets",

@@ -280,11 +280,6 @@ if POKER_HEARTBEAT_SECONDS <= 0:
 # A running hand whose turn deadline passed this long ago without moving is cancelled by the
 # sweep (every bet returned: poker/services/faults.py).
 POKER_STUCK_HAND_SECONDS = env.int("POKER_STUCK_HAND_SECONDS", default=120)
-# How many tables each process keeps in memory between their changes (poker/services/unit.py):
-# the least recently changed is forgotten past this (it is read again at its next change).
-POKER_TABLES_IN_MEMORY = env.int("POKER_TABLES_IN_MEMORY", default=512)
-if POKER_TABLES_IN_MEMORY < 0:
-    raise ImproperlyConfigured("POKER_TABLES_IN_MEMORY must be 0 or more.")
 # How long a process's lease on a table lasts unless its next change or its owner's renewal
 # (every third of it, poker/owner.py) extends it: how long a killed owner's tables wait before
 # another process takes them over.

@@ -32,9 +32,17 @@ class PokerConfig(AppConfig):
         # tables' timeouts, the sweep's finds and the staff's table tools (which wait for the
         # owner's answer: command_ask_sync).
         from poker.dispatch import command_here
-        from poker.owner import command_ask_sync, owner_handler_register
+        from poker.models import Table
+        from poker.owner import (
+            POKER,
+            command_ask_sync,
+            lease_model_register,
+            owner_handler_register,
+        )
+        from poker.services.memory import memory_leases_renewed
         from poker.services.staff import STAFF_KIND, staff_tool_here, staff_tools_route
 
+        lease_model_register(POKER, Table, renewed=memory_leases_renewed)
         owner_handler_register("poker.command", command_here)
         owner_handler_register("poker.timeout", tasks.timeout_here)
         owner_handler_register("poker.sweep", tasks.sweep_here)

@@ -3,15 +3,16 @@ process that holds the table's lease, so that process's memory of the table (its
 seats, the running hand and its engine: poker/services/memory.py) is what the next command
 starts from. While it holds the lease the owner does not read the table back per action: a
 mid-hand action is one statement written from memory, fenced by the table's version and lease
-epoch (poker/services/unit.py `table_change_unlocked`, poker/services/action_write.py); a
-hand's end (and the deal after it) is one transaction with its ledger entries, under the
-table row's lock but starting from the remembered seats and hand (tests/poker/
-test_owner_statements.py counts the statements). The seats and the hand are read, and the hand
-replayed, only when a process takes the table over (no memory at that version and epoch:
-poker/services/loading.py) or after a refused fenced write (another process moved the table
-or the lease). A caller with no
-live owner (a test, staff in a process running no owner, Celery) takes the lease with its
-change and so becomes the table's owner.
+epoch (poker/services/unit.py `table_apply`, poker/services/action_write.py); a
+hand's end and the deal after it are each one transaction with their ledger entries, also
+from memory without the row's lock, fenced the same way (tests/poker/test_owner_statements.py
+counts the statements). The seats and the hand are read, and the hand replayed, only when a
+process takes the table over (no memory at that version and epoch:
+poker/services/loading.py), after a refused fenced write (another process moved the table, its
+lease or a setting), or to confirm what the memory would refuse or leave alone. Seating,
+buy-ins, money moves and staff tools lock the row and recall the memory at that version. A
+caller with no live owner (a test, staff in a process running no owner, Celery) takes the
+lease with its change and so becomes the table's owner.
 
 Each ASGI process runs one owner (started by its first table socket, `owner_start`): a channel
 of its own on the channel layer, named with its host and pid in `Table.lease_owner` when it
@@ -79,7 +80,7 @@ import time
 import uuid
 import weakref
 from collections.abc import Callable, Hashable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from asgiref.sync import async_to_sync
@@ -111,6 +112,7 @@ _handlers: dict[str, Callable[[dict[str, Any]], str]] = {}
 _table_kinds: dict[str, str] = {}
 POKER = "poker"
 _lease_models: dict[str, type[models.Model]] = {POKER: Table}
+_lease_renewed: dict[str, Callable[[list[int], datetime], None]] = {}
 
 
 def owner_handler_register(
@@ -120,10 +122,17 @@ def owner_handler_register(
     _table_kinds[kind] = table_kind
 
 
-def lease_model_register(table_kind: str, model: type[models.Model]) -> None:
+def lease_model_register(
+    table_kind: str,
+    model: type[models.Model],
+    renewed: Callable[[list[int], datetime], None] | None = None,
+) -> None:
     """Tables of `table_kind` keep their lease in `model`'s rows (the fields `lease_owner`,
-    `lease_epoch`, `lease_expires_at`, as `Table`'s)."""
+    `lease_epoch`, `lease_expires_at`, as `Table`'s); `renewed(table_ids, expires_at)` hears
+    of the leases the owner renewed (its memory of those tables holds them that long)."""
     _lease_models[table_kind] = model
+    if renewed is not None:
+        _lease_renewed[table_kind] = renewed
 
 
 def _table_kind(kind: str) -> str:
@@ -356,14 +365,18 @@ def leases_renew(holder: str) -> int:
     expires = timezone.now() + timedelta(seconds=settings.POKER_TABLE_LEASE_SECONDS)
     renewed = 0
     with connection.cursor() as cursor:
-        for model in _lease_models.values():
+        for kind, model in _lease_models.items():
             table = model._meta.db_table
             cursor.execute(
                 f"UPDATE {table} SET lease_expires_at = %s WHERE id IN ("
-                f"SELECT id FROM {table} WHERE lease_owner = %s FOR UPDATE SKIP LOCKED)",
+                f"SELECT id FROM {table} WHERE lease_owner = %s FOR UPDATE SKIP LOCKED)"
+                " RETURNING id",
                 [expires, holder],
             )
-            renewed += cursor.rowcount
+            table_ids = [row[0] for row in cursor.fetchall()]
+            renewed += len(table_ids)
+            if kind in _lease_renewed:
+                _lease_renewed[kind](table_ids, expires)
     return renewed
 
 

@@ -1408,7 +1408,7 @@ class Hand:
         what is fixed once dealt (the setup, the deck, the rake, each logged event) is shared,
         as nothing changes it in place but `show` after the hand, which this copy's
         `result` does not share. Cheaper than `from_dict(to_dict())`, which checks the setup
-        again (the optimistic path of a table's action: poker/services/unit.py)."""
+        again."""
         other = Hand.__new__(Hand)
         for name in Hand.__slots__:
             setattr(other, name, getattr(self, name))

@@ -41,8 +41,8 @@ from poker.services.unit import (
     TableError,
     check_amount,
     is_int,
+    table_apply,
     table_change,
-    table_change_unlocked,
 )
 from poker.services.waiting import seats_offer
 
@@ -80,21 +80,16 @@ def table_act(*, table, player, action: Any, amount: Any, turn: Any, seq: Any) -
         action_apply, player=player, action=action, amount=amount, turn=turn, seq=seq
     )
     try:
-        # The hot path: a mid-hand action at a table this process remembers is one fenced
-        # statement without the lock (poker/services/unit.py); anything else, or a write the
-        # fence refused, runs under the table's lock, recalling the seats, the hand and its
-        # engine from the table's memory when this process made its last change.
-        if table_change_unlocked(table, act):
-            return
-        with table_change(table, recall=True) as change:
-            act(change)
+        # At the table's owner, from its memory: a mid-hand action is one fenced statement,
+        # a hand's end one transaction (poker/services/unit.py `table_apply`).
+        table_apply(table, act)
     except HandRefused as refused:
         raise TableError("hand_cancelled", refused.reason) from refused
 
 
 def action_apply(change: TableChange, *, player, action: str, amount, turn: int, seq: int) -> None:
-    """`table_act`'s checks and move at the table `change` holds (locked, or on the optimistic
-    path: then it stops before moving the table's memory if the hand ends, `advance`)."""
+    """`table_act`'s checks and move at the table `change` holds; every refusal comes before
+    anything moves (the engine refuses before it touches the hand)."""
     seat = change.seat_of(player)
     hand_row = change.running_hand()
     if hand_row is None:
@@ -128,7 +123,6 @@ def action_apply(change: TableChange, *, player, action: str, amount, turn: int,
     change.seats_fresh = True  # an action alters seats only through change.seats()
     change.users.add(player.pk)
     advance(change, hand_row, engine, since=since, now=timezone.now())
-    # After `advance`, where the optimistic path may still stop with the memory as it was.
     change.save_later(hand_row.last_seq_set(seat.number, seq), ["last_seq"])
 
 
@@ -152,9 +146,7 @@ def advance(
     }
     while not engine.is_over and engine.to_act in leaving:
         engine.act(engine.to_act, engine.default_action())
-    charged = hand_row.time_bank_from is not None and now > hand_row.time_bank_from
     deciding = engine.deciding_runs
-    change.betting_only(beyond=engine.is_over or charged or deciding)  # the rows move from here
     change.hand(hand_row, engine, since)
     time_bank_charge(change, hand_row, engine, since=since, now=now)
     if deciding and not runs_can_be_asked(change, engine):
@@ -203,25 +195,28 @@ def table_runs_answer(*, table, player, agree: Any) -> None:
     hand waits for the others (or the clock)."""
     if not isinstance(agree, bool):
         raise TableError("bad_field", _("agree must be true or false."))
-    with table_change(table, recall=True) as change:
-        seat = change.seat_of(player)
-        hand_row = change.running_hand()
-        if hand_row is None:
-            raise TableError("no_hand", _("No hand is running at this table."))
-        if not hand_row.is_dealt(seat.number):  # the seat's player came after the deal
-            raise TableError("not_asked", _("You are not asked to run the board twice."))
-        engine = change.engine_of(hand_row)
-        since = len(engine.events)
-        try:  # the engine refuses a seat not asked, a second answer, no asking going on
-            engine.answer_runs(seat.number, agree)
-        except IllegalAction as error:
-            raise TableError(error.code, action_refusal_message(error)) from error
-        change.users.add(player.pk)
-        if engine.deciding_runs:
-            change.hand(hand_row, engine, since)  # saves the answer; the hand waits
-            return
-        change.seats_fresh = True
-        advance(change, hand_row, engine, since=since, now=timezone.now())
+    table_apply(table, functools.partial(runs_answer_apply, player=player, agree=agree))
+
+
+def runs_answer_apply(change: TableChange, *, player, agree: bool) -> None:
+    seat = change.seat_of(player)
+    hand_row = change.running_hand()
+    if hand_row is None:
+        raise TableError("no_hand", _("No hand is running at this table."))
+    if not hand_row.is_dealt(seat.number):  # the seat's player came after the deal
+        raise TableError("not_asked", _("You are not asked to run the board twice."))
+    engine = change.engine_of(hand_row)
+    since = len(engine.events)
+    try:  # the engine refuses a seat not asked, a second answer, no asking going on
+        engine.answer_runs(seat.number, agree)
+    except IllegalAction as error:
+        raise TableError(error.code, action_refusal_message(error)) from error
+    change.users.add(player.pk)
+    if engine.deciding_runs:
+        change.hand(hand_row, engine, since)  # saves the answer; the hand waits
+        return
+    change.seats_fresh = True
+    advance(change, hand_row, engine, since=since, now=timezone.now())
 
 
 def turn_seconds(change: TableChange, seat_number: int | None) -> int:

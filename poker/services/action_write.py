@@ -7,9 +7,9 @@ last seq; its frames then show the table's stacks and the players' wallets. All 
 plain-SQL statement: the table's fenced UPDATE as the first data-modifying WITH query, each
 other part writing only `WHERE EXISTS` a row it returned, and the stacks and wallets
 (cashier.selectors) joined to that row: no row back means the fence refused and nothing was
-written. So the statement is all or nothing on its own, and the optimistic path
-(poker/services/unit.py `table_change_unlocked`) sends it in autocommit without the table's
-lock, its fence also naming the lease live and the table's settings (`Held`). The rows of
+written. So the statement is all or nothing on its own, and a change from the owner's memory
+(poker/services/unit.py `table_apply`) sends it in autocommit without the table's lock, its
+fence also naming the lease live and the table's settings (`Held`). The rows of
 several events or players are array parameters (`unnest`), so the statement's text is the
 same for every action of a table.
 
@@ -46,7 +46,7 @@ HAND_PLAYED: tuple[str, ...] = tuple(
 # What every change writes of the table's row, fenced.
 TABLE_FENCED: tuple[str, ...] = ("version", "lease_owner", "lease_epoch", "lease_expires_at")
 # What staff may edit of a table (the admin's form; the rest moves only with a new version):
-# the optimistic path's fence names them too (`Held`).
+# the fence of a change made from memory names them too (`Held`).
 TABLE_SETTINGS: tuple[str, ...] = tuple(
     field.name for field in Table._meta.concrete_fields if field.editable and not field.primary_key
 )
@@ -109,8 +109,8 @@ def _prep(row: Model, name: str) -> Any:
 
 @dataclass(frozen=True)
 class Held:
-    """What the optimistic path's fence names beyond the version and the epoch
-    (poker/services/unit.py `table_change_unlocked`, which holds no lock): the lease still live
+    """What the fence of a change from the owner's memory names beyond the version and the
+    epoch (poker/services/unit.py `table_apply`, which holds no lock): the lease still live
     at `live_at`, and every setting staff may edit still what the `settings` row holds (the
     admin writes those without a new version, so the version alone would not show them)."""
 

@@ -1,6 +1,6 @@
 """`TableChange`: what one service does at one table (its events, the hand it moved, the rows
 it altered, the users to tell, the timers to set), made by `unit.table_change` or
-`unit.table_change_unlocked` and written by `write.persist`."""
+`unit.table_apply` and written by `write.persist`."""
 
 from __future__ import annotations
 
@@ -23,23 +23,16 @@ from poker.services.validation import TableError
 PlayerNotice = SeatOfferFrame | SeatOfferEndedFrame  # what `tell_player` sends
 
 
-class LockNeeded(Exception):
-    """The optimistic path (`table_change_unlocked`) does not take this change: it is more than
-    betting (the hand ends, a time bank is charged), or it needs the database. Nothing was
-    written; the command runs under the table's lock instead (`table_change`)."""
-
-
 class TableChange:
-    """What one service does at one locked table: its events, the hand it moved, the users
-    to tell, and what to schedule after commit."""
+    """What one service does at one table: its events, the hand it moved, the users to tell,
+    and what to schedule after commit."""
 
-    def __init__(self, table: Table, *, unlocked: bool = False) -> None:
+    def __init__(self, table: Table, *, held: Table | None = None) -> None:
         self.table = table
-        # On the optimistic path (`table_change_unlocked`): no lock, no transaction; the
-        # engine is a copy of the remembered one until the change goes on (`betting_only`),
-        # after which the memory's objects move (`moving`) and a failure drops them.
-        self.unlocked = unlocked
-        self.moving = False
+        # A change made from the owner's memory without the row's lock (`unit.table_apply`):
+        # the table's settings as remembered when it started, which its fenced write names
+        # with the lease still live (staff edit settings without a new version).
+        self.held = held
         self.events: list[TableEvent] = []
         self.hand_row: Hand | None = None
         self.engine: EngineHand | None = None
@@ -73,7 +66,6 @@ class TableChange:
         # What was recalled from the table's memory (`recall`), and its hand's engine.
         self.recalled = False
         self._recalled_engine: tuple[Hand, EngineHand] | None = None
-        self._engine_copied = False
 
     def recall(self, memory: TableMemory) -> None:
         """Start from what the process remembers of the table at this very version: its seats
@@ -124,25 +116,13 @@ class TableChange:
         """The engine's hand of `hand_row`: the remembered one if the row is the remembered
         running hand, else loaded from its snapshot and checked by replaying it (`load`)."""
         if self._recalled_engine is not None and self._recalled_engine[0] is hand_row:
-            engine = self._recalled_engine[1]
-            if self.unlocked and not self._engine_copied:
-                # The optimistic path acts on a copy: a refusal or a hand's end leaves the
-                # memory's engine as it was, for the locked path to recall.
-                engine = engine.copy()
-                self._recalled_engine, self._engine_copied = (hand_row, engine), True
-            return engine
+            return self._recalled_engine[1]
         return load(hand_row)
 
-    def betting_only(self, *, beyond: bool) -> None:
-        """Where a service is about to move the table's rows (the hand's turn and clock, a
-        seat's time bank): on the optimistic path, stop here when the change goes `beyond`
-        betting (the hand ends, a time bank is charged: `LockNeeded`, and the memory, of which
-        only a copy of the engine moved, is recalled under the lock instead). Past this point
-        the memory's objects move, so a failure drops them."""
-        if self.unlocked:
-            if beyond:
-                raise LockNeeded("the change is more than betting")
-            self.moving = True
+    def untouched(self) -> bool:
+        """Nothing done yet: no event, no hand shown, no row to save, no timer, no notice (a
+        refusal before this point leaves the remembered objects as they were)."""
+        return not (self.publish or self.rows_to_save or self.schedules or self.notices)
 
     # what the service did
 

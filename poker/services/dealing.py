@@ -19,7 +19,7 @@ from poker.models import Hand, Seat, Table
 from poker.selectors import table_stacks_and_wallets
 from poker.services.acting import advance, sit_out
 from poker.services.events import ButtonDrawn, HandCommitment, PlayerSatOut
-from poker.services.unit import Status, table_change
+from poker.services.unit import Status, TableChange, table_apply
 from responsible import rules as responsible
 
 # Tolerance for a start-next-hand task arriving a little before its countdown.
@@ -161,105 +161,106 @@ def table_hand_start(*, table: Table | int) -> Hand | None:
     so both frames show those objects; the stacks and wallets are read once for the plan and
     both frames (a deal moves no money: it only marks the stacks in the hand)."""
     # The table's owner, which ended the last hand, deals from its memory of the seats and
-    # of no hand running (poker/services/unit.py): the deal alters seats only through
-    # `change.seats()` and shows its hand through `change.hand()`.
-    with table_change(table, recall=True) as change:
-        table = change.table
-        now = timezone.now()
-        if not table.is_open or change.running_hand() is not None:
-            return None
-        if table.break_until is not None and now < table.break_until:
-            return None  # a Sit & Go's break: its end deals the next hand (tournaments)
-        slack = timedelta(seconds=START_SLACK_SECONDS)
-        if table.next_hand_at is not None and now < table.next_hand_at - slack:
-            return None
-        by_number = change.seats()
-        change.seats_fresh = True  # the deal alters only these seat objects
-        seats = [by_number[number] for number in sorted(by_number)]
-        money = table_stacks_and_wallets(
-            table=table, wallet_owner_ids=[seat.player_id for seat in seats]
-        )
-        stacks = money[0]
-        last_small_blind = _last_small_blind(table)
+    # of no hand running (poker/services/unit.py `table_apply`): the deal alters seats only
+    # through `change.seats()` and shows its hand through `change.hand()`.
+    return table_apply(table, _deal)
+
+
+def _deal(change: TableChange) -> Hand | None:
+    table = change.table
+    now = timezone.now()
+    if not table.is_open or change.running_hand() is not None:
+        return None
+    if table.break_until is not None and now < table.break_until:
+        return None  # a Sit & Go's break: its end deals the next hand (tournaments)
+    slack = timedelta(seconds=START_SLACK_SECONDS)
+    if table.next_hand_at is not None and now < table.next_hand_at - slack:
+        return None
+    by_number = change.seats()
+    change.seats_fresh = True  # the deal alters only these seat objects
+    seats = [by_number[number] for number in sorted(by_number)]
+    money = table_stacks_and_wallets(
+        table=table, wallet_owner_ids=[seat.player_id for seat in seats]
+    )
+    stacks = money[0]
+    last_small_blind = _last_small_blind(table)
+    plan = _plan_deal(table, seats, stacks, last_small_blind)
+    # Who asked to sit out at their next big blind sits out now that it reaches them,
+    # and the hand is planned again without them (docs/rules.md "Seat options").
+    while plan is not None:
+        blinds = {plan.big_blind, *plan.extra_big_blinds}
+        leaving = [s for s in seats if s.sit_out_next_big_blind and s.number in blinds]
+        if not leaving:
+            break
+        for seat in leaving:
+            sit_out(change, seat, now)
+            seat.sit_out_next_big_blind = False
+            seat.save(update_fields=["sit_out_next_big_blind"])
+            change.event(PlayerSatOut(type="player_sat_out", seat=seat.number, reason="big_blind"))
+            change.users.add(seat.player_id)
         plan = _plan_deal(table, seats, stacks, last_small_blind)
-        # Who asked to sit out at their next big blind sits out now that it reaches them,
-        # and the hand is planned again without them (docs/rules.md "Seat options").
-        while plan is not None:
-            blinds = {plan.big_blind, *plan.extra_big_blinds}
-            leaving = [s for s in seats if s.sit_out_next_big_blind and s.number in blinds]
-            if not leaving:
-                break
-            for seat in leaving:
-                sit_out(change, seat, now)
-                seat.sit_out_next_big_blind = False
-                seat.save(update_fields=["sit_out_next_big_blind"])
-                change.event(
-                    PlayerSatOut(type="player_sat_out", seat=seat.number, reason="big_blind")
-                )
-                change.users.add(seat.player_id)
-            plan = _plan_deal(table, seats, stacks, last_small_blind)
-        if plan is None:
-            return None
-        players = {seat.number: seat.player_id for seat in seats}
-        # The server's CSPRNG seed mixed with the dealt players' client seeds (docs/fairness.md).
-        seated = {seat.number: seat.player for seat in seats}
-        # The room's seed was published before this hand (its hash in the table's STATE since
-        # the last hand ended); the next hand's is published now (docs/fairness.md).
-        published, upcoming = fairness.table_seed_take(table_id=table.pk, now=now)
-        deal = fairness.deal_draw(players={n: seated[n] for n in plan.dealt}, published=published)
-        deck = deal.deck
-        engine = EngineHand.start(
-            game=table.game,
-            structure=table.structure,
-            seats={n: stacks[players[n]] for n in plan.dealt},
-            button=plan.button,
-            small_blind_seat=plan.small_blind,
-            big_blind_seat=plan.big_blind,
-            extra_big_blind_seats=list(plan.extra_big_blinds),
-            deck=deck,
-            rake=table.engine_rake(),
-            run_it_twice=table.run_it_twice and table.structure == Table.Structure.POT_LIMIT,
-            **table.engine_stakes(),
+    if plan is None:
+        return None
+    players = {seat.number: seat.player_id for seat in seats}
+    # The server's CSPRNG seed mixed with the dealt players' client seeds (docs/fairness.md).
+    seated = {seat.number: seat.player for seat in seats}
+    # The room's seed was published before this hand (its hash in the table's STATE since
+    # the last hand ended); the next hand's is published now (docs/fairness.md).
+    published, upcoming = fairness.table_seed_take(table_id=table.pk, now=now)
+    deal = fairness.deal_draw(players={n: seated[n] for n in plan.dealt}, published=published)
+    deck = deal.deck
+    engine = EngineHand.start(
+        game=table.game,
+        structure=table.structure,
+        seats={n: stacks[players[n]] for n in plan.dealt},
+        button=plan.button,
+        small_blind_seat=plan.small_blind,
+        big_blind_seat=plan.big_blind,
+        extra_big_blind_seats=list(plan.extra_big_blinds),
+        deck=deck,
+        rake=table.engine_rake(),
+        run_it_twice=table.run_it_twice and table.structure == Table.Structure.POT_LIMIT,
+        **table.engine_stakes(),
+    )
+    number = table.hands_dealt + 1
+    table.button_seat, table.big_blind_seat = plan.button, plan.big_blind
+    table.hands_dealt = number
+    _commitment_announce(
+        change,
+        number=number,
+        commitment=deal.commitment,
+        seats=plan.dealt,
+        server_seed_hash=deal.server_seed_hash,
+        next_server_seed_hash=upcoming.seed_hash,
+        money=money,
+    )
+    hand_row = Hand.objects.create(
+        table=table,
+        number=number,
+        deck=deck,
+        setup=engine.setup_without_deck,
+        state=engine.snapshot(),
+    )
+    hand_row.record(engine, since=0)
+    positions = position_names(
+        seats=engine.seats, button=engine.button,
+        small_blind_seat=engine.small_blind_seat, big_blind_seat=engine.big_blind_seat,
+    )  # fmt: skip
+    hand_row.seat_players_set({n: players[n] for n in plan.dealt}, positions)
+    fairness.hand_commit(hand_id=hand_row.pk, deal=deal, now=now)
+    if not table.is_tournament:  # a tournament's chips are the seats', not the ledger's
+        cashier.hand_stacks_commit(
+            table_id=table.pk, hand_id=hand_row.pk, players=[players[n] for n in plan.dealt]
         )
-        number = table.hands_dealt + 1
-        table.button_seat, table.big_blind_seat = plan.button, plan.big_blind
-        table.hands_dealt = number
-        _commitment_announce(
-            change,
-            number=number,
-            commitment=deal.commitment,
-            seats=plan.dealt,
-            server_seed_hash=deal.server_seed_hash,
-            next_server_seed_hash=upcoming.seed_hash,
-            money=money,
-        )
-        hand_row = Hand.objects.create(
-            table=table,
-            number=number,
-            deck=deck,
-            setup=engine.setup_without_deck,
-            state=engine.snapshot(),
-        )
-        hand_row.record(engine, since=0)
-        positions = position_names(
-            seats=engine.seats, button=engine.button,
-            small_blind_seat=engine.small_blind_seat, big_blind_seat=engine.big_blind_seat,
-        )  # fmt: skip
-        hand_row.seat_players_set({n: players[n] for n in plan.dealt}, positions)
-        fairness.hand_commit(hand_id=hand_row.pk, deal=deal, now=now)
-        if not table.is_tournament:  # a tournament's chips are the seats', not the ledger's
-            cashier.hand_stacks_commit(
-                table_id=table.pk, hand_id=hand_row.pk, players=[players[n] for n in plan.dealt]
+    if plan.button_draw is not None:
+        change.event(
+            ButtonDrawn(
+                type="button_drawn",
+                cards={str(seat): card for seat, card in plan.button_draw.items()},
+                button=plan.button,
             )
-        if plan.button_draw is not None:
-            change.event(
-                ButtonDrawn(
-                    type="button_drawn",
-                    cards={str(seat): card for seat, card in plan.button_draw.items()},
-                    button=plan.button,
-                )
-            )
-        _dealt_seats_mark(table, seats, plan, players, now)
-        change.hand(hand_row, engine, 0)
-        advance(change, hand_row, engine, since=0, now=now, new_hand=True)
-        return hand_row
+        )
+    _dealt_seats_mark(table, seats, plan, players, now)
+    change.hand(hand_row, engine, 0)
+    advance(change, hand_row, engine, since=0, now=now, new_hand=True)
+    return hand_row

@@ -1,23 +1,26 @@
-"""The unit of work of every table service: `table_change`, and its two write paths.
+"""The unit of work of every table service: a change of one table, made from memory at the
+table's owner or from the database under the row's lock, and written one way.
 
 A table's change is made at its owner (poker/owner.py), which remembers the table
 (poker/services/memory.py). The module is split by concern: inputs checked in
 poker/services/validation.py, the table read from the database in poker/services/loading.py
 (on a take-over, or when the memory is gone), the change written in poker/services/write.py
 (`persist`, fenced by the version and the lease epoch: config/leases.py), its frames in
-poker/broadcast.py. Here: `TableChange` (what one service does at one table) and the two ways
-it is made.
+poker/broadcast.py. Here: `TableChange` (what one service does at one table) and where it
+starts from.
 
+- `table_apply(table, apply)`: an action, an answer to running it twice, a deal. At a table
+  this process holds and remembers, the change starts from the memory (no read, no lock) and
+  its write is fenced by the remembered version, epoch and settings with the lease live; a
+  mid-hand action that reads nothing is the one statement of poker/services/action_write.py
+  in autocommit, anything else (a hand's end and its ledger entries, a deal) one transaction.
+  Anywhere else, or when the fence refuses (the memory was stale), as `table_change`.
 - `table_change(table, recall=...)`: one transaction, the table row locked
   (`select_for_update`); with `recall`, a table remembered at the locked row's version and
-  epoch starts from the remembered seats and hand (no read, no replay). At exit `persist`
-  writes, the frames are built, and on commit they are sent, the memory kept and the timers
-  set. Every change but a mid-hand action at its owner goes this way (a hand's end with its
-  ledger entries, a deal, seating, buy-ins and money moves, staff, timers).
-- `table_change_unlocked(table, apply)`: a mid-hand action at a table this process remembers
-  as its own, applied to the remembered objects and written as one fenced statement in
-  autocommit (poker/services/action_write.py); no lock, no transaction. A change beyond
-  betting, or a refused write, returns False and the caller runs it under the lock.
+  epoch starts from the remembered seats and hand. Seating, buy-ins and money moves, staff,
+  timers, and any table this process does not hold.
+Either way, at exit `persist` writes, the frames are built, and on commit they are sent, the
+memory kept and the timers set.
 
 Refusals raise `TableError(code, message)` before anything is written (the transaction rolls
 back). A hand whose stored state the engine refuses raises `HandRefused`: the change rolls
@@ -27,19 +30,22 @@ never saw its bets (a hand posts once, when it settles), so every chip is back w
 
 from __future__ import annotations
 
+import copy
 import functools
 import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TypeVar, cast
 
 from django.db import connection, transaction
+from psycopg import pq
 
 from config.leases import StaleOwner, owner_check, process_identity
 from config.timeouts import timeouts_set
 from poker import broadcast
 from poker.models import Hand, Seat, Table
 from poker.selectors import TableView, seats_playing_count
-from poker.services.change import LockNeeded, TableChange
+from poker.services.change import TableChange
 from poker.services.loading import HandRefused, load, load_or_none, lock_table, peek
 from poker.services.memory import (
     TableMemory,
@@ -50,12 +56,11 @@ from poker.services.memory import (
     memory_take,
 )
 from poker.services.validation import TableError, check_amount, check_bool, is_int
-from poker.services.write import persist, rows_save
+from poker.services.write import PersistPlan, persist, persist_plan, persist_write, rows_save
 
 # Re-exported: the services and tests import these from here.
 __all__ = [
     "HandRefused",
-    "LockNeeded",
     "TableChange",
     "TableError",
     "TableMemory",
@@ -73,12 +78,13 @@ __all__ = [
     "peek",
     "persist",
     "rows_save",
+    "table_apply",
     "table_change",
-    "table_change_unlocked",
 ]
 
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 Status = Seat.Status
 
@@ -169,18 +175,106 @@ def table_change(table: Table | int, *, recall: bool = False) -> Iterator[TableC
             ):
                 change.recall(before)
             yield change
-            _change_end(change, before)
+            _change_end(change, before, persist_plan(change) if change.publish else None)
+            if before is not None and change.recalled and change.untouched():
+                # Nothing done from the recalled table: it is still what the memory holds.
+                transaction.on_commit(functools.partial(memory_keep, locked.pk, before))
     except HandRefused as refused:
         cancel_refused(refused)
         raise
 
 
-def _change_end(change: TableChange, before: TableMemory | None) -> None:
-    """Write the change, build its frames, and on commit send them, keep the table's memory
-    and set the timers, in that order (outside a transaction, the optimistic path's,
-    `on_commit` runs each at once, so the order is the same)."""
-    if change.publish:
-        persist(change)
+def table_apply(table: Table | int, apply: Callable[[TableChange], T]) -> T:
+    """`apply` a command at the table. At a table this process holds and remembers (its
+    lease, at the version and epoch it last wrote), from that memory: no read of the table,
+    no row lock, every write fenced (`held`). Anywhere else, when the fence refuses (the
+    memory was stale: another process moved the table, its lease or a setting), or when the
+    memory would refuse the command or write nothing, from the database under the row's lock
+    (`table_change(recall=True)`, which recalls the memory if it is current), once.
+
+    Only services that read and change the seats and the hand through `change.seats()`,
+    `running_hand()` and `engine_of()` come here (an action, an answer to running it twice,
+    a deal)."""
+    table_id = table if is_int(table) else getattr(table, "pk", None)
+    memory = memory_take(table_id) if is_int(table_id) else None
+    if memory is not None:
+        if not _held(memory):
+            memory_keep(table_id, memory)  # not this process's to act from: recalled if current
+        else:
+            done, result = _apply_held(memory, apply)
+            if done:
+                return cast(T, result)
+    with table_change(table, recall=True) as change:
+        return apply(change)
+
+
+def _held(memory: TableMemory) -> bool:
+    """Is this memory a table this process holds, with its hand known (what an action needs)?"""
+    remembered = memory.table
+    return (
+        remembered is not None
+        and memory.hand_known
+        and (memory.version, memory.epoch) == (remembered.version, remembered.lease_epoch)
+        and remembered.lease_owner == process_identity()
+    )
+
+
+def _apply_held(memory: TableMemory, apply: Callable[[TableChange], T]) -> tuple[bool, T | None]:
+    """The change from the owner's memory (`table_apply`). In a transaction that sends its
+    BEGIN only with a first statement: a change that reads nothing and fits the one statement
+    of a mid-hand action (poker/services/action_write.py) leaves it having sent nothing and
+    writes that statement in autocommit (one round trip); any other (a hand's end and its
+    ledger entries, a deal) writes in the transaction. (True, `apply`'s result) when done.
+
+    The fence checks what the memory writes, not what it would refuse or leave alone: a
+    refusal, or a change with nothing to write, is not taken from the memory but decided again
+    from the database (False, nothing written). The memory is put back when the change had
+    done nothing yet (services refuse before they move the remembered objects; the engine
+    refuses before it touches the hand), and recalled there if still current; dropped when
+    the fence refused or the change failed after it moved something."""
+    assert memory.table is not None
+    table_id = memory.table.pk
+    change = TableChange(memory.table, held=copy.copy(memory.table))
+    change.recall(memory)
+    autocommit = not connection.in_atomic_block
+    try:
+        with transaction.atomic():
+            result = apply(change)
+            plan = persist_plan(change) if change.publish else None
+            if plan is None:
+                transaction.set_rollback(True)  # decided again under the lock
+                if change.untouched():
+                    memory_keep(table_id, memory)
+                return False, None
+            alone = autocommit and plan.one_statement and _nothing_sent()
+            if not alone:
+                _change_end(change, memory, plan)
+        if alone:
+            _change_end(change, memory, plan)  # autocommit: `on_commit` runs each at once
+    except StaleOwner:
+        return False, None
+    except TableError:
+        if change.untouched():
+            memory_keep(table_id, memory)
+        return False, None
+    except HandRefused as refused:
+        cancel_refused(refused)
+        raise
+    return True, result
+
+
+def _nothing_sent() -> bool:
+    """Has the transaction sent nothing yet (psycopg begins one with its first statement)?"""
+    raw = connection.connection
+    return raw is not None and raw.info.transaction_status == pq.TransactionStatus.IDLE
+
+
+def _change_end(change: TableChange, before: TableMemory | None, plan: PersistPlan | None) -> None:
+    """Write the change (`plan`, None when players need not hear of it), build its frames, and
+    on commit send them, keep the table's memory and set the timers, in that order (outside a
+    transaction `on_commit` runs each at once, so the order is the same)."""
+    if plan is not None:
+        persist_write(change, plan)
         view = _publish(change)
         memory = memory_after(change, view, before)
         transaction.on_commit(functools.partial(memory_keep, change.table.pk, memory))
@@ -199,72 +293,6 @@ def _change_end(change: TableChange, before: TableMemory | None) -> None:
         transaction.on_commit(
             functools.partial(broadcast.send_to_player, user_id=user_id, frame=frame)
         )
-
-
-def _no_statement(execute, sql, params, many, context):
-    raise LockNeeded("the change reads or writes the database")
-
-
-def table_change_unlocked(table: Table | int, apply: Callable[[TableChange], None]) -> bool:
-    """The optimistic path of a mid-hand action: `apply` the command to the table as
-    this process remembers it and write it with the one fenced statement of
-    poker/services/action_write.py in autocommit: no BEGIN, no row lock, no COMMIT, one round
-    trip; then send the frames, keep the memory and set the turn's timer, as a commit would.
-    True when done. False when the command must run under the lock (`table_change`) instead:
-    nothing was written (the table is not remembered here as this process's own, a
-    transaction is open, the change goes beyond betting, or the fence refused the write).
-
-    Why no lock is needed:
-    - The fence. The statement writes the table's row only where its version, lease epoch and
-      every setting staff may edit (the admin writes those without a new version) are still
-      the remembered ones and the lease is still live, and its other parts (the events, the
-      hand, the player's seq) write only if that row was written: one statement, all or
-      nothing. Every change of a table by any process bumps its version and a new holder
-      bumps the epoch, so a write that passes starts from exactly the table remembered; a
-      change holding the row's lock makes the statement wait, then fail the fence.
-    - The owner's order. A table's commands run one at a time in its owner
-      (poker.owner.in_table_order), and the memory is taken out for the command
-      (`memory_take`), so no other thread of this process uses these objects meanwhile.
-    - The memory dropped on refusal. Until `betting_only` the change moves only a copy of the
-      engine, and `apply` runs with every statement refused (`LockNeeded`: a change that needs
-      the database, a hand's end and its settlement, is for the locked path): the memory is
-      put back as it was and the locked path recalls it. Past that point the memory has
-      moved: a refused write drops it, and the locked path reloads the table from the
-      database, where it decides the command (or refuses it) as the rules say.
-    """
-    table_id = table if is_int(table) else getattr(table, "pk", None)
-    if not is_int(table_id) or connection.in_atomic_block or not connection.get_autocommit():
-        return False
-    memory = memory_take(table_id)
-    if memory is None:
-        return False
-    remembered = memory.table
-    if not (
-        remembered is not None
-        and memory.hand_known
-        and memory.hand is not None
-        and memory.engine is not None
-        and (memory.version, memory.epoch) == (remembered.version, remembered.lease_epoch)
-        and remembered.lease_owner == process_identity()
-    ):
-        memory_keep(table_id, memory)
-        return False
-    change = TableChange(remembered, unlocked=True)
-    change.recall(memory)
-    try:
-        with connection.execute_wrapper(_no_statement):
-            apply(change)
-        if not change.publish:
-            raise LockNeeded("the change shows nothing")
-    except Exception:
-        if not change.moving:
-            memory_keep(table_id, memory)  # as it was: the locked path recalls it
-        return False
-    try:
-        _change_end(change, memory)
-    except (StaleOwner, LockNeeded):
-        return False  # nothing written; the memory moved, so it is not put back
-    return True
 
 
 # The table events that move the lobby's figures of a table (its seats taken, the players who

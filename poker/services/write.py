@@ -1,10 +1,11 @@
 """Writing one change of a table: `persist` (the hand's new events, the hand, the rows the
 change altered, then the table's version and lease, fenced by the version and epoch the change
-holds; a mid-hand action as the one statement of poker/services/action_write.py), and
+started from; a mid-hand action as the one statement of poker/services/action_write.py), and
 `rows_save` for the ORM writes of everything else."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -13,63 +14,105 @@ from django.db import models
 from django.utils import timezone
 
 from config.leases import StaleOwner, lease_take
-from poker.models import HandEvent, HandPlayer, Table
+from poker.models import Hand, HandEvent, HandPlayer, Table
 from poker.services import action_write
-from poker.services.change import LockNeeded, TableChange
+from poker.services.change import TableChange
 
 
 def persist(change: TableChange) -> None:
     """Write what the change did that is not written yet: the moved hand's new events and the
     hand itself, the rows it altered (a player's last seq), then the table's version and
     lease, fenced: the table's row is written only where its version and lease epoch are
-    still the ones this change read (`StaleOwner` otherwise). A mid-hand action's writes are
-    one statement (poker/services/action_write.py); anything else (a hand's end, seats
-    changing, a deal) is ordinary ORM writes."""
+    still the ones this change started from, and for a change made from the owner's memory
+    without the row's lock (`change.held`), where the lease is still live and every setting
+    staff may edit is still the remembered one (`StaleOwner` otherwise). A mid-hand action's
+    writes are one statement (poker/services/action_write.py); anything else (a hand's end,
+    seats changing, a deal) is ordinary ORM writes."""
+    persist_write(change, persist_plan(change))
+
+
+def persist_write(change: TableChange, plan: PersistPlan) -> None:
+    """Write what `persist_plan` readied: as the one statement when it fits, else row by row
+    (inside the change's transaction)."""
+    if plan.one_statement:
+        _write_one_statement(change, plan)
+    else:
+        _write_rows(change, plan)
+
+
+@dataclass
+class PersistPlan:
+    """What `persist` is about to write: the hand's new events, the moved hand, the rows, the
+    fence (version, epoch) and, for a held change, what else the fence names."""
+
+    events: list[HandEvent]
+    moved: Hand | None
+    rows: list[tuple[Any, list[str] | None]]
+    fence: tuple[int, int]
+    held: action_write.Held | None
+    one_statement: bool
+
+
+def persist_plan(change: TableChange) -> PersistPlan:
+    """Ready the change's rows for writing (the table's next version and its lease) and say
+    whether they fit the one statement of a mid-hand action."""
     table, hand_row = change.table, change.hand_row
     events: list[HandEvent] = []
     moved = hand_row if change.engine is not None and change.hand_moved else None
     if moved is not None and change.engine is not None:
         events = moved.record(change.engine, insert=False)  # the log's new events
         change.save_later(moved, list(action_write.HAND_PLAYED))
-    fence = {"version": table.version, "lease_epoch": change.epoch}
+    fence = (table.version, change.epoch)
     now = timezone.now()
-    # The optimistic path's fence also names the lease live now and the table's settings as
-    # remembered (`table_change_unlocked`); it renews the lease it holds. A change under the
-    # lock renews the lease or takes it with the next epoch.
-    held = action_write.Held(live_at=now, settings=table) if change.unlocked else None
+    held = action_write.Held(live_at=now, settings=change.held) if change.held is not None else None
     table.version += 1
-    if change.unlocked:
+    if held is not None:
+        # The lease this owner holds (the fence says it is still live) runs a lease time more.
         table.lease_expires_at = now + timedelta(seconds=settings.POKER_TABLE_LEASE_SECONDS)
     else:
         lease_take(table, now)
     change.save_later(table, list(action_write.TABLE_FENCED))
     rows, change.rows_to_save = change.rows_to_save, []
-    if moved is not None and action_write.fits(rows, moved, table):
-        players = [row for row, _ in rows if isinstance(row, HandPlayer)]
-        # The frames' stacks and wallets are read by the same statement.
-        owners = [] if change._seats is None else [s.player_id for s in change._seats.values()]
-        money = action_write.write(
-            events=events,
-            hand_row=moved,
-            players=players,
-            table=table,
-            fence=(fence["version"], fence["lease_epoch"]),
-            held=held,
-            wallet_owner_ids=owners,
-        )
-        if money is None:
-            raise StaleOwner(table.pk)
-        # The wallets read are every seated player's only when the seats were the change's.
-        change.money = money if change._seats is not None else None
-        return
-    if change.unlocked:
-        raise LockNeeded("only a mid-hand action's writes go without the lock")
-    if events:
-        HandEvent.objects.bulk_create(events)
-    table_fields = next(fields for row, fields in rows if row is table)
-    rows_save([(row, fields) for row, fields in rows if row is not table])
+    fits = moved is not None and action_write.fits(rows, moved, table)
+    return PersistPlan(events, moved, rows, fence, held, fits)
+
+
+def _write_one_statement(change: TableChange, plan: PersistPlan) -> None:
+    table, moved = change.table, plan.moved
+    assert moved is not None
+    players = [row for row, _ in plan.rows if isinstance(row, HandPlayer)]
+    # The frames' stacks and wallets are read by the same statement.
+    owners = [] if change._seats is None else [s.player_id for s in change._seats.values()]
+    money = action_write.write(
+        events=plan.events,
+        hand_row=moved,
+        players=players,
+        table=table,
+        fence=plan.fence,
+        held=plan.held,
+        wallet_owner_ids=owners,
+    )
+    if money is None:
+        raise StaleOwner(table.pk)
+    # The wallets read are every seated player's only when the seats were the change's.
+    change.money = money if change._seats is not None else None
+
+
+def _write_rows(change: TableChange, plan: PersistPlan) -> None:
+    table = change.table
+    if plan.events:
+        HandEvent.objects.bulk_create(plan.events)
+    table_fields = next(fields for row, fields in plan.rows if row is table)
+    rows_save([(row, fields) for row, fields in plan.rows if row is not table])
     names = table_fields if table_fields is not None else _loaded_fields(table)
     values = {name: getattr(table, name) for name in names}
+    version, epoch = plan.fence
+    fence: dict[str, Any] = {"version": version, "lease_epoch": epoch}
+    if plan.held is not None:
+        fence["lease_expires_at__gt"] = plan.held.live_at
+        for name in action_write.TABLE_SETTINGS:
+            attname = Table._meta.get_field(name).attname
+            fence[attname] = getattr(plan.held.settings, attname)
     if Table.objects.filter(pk=table.pk, **fence).update(**values) != 1:
         raise StaleOwner(table.pk)
 

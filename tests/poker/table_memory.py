@@ -1,5 +1,5 @@
-"""Checks of a table's memory (poker/services/unit.py) shared by the tests of the locked and
-the optimistic paths: the memory against a fresh read of the database, and the engine's
+"""Checks of a table's memory (poker/services/unit.py) shared by the tests of the changes
+from memory and from the database: the memory against a fresh read of the database, and the engine's
 replays counted."""
 
 from poker.engine.hand import Hand as EngineHand

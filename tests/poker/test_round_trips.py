@@ -4,7 +4,7 @@ statements, so a change that adds a read to every action fails here rather than 
 Counted with Django's query log inside the test's transaction: SAVEPOINT and RELEASE stand
 where the room sends BEGIN and COMMIT. Four statements between them when the table is not in
 this process's memory (the first call here; the owner's later calls are one statement without
-a transaction: tests/poker/test_table_act_unlocked.py): the table lock, the seats with their
+a transaction: tests/poker/test_table_apply.py): the table lock, the seats with their
 players (once per change), the running hand with its players (one query:
 `Hand.objects.with_players()`), and one plain-SQL statement writing the table's version,
 fenced by the version and lease epoch read, then, only if that row was written, the hand's

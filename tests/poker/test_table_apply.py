@@ -1,12 +1,13 @@
-"""A mid-hand action without the table's lock (poker/services/unit.py `table_change_unlocked`):
-at a table this process remembers as its own, an action is one fenced statement in
-autocommit, no transaction; a write the fence refuses (another process changed the table, took
-its lease, or staff edited its settings) writes nothing, and the command runs again under the
-lock from the database, where it is applied once or refused as the rules say; a change beyond
-betting (the hand's end) runs under the lock with the memory as it was.
+"""A change from the owner's memory (poker/services/unit.py `table_apply`): at a table this
+process holds and remembers, no read of the table and no row lock; a mid-hand action is one
+fenced statement in autocommit, no transaction, and a hand's end one transaction; a write the
+fence refuses (another process changed the table, took its lease, or staff edited its
+settings) writes nothing, and the command runs again under the lock from the database, where
+it is applied once or refused as the rules say; so does a refusal, or a change with nothing
+to write, from the memory.
 
-These tests commit (`transaction=True`): the memory is kept on commit, and the optimistic path
-runs only outside a transaction."""
+These tests commit (`transaction=True`): the memory is kept on commit, and a mid-hand action
+is one statement only outside a transaction."""
 
 import json
 import threading
@@ -271,11 +272,11 @@ def test_a_write_waiting_on_a_change_that_moves_the_version_is_refused(three_han
     assert_applied_once(before, table)
 
 
-def test_the_action_that_ends_the_hand_runs_under_the_lock_from_the_memory(
+def test_the_action_that_ends_the_hand_is_one_transaction_from_the_memory(
     three_handed, monkeypatch
 ):
-    """The optimistic path stops before the memory moves (its engine was a copy): the locked
-    path recalls the seats and the hand, replays nothing, and settles the hand."""
+    """The hand's end and its ledger entries: one transaction, no lock, the seats and the
+    hand recalled (nothing replayed), the table's write fenced."""
     table, players = three_handed
     first = running(table)
     replays = Replays(monkeypatch)
@@ -288,8 +289,12 @@ def test_the_action_that_ends_the_hand_runs_under_the_lock_from_the_memory(
     assert Hand.objects.get(pk=first.pk).status == Hand.Status.FINISHED
     assert replays.count == 0
     assert statements.writes() == [], "the hand's end writes through the ORM"
-    assert all(tx for _, tx in statements.sent), "all of it under the lock"
+    assert all(tx for _, tx in statements.sent), "all of it in one transaction"
+    locks = [sql for sql, _ in statements.sent if "FOR UPDATE" in sql]
+    assert not any("poker_table" in sql.split("FROM", 1)[-1][:40] for sql in locks), locks
     assert not any('FROM "poker_seat"' in sql for sql, _ in statements.sent)
+    fenced = [sql for sql, _ in statements.sent if sql.startswith('UPDATE "poker_table"')]
+    assert len(fenced) == 1 and '"lease_expires_at" >' in fenced[0], "fenced, lease live"
     monkeypatch.undo()
     assert_memory_is_the_database(table)
 
@@ -307,30 +312,49 @@ def test_a_refused_action_is_decided_under_the_lock(three_handed):
     assert statements.writes() == []
 
 
-def test_inside_a_transaction_the_action_takes_the_lock(three_handed):
+def test_inside_a_transaction_the_action_is_the_one_write_in_it(three_handed):
     from django.db import transaction
 
     table, players = three_handed
     action(table, players)
     statements = Statements()
     with transaction.atomic():
-        action(table, players, statements)
-    assert statements.sent[0][0].endswith("FOR UPDATE")
+        before = action(table, players, statements)
+    assert len(statements.sent) == 1
     assert [tx for _, tx in statements.writes()] == [True]
+    assert_applied_once(before, table)
 
 
-def test_a_change_that_needs_the_database_is_left_to_the_lock_with_the_memory_as_it_was(
-    three_handed,
-):
-    """The optimistic path runs the service with every statement refused: one that reads or
-    writes the database is not for it, and the memory it took is put back untouched."""
+def test_a_change_that_reads_before_it_writes_is_one_transaction_from_the_memory(three_handed):
+    table, players = three_handed
+    action(table, players)
+    statements = Statements()
+    seen: list[int] = []
+
+    def look_and_show(change):
+        seen.append(Seat.objects.filter(table_id=change.table.pk).count())
+        change.touch()
+
+    with connection.execute_wrapper(statements):
+        unit.table_apply(table.pk, look_and_show)
+    assert seen == [3]
+    assert all(tx for _, tx in statements.sent)
+    assert not any("FOR UPDATE" in sql for sql, _ in statements.sent)
+    assert_memory_is_the_database(table)
+
+
+def test_a_change_with_nothing_to_write_is_decided_again_under_the_lock(three_handed):
+    """The fence checks what the memory writes, not what it leaves alone: a change from the
+    memory that writes nothing (a deal the table is not ready for) is made again from the
+    database, with the memory put back (and recalled there, being current, and kept)."""
     table, players = three_handed
     action(table, players)
     memory = unit.memory_peek(table.pk)
     assert memory is not None
-    seen: list[int] = []
-    assert not unit.table_change_unlocked(
-        table.pk, lambda change: seen.append(Seat.objects.count())
-    )
-    assert seen == [], "the read was refused before it reached the database"
-    assert unit.memory_peek(table.pk) is memory
+    statements = Statements()
+    seen: list[bool] = []
+    with connection.execute_wrapper(statements):
+        unit.table_apply(table.pk, lambda change: seen.append(change.recalled))
+    assert seen == [True, True]
+    assert [sql.endswith("FOR UPDATE") for sql, _ in statements.sent] == [True]
+    assert unit.memory_peek(table.pk) is memory, "nothing done: still what the table is"

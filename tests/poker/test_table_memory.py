@@ -11,7 +11,6 @@ from datetime import timedelta
 
 import pytest
 from django.db import connection
-from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
@@ -116,10 +115,10 @@ def test_a_change_that_fails_after_the_engine_moved_leaves_nothing_to_recall(
     act(table, players)
     before = running(table)
 
-    def broken(change):
+    def broken(change, plan):
         raise RuntimeError("the write failed")
 
-    monkeypatch.setattr(unit, "persist", broken)
+    monkeypatch.setattr(unit, "persist_write", broken)
     with pytest.raises(RuntimeError):
         act(table, players)
     monkeypatch.undo()
@@ -228,16 +227,28 @@ def test_a_change_made_elsewhere_is_never_hidden_by_the_memory(three_handed, wri
         assert rebuilt.to_dict() == EngineHand.from_snapshot(stored.state, stored.deck).to_dict()
 
 
-def test_the_memory_keeps_the_most_recently_changed_tables(three_handed):
+def test_the_memory_is_the_tables_whose_lease_this_process_holds(three_handed, monkeypatch):
+    """Not a cache of recent tables: a table stays while its lease does (renewed by the owner
+    without a change: `memory_leases_renewed`), and one whose remembered lease lapsed is
+    forgotten (another process may hold it now)."""
+    from poker import owner
+    from poker.services import memory as table_memory
+
     table, players = three_handed
-    with override_settings(POKER_TABLES_IN_MEMORY=1):
-        other = make_table()
-        make_seated_player(other, "q1", 1)
-        assert unit.memory_size() == 1
-        assert unit.memory_peek(other.pk) is not None
-        act(table, players)
-        assert unit.memory_size() == 1
-        assert unit.memory_peek(other.pk) is None
+    other = make_table()
+    make_seated_player(other, "q1", 1)
+    kept = unit.memory_peek(other.pk)
+    assert kept is not None and kept.table is not None
+    assert unit.memory_peek(table.pk) is not None
+    before = unit.memory_peek(table.pk).table.lease_expires_at
+    assert owner.leases_renew(leases.process_identity()) == 2  # both tables' leases
+    renewed = Table.objects.get(pk=table.pk).lease_expires_at
+    assert renewed > before
+    assert unit.memory_peek(table.pk).table.lease_expires_at == renewed
+    kept.table.lease_expires_at = timezone.now() - timedelta(seconds=1)  # lapsed, not renewed
+    monkeypatch.setattr(table_memory, "_next_look", 0.0)
+    act(table, players)
+    assert unit.memory_peek(other.pk) is None, "its lease lapsed: forgotten"
     assert_memory_is_the_database(table)
 
 
@@ -248,11 +259,11 @@ def test_an_older_version_never_replaces_a_newer_one():
     assert unit.memory_peek(1) is newer
 
 
-def test_a_call_from_memory_under_the_lock_locks_and_writes_only(three_handed):
-    """Under the lock (here a transaction is open, so the optimistic path steps aside:
-    tests/poker/test_table_act_unlocked.py), two statements: the table lock and the one write
-    (the table's fenced version, the event, the hand, the player's seq, and the stacks with
-    the wallets for the frames: tests/poker/test_round_trips.py); no seat and no hand read."""
+def test_a_call_from_memory_inside_a_transaction_writes_only(three_handed):
+    """Inside a caller's transaction (so not in autocommit: tests/poker/test_table_apply.py),
+    one statement all the same, no lock: the one fenced write (the table's version, the event,
+    the hand, the player's seq, and the stacks with the wallets for the frames:
+    tests/poker/test_round_trips.py); no table, seat or hand read."""
     from django.db import transaction
     from django.test.utils import CaptureQueriesContext
 
@@ -270,9 +281,8 @@ def test_a_call_from_memory_under_the_lock_locks_and_writes_only(three_handed):
         for q in statements.captured_queries
         if not q["sql"].startswith(("BEGIN", "COMMIT", "SAVEPOINT", "RELEASE SAVEPOINT"))
     ]
-    assert len(sql) == 2, "\n".join(s[:120] for s in sql)
-    assert sql[0].startswith("SELECT") and sql[0].endswith("FOR UPDATE"), "the lock"
-    assert sql[1].startswith("WITH fenced AS"), "the write, which reads the money too"
+    assert len(sql) == 1, "\n".join(s[:120] for s in sql)
+    assert sql[0].startswith("WITH fenced AS"), "the write, which reads the money too"
     assert not any('FROM "poker_seat"' in s or 'FROM "poker_hand"' in s for s in sql)
     assert_memory_is_the_database(table)
 

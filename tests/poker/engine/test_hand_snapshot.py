@@ -41,9 +41,8 @@ def test_a_snapshot_with_its_deck_plays_on_exactly_like_the_hand():
 
 
 def test_a_copy_plays_on_apart_from_the_hand_it_copied():
-    """`copy` (the optimistic path of a table's action acts on one): acting on the copy, to
-    the end of the hand and cards shown, leaves the original as it was, and the original
-    plays on to the same end."""
+    """`copy`: acting on the copy, to the end of the hand and cards shown, leaves the original
+    as it was, and the original plays on to the same end."""
     hand = _mid_hand()
     before = hand.to_dict()
     copy = hand.copy()
