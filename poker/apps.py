@@ -31,7 +31,7 @@ class PokerConfig(AppConfig):
         # What a table's owner runs for the others (poker/owner.py): sockets' commands, the
         # tables' timeouts, the sweep's finds and the staff's table tools (which wait for the
         # owner's answer: command_ask_sync).
-        from poker.dispatch import command_here
+        from poker.dispatch import ANSWER_KIND, command_answer_here, command_here
         from poker.models import Table
         from poker.owner import (
             POKER,
@@ -44,6 +44,7 @@ class PokerConfig(AppConfig):
 
         lease_model_register(POKER, Table, renewed=memory_leases_renewed)
         owner_handler_register("poker.command", command_here)
+        owner_handler_register(ANSWER_KIND, command_answer_here)
         owner_handler_register("poker.timeout", tasks.timeout_here)
         owner_handler_register("poker.sweep", tasks.sweep_here)
         owner_handler_register(STAFF_KIND, staff_tool_here)

@@ -8,6 +8,7 @@ table. Registered as a callable with the owner in PokerConfig.ready.
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -58,13 +59,42 @@ def command_here(payload: dict[str, Any]) -> str:
     return "done"
 
 
-def command_run(command: Command | ConnectionSet, table_id: int, user: Any) -> None:
-    """No free database connection in time is a refusal (`busy`), answered like any other."""
+# The owner's command kind for a page's command that waits for its service's answer (the
+# lobby's waiting-list buttons: poker/views.py), registered in PokerConfig.ready.
+ANSWER_KIND = "poker.answer"
+
+
+def command_answer_here(payload: dict[str, Any]) -> str:
+    """`command_here` for a caller waiting for the service's answer: it, as JSON."""
+    command = COMMANDS[payload["command"]](**payload["fields"])
+    return json.dumps(command_run(command, payload["table"], owner.socket_command_user(payload)))
+
+
+def command_at_the_owner(command: Command, table_id: int, user: Any) -> Any:
+    """From a page's request (a thread, not a socket): run the command at the table's live
+    owner in another process and wait for its service's answer (a refusal raised as the same
+    `TableError`), so a request never changes a table another owner holds; here when no other
+    live owner holds it (this process then takes the lease, as a timeout does)."""
+    payload = {
+        "table": table_id,
+        "command": type(command).__name__,
+        "fields": vars(command),
+        "user": user.pk,
+    }
+    answer = owner.command_ask_sync(table_id, ANSWER_KIND, payload)
+    if answer is None:
+        return command_run(command, table_id, user)
+    return json.loads(answer)
+
+
+def command_run(command: Command | ConnectionSet, table_id: int, user: Any) -> Any:
+    """The service's answer. No free database connection in time is a refusal (`busy`),
+    answered like any other."""
     arguments = vars(command).copy()
     if isinstance(command, Sit | TopUp):  # a money movement: the client's key, else a fresh one
         arguments["idempotency_key"] = _idempotency_key(command, table_id, arguments.pop("key"))
     with refuse_when_pool_exhausted():
-        SERVICES[type(command)](table=table_id, player=user, **arguments)
+        return SERVICES[type(command)](table=table_id, player=user, **arguments)
 
 
 def _idempotency_key(command: Sit | TopUp, table_id: int, key: str | None) -> str:

@@ -12,6 +12,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from poker import services
+from poker.commands import WaitingJoin, WaitingLeave
+from poker.dispatch import command_at_the_owner
 from poker.engine.views import RUNOUT_PAGE_SECONDS
 from poker.guides import guide_for
 from poker.models import Table
@@ -87,7 +89,7 @@ def waiting_join(request: HttpRequest, table_id: int) -> HttpResponse:
     """Join a full table's waiting list from the lobby."""
     table = get_object_or_404(Table, pk=table_id)
     try:
-        position = services.waiting_list_join(table=table, player=request.user)
+        position = command_at_the_owner(WaitingJoin(), table.pk, request.user)
     except services.TableError as error:
         return _answer(request, error.message, refused=True)
     return _answer(
@@ -103,7 +105,7 @@ def waiting_leave(request: HttpRequest, table_id: int) -> HttpResponse:
     """Leave a waiting list, or decline the seat it offers (the next in line is offered it)."""
     table = get_object_or_404(Table, pk=table_id)
     try:
-        declined = services.waiting_list_leave(table=table, player=request.user)
+        declined = command_at_the_owner(WaitingLeave(), table.pk, request.user)
     except services.TableError as error:
         return _answer(request, error.message, refused=True)
     if declined:

@@ -351,3 +351,49 @@ async def test_a_staff_tool_from_a_process_without_an_owner_runs_at_the_daphne_h
         ("staff.seat_remove", manager.pk, "collusion"),
         ("staff.table_close", manager.pk, "repairs"),
     ]
+
+
+@database_sync_to_async
+def full_table_and_a_player_waiting_to_join():
+    table = make_table(max_seats=2)
+    make_seated_player(table, "cat", 1)
+    make_seated_player(table, "dan", 2)
+    return table, make_funded_player("eve")
+
+
+async def test_a_page_s_waiting_list_buttons_run_at_the_live_owner_and_answer_from_there(
+    owner_routing,
+):
+    """The lobby's waiting-list buttons change the table (its list, a seat offered): at a
+    table another process's live owner holds, the request's command runs at that owner and
+    the page shows its answer, a refusal too; the request's process never takes the lease."""
+    from django.test import Client
+    from django.urls import reverse
+
+    table, eve = await full_table_and_a_player_waiting_to_join()
+    me = await owner.owner_start()
+    assert me is not None
+    holder = elsewhere_but_here(me)
+
+    def press(name: str) -> str:
+        client = Client()
+        client.force_login(eve)
+        response = client.post(reverse(name, args=[table.pk]), follow=True)
+        return " ".join(str(message) for message in response.context["messages"])
+
+    await lease_set(table, holder, seconds=30)
+    joined = await in_a_thread(press)("poker:waiting_join")
+    assert "number 1 on the waiting list" in joined
+    assert (await served("poker.answer", "done")) == {"done": 1}
+    await lease_set(table, holder, seconds=30)
+    left = await in_a_thread(press)("poker:waiting_leave")
+    assert "You left the waiting list" in left
+    await lease_set(table, holder, seconds=30)
+    again = await in_a_thread(press)("poker:waiting_leave")
+    assert "You are not on this table's waiting list." in again
+    assert owner.owner_report()["served"]["poker.answer"] == {
+        "done": 1,
+        "false": 1,
+        "not_waiting": 1,
+    }
+    assert owner.owner_report()["run_here"] == 0
