@@ -20,6 +20,7 @@ from poker.selectors import table_stacks_and_wallets
 from poker.services.acting import advance, sit_out
 from poker.services.events import ButtonDrawn, HandCommitment, PlayerSatOut
 from poker.services.unit import Status, TableChange, table_apply
+from poker.services.write import table_version_write
 from responsible import rules as responsible
 
 # Tolerance for a start-next-hand task arriving a little before its countdown.
@@ -83,8 +84,7 @@ def _commitment_announce(
     its frames are built from what the deal read (the seats, stacks and wallets, no hand
     running, the next seed's hash), and their other reads serve the deal's frames too."""
     table = change.table
-    table.version += 1
-    table.save(update_fields=["version", "button_seat", "big_blind_seat", "hands_dealt"])
+    table_version_write(change, ["button_seat", "big_blind_seat", "hands_dealt"])
     event: HandCommitment = {
         "type": "hand_commitment",
         "hand_number": number,

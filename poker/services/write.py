@@ -107,12 +107,35 @@ def _write_rows(change: TableChange, plan: PersistPlan) -> None:
     names = table_fields if table_fields is not None else _loaded_fields(table)
     values = {name: getattr(table, name) for name in names}
     version, epoch = plan.fence
+    _fenced_update(table, _fence(version, epoch, plan.held), values)
+
+
+def table_version_write(change: TableChange, fields: list[str]) -> None:
+    """Write these fields of the change's table now with a version of their own, fenced as
+    `persist` will fence the rest (a deal's commitment frame takes a version before the
+    deal's); `persist` then fences by that version."""
+    table = change.table
+    held = None
+    if change.held is not None:
+        held = action_write.Held(live_at=timezone.now(), settings=change.held)
+    fence = _fence(table.version, change.epoch, held)
+    table.version += 1
+    _fenced_update(table, fence, {name: getattr(table, name) for name in ("version", *fields)})
+
+
+def _fence(version: int, epoch: int, held: action_write.Held | None) -> dict[str, Any]:
+    """The table row's fence: the version and lease epoch the change holds, and for a change
+    from memory without the row's lock, the lease live and the settings as remembered."""
     fence: dict[str, Any] = {"version": version, "lease_epoch": epoch}
-    if plan.held is not None:
-        fence["lease_expires_at__gt"] = plan.held.live_at
+    if held is not None:
+        fence["lease_expires_at__gt"] = held.live_at
         for name in action_write.TABLE_SETTINGS:
             attname = Table._meta.get_field(name).attname
-            fence[attname] = getattr(plan.held.settings, attname)
+            fence[attname] = getattr(held.settings, attname)
+    return fence
+
+
+def _fenced_update(table: Table, fence: dict[str, Any], values: dict[str, Any]) -> None:
     if Table.objects.filter(pk=table.pk, **fence).update(**values) != 1:
         raise StaleOwner(table.pk)
 

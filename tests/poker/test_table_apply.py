@@ -358,3 +358,33 @@ def test_a_change_with_nothing_to_write_is_decided_again_under_the_lock(three_ha
     assert seen == [True, True]
     assert [sql.endswith("FOR UPDATE") for sql, _ in statements.sent] == [True]
     assert unit.memory_peek(table.pk) is memory, "nothing done: still what the table is"
+
+
+def test_the_deal_that_is_due_is_made_from_the_memory_without_the_lock():
+    """The owner that ended a hand deals the next one when it is due (its timer) from what it
+    remembers: no table lock, no read of the seats, the table's write fenced with the lease
+    live; what the memory holds afterwards is the database."""
+    from poker.services import table_hand_start
+
+    table = make_table(max_seats=3, next_hand_delay_seconds=0)
+    players = {n: make_seated_player(table, f"d{n}", n) for n in (1, 2, 3)}
+    first = deal_hand(table)
+    while Hand.objects.filter(pk=first.pk, status=Hand.Status.RUNNING).exists():
+        action(table, players, action="fold")
+    stored = Table.objects.get(pk=table.pk)
+    assert stored.next_hand_at is not None and stored.next_hand_at <= timezone.now() + timedelta(
+        seconds=0.25
+    ), "due now (within the deal's slack)"
+    statements = Statements()
+    with connection.execute_wrapper(statements):
+        dealt = table_hand_start(table=table.pk)
+    assert dealt is not None and dealt.pk != first.pk
+    sent = [sql for sql, _ in statements.sent]
+    assert not any("FOR UPDATE" in sql and "poker_table" in sql for sql in sent), sent[:2]
+    assert not any('FROM "poker_seat"' in sql for sql in sent)
+    # The commitment frame's version, then the deal's (its one statement): both fenced.
+    [commitment] = [sql for sql in sent if sql.startswith('UPDATE "poker_table"')]
+    assert '"version" = %s' in commitment.split("WHERE", 1)[1], "fenced by the version"
+    assert '"lease_expires_at" >' in commitment, "and the lease live"
+    assert [sql for sql, _ in statements.writes()], "the deal's write"
+    assert_memory_is_the_database(table)
