@@ -76,6 +76,29 @@ def six_seat_table():
     return table, {n: make_seated_player(table, f"b{n}", n) for n in range(1, SEATS + 1)}
 
 
+def next_call_or_check(table, players) -> dict | None:
+    """`table_act`'s arguments for the player to act's call (or check), or None when no hand
+    ran and one was dealt instead (the in-process benches play hands this way)."""
+    from poker import services
+    from poker.engine.hand import Hand as EngineHand
+    from poker.models import Hand, Table
+
+    hand = Hand.objects.filter(table=table, status="running").only("state", "turn").first()
+    if hand is None:
+        Table.objects.filter(pk=table.pk).update(next_hand_at=None)
+        services.table_hand_start(table=table.pk)
+        return None
+    engine = EngineHand.from_dict(hand.state)
+    return {
+        "table": table.pk,
+        "player": players[engine.to_act],
+        "action": "call" if engine.legal_actions().call else "check",
+        "amount": None,
+        "turn": hand.turn,
+        "seq": hand.turn,
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--hands", type=int, default=20)

@@ -26,7 +26,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench.frames import SEATS, django_on_scratch_database
+from bench.frames import SEATS, django_on_scratch_database, next_call_or_check
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -53,28 +53,6 @@ def tables_to_play(count: int):
     return tables
 
 
-def next_action(table, players) -> dict | None:
-    """The call (or check) of the player to act, or None after a deal (none ran)."""
-    from poker import services
-    from poker.engine.hand import Hand as EngineHand
-    from poker.models import Hand, Table
-
-    hand = Hand.objects.filter(table=table, status="running").only("state", "turn").first()
-    if hand is None:
-        Table.objects.filter(pk=table.pk).update(next_hand_at=None)
-        services.table_hand_start(table=table.pk)
-        return None
-    engine = EngineHand.from_dict(hand.state)
-    return {
-        "table": table.pk,
-        "player": players[engine.to_act],
-        "action": "call" if engine.legal_actions().call else "check",
-        "amount": None,
-        "turn": hand.turn,
-        "seq": hand.turn,
-    }
-
-
 def play_slice(tables, steps: int, *, group: bool, backend: int) -> tuple[int, float, float, float]:
     """`steps` rounds of one action per table: (actions, wall, this process's CPU, the
     backend's CPU), the moves' reads (what the bench looks up to act) left out."""
@@ -84,7 +62,7 @@ def play_slice(tables, steps: int, *, group: bool, backend: int) -> tuple[int, f
 
     done, wall, cpu, db_cpu = 0, 0.0, 0.0, 0.0
     for _ in range(steps):
-        actions = [a for a in (next_action(t, p) for t, p in tables) if a is not None]
+        actions = [a for a in (next_call_or_check(t, p) for t, p in tables) if a is not None]
         if not actions:
             continue
         started, thread, db = time.perf_counter(), time.thread_time(), process_cpu(backend)

@@ -46,7 +46,7 @@ import uuid
 from collections import defaultdict
 from pathlib import Path
 
-from bench.frames import django_on_scratch_database
+from bench.frames import django_on_scratch_database, next_call_or_check
 
 SEATS = 6
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -152,28 +152,6 @@ def _seated_table():
     return table, {n: make_seated_player(table, f"b{n}", n) for n in range(1, SEATS + 1)}
 
 
-def _next_action(table, players) -> dict | None:
-    """The next player's call or check; None when a hand was dealt instead."""
-    from poker import services
-    from poker.engine.hand import Hand as EngineHand
-    from poker.models import Hand, Table
-
-    hand = Hand.objects.filter(table=table, status="running").first()
-    if hand is None:
-        Table.objects.filter(pk=table.pk).update(next_hand_at=None)
-        services.table_hand_start(table=table.pk)
-        return None
-    engine = EngineHand.from_dict(hand.state)
-    return {
-        "table": table.pk,
-        "player": players[engine.to_act],
-        "action": "call" if engine.legal_actions().call else "check",
-        "amount": None,
-        "turn": hand.turn,
-        "seq": hand.turn,
-    }
-
-
 def _act(fields: dict) -> None:
     from poker import services
 
@@ -220,7 +198,7 @@ async def _main(args) -> int:
     started_at: dict[int, float] = {}
     done = 0
     while len(held) < args.actions:
-        fields = await owner.in_table_order(0, _next_action, table, players)
+        fields = await owner.in_table_order(0, next_call_or_check, table, players)
         if fields is None:
             continue
         if done == args.warmup:
