@@ -104,11 +104,18 @@ async def play_a_hand(port: int, table_id: int, cookies: list[str], data_dir: Pa
 
     async def play(player: WireTableSocket) -> None:
         while True:
-            state = await player.until(lambda s: hand_over(s, hand_id) or to_act(s))
+            # `until` reads a frame before it looks: the player whose action ended the hand
+            # has seen the end already, and the next frame is the next hand's deal.
+            state = player.state
+            if not hand_over(state, hand_id):
+                state = await player.until(lambda s: hand_over(s, hand_id) or to_act(s))
             if hand_over(state, hand_id):
                 return
             await act(player, state, check_or_call)
 
+    # Both have seen the hand end as it ended, so the change below is made during the pause
+    # before the next hand, as meant (it used to reach only the hand after: the timed-out
+    # hand ran on the 10 s turns).
     await asyncio.gather(*(play(player) for player in sockets))
     played = ann.state["last_result"]
     # The next hand's turns last 2 s and nobody has a time bank left (set in the room's
