@@ -105,10 +105,13 @@ async def play_a_hand(port: int, table_id: int, cookies: list[str], data_dir: Pa
 
     async def play(player: WireTableSocket) -> None:
         while True:
-            # `until` reads a frame before it looks: the player whose action ended the hand
-            # has seen the end already, and the next frame is the next hand's deal.
+            # `until` reads a frame before it looks, and what a player waits for may be in
+            # the state it holds already: the end of the hand its own action ended (else the
+            # next frame is the next hand's deal, 3.5 s on), or its own turn on the next
+            # street after closing the last one (the big blind heads-up; else the next frame
+            # is a heartbeat, 5 s on). A page acts on those as they come.
             state = player.state
-            if not hand_over(state, hand_id):
+            if not (hand_over(state, hand_id) or to_act(state)):
                 state = await player.until(lambda s: hand_over(s, hand_id) or to_act(s))
             if hand_over(state, hand_id):
                 return
