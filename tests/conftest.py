@@ -733,25 +733,70 @@ CHROMIUM = next(
 )
 
 
+@pytest.fixture(scope="session")
+def chromium_process():
+    """One Playwright driver and one Chromium per test process, started by the first browser
+    module that asks (`chromium`) and stopped when the session ends: a driver start and a
+    browser launch cost a second or so each module (30 modules), the pages' browser contexts
+    keep the modules apart. Returns a function giving the browser and the driver's event loop,
+    which it launches again should it have gone (a crash)."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Debian's chromium is not installed")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    import asyncio
+
+    started: dict = {}
+
+    def browser_and_loop():
+        if "playwright" not in started:
+            started["playwright"] = sync_api.sync_playwright().start()
+            # Between its calls Playwright's sync API marks its loop as this thread's running
+            # one: noted here, and unmarked while no browser module runs (`chromium`).
+            started["loop"] = asyncio.get_running_loop()
+        if "browser" not in started or not started["browser"].is_connected():
+            playwright = started["playwright"]
+            started["browser"] = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
+        return started["browser"], started["loop"]
+
+    yield browser_and_loop
+    if "playwright" in started:
+        asyncio._set_running_loop(started["loop"])
+        try:
+            if started["browser"].is_connected():
+                started["browser"].close()
+            started["playwright"].stop()
+        finally:
+            asyncio._set_running_loop(None)
+
+
 @pytest.fixture(scope="module")
-def chromium():
+def chromium(chromium_process):
     """Debian's Chromium, headless, through Playwright (`.ci/chromium` installs it).
 
     Playwright's sync API keeps an event loop open in this thread, which Django takes for async
     code; the tests' own database calls are plain synchronous ones, so they are let through.
     Module scope: while that loop runs, pytest-asyncio cannot run async tests in this thread,
-    so the browser closes when its test module ends, before other modules' socket tests.
+    so when the test module ends the loop is marked as not running (Playwright's own marker,
+    `asyncio._set_running_loop`, which it sets again after each call) and every browser
+    context a test left open is closed, before other modules' socket tests. The driver and the
+    browser stay for the next browser module (`chromium_process`).
     """
-    if not Path(CHROMIUM).exists():
-        pytest.skip("Debian's chromium is not installed")
-    sync_api = pytest.importorskip("playwright.sync_api")
+    import asyncio
+
     previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     try:
-        with sync_api.sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
+        browser, loop = chromium_process()
+        asyncio._set_running_loop(loop)  # as the module's own driver had it, all along
+        try:
             yield browser
-            browser.close()
+        finally:
+            asyncio._set_running_loop(loop)
+            try:
+                for context in browser.contexts if browser.is_connected() else []:
+                    context.close()
+            finally:
+                asyncio._set_running_loop(None)
     finally:
         if previous is None:
             os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)

@@ -43,8 +43,14 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+# A room on a new data folder makes and migrates it before it serves (some 10 s on a quiet
+# machine, the showdown paytables' figures computed included); the bound is for two loaded
+# cores. A room that exits stops the wait at once.
+SERVING_SECONDS = 300
+
+
 def wait_until_serving(base_url: str, room: subprocess.Popen, log: Path) -> None:
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + SERVING_SECONDS
     while True:
         try:
             with urllib.request.urlopen(f"{base_url}/healthz", timeout=2) as response:

