@@ -4,7 +4,6 @@ import contextlib
 import copy
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -22,7 +21,6 @@ from django.test import Client
 from tests.cashier.app_role import app_role  # noqa: F401 (a fixture the ledger's and the audit log's tests share)
 from tests.factories import (
     channel_layer_addresses,
-    embedded_room_env,
     lobby_listening,
     make_player,
     make_table,
@@ -534,54 +532,6 @@ def asgi_server_factory(transactional_db, tmp_path):
     yield start
     for process in started:
         _stop(process)
-
-
-@pytest.fixture(scope="session")
-def migrated_embedded_template(request):
-    """An embedded room's PostgreSQL data folder made and migrated by `manage.py migrate` in a
-    subprocess, as `make run` does, once per run: initdb and the migrations (showdown's computes
-    its paytables' figures) take a while, and the tests of the embedded room copy the result
-    rather than make it again. The server is stopped when migrate exits (its last user).
-
-    It lives under the system's temporary folder, not pytest's: the server runs as its own
-    system user, and pytest makes its folders private to root again whenever a run starts.
-    Under pytest-xdist the workers share one (named by the run), made by whichever asks first."""
-    import fcntl
-    import tempfile
-
-    run = os.environ.get("PYTEST_XDIST_TESTRUNUID") or f"pid{os.getpid()}"
-    template = Path(tempfile.gettempdir()) / f"room-embedded-{run}"
-    made_here = False
-    with open(f"{template}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not template.exists():
-            making = template.with_name(template.name + ".making")
-            shutil.rmtree(making, ignore_errors=True)
-            subprocess.run(
-                [sys.executable, "manage.py", "migrate", "--noinput", "-v0"],
-                cwd=REPO_ROOT,
-                env=embedded_room_env(making),
-                check=True,
-                timeout=300,
-            )
-            making.rename(template)
-            made_here = True
-    yield template
-    if made_here:
-        shutil.rmtree(template, ignore_errors=True)
-        Path(f"{template}.lock").unlink(missing_ok=True)
-
-
-@pytest.fixture
-def embedded_pgdata(migrated_embedded_template):
-    """A copy of `migrated_embedded_template` for this test alone (`cp -a`: the files belong
-    to the server's own system user, which a plain copy would not keep); removed after."""
-    import tempfile
-
-    data_dir = Path(tempfile.mkdtemp(prefix="room-embedded-test-")) / "pg"
-    subprocess.run(["cp", "-a", str(migrated_embedded_template), str(data_dir)], check=True)
-    yield data_dir
-    shutil.rmtree(data_dir.parent, ignore_errors=True)
 
 
 @pytest.fixture
