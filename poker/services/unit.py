@@ -196,8 +196,7 @@ def table_apply(table: Table | int, apply: Callable[[TableChange], T]) -> T:
     `running_hand()` and `engine_of()` come here (an action, an answer to running it twice,
     a deal)."""
     table_id = table if is_int(table) else getattr(table, "pk", None)
-    memory = memory_take(table_id) if is_int(table_id) else None
-    if memory is not None:
+    if is_int(table_id) and (memory := memory_take(table_id)) is not None:
         if not _held(memory):
             memory_keep(table_id, memory)  # not this process's to act from: recalled if current
         else:

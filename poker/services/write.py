@@ -123,14 +123,21 @@ def table_version_write(change: TableChange, fields: list[str]) -> None:
     _fenced_update(table, fence, {name: getattr(table, name) for name in ("version", *fields)})
 
 
+# The staff-editable settings by column (a foreign key by its id: no read of the related row).
+_SETTING_COLUMNS = tuple(
+    field.attname
+    for field in Table._meta.concrete_fields
+    if field.name in action_write.TABLE_SETTINGS
+)
+
+
 def _fence(version: int, epoch: int, held: action_write.Held | None) -> dict[str, Any]:
     """The table row's fence: the version and lease epoch the change holds, and for a change
     from memory without the row's lock, the lease live and the settings as remembered."""
     fence: dict[str, Any] = {"version": version, "lease_epoch": epoch}
     if held is not None:
         fence["lease_expires_at__gt"] = held.live_at
-        for name in action_write.TABLE_SETTINGS:
-            attname = Table._meta.get_field(name).attname
+        for attname in _SETTING_COLUMNS:
             fence[attname] = getattr(held.settings, attname)
     return fence
 
