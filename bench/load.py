@@ -1371,7 +1371,9 @@ PROFILE_BUCKETS = (
 
 def profile_start(procs: Processes, seconds: float) -> list[subprocess.Popen]:
     """py-spy (the bench extra: `pip install -e '.[bench]'`) on each ASGI process for the
-    window, as raw collapsed stacks in the run's log directory; idle threads are not sampled."""
+    window, as raw collapsed stacks in the run's log directory; only the thread holding the GIL
+    is sampled (`--gil`: waiting, in Python or in C with the GIL released, is not work), each
+    sample with the process paused (`--nonblocking` missed four in five of them here)."""
     spy = VENV_BIN / "py-spy"
     started = []
     for proc in procs.procs:
@@ -1381,7 +1383,7 @@ def profile_start(procs: Processes, seconds: float) -> list[subprocess.Popen]:
         started.append(
             subprocess.Popen(
                 [str(spy), "record", "--pid", str(proc.popen.pid), "--duration",
-                 str(int(seconds)), "--rate", "50", "--format", "raw", "--nonblocking",
+                 str(int(seconds)), "--rate", "50", "--format", "raw", "--gil",
                  "--output", str(out)],
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             )
