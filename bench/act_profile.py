@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         "running_hand": "reading the running hand",
         "load": "load: snapshot + replay check",
         "rebuild": "  of which the replay",
-        "persist_write": "persist (the one write)",
+        "persist": "persist (the one write)",
         "frames_and_view": "building the frames",
         "frames_for_change": "building the frames",
         "table_stacks_and_wallets": "  of which stacks and wallets",

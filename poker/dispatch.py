@@ -54,9 +54,14 @@ COMMANDS: dict[str, type] = {command.__name__: command for command in SERVICES}
 
 def command_here(payload: dict[str, Any]) -> str:
     """Run a socket's command here, at the table's owner."""
-    command = COMMANDS[payload["command"]](**payload["fields"])
-    command_run(command, payload["table"], owner.socket_command_user(payload))
+    _payload_run(payload)
     return "done"
+
+
+def _payload_run(payload: dict[str, Any]) -> Any:
+    """The command rebuilt from what crossed to the owner (`owner.command_payload`), run."""
+    command = COMMANDS[payload["command"]](**payload["fields"])
+    return command_run(command, payload["table"], owner.socket_command_user(payload))
 
 
 # The owner's command kind for a page's command that waits for its service's answer (the
@@ -66,8 +71,7 @@ ANSWER_KIND = "poker.answer"
 
 def command_answer_here(payload: dict[str, Any]) -> str:
     """`command_here` for a caller waiting for the service's answer: it, as JSON."""
-    command = COMMANDS[payload["command"]](**payload["fields"])
-    return json.dumps(command_run(command, payload["table"], owner.socket_command_user(payload)))
+    return json.dumps(_payload_run(payload))
 
 
 def command_at_the_owner(command: Command, table_id: int, user: Any) -> Any:
@@ -75,12 +79,7 @@ def command_at_the_owner(command: Command, table_id: int, user: Any) -> Any:
     owner in another process and wait for its service's answer (a refusal raised as the same
     `TableError`), so a request never changes a table another owner holds; here when no other
     live owner holds it (this process then takes the lease, as a timeout does)."""
-    payload = {
-        "table": table_id,
-        "command": type(command).__name__,
-        "fields": vars(command),
-        "user": user.pk,
-    }
+    payload = owner.command_payload(table_id, command, user)
     answer = owner.command_ask_sync(table_id, ANSWER_KIND, payload)
     if answer is None:
         return command_run(command, table_id, user)

@@ -647,13 +647,17 @@ async def socket_command_run(table_id: int, kind: str, command: Any, user: Any) 
     payload names its class, its fields and its user; the owner's handler rebuilds the user
     with `socket_command_user`."""
     _socket_users[user.pk] = user
-    payload = {
+    return await command_run(table_id, kind, command_payload(table_id, command, user))
+
+
+def command_payload(table_id: int, command: Any, user: Any) -> dict[str, Any]:
+    """A parsed command as it crosses to the owner: its class, its fields and its user."""
+    return {
         "table": table_id,
         "command": type(command).__name__,
         "fields": vars(command),
         "user": user.pk,
     }
-    return await command_run(table_id, kind, payload)
 
 
 def socket_command_user(payload: dict[str, Any]) -> Any:

@@ -70,7 +70,7 @@ def memory_keep(table_id: int, memory: TableMemory) -> None:
             _next_look = time.monotonic() + settings.POKER_TABLE_LEASE_SECONDS / 3
             now = timezone.now()
             for lapsed in [
-                table_id for table_id, kept in _memory.items() if _lease_lapsed(kept, now)
+                held_id for held_id, kept in _memory.items() if _lease_lapsed(kept, now)
             ]:
                 del _memory[lapsed]
 

@@ -56,7 +56,7 @@ from poker.services.memory import (
     memory_take,
 )
 from poker.services.validation import TableError, check_amount, check_bool, is_int
-from poker.services.write import PersistPlan, persist, persist_plan, persist_write, rows_save
+from poker.services.write import PersistPlan, persist, persist_plan, rows_save
 
 # Re-exported: the services and tests import these from here.
 __all__ = [
@@ -273,7 +273,7 @@ def _change_end(change: TableChange, before: TableMemory | None, plan: PersistPl
     on commit send them, keep the table's memory and set the timers, in that order (outside a
     transaction `on_commit` runs each at once, so the order is the same)."""
     if plan is not None:
-        persist_write(change, plan)
+        persist(change, plan)
         view = _publish(change)
         memory = memory_after(change, view, before)
         transaction.on_commit(functools.partial(memory_keep, change.table.pk, memory))

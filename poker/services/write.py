@@ -6,7 +6,7 @@ started from; a mid-hand action as the one statement of poker/services/action_wr
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -19,21 +19,16 @@ from poker.services import action_write
 from poker.services.change import TableChange
 
 
-def persist(change: TableChange) -> None:
-    """Write what the change did that is not written yet: the moved hand's new events and the
-    hand itself, the rows it altered (a player's last seq), then the table's version and
-    lease, fenced: the table's row is written only where its version and lease epoch are
-    still the ones this change started from, and for a change made from the owner's memory
-    without the row's lock (`change.held`), where the lease is still live and every setting
-    staff may edit is still the remembered one (`StaleOwner` otherwise). A mid-hand action's
-    writes are one statement (poker/services/action_write.py); anything else (a hand's end,
-    seats changing, a deal) is ordinary ORM writes."""
-    persist_write(change, persist_plan(change))
-
-
-def persist_write(change: TableChange, plan: PersistPlan) -> None:
-    """Write what `persist_plan` readied: as the one statement when it fits, else row by row
-    (inside the change's transaction)."""
+def persist(change: TableChange, plan: PersistPlan) -> None:
+    """Write what the change did that is not written yet, as `persist_plan` readied it: the
+    moved hand's new events and the hand itself, the rows it altered (a player's last seq),
+    then the table's version and lease, fenced: the table's row is written only where its
+    version and lease epoch are still the ones this change started from, and for a change made
+    from the owner's memory without the row's lock (`change.held`), where the lease is still
+    live and every setting staff may edit is still the remembered one (`StaleOwner`
+    otherwise). A mid-hand action's writes are one statement (poker/services/action_write.py);
+    anything else (a hand's end, seats changing, a deal) is ordinary ORM writes, inside the
+    change's transaction."""
     if plan.one_statement:
         _write_one_statement(change, plan)
     else:
@@ -64,7 +59,7 @@ def persist_plan(change: TableChange) -> PersistPlan:
         change.save_later(moved, list(action_write.HAND_PLAYED))
     fence = (table.version, change.epoch)
     now = timezone.now()
-    held = action_write.Held(live_at=now, settings=change.held) if change.held is not None else None
+    held = _held(change, now)
     table.version += 1
     if held is not None:
         # The lease this owner holds (the fence says it is still live) runs a lease time more.
@@ -115,10 +110,7 @@ def table_version_write(change: TableChange, fields: list[str]) -> None:
     `persist` will fence the rest (a deal's commitment frame takes a version before the
     deal's); `persist` then fences by that version."""
     table = change.table
-    held = None
-    if change.held is not None:
-        held = action_write.Held(live_at=timezone.now(), settings=change.held)
-    fence = _fence(table.version, change.epoch, held)
+    fence = _fence(table.version, change.epoch, _held(change, timezone.now()))
     table.version += 1
     _fenced_update(table, fence, {name: getattr(table, name) for name in ("version", *fields)})
 
@@ -129,6 +121,13 @@ _SETTING_COLUMNS = tuple(
     for field in Table._meta.concrete_fields
     if field.name in action_write.TABLE_SETTINGS
 )
+
+
+def _held(change: TableChange, now: datetime) -> action_write.Held | None:
+    """What else the fence of a change from memory names (None for a locked change)."""
+    if change.held is None:
+        return None
+    return action_write.Held(live_at=now, settings=change.held)
 
 
 def _fence(version: int, epoch: int, held: action_write.Held | None) -> dict[str, Any]:

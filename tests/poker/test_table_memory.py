@@ -118,7 +118,7 @@ def test_a_change_that_fails_after_the_engine_moved_leaves_nothing_to_recall(
     def broken(change, plan):
         raise RuntimeError("the write failed")
 
-    monkeypatch.setattr(unit, "persist_write", broken)
+    monkeypatch.setattr(unit, "persist", broken)
     with pytest.raises(RuntimeError):
         act(table, players)
     monkeypatch.undo()
